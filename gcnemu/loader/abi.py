@@ -1,0 +1,236 @@
+"""The AMDGPU launch ABI for gfx7: initial SGPR/VGPR state, kernarg segment, AQL packet.
+
+References: LLVM AMDGPUUsage, "Initial Kernel Execution State" (SGPR/VGPR order), "Kernel
+Argument Metadata" (value kinds), "Code Object V5 Metadata" (hidden argument layout);
+HSA Platform System Architecture spec (hsa_kernel_dispatch_packet_t).
+"""
+from __future__ import annotations
+
+import math
+import operator
+import struct
+from typing import Any, Iterable, Mapping, Optional, Sequence
+
+import numpy as np
+
+from ..errors import DispatchError, LoaderError
+from .codeobject import KernelInfo
+
+# --- initial wave state -----------------------------------------------------------------------
+
+# User SGPRs in ABI order: (name, size in SGPRs, KernelInfo enable field).
+USER_SGPRS = (
+    ("private_segment_buffer", 4, "enable_sgpr_private_segment_buffer"),
+    ("dispatch_ptr", 2, "enable_sgpr_dispatch_ptr"),
+    ("queue_ptr", 2, "enable_sgpr_queue_ptr"),
+    ("kernarg_segment_ptr", 2, "enable_sgpr_kernarg_segment_ptr"),
+    ("dispatch_id", 2, "enable_sgpr_dispatch_id"),
+    ("flat_scratch_init", 2, "enable_sgpr_flat_scratch_init"),
+    ("private_segment_size", 1, "enable_sgpr_private_segment_size"),
+    # Code object v2 only (amd_kernel_code_t); never enabled in a v3+ descriptor.
+    ("grid_workgroup_count_x", 1, "enable_sgpr_grid_workgroup_count_x"),
+    ("grid_workgroup_count_y", 1, "enable_sgpr_grid_workgroup_count_y"),
+    ("grid_workgroup_count_z", 1, "enable_sgpr_grid_workgroup_count_z"),
+)
+
+# System SGPRs, written by the SPI after the user SGPRs, in this order.
+SYSTEM_SGPRS = (
+    ("workgroup_id_x", 1, "enable_sgpr_workgroup_id_x"),
+    ("workgroup_id_y", 1, "enable_sgpr_workgroup_id_y"),
+    ("workgroup_id_z", 1, "enable_sgpr_workgroup_id_z"),
+    ("workgroup_info", 1, "enable_sgpr_workgroup_info"),
+    ("private_segment_wave_offset", 1, "enable_private_segment"),
+)
+
+
+def initial_sgpr_layout(k: KernelInfo) -> list[tuple[str, int, int]]:
+    """(what, first SGPR, count) for every SGPR the hardware initialises, in ABI order.
+
+    User SGPRs start at s0; system SGPRs start at s[user_sgpr_count]. Raises LoaderError when
+    the enabled user SGPRs do not add up to the descriptor's user_sgpr_count (COMPUTE_PGM_RSRC2
+    USER_SGPR), because then the kernel's code and the launch state would disagree.
+    """
+    layout = []
+    n = 0
+    for name, size, flag in USER_SGPRS:
+        if getattr(k, flag, 0):
+            layout.append((name, n, size))
+            n += size
+    if n != k.user_sgpr_count:
+        raise LoaderError(
+            f"kernel {k.name}: enabled user SGPRs take {n} registers "
+            f"({', '.join(x[0] for x in layout) or 'none'}) but rsrc2.user_sgpr_count is {k.user_sgpr_count}")
+    for name, size, flag in SYSTEM_SGPRS:
+        if getattr(k, flag, 0):
+            layout.append((name, n, size))
+            n += size
+    return layout
+
+
+def initial_vgpr_layout(k: KernelInfo) -> list[tuple[str, int, int]]:
+    """(what, VGPR, count): v0 = work-item id x, v1 = y, v2 = z per enable_vgpr_workitem_id."""
+    names = ("workitem_id_x", "workitem_id_y", "workitem_id_z")
+    if not 0 <= k.enable_vgpr_workitem_id <= 2:
+        raise LoaderError(f"kernel {k.name}: enable_vgpr_workitem_id is {k.enable_vgpr_workitem_id}, must be 0..2")
+    return [(names[i], i, 1) for i in range(k.enable_vgpr_workitem_id + 1)]
+
+
+def workgroup_info_value(k: KernelInfo, waves_in_group: int) -> int:
+    """The workgroup_info SGPR (TG_SIZE): bits 5:0 hold the number of waves in the work-group;
+    bit 6..14 hold the LDS size is not part of it on gfx7 (see GcnState.md)."""
+    return waves_in_group & 0x3F
+
+
+# --- kernarg segment ----------------------------------------------------------------------------
+
+# Hidden argument kinds known to AMDGPUUsage (v2-v5). Values default to 0.
+HIDDEN_KINDS = frozenset({
+    "hidden_global_offset_x", "hidden_global_offset_y", "hidden_global_offset_z",
+    "hidden_none", "hidden_printf_buffer", "hidden_hostcall_buffer", "hidden_default_queue",
+    "hidden_completion_action", "hidden_multigrid_sync_arg", "hidden_heap_v1",
+    "hidden_block_count_x", "hidden_block_count_y", "hidden_block_count_z",
+    "hidden_group_size_x", "hidden_group_size_y", "hidden_group_size_z",
+    "hidden_remainder_x", "hidden_remainder_y", "hidden_remainder_z",
+    "hidden_grid_dims", "hidden_private_base", "hidden_shared_base", "hidden_queue_ptr",
+    "hidden_dynamic_lds_size",
+})
+
+_FLOAT_TYPES = {"float": "<f", "double": "<d", "half": "<e"}
+
+
+def default_hidden_args(grid: Sequence[int], block: Sequence[int]) -> dict[str, int]:
+    """Hidden argument values for a launch of ``grid`` work-items in ``block``-sized groups
+    (global offsets 0, v5 block counts, group sizes, remainders and grid dims)."""
+    g = tuple(grid) + (1,) * (3 - len(grid))
+    b = tuple(block) + (1,) * (3 - len(block))
+    out = {"hidden_grid_dims": len(tuple(grid))}
+    for i, ax in enumerate("xyz"):
+        out[f"hidden_global_offset_{ax}"] = 0
+        out[f"hidden_block_count_{ax}"] = g[i] // b[i]
+        out[f"hidden_group_size_{ax}"] = b[i]
+        out[f"hidden_remainder_{ax}"] = g[i] % b[i]
+    return out
+
+
+def _int_bytes(value: int, size: int, what: str) -> bytes:
+    lo, hi = -(1 << (8 * size - 1)), (1 << (8 * size)) - 1
+    if not lo <= value <= hi:
+        raise DispatchError(f"{what}: value {value} does not fit in {size} bytes")
+    return (value & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
+
+
+def _encode_arg(k: KernelInfo, idx: int, arg, value: Any) -> bytes:
+    what = f"kernel {k.name} argument {idx} ({arg.name or '?'}: {arg.type_name or arg.value_kind})"
+    size = arg.size
+    kind = arg.value_kind
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        if kind != "by_value":
+            raise DispatchError(f"{what}: expected an address ({kind}), got raw bytes")
+        if len(value) != size:
+            raise DispatchError(f"{what}: expected {size} bytes, got {len(value)}")
+        return bytes(value)
+    if isinstance(value, np.ndarray):
+        if kind != "by_value" or value.nbytes != size:
+            raise DispatchError(f"{what}: expected {kind} of {size} bytes, got ndarray of {value.nbytes} bytes")
+        return value.tobytes()
+    if kind == "by_value":
+        base = (arg.type_name or "").strip().rstrip("*")
+        if isinstance(value, np.generic):
+            if value.dtype.itemsize != size:
+                raise DispatchError(f"{what}: expected {size} bytes, got {value.dtype} ({value.dtype.itemsize} bytes)")
+            return value.tobytes()
+        if base in _FLOAT_TYPES and struct.calcsize(_FLOAT_TYPES[base]) == size:
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise DispatchError(f"{what}: expected a number, got {type(value).__name__}")
+            return struct.pack(_FLOAT_TYPES[base], value)
+        if isinstance(value, float):
+            raise DispatchError(f"{what}: expected an integer for {size}-byte {base or 'by_value'}, got float {value!r}")
+        try:
+            return _int_bytes(operator.index(value), size, what)
+        except TypeError:
+            raise DispatchError(f"{what}: expected an integer, got {type(value).__name__}") from None
+    # Pointers, dynamic LDS offsets, images, samplers, queues, pipes: an unsigned integer.
+    if isinstance(value, (float, bool)):
+        raise DispatchError(f"{what}: expected an address/offset ({kind}), got {type(value).__name__}")
+    addr = getattr(value, "address", value)
+    try:
+        addr = operator.index(addr)
+    except TypeError:
+        raise DispatchError(f"{what}: expected an address/offset ({kind}), got {type(value).__name__}") from None
+    if addr < 0 or addr >= 1 << (8 * size):
+        raise DispatchError(f"{what}: address/offset 0x{addr:x} does not fit in {size} unsigned bytes")
+    return addr.to_bytes(size, "little")
+
+
+def build_kernarg_segment(k: KernelInfo, args: Sequence[Any], hidden: Optional[Mapping[str, int]] = None) -> bytes:
+    """Lay out a kernarg segment for ``k`` from metadata offsets and sizes.
+
+    ``args`` are the explicit arguments in order: addresses (ints, numpy integers, or objects
+    with an ``address`` attribute) for global_buffer/image/sampler/queue/pipe arguments, the LDS
+    byte offset for dynamic_shared_pointer arguments (the dispatcher places dynamic LDS after
+    group_segment_fixed_size), and ints/floats/numpy scalars/bytes for by_value arguments.
+    ``hidden`` maps hidden value kinds (e.g. from :func:`default_hidden_args`) to values; hidden
+    arguments not in it are 0 (hidden_none always is). Raises DispatchError for a wrong count,
+    type or range, naming the argument.
+    """
+    if not k.has_metadata:
+        if args:
+            raise DispatchError(f"kernel {k.name} has no argument metadata; cannot place {len(args)} arguments")
+        return bytes(k.kernarg_segment_size or k.kernarg_size)
+    hidden = dict(hidden or {})
+    unknown = [h for h in hidden if h not in HIDDEN_KINDS]
+    if unknown:
+        raise DispatchError(f"unknown hidden argument kinds {unknown}; known: {sorted(HIDDEN_KINDS)}")
+    explicit = k.explicit_args
+    if len(args) != len(explicit):
+        sig = ", ".join(f"{a.type_name or a.value_kind} {a.name or ''}".strip() for a in explicit)
+        raise DispatchError(f"kernel {k.name}({sig}) takes {len(explicit)} arguments, got {len(args)}")
+    size = max([k.kernarg_segment_size or 0] + [a.offset + a.size for a in k.args])
+    seg = bytearray(size)
+    it = iter(args)
+    idx = 0
+    for a in k.args:
+        if a.is_hidden:
+            v = 0 if a.value_kind == "hidden_none" else hidden.get(a.value_kind, 0)
+            data = _int_bytes(operator.index(v), a.size, f"kernel {k.name} {a.value_kind}")
+        else:
+            data = _encode_arg(k, idx, a, next(it))
+            idx += 1
+        seg[a.offset:a.offset + a.size] = data
+    return bytes(seg)
+
+
+# --- AQL packet ---------------------------------------------------------------------------------
+
+HSA_PACKET_TYPE_KERNEL_DISPATCH = 2
+HSA_FENCE_SCOPE_SYSTEM = 2
+# type KERNEL_DISPATCH, acquire and release fences at system scope (what ROCr/HIP use).
+DEFAULT_DISPATCH_HEADER = (HSA_PACKET_TYPE_KERNEL_DISPATCH | HSA_FENCE_SCOPE_SYSTEM << 9
+                           | HSA_FENCE_SCOPE_SYSTEM << 11)
+AQL_PACKET_FORMAT = "<HHHHHHIIIIIQQQQ"  # hsa_kernel_dispatch_packet_t, 64 bytes
+
+
+def build_aql_dispatch_packet(grid: Sequence[int], block: Sequence[int], kernarg_address: int,
+                              kernel_object_address: int, private_segment_size: int,
+                              group_segment_size: int, *, header: int = DEFAULT_DISPATCH_HEADER,
+                              completion_signal: int = 0) -> bytes:
+    """Encode a 64-byte hsa_kernel_dispatch_packet_t (little-endian).
+
+    ``grid`` is the global size in work-items per dimension (HSA convention, like OpenCL's
+    global_work_size), ``block`` the work-group size; both have 1-3 entries and the number of
+    entries of ``grid`` is written to setup.dimensions.
+    """
+    grid = tuple(int(x) for x in grid)
+    block = tuple(int(x) for x in block)
+    if not 1 <= len(grid) <= 3 or len(block) > 3 or len(block) < 1:
+        raise DispatchError(f"grid and block need 1-3 dimensions, got grid {grid} and block {block}")
+    g = grid + (1,) * (3 - len(grid))
+    b = block + (1,) * (3 - len(block))
+    for i in range(3):
+        if not 1 <= g[i] <= 0xFFFFFFFF:
+            raise DispatchError(f"grid size {g[i]} in dimension {i} is outside 1..2^32-1")
+        if not 1 <= b[i] <= 0xFFFF:
+            raise DispatchError(f"work-group size {b[i]} in dimension {i} is outside 1..65535")
+    return struct.pack(AQL_PACKET_FORMAT, header, len(grid), b[0], b[1], b[2], 0, g[0], g[1], g[2],
+                       private_segment_size, group_segment_size, kernel_object_address,
+                       kernarg_address, 0, completion_signal)
