@@ -65,9 +65,13 @@ class InstrDef:
 
     @property
     def is_vop3b(self) -> bool:
-        """VOP3 with an SGPR-pair destination in place of abs/clamp (carry ops, div_scale)."""
-        return self.encoding == "VOP3" and any(r == "sdst" for r, _ in self.operands) and \
-            not self.name.startswith("v_cmp")
+        """VOP3 with an SGPR-pair destination in place of abs/clamp (carry ops, div_scale,
+        mad_u64_u32): a VGPR destination *and* a scalar one (LLVM's doc calls the latter
+        ``vcc`` for v_div_scale)."""
+        if self.encoding != "VOP3":
+            return False
+        roles = {r for r, _ in self.operands}
+        return "vdst" in roles and ("sdst" in roles or "vcc" in roles)
 
     def cost(self, dpfactor: int = 4, glc: bool = False) -> int | None:
         """Issue cycles from the CLRX tables (None where the seed has no figure)."""
@@ -155,6 +159,22 @@ def by_name() -> dict:
     for d in instructions():
         if GFX7 in d.gens:
             out.setdefault(d.name, {})[d.encoding] = d
+    return out
+
+
+@lru_cache(maxsize=None)
+def operand_kinds() -> dict:
+    """{operand kind: (dwords or None, frozenset of accepted operand classes)} from
+    operand_kinds.tsv (generated from LLVM's gfx7_<kind>.rst docs). Classes use the doc's
+    names: v, s, flat_scratch, vcc, trap, m0, exec, vccz, execz, scc, lds_direct, constant,
+    iconst, literal, off, uimm8, uimm32."""
+    text = resources.files("gcnemu.isa").joinpath("operand_kinds.tsv").read_text()
+    out = {}
+    for line in text.splitlines():
+        if line.startswith("#") or line.startswith("kind\t"):
+            continue
+        kind, size, classes = line.split("\t")
+        out[kind] = (int(size) if size else None, frozenset(classes.split()))
     return out
 
 
