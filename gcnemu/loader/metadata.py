@@ -147,6 +147,22 @@ def _align(x: int, a: int) -> int:
     return (x + a - 1) // a * a
 
 
+def _llvm_yaml_loader(yaml):
+    """A SafeLoader for LLVM's YAML: no YAML-1.1 booleans (an argument called 'on' or 'y' stays
+    a string; LLVM writes true/false for flags) and LLVM's explicit '!str' tag."""
+
+    class LLVMYamlLoader(yaml.SafeLoader):
+        pass
+
+    LLVMYamlLoader.yaml_implicit_resolvers = {
+        k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:bool"]
+        for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+    LLVMYamlLoader.add_implicit_resolver(
+        "tag:yaml.org,2002:bool", re.compile(r"^(?:true|false)$"), list("tf"))
+    LLVMYamlLoader.add_constructor("!str", lambda loader, node: loader.construct_scalar(node))
+    return LLVMYamlLoader
+
+
 def parse_yaml_metadata(desc: bytes) -> dict[str, Any]:
     """Decode a v2 NT_AMD_HSA_METADATA YAML document; offsets are computed from Align."""
     try:
@@ -154,7 +170,7 @@ def parse_yaml_metadata(desc: bytes) -> dict[str, Any]:
     except ImportError:  # pragma: no cover - pyyaml is present where clang-built v2 is tested
         raise LoaderError("code object v2 metadata is YAML; install PyYAML to load it") from None
     try:
-        doc = yaml.safe_load(desc.rstrip(b"\0").decode("utf-8"))
+        doc = yaml.load(desc.rstrip(b"\0").decode("utf-8"), Loader=_llvm_yaml_loader(yaml))
     except Exception as e:
         raise LoaderError(f"NT_AMD_HSA_METADATA note is not valid YAML: {e}") from None
     kernels = []

@@ -36,6 +36,7 @@ asm_modes:
 	.amdhsa_private_segment_fixed_size 0
 	.amdhsa_system_sgpr_workgroup_id_x 1
 	.amdhsa_system_vgpr_workitem_id 0
+	.amdhsa_kernarg_size 8
 .end_amdhsa_kernel
 
 	.p2align	6
@@ -69,3 +70,29 @@ asm_modes:
 	.amdhsa_exception_fp_ieee_invalid_op 1
 	.amdhsa_exception_int_div_zero 1
 .end_amdhsa_kernel
+
+// Metadata for asm_store only (asm_modes deliberately has none).
+.amdgpu_metadata
+---
+amdhsa.version: [ 1, 1 ]
+amdhsa.kernels:
+  - .name: asm_store
+    .symbol: asm_store.kd
+    .kernarg_segment_size: 8
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 512
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 6
+    .vgpr_count: 4
+    .max_flat_workgroup_size: 128
+    .reqd_workgroup_size: [ 128, 1, 1 ]
+    .args:
+      - .name: out
+        .type_name: 'int*'
+        .size: 8
+        .offset: 0
+        .value_kind: global_buffer
+        .address_space: global
+...
+.end_amdgpu_metadata
