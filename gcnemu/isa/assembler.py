@@ -1,0 +1,986 @@
+"""Assembler for LLVM's gfx7 (GCN 1.1) assembly syntax, driven by the instruction table.
+
+Each source line is ``[label:] [mnemonic operands] [comment]``; comments start with ``//``,
+``;`` or ``#``. The operand kinds of a table row (``InstrDef.operands``, LLVM's names such as
+``vdst32_0``, ``src32_3``, ``ssrc64_0``, ``simm16``, ``hwreg``) say what each operand accepts
+(operand_kinds.tsv, generated from LLVM's gfx7 operand docs); one encoder per encoding family
+packs the fields. VOP instructions without an ``_e32``/``_e64`` suffix take the 32-bit
+encoding when their operands fit it and VOP3 otherwise, as llvm-mc does.
+
+Public API: :func:`assemble`, :func:`assemble_with_labels`.
+"""
+from __future__ import annotations
+
+import re
+
+from ..errors import AssemblerError
+from . import table
+from .encoding import LAYOUTS, LITERAL, VOP3B_FIELDS, insert
+from .operands import NAMED_REGS, CODE_CLASS, float_bits32, float_bits64_hi, inline_code
+
+__all__ = ["assemble", "assemble_with_labels"]
+
+# ---------------------------------------------------------------------------------------------
+# Operand kinds that are not written as positional (comma-separated) operands.
+_NONPOS = frozenset({
+    "mod", "clamp", "omod", "type_dev", "ret", "opt", "glc", "slc", "tfe", "lds", "gds", "offen",
+    "idxen", "addr64", "dmask", "unorm", "da", "r128", "lwe", "done", "compr", "vm",
+    "ds_offset16", "ds_offset8", "buf_offset12", "fmt", "sw_offset16"})
+
+_FLAG_MODS = frozenset({"glc", "slc", "tfe", "lds", "gds", "offen", "idxen", "addr64", "unorm",
+                        "da", "r128", "lwe", "clamp", "done", "compr", "vm"})
+_VALUE_MODS = frozenset({"offset", "offset0", "offset1", "dmask", "mul", "div", "dfmt", "nfmt"})
+
+#: Modifiers each family accepts (a modifier outside this set is an error).
+_FAMILY_MODS = {
+    "VOP3": {"clamp", "mul", "div"},
+    "DS": {"offset", "offset0", "offset1", "gds"},
+    "MUBUF": {"offset", "offen", "idxen", "addr64", "glc", "slc", "lds", "tfe"},
+    "MTBUF": {"offset", "offen", "idxen", "addr64", "glc", "slc", "tfe", "dfmt", "nfmt"},
+    "MIMG": {"dmask", "unorm", "glc", "slc", "r128", "tfe", "lwe", "da"},
+    "FLAT": {"glc", "slc", "tfe"},
+    "EXP": {"done", "compr", "vm"},
+}
+
+_TOKEN_RE = re.compile(r"(?:[^\s,(\[]|[(\[][^)\]]*[)\]]?)+")
+_REG_RE = re.compile(r"(s|v|ttmp)(?:(\d+)|\[\s*(\d+)\s*(?::\s*(\d+)\s*)?\])$")
+_INT_RE = re.compile(r"-?(?:0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)$")
+_FLOAT_RE = re.compile(r"-?(?:\d+\.\d*(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+|\.\d+(?:[eE][-+]?\d+)?)$")
+_SYM_RE = re.compile(r"[A-Za-z_.$][\w.$]*$")
+_LABEL_RE = re.compile(r"\s*([A-Za-z_.$][\w.$]*)\s*:(?!\S)")
+
+_HWREG_NAMES = {"HW_REG_MODE": 1, "HW_REG_STATUS": 2, "HW_REG_TRAPSTS": 3, "HW_REG_HW_ID": 4,
+                "HW_REG_GPR_ALLOC": 5, "HW_REG_LDS_ALLOC": 6, "HW_REG_IB_STS": 7}
+_MSG_NAMES = {"MSG_INTERRUPT": 1, "MSG_GS": 2, "MSG_GS_DONE": 3, "MSG_SYSMSG": 15}
+_GS_OPS = {"GS_OP_NOP": 0, "GS_OP_CUT": 1, "GS_OP_EMIT": 2, "GS_OP_EMIT_CUT": 3}
+_SYS_OPS = {"SYSMSG_OP_ECC_ERR_INTERRUPT": 1, "SYSMSG_OP_REG_RD": 2, "SYSMSG_OP_HOST_TRAP_ACK": 3,
+            "SYSMSG_OP_TTRACE_PC": 4}
+_EXP_TARGETS = {"mrtz": 8, "null": 9}
+for _i in range(8):
+    _EXP_TARGETS[f"mrt{_i}"] = _i
+for _i in range(4):
+    _EXP_TARGETS[f"pos{_i}"] = 12 + _i
+for _i in range(32):
+    _EXP_TARGETS[f"param{_i}"] = 32 + _i
+
+_KINDS = table.operand_kinds()
+
+
+class _NoFit(Exception):
+    """The operands do not fit this encoding (another encoding of the mnemonic may fit)."""
+
+    def __init__(self, message: str, col: int | None = None):
+        super().__init__(message)
+        self.col = col
+
+
+class _Tok:
+    """One operand token: its text and 1-based column."""
+
+    __slots__ = ("text", "col")
+
+    def __init__(self, text: str, col: int):
+        self.text = text
+        self.col = col
+
+
+# ---------------------------------------------------------------------------------------------
+# Operand values
+
+_reg_cache: dict = {}
+
+
+def _parse_reg(text: str):
+    """(code, dwords) of a register operand, None if `text` is not a register name."""
+    r = _reg_cache.get(text)
+    if r is not None:
+        return r
+    low = text.lower()
+    if low in NAMED_REGS:
+        r = NAMED_REGS[low]
+    else:
+        m = _REG_RE.match(low)
+        if not m:
+            if low.startswith(("s[", "v[", "ttmp[")):
+                raise _NoFit(f"malformed register range '{text}'")
+            return None
+        kind, single, lo, hi = m.groups()
+        if single is not None:
+            lo = hi = int(single)
+        else:
+            lo = int(lo)
+            hi = lo if hi is None else int(hi)
+        n = hi - lo + 1
+        if n < 1:
+            raise _NoFit(f"register range '{text}' is empty (first register after last)")
+        if kind == "v":
+            if hi > 255:
+                raise _NoFit(f"VGPR '{text}' out of range (v0..v255)")
+            r = (256 + lo, n)
+        else:
+            limit = 103 if kind == "s" else 11
+            if hi > limit:
+                raise _NoFit(f"register '{text}' out of range ({kind}0..{kind}{limit})")
+            if n > 1:
+                align = 2 if n == 2 else 4
+                if lo % align:
+                    raise _NoFit(f"register range '{text}' must start at a multiple of {align}")
+            r = ((lo if kind == "s" else 112 + lo), n)
+    _reg_cache[text] = r
+    return r
+
+
+def _parse_number(text: str):
+    """int or float value of a numeric token, None if it is not a number."""
+    if _INT_RE.match(text):
+        body = text.lstrip("-")
+        if body[:2].lower() in ("0x", "0b"):
+            return int(text, 0)
+        return int(text, 10)
+    if _FLOAT_RE.match(text):
+        return float(text)
+    return None
+
+
+def _int_value(tok: _Tok, what: str, lo: int, hi: int) -> int:
+    v = _parse_number(tok.text)
+    if not isinstance(v, int):
+        raise _NoFit(f"expected {what} (an integer), got '{tok.text}'", tok.col)
+    if not lo <= v <= hi:
+        raise _NoFit(f"{what} {v} out of range ({lo}..{hi})", tok.col)
+    return v
+
+
+def _is_fp_operand(name: str, role: str) -> bool:
+    """Whether a source operand of `name` is a float (decides how a float literal is encoded)."""
+    if name.startswith("s_"):
+        return False
+    if name.startswith("v_cvt_"):
+        parts = name.split("_")
+        return parts[-1] in ("f32", "f64", "f16")
+    return "_f32" in name or "_f64" in name
+
+
+class _Src:
+    """An encoded source: 9-bit code and optional 32-bit literal."""
+
+    __slots__ = ("code", "literal")
+
+    def __init__(self, code, literal=None):
+        self.code = code
+        self.literal = literal
+
+
+def _src(tok: _Tok, kind: str, name: str, role: str) -> _Src:
+    """Encode a register / constant / literal operand of an operand kind."""
+    size, classes = _KINDS.get(kind, (None, frozenset()))
+    text = tok.text
+    reg = _parse_reg(text)
+    if reg is not None:
+        code, n = reg
+        cls = "v" if code >= 256 else CODE_CLASS.get(code, "?")
+        if cls not in classes:
+            raise _NoFit(f"'{text}' is not allowed as {role} here (expected {_describe(classes)})",
+                         tok.col)
+        if size is not None and n != size and not (code >= 251 and code < 256):
+            raise _NoFit(f"'{text}' has {n} dword(s), {role} needs {size}", tok.col)
+        return _Src(code)
+    val = _parse_number(text)
+    if val is None:
+        raise _NoFit(f"expected {_describe(classes)} for {role}, got '{text}'", tok.col)
+    if not ({"constant", "iconst", "literal"} & classes):
+        raise _NoFit(f"a constant is not allowed as {role} here (expected {_describe(classes)})",
+                     tok.col)
+    dwords = size or 1
+    if "constant" in classes or "iconst" in classes:
+        c = inline_code(val, dwords)
+        if c is not None:
+            return _Src(c)
+    if "literal" not in classes:
+        raise _NoFit(f"'{text}' is not an inline constant and {role} cannot take a literal here",
+                     tok.col)
+    fp = _is_fp_operand(name, role)
+    if isinstance(val, float):
+        if dwords == 2:
+            if not fp:
+                raise _NoFit(f"a float literal is not allowed for a 64-bit integer {role}", tok.col)
+            lit = float_bits64_hi(val)
+        else:
+            lit = float_bits32(val)
+    else:
+        if not -(1 << 31) <= val < (1 << 32):
+            raise _NoFit(f"literal {text} does not fit in 32 bits", tok.col)
+        lit = val & 0xFFFFFFFF
+    return _Src(LITERAL, lit)
+
+
+def _describe(classes) -> str:
+    order = ["v", "s", "flat_scratch", "vcc", "trap", "m0", "exec", "vccz", "execz", "scc",
+             "lds_direct", "constant", "iconst", "literal", "off"]
+    names = {"v": "VGPR", "s": "SGPR", "trap": "ttmp/tba/tma", "constant": "inline constant",
+             "iconst": "inline constant", "literal": "literal"}
+    seen = []
+    for c in order:
+        if c in classes and names.get(c, c) not in seen:
+            seen.append(names.get(c, c))
+    return ", ".join(seen) or "nothing"
+
+
+def _vgpr(tok: _Tok, kind: str, role: str, count: int | None = None) -> int:
+    """Index of the first VGPR of a vector operand (checking its size where it is fixed)."""
+    reg = _parse_reg(tok.text)
+    if reg is None or reg[0] < 256:
+        raise _NoFit(f"expected a VGPR for {role}, got '{tok.text}'", tok.col)
+    size = count if count is not None else _KINDS.get(kind, (None,))[0]
+    if size is not None and reg[1] != size:
+        raise _NoFit(f"'{tok.text}' has {reg[1]} dword(s), {role} needs {size}", tok.col)
+    return reg[0] - 256
+
+
+def _sgpr_base(tok: _Tok, kind: str, role: str, count: int, shift: int) -> int:
+    """An SGPR range given by its first register >> shift (SMRD sbase, buffer/image descriptors)."""
+    reg = _parse_reg(tok.text)
+    if reg is None or reg[0] >= 256:
+        raise _NoFit(f"expected {count} SGPRs for {role}, got '{tok.text}'", tok.col)
+    code, n = reg
+    if n != count:
+        raise _NoFit(f"'{tok.text}' has {n} dword(s), {role} needs {count}", tok.col)
+    classes = _KINDS.get(kind, (None, frozenset({"s", "trap"})))[1]
+    cls = CODE_CLASS.get(code, "?")
+    if cls not in classes and not (cls == "trap" and "ttmp" in classes):
+        raise _NoFit(f"'{tok.text}' is not allowed as {role}", tok.col)
+    if code & ((1 << shift) - 1):
+        raise _NoFit(f"'{tok.text}' must start at a multiple of {1 << shift}", tok.col)
+    return code >> shift
+
+
+# ---------------------------------------------------------------------------------------------
+# Special immediates
+
+def _simm16(tok: _Tok, kind: str) -> int:
+    v = _parse_number(tok.text)
+    if not isinstance(v, int):
+        raise _NoFit(f"expected a 16-bit integer, got '{tok.text}'", tok.col)
+    if not -32768 <= v <= 65535:
+        raise _NoFit(f"immediate {tok.text} does not fit in 16 bits", tok.col)
+    return v & 0xFFFF
+
+
+def _paren_args(tok: _Tok, fn: str) -> list[str]:
+    t = tok.text
+    if not (t.lower().startswith(fn + "(") and t.endswith(")")):
+        raise _NoFit(f"expected an integer or {fn}(...), got '{t}'", tok.col)
+    return [a.strip() for a in t[len(fn) + 1:-1].split(",")]
+
+
+def _hwreg(tok: _Tok) -> int:
+    if _parse_number(tok.text) is not None:
+        return _int_value(tok, "hwreg", 0, 0xFFFF)
+    args = _paren_args(tok, "hwreg")
+    if len(args) not in (1, 3):
+        raise _NoFit("hwreg(...) takes a register and optionally an offset and a size", tok.col)
+    rid = _HWREG_NAMES.get(args[0].upper()) if not args[0][:1].isdigit() else None
+    if rid is None:
+        n = _parse_number(args[0])
+        if not isinstance(n, int) or not 0 <= n <= 63:
+            raise _NoFit(f"unknown hardware register '{args[0]}' (expected HW_REG_* or 0..63)",
+                         tok.col)
+        rid = n
+    off, size = 0, 32
+    if len(args) == 3:
+        off, size = _parse_number(args[1]), _parse_number(args[2])
+        if not isinstance(off, int) or not 0 <= off <= 31:
+            raise _NoFit(f"hwreg bit offset must be 0..31, got '{args[1]}'", tok.col)
+        if not isinstance(size, int) or not 1 <= size <= 32:
+            raise _NoFit(f"hwreg bit size must be 1..32, got '{args[2]}'", tok.col)
+    return rid | (off << 6) | ((size - 1) << 11)
+
+
+def _sendmsg(tok: _Tok) -> int:
+    if _parse_number(tok.text) is not None:
+        return _int_value(tok, "message", 0, 0xFFFF)
+    args = _paren_args(tok, "sendmsg")
+    if not 1 <= len(args) <= 3:
+        raise _NoFit("sendmsg(...) takes a message, an operation and a stream", tok.col)
+    msg = _MSG_NAMES.get(args[0].upper())
+    if msg is None:
+        msg = _parse_number(args[0])
+        if not isinstance(msg, int) or not 0 <= msg <= 15:
+            raise _NoFit(f"unknown message '{args[0]}' (expected MSG_* or 0..15)", tok.col)
+    v = msg
+    if len(args) > 1:
+        ops = _SYS_OPS if msg == 15 else _GS_OPS
+        op = ops.get(args[1].upper())
+        if op is None:
+            op = _parse_number(args[1])
+            if not isinstance(op, int) or not 0 <= op <= 7:
+                raise _NoFit(f"unknown message operation '{args[1]}'", tok.col)
+        v |= op << 4
+    if len(args) > 2:
+        st = _parse_number(args[2])
+        if not isinstance(st, int) or not 0 <= st <= 3:
+            raise _NoFit(f"message stream must be 0..3, got '{args[2]}'", tok.col)
+        v |= st << 8
+    return v
+
+
+_WAITCNT_RE = re.compile(r"(vmcnt|expcnt|lgkmcnt)(_sat)?\(\s*([^)]*)\)$")
+_WAITCNT_FIELDS = {"vmcnt": (0, 0xF), "expcnt": (4, 0x7), "lgkmcnt": (8, 0x1F)}
+
+
+def _waitcnt(toks: list) -> int:
+    if len(toks) == 1 and _parse_number(toks[0].text) is not None:
+        return _int_value(toks[0], "waitcnt", 0, 0xFFFF)
+    v = 0x0F7F  # every counter at its maximum: wait for nothing
+    for tok in toks:
+        if tok.text == "&":
+            continue
+        m = _WAITCNT_RE.match(tok.text)
+        if not m:
+            raise _NoFit(f"expected vmcnt(N), expcnt(N) or lgkmcnt(N), got '{tok.text}'", tok.col)
+        name, sat, num = m.groups()
+        n = _parse_number(num.strip())
+        if not isinstance(n, int) or n < 0:
+            raise _NoFit(f"{name} needs a non-negative integer, got '{num}'", tok.col)
+        shift, mask = _WAITCNT_FIELDS[name]
+        if n > mask:
+            if not sat:
+                raise _NoFit(f"{name}({n}) is too large (at most {mask})", tok.col)
+            n = mask
+        v = (v & ~(mask << shift)) | (n << shift)
+    return v
+
+
+# ---------------------------------------------------------------------------------------------
+# Family encoders. Each returns (bytes, fixup) where fixup is None or (label, col).
+
+def _pos_roles(defn):
+    return [(r, k) for r, k in defn.operands if k not in _NONPOS]
+
+
+def _check_count(defn, roles, pos, mn_col):
+    if len(pos) != len(roles):
+        want = ", ".join(r for r, _ in roles) or "no operands"
+        col = pos[len(roles)].col if len(pos) > len(roles) else mn_col
+        raise _NoFit(f"{defn.name} takes {len(roles)} operand(s) ({want}), got {len(pos)}", col)
+
+
+def _check_mods(fam, mods):
+    allowed = _FAMILY_MODS.get(fam, ())
+    for key, (val, col) in mods.items():
+        if key not in allowed:
+            raise _NoFit(f"modifier '{key}' is not valid for a {fam} instruction", col)
+
+
+def _flag(mods, key):
+    if key in mods:
+        val, col = mods[key]
+        if val is not None:
+            raise _NoFit(f"modifier '{key}' takes no value", col)
+        return 1
+    return 0
+
+
+def _mod_int(mods, key, lo, hi, default=0):
+    if key not in mods:
+        return default
+    val, col = mods[key]
+    if val is None:
+        raise _NoFit(f"modifier '{key}' needs a value ({key}:N)", col)
+    return _int_value(_Tok(val, col), key, lo, hi)
+
+
+def _emit(fam, values, literal=None, fields=None):
+    size, match, _, lay = LAYOUTS[fam]
+    word = match | insert(fields or lay, values)
+    b = word.to_bytes(size, "little")
+    if literal is not None:
+        b += literal.to_bytes(4, "little")
+    return b
+
+
+def _one_literal(srcs, tok_cols):
+    lits = {s.literal for s in srcs if s.code == LITERAL}
+    if len(lits) > 1:
+        raise _NoFit("only one literal constant per instruction", tok_cols)
+    return lits.pop() if lits else None
+
+
+def _enc_salu(defn, pos, mods, mn_col):
+    fam = defn.encoding
+    _check_mods(fam, mods)
+    roles = _pos_roles(defn)
+    _check_count(defn, roles, pos, mn_col)
+    v = {"op": defn.opcode}
+    srcs, fix = [], None
+    literal = None
+    for (role, kind), tok in zip(roles, pos):
+        if role == "sdst":
+            s = _src(tok, kind, defn.name, role)
+            v["sdst"] = s.code
+        elif role in ("ssrc", "ssrc0", "ssrc1"):
+            s = _src(tok, kind, defn.name, role)
+            srcs.append(s)
+            field = "sdst" if fam == "SOPK" else ("ssrc1" if role == "ssrc1" else "ssrc0")
+            v[field] = s.code
+        elif kind == "label":
+            val = _parse_number(tok.text)
+            if isinstance(val, int):
+                v["simm16"] = _simm16(tok, kind)
+            elif _SYM_RE.match(tok.text):
+                v["simm16"] = 0
+                fix = (tok.text, tok.col)
+            else:
+                raise _NoFit(f"expected a label or a 16-bit offset, got '{tok.text}'", tok.col)
+        elif kind in ("simm16", "uimm16", "bimm16"):
+            v["simm16"] = _simm16(tok, kind)
+        elif kind == "hwreg":
+            v["simm16"] = _hwreg(tok)
+        elif kind == "msg":
+            v["simm16"] = _sendmsg(tok)
+        elif kind in ("bimm32", "fimm32"):
+            literal = _imm32(tok)
+        else:  # pragma: no cover - table kinds are all handled above
+            raise _NoFit(f"unsupported operand kind {kind}", tok.col)
+    lit = _one_literal(srcs, mn_col)
+    if lit is not None and literal is not None:
+        raise _NoFit("only one literal constant per instruction", mn_col)
+    return _emit(fam, v, lit if lit is not None else literal), fix
+
+
+def _enc_sopp(defn, pos, mods, mn_col):
+    _check_mods("SOPP", mods)
+    roles = _pos_roles(defn)
+    if roles and roles[0][1] == "waitcnt":
+        if not pos:
+            raise _NoFit("s_waitcnt needs an operand", mn_col)
+        return _emit("SOPP", {"op": defn.opcode, "simm16": _waitcnt(pos)}), None
+    return _enc_salu(defn, pos, mods, mn_col)
+
+
+def _imm32(tok):
+    val = _parse_number(tok.text)
+    if val is None:
+        raise _NoFit(f"expected a 32-bit constant, got '{tok.text}'", tok.col)
+    if isinstance(val, float):
+        return float_bits32(val)
+    if not -(1 << 31) <= val < (1 << 32):
+        raise _NoFit(f"constant {tok.text} does not fit in 32 bits", tok.col)
+    return val & 0xFFFFFFFF
+
+
+def _enc_smrd(defn, pos, mods, mn_col):
+    _check_mods("SMRD", mods)
+    roles = _pos_roles(defn)
+    _check_count(defn, roles, pos, mn_col)
+    v = {"op": defn.opcode}
+    literal = None
+    for (role, kind), tok in zip(roles, pos):
+        if role == "sdst":
+            v["sdst"] = _src(tok, kind, defn.name, role).code
+        elif role == "sbase":
+            v["sbase"] = _sgpr_base(tok, kind, role, 2 if kind == "base_smem_addr" else 4, 1)
+        else:  # soffset
+            reg = _parse_reg(tok.text)
+            if reg is not None:
+                v["offset"] = _src(tok, "ssrc32_2", defn.name, role).code
+            else:
+                off = _int_value(tok, "offset", 0, 0xFFFFFFFF)
+                if off <= 255:
+                    v["offset"], v["imm"] = off, 1
+                else:
+                    v["offset"], literal = LITERAL, off
+    return _emit("SMRD", v, literal), None
+
+
+# VOP -----------------------------------------------------------------------------------------
+
+_SRC0_ROLES = ("src0", "src", "vsrc", "vsrc0", "ssrc0")
+_SRC1_ROLES = ("src1", "vsrc1", "ssrc1")
+_SRC2_ROLES = ("src2", "ssrc2", "vsrc2")
+
+
+def _split_mods(tok: _Tok):
+    """Strip float input modifiers: -x, |x|, abs(x), neg(x). Returns (core token, neg, abs)."""
+    t = tok.text
+    neg = ab = 0
+    col = tok.col
+    if _parse_number(t) is not None:
+        return tok, 0, 0
+    if t.startswith("neg(") and t.endswith(")"):
+        t, neg, col = t[4:-1], 1, col + 4
+    elif t.startswith("-"):
+        t, neg, col = t[1:], 1, col + 1
+    if t.startswith("|") and t.endswith("|") and len(t) > 2:
+        t, ab, col = t[1:-1], 1, col + 1
+    elif t.startswith("abs(") and t.endswith(")"):
+        t, ab, col = t[4:-1], 1, col + 4
+    if (neg or ab) and _parse_number(t) is not None:
+        raise _NoFit("float modifiers (neg/abs) apply to registers only", tok.col)
+    return (_Tok(t, col) if (neg or ab) else tok), neg, ab
+
+
+def _enc_vop_short(defn, pos, mods, mn_col):
+    """VOP1 / VOP2 / VOPC (32-bit encodings, optional literal)."""
+    fam = defn.encoding
+    if mods:
+        key, (val, col) = next(iter(mods.items()))
+        raise _NoFit(f"modifier '{key}' needs the VOP3 (_e64) encoding", col)
+    roles = _pos_roles(defn)
+    _check_count(defn, roles, pos, mn_col)
+    v = {"op": defn.opcode}
+    srcs, literal = [], None
+    for (role, kind), tok in zip(roles, pos):
+        if tok.text[:1] in ("|", "-") and _parse_number(tok.text) is None or \
+                tok.text.startswith(("abs(", "neg(")):
+            raise _NoFit("float modifiers need the VOP3 (_e64) encoding", tok.col)
+        if kind == "vcc_64":
+            if tok.text.lower() != "vcc":
+                raise _NoFit(f"the 32-bit encoding of {defn.name} uses vcc here, got '{tok.text}'",
+                             tok.col)
+        elif role in ("vdst", "sdst"):
+            v["vdst"] = (_vgpr(tok, kind, role) if role == "vdst"
+                         else _src(tok, kind, defn.name, role).code)
+        elif role in _SRC0_ROLES:
+            s = _src(tok, kind, defn.name, role)
+            srcs.append(s)
+            v["src0"] = s.code
+        elif role in _SRC1_ROLES or role == "vsrc2":
+            if kind.startswith("vsrc"):
+                v["vsrc1"] = _vgpr(tok, kind, role)
+            else:
+                s = _src(tok, kind, defn.name, role)
+                if s.code == LITERAL:
+                    raise _NoFit(f"{role} cannot take a literal", tok.col)
+                v["vsrc1"] = s.code
+        elif role == "imm32":
+            literal = _imm32(tok)
+        else:  # pragma: no cover
+            raise _NoFit(f"unsupported operand {role}:{kind}", tok.col)
+    lit = _one_literal(srcs, mn_col)
+    if lit is not None and literal is not None:
+        raise _NoFit("only one literal constant per instruction", mn_col)
+    if lit is None:
+        lit = literal
+    if defn.name in ("v_madmk_f32", "v_madak_f32") and lit is None:  # pragma: no cover
+        raise _NoFit("missing constant", mn_col)
+    return _emit(fam, v, lit), None
+
+
+def _enc_vop3(defn, pos, mods, mn_col):
+    _check_mods("VOP3", mods)
+    roles = []
+    modable, has_clamp, has_omod = set(), False, False
+    for r, k in defn.operands:
+        if k == "mod":
+            modable.add(roles[-1][0])
+        elif k == "clamp":
+            has_clamp = True
+        elif k == "omod":
+            has_omod = True
+        elif k not in _NONPOS:
+            roles.append((r, k))
+    _check_count(defn, roles, pos, mn_col)
+    vop3b = defn.is_vop3b
+    v = {"op": defn.opcode}
+    neg = ab = 0
+    for (role, kind), tok in zip(roles, pos):
+        core, n, a = _split_mods(tok)
+        if (n or a) and role not in modable:
+            raise _NoFit(f"{role} of {defn.name} takes no neg/abs modifier", tok.col)
+        if role == "vdst":
+            v["vdst"] = _vgpr(core, kind, role)
+        elif role in ("sdst", "vcc"):
+            if role == "vcc" and not vop3b:  # pragma: no cover
+                raise _NoFit("unexpected vcc operand", tok.col)
+            s = _src(core, "sdst64_0" if kind == "vcc_64" else kind, defn.name, role)
+            v["sdst" if vop3b else "vdst"] = s.code
+        else:
+            idx = 0 if role in _SRC0_ROLES else 1 if role in _SRC1_ROLES else 2
+            s = _src(core, kind, defn.name, role)
+            if s.code == LITERAL:
+                raise _NoFit("VOP3 instructions cannot take a literal constant on gfx7", tok.col)
+            v[f"src{idx}"] = s.code
+            neg |= n << idx
+            ab |= a << idx
+    if "clamp" in mods:
+        if not has_clamp:
+            raise _NoFit(f"{defn.name} takes no clamp", mods["clamp"][1])
+        v["clamp"] = _flag(mods, "clamp")
+    if "mul" in mods or "div" in mods:
+        if not has_omod:
+            col = (mods.get("mul") or mods.get("div"))[1]
+            raise _NoFit(f"{defn.name} takes no output modifier", col)
+        if "mul" in mods and "div" in mods:
+            raise _NoFit("mul: and div: exclude each other", mods["div"][1])
+        if "mul" in mods:
+            m = _mod_int(mods, "mul", 1, 4)
+            if m not in (1, 2, 4):
+                raise _NoFit("mul: must be 1, 2 or 4", mods["mul"][1])
+            v["omod"] = {1: 0, 2: 1, 4: 2}[m]
+        else:
+            m = _mod_int(mods, "div", 1, 2)
+            v["omod"] = 3 if m == 2 else 0
+    v["neg"] = neg
+    if vop3b:
+        if ab:
+            raise _NoFit(f"{defn.name} takes no abs modifier", mn_col)
+        return _emit("VOP3", v, None, VOP3B_FIELDS), None
+    v["abs"] = ab
+    return _emit("VOP3", v), None
+
+
+# Other vector families ----------------------------------------------------------------------
+
+def _enc_vintrp(defn, pos, mods, mn_col):
+    _check_mods("VINTRP", mods)
+    roles = _pos_roles(defn)
+    _check_count(defn, roles, pos, mn_col)
+    v = {"op": defn.opcode}
+    for (role, kind), tok in zip(roles, pos):
+        if role == "vdst":
+            v["vdst"] = _vgpr(tok, kind, role)
+        elif role == "vsrc":
+            v["vsrc"] = _vgpr(tok, kind, role)
+        elif kind == "param":
+            p = {"p10": 0, "p20": 1, "p0": 2}.get(tok.text.lower())
+            if p is None:
+                raise _NoFit(f"expected p10, p20 or p0, got '{tok.text}'", tok.col)
+            v["vsrc"] = p
+        elif kind == "attr":
+            m = re.match(r"attr(\d+)\.([xyzw])$", tok.text.lower())
+            if not m or int(m.group(1)) > 63:
+                raise _NoFit(f"expected attrN.[xyzw], got '{tok.text}'", tok.col)
+            v["attr"], v["attrchan"] = int(m.group(1)), "xyzw".index(m.group(2))
+    return _emit("VINTRP", v), None
+
+
+def _enc_ds(defn, pos, mods, mn_col):
+    _check_mods("DS", mods)
+    roles = _pos_roles(defn)
+    _check_count(defn, roles, pos, mn_col)
+    v = {"op": defn.opcode}
+    field = {"vdst": "vdst", "vaddr": "addr", "vdata": "data0", "vdata0": "data0", "vdata1": "data1"}
+    if not any(r == "vaddr" for r, _ in roles):
+        # ds_gws_*: LLVM 14 encodes the lone data VGPR in the ADDR field
+        field["vdata"] = "addr"
+    for (role, kind), tok in zip(roles, pos):
+        v[field[role]] = _vgpr(tok, kind, role)
+    kinds = {k for _, k in defn.operands}
+    if "offset" in mods:
+        if "ds_offset8" in kinds:
+            raise _NoFit(f"{defn.name} takes offset0:/offset1:, not offset:", mods["offset"][1])
+        off = _mod_int(mods, "offset", 0, 0xFFFF)
+        v["offset0"], v["offset1"] = off & 0xFF, off >> 8
+    for k in ("offset0", "offset1"):
+        if k in mods:
+            if "ds_offset8" not in kinds:
+                raise _NoFit(f"{defn.name} takes offset:, not {k}:", mods[k][1])
+            v[k] = _mod_int(mods, k, 0, 0xFF)
+    v["gds"] = _flag(mods, "gds")
+    return _emit("DS", v), None
+
+
+def _data_count(kind, tfe):
+    size = _KINDS.get(kind, (None,))[0]
+    if size is None:
+        return None
+    return size + tfe
+
+
+def _enc_buf(defn, pos, mods, mn_col):
+    fam = defn.encoding
+    _check_mods(fam, mods)
+    roles = _pos_roles(defn)
+    _check_count(defn, roles, pos, mn_col)
+    v = {"op": defn.opcode}
+    for k in ("offen", "idxen", "addr64", "glc", "slc", "tfe") + (("lds",) if fam == "MUBUF" else ()):
+        v[k] = _flag(mods, k)
+    v["offset"] = _mod_int(mods, "offset", 0, 0xFFF)
+    if fam == "MTBUF":
+        v["dfmt"] = _mod_int(mods, "dfmt", 0, 15)
+        v["nfmt"] = _mod_int(mods, "nfmt", 0, 7)
+    for (role, kind), tok in zip(roles, pos):
+        if role in ("vdst", "vdata"):
+            cnt = _data_count(kind, v["tfe"] if kind.startswith(("dst", "vdst")) else 0)
+            v["vdata"] = _vgpr(tok, kind, role, cnt)
+        elif role == "vaddr":
+            need = (2 if v["addr64"] or (v["offen"] and v["idxen"]) else
+                    1 if (v["offen"] or v["idxen"]) else 0)
+            if tok.text.lower() == "off":
+                if need:
+                    raise _NoFit("vaddr must be a VGPR with offen/idxen/addr64, not off", tok.col)
+                v["vaddr"] = 0
+            else:
+                if not need:
+                    raise _NoFit("vaddr must be 'off' without offen, idxen or addr64", tok.col)
+                v["vaddr"] = _vgpr(tok, kind, role, need)
+        elif role == "srsrc":
+            v["srsrc"] = _sgpr_base(tok, kind, role, 4, 2)
+        elif role == "soffset":
+            s = _src(tok, kind, defn.name, role)
+            v["soffset"] = s.code
+    return _emit(fam, v), None
+
+
+def _enc_mimg(defn, pos, mods, mn_col):
+    _check_mods("MIMG", mods)
+    roles = _pos_roles(defn)
+    _check_count(defn, roles, pos, mn_col)
+    v = {"op": defn.opcode}
+    for k in ("unorm", "glc", "slc", "r128", "tfe", "lwe", "da"):
+        v[k] = _flag(mods, k)
+    v["dmask"] = _mod_int(mods, "dmask", 0, 15, default=0)
+    for (role, kind), tok in zip(roles, pos):
+        if role in ("vdst", "vdata"):
+            v["vdata"] = _vgpr(tok, kind, role, None)
+        elif role == "vaddr":
+            v["vaddr"] = _vgpr(tok, kind, role, None)
+        elif role == "srsrc":
+            v["srsrc"] = _sgpr_base(tok, kind, role, 4 if v["r128"] else 8, 2)
+        elif role == "ssamp":
+            v["ssamp"] = _sgpr_base(tok, kind, role, 4, 2)
+    return _emit("MIMG", v), None
+
+
+def _enc_flat(defn, pos, mods, mn_col):
+    _check_mods("FLAT", mods)
+    roles = _pos_roles(defn)
+    v = {"op": defn.opcode, "glc": _flag(mods, "glc"), "slc": _flag(mods, "slc"),
+         "tfe": _flag(mods, "tfe")}
+    if any(k == "opt" for _, k in defn.operands) and not v["glc"]:
+        roles = [(r, k) for r, k in roles if r != "vdst"]
+    _check_count(defn, roles, pos, mn_col)
+    field = {"vdst": "vdst", "vaddr": "addr", "vdata": "data"}
+    for (role, kind), tok in zip(roles, pos):
+        cnt = _data_count(kind, v["tfe"]) if role == "vdst" else None
+        v[field[role]] = _vgpr(tok, kind, role, cnt)
+    return _emit("FLAT", v), None
+
+
+def _enc_exp(defn, pos, mods, mn_col):
+    _check_mods("EXP", mods)
+    if len(pos) != 5:
+        raise _NoFit(f"exp takes a target and 4 sources, got {len(pos)} operand(s)",
+                     pos[-1].col if pos else mn_col)
+    tgt = _EXP_TARGETS.get(pos[0].text.lower())
+    if tgt is None:
+        raise _NoFit(f"unknown export target '{pos[0].text}' (mrt0..7, mrtz, null, pos0..3, "
+                     f"param0..31)", pos[0].col)
+    v = {"tgt": tgt, "done": _flag(mods, "done"), "compr": _flag(mods, "compr"),
+         "vm": _flag(mods, "vm")}
+    en = 0
+    for i, tok in enumerate(pos[1:]):
+        if tok.text.lower() == "off":
+            continue
+        v[f"vsrc{i}"] = _vgpr(tok, "src_exp", f"vsrc{i}", 1)
+        en |= 1 << i
+    if v["compr"]:
+        # compressed: each of the two 16-bit-pair registers enables two channels
+        en = (0x3 if en & 0x3 else 0) | (0xC if en & 0xC else 0)
+    v["en"] = en
+    return _emit("EXP", v), None
+
+
+_ENCODERS = {
+    "SOP2": _enc_salu, "SOPK": _enc_salu, "SOP1": _enc_salu, "SOPC": _enc_salu, "SOPP": _enc_sopp,
+    "SMRD": _enc_smrd, "VOP1": _enc_vop_short, "VOP2": _enc_vop_short, "VOPC": _enc_vop_short,
+    "VOP3": _enc_vop3, "VINTRP": _enc_vintrp, "DS": _enc_ds, "MUBUF": _enc_buf, "MTBUF": _enc_buf,
+    "MIMG": _enc_mimg, "FLAT": _enc_flat, "EXP": _enc_exp,
+}
+_SHORT_VOP = ("VOP1", "VOP2", "VOPC")
+
+
+# ---------------------------------------------------------------------------------------------
+# Lines
+
+def _tokenize(text: str, base_col: int):
+    """Split an operand string into positional tokens and modifiers {key: (value, col)}."""
+    pos, mods = [], {}
+    for m in _TOKEN_RE.finditer(text):
+        t = m.group(0)
+        col = base_col + m.start()
+        low = t.lower()
+        if low in _FLAG_MODS:
+            if low in mods:
+                raise AssemblerError(f"modifier '{t}' given twice", None, col)
+            mods[low] = (None, col)
+            continue
+        k, sep, val = low.partition(":")
+        if sep and k in _VALUE_MODS and "[" not in t:
+            if k in mods:
+                raise AssemblerError(f"modifier '{k}' given twice", None, col)
+            mods[k] = (t[len(k) + 1:], col + len(k) + 1)
+            continue
+        pos.append(_Tok(t, col))
+    return pos, mods
+
+
+def _strip_comment(line: str) -> str:
+    for c in ("//", ";", "#"):
+        i = line.find(c)
+        if i >= 0:
+            line = line[:i]
+    return line
+
+
+_MNEMONIC_RE = re.compile(r"\s*([A-Za-z_][\w.]*)")
+
+
+def _candidates(mnemonic: str):
+    """Table rows to try for a mnemonic, in order, or raise if it is unknown."""
+    byname = table.by_name()
+    low = mnemonic.lower()
+    forced = None
+    base = low
+    if low.endswith(("_e32", "_e64")) and low not in byname:
+        base, forced = low[:-4], low[-3:]
+    rows = byname.get(base)
+    if rows is None:
+        return None, None
+    if forced == "e64":
+        cands = [rows["VOP3"]] if "VOP3" in rows else []
+    elif forced == "e32":
+        cands = [rows[f] for f in _SHORT_VOP if f in rows]
+    else:
+        cands = [rows[f] for f in _SHORT_VOP if f in rows]
+        if "VOP3" in rows:
+            cands.append(rows["VOP3"])
+        if not cands:
+            cands = list(rows.values())
+    return cands, forced
+
+
+def _assemble_instruction(mnemonic, mn_col, optext, op_col, lineno):
+    cands, forced = _candidates(mnemonic)
+    if not cands:
+        if cands is None:
+            raise AssemblerError(f"unknown instruction '{mnemonic}'", lineno, mn_col)
+        raise AssemblerError(f"'{mnemonic}': {mnemonic[:-4]} has no {forced[1:]}-bit encoding",
+                             lineno, mn_col)
+    pos, mods = _tokenize(optext, op_col)
+    first_err = None
+    for defn in cands:
+        try:
+            return _ENCODERS[defn.encoding](defn, pos, mods, mn_col)
+        except _NoFit as e:
+            if first_err is None or (defn.encoding == "VOP3" and forced != "e64" and
+                                     _is_vop3_only_problem(first_err)):
+                first_err = e
+    raise AssemblerError(f"{mnemonic}: {first_err}", lineno,
+                         first_err.col if first_err.col is not None else mn_col)
+
+
+def _is_vop3_only_problem(err) -> bool:
+    msg = str(err)
+    return "VOP3" in msg or "_e64" in msg
+
+
+_IGNORED_DIRECTIVES = frozenset({
+    ".text", ".globl", ".global", ".weak", ".type", ".size", ".section", ".amdgcn_target",
+    ".hsa_code_object_version", ".hsa_code_object_isa", ".file", ".ident", ".end",
+    ".amdgpu_hsa_kernel", ".local", ".hidden", ".protected", ".p2alignl"})
+
+
+def _directive(name, args, col, lineno, out):
+    name = name.lower()
+    if name in _IGNORED_DIRECTIVES:
+        return
+    if name in (".byte", ".short", ".hword", ".2byte", ".long", ".word", ".4byte", ".int",
+                ".quad", ".8byte"):
+        width = {".byte": 1, ".short": 2, ".hword": 2, ".2byte": 2, ".quad": 8,
+                 ".8byte": 8}.get(name, 4)
+        for m in _TOKEN_RE.finditer(args):
+            t = m.group(0)
+            v = _parse_number(t)
+            if not isinstance(v, int) or not -(1 << (8 * width - 1)) <= v < (1 << (8 * width)):
+                raise AssemblerError(f"{name} expects integers that fit in {width} byte(s), "
+                                     f"got '{t}'", lineno, col + len(name) + 1 + m.start())
+            out.extend((v & ((1 << (8 * width)) - 1)).to_bytes(width, "little"))
+        return
+    if name in (".p2align", ".align", ".balign"):
+        parts = [p.strip() for p in args.split(",")]
+        n = _parse_number(parts[0]) if parts and parts[0] else None
+        if not isinstance(n, int) or n < 0 or (name == ".p2align" and n > 16):
+            raise AssemblerError(f"{name} expects an alignment, got '{args.strip()}'", lineno, col)
+        align = (1 << n) if name == ".p2align" else n
+        if align <= 0 or align & (align - 1):
+            raise AssemblerError(f"{name}: alignment {align} is not a power of two", lineno, col)
+        fill = None
+        if len(parts) > 1 and parts[1]:
+            fill = _parse_number(parts[1])
+            if not isinstance(fill, int):
+                raise AssemblerError(f"{name}: bad fill value '{parts[1]}'", lineno, col)
+        while len(out) % align:
+            if fill is None and align >= 4 and len(out) % 4 == 0:
+                out.extend((0xBF800000).to_bytes(4, "little"))  # s_nop 0, as llvm-mc pads code
+            else:
+                out.append((fill or 0) & 0xFF)
+        return
+    raise AssemblerError(f"unsupported directive '{name}'", lineno, col)
+
+
+def assemble_with_labels(source: str) -> tuple[bytes, dict]:
+    """Assemble gfx7 source; return the code and {label: byte offset}."""
+    if not isinstance(source, str):
+        raise AssemblerError(f"assembler source must be str, not {type(source).__name__}")
+    out = bytearray()
+    labels: dict = {}
+    fixups = []
+    for lineno, raw in enumerate(source.split("\n"), 1):
+        line = _strip_comment(raw)
+        start = 0
+        while True:
+            m = _LABEL_RE.match(line, start)
+            if not m:
+                break
+            name = m.group(1)
+            if name in labels:
+                raise AssemblerError(f"label '{name}' defined twice", lineno, m.start(1) + 1)
+            labels[name] = len(out)
+            start = m.end()
+        rest = line[start:]
+        if not rest.strip():
+            continue
+        m = _MNEMONIC_RE.match(line, start)
+        if not m:
+            col = start + len(rest) - len(rest.lstrip()) + 1
+            raise AssemblerError(f"expected an instruction, a label or a directive, got "
+                                 f"'{rest.strip()}'", lineno, col)
+        mnemonic = m.group(1)
+        mn_col = m.start(1) + 1
+        optext = line[m.end():]
+        if mnemonic.startswith("."):
+            _directive(mnemonic, optext, mn_col, lineno, out)
+            continue
+        if optext and not optext[0].isspace():
+            raise AssemblerError(f"unexpected '{optext[0]}' after '{mnemonic}'", lineno,
+                                 m.end() + 1)
+        try:
+            code, fix = _assemble_instruction(mnemonic, mn_col, optext, m.end() + 1, lineno)
+        except AssemblerError as e:
+            if e.line is None:
+                raise AssemblerError(str(e), lineno, e.column) from None
+            raise
+        except (ValueError, OverflowError, KeyError, IndexError) as e:  # defensive: never leak
+            raise AssemblerError(f"cannot assemble '{line.strip()}': {e}", lineno, mn_col) from None
+        if fix is not None:
+            fixups.append((len(out), fix[0], lineno, fix[1]))
+        out.extend(code)
+    for off, name, lineno, col in fixups:
+        if name not in labels:
+            raise AssemblerError(f"undefined label '{name}'", lineno, col)
+        delta = labels[name] - (off + 4)
+        if delta % 4:
+            raise AssemblerError(f"label '{name}' is not 4-byte aligned relative to the branch",
+                                 lineno, col)
+        delta //= 4
+        if not -32768 <= delta <= 32767:
+            raise AssemblerError(f"branch to '{name}' is out of range ({delta} dwords)", lineno, col)
+        out[off:off + 2] = (delta & 0xFFFF).to_bytes(2, "little")
+    return bytes(out), labels
+
+
+def assemble(source: str) -> bytes:
+    """Assemble gfx7 source text (LLVM syntax) into machine code."""
+    return assemble_with_labels(source)[0]
