@@ -1,0 +1,2375 @@
+"""Floating-point, conversion and compare VALU semantics of gfx7 (GCN 1.1), per lane.
+
+Every op is a numba function named like its mnemonic with the uniform signature
+
+    v_xxx(s0, s1, s2, cin, lane, mode) -> (result: uint64, flag: uint64)
+
+s0..s2 are operand bit patterns after the engine applied VOP3 abs/neg (32-bit operands in the low
+32 bits), cin is the lane's VCC bit (v_div_fmas_*), mode the MODE register (see gcnemu.sem.fp).
+32-bit results sit in the low 32 bits.  flag is the compare bit for VOPC ops, the VCC output of
+v_div_scale_*, and 0 otherwise.  Operand conventions for ops with an implicit input:
+v_madmk_f32 s2=K (D=S0*K+S1); v_madak_f32 s2=K (D=S0*S1+K); v_mac_f32 / v_mac_legacy_f32 /
+v_cvt_pkaccum_u8_f32: s2 = old D.
+
+NaN rules used throughout: a NaN input is returned quieted (first NaN in operand order S0, S1,
+S2, payload and sign kept); NaNs generated from non-NaN inputs are the canonical +qNaN
+0x7fc00000 / 0x7ff8000000000000, except where the CLRX pseudo-code states -NaN (sqrt/rsq/log of
+negatives, sin/cos of inf, inf/inf in div_fixup).  Denormals follow MODE.FP_DENORM unless the
+op's docstring says otherwise; rounding follows MODE.FP_ROUND (f32 field for f32 results, f64
+field for f64 results).
+"""
+import math
+
+import numpy as np
+from numba import njit
+
+from . import fp
+from .fp import (U64, I64, RNE, RUP, RDN, RTZ, F32_QNAN, F32_NEG_QNAN, F64_QNAN, F64_NEG_QNAN,
+                 F32_MAX, F64_MAX)
+
+_M32 = 0xFFFFFFFF
+_S32 = 0x80000000
+_S64 = 0x8000000000000000
+_A32 = 0x7FFFFFFF
+_A64 = 0x7FFFFFFFFFFFFFFF
+
+
+# =========================================================================== f32 cores
+
+@njit(cache=True)
+def _nan2_32(a, b):
+    if fp.is_nan32(a):
+        return fp.quiet32(a)
+    return fp.quiet32(b)
+
+
+@njit(cache=True)
+def _nan3_32(a, b, c):
+    if fp.is_nan32(a):
+        return fp.quiet32(a)
+    if fp.is_nan32(b):
+        return fp.quiet32(b)
+    return fp.quiet32(c)
+
+
+@njit(cache=True)
+def _add32(a, b, mode, fi, fo):
+    """Correctly rounded a+b (f32 bits) under MODE rounding with explicit flush flags."""
+    a = U64(a) & U64(_M32)
+    b = U64(b) & U64(_M32)
+    if fp.is_nan32(a) or fp.is_nan32(b):
+        return _nan2_32(a, b)
+    ia = fp.is_inf32(a)
+    ib = fp.is_inf32(b)
+    if ia or ib:
+        if ia and ib and a != b:
+            return U64(F32_QNAN)
+        if ia:
+            return a
+        return b
+    x = fp.f32_value(fp.flush32(a, fi))
+    y = fp.f32_value(fp.flush32(b, fi))
+    rm = fp.rmode32(mode)
+    s, err = fp.two_sum(x, y)
+    s = fp.zero_sum_sign(s, x, y, rm)
+    return fp.pack_f32(s, err, rm, fo)
+
+
+@njit(cache=True)
+def _mul32(a, b, mode, fi, fo):
+    """Correctly rounded a*b (f32 bits); the f64 product of two f32 values is exact."""
+    a = U64(a) & U64(_M32)
+    b = U64(b) & U64(_M32)
+    if fp.is_nan32(a) or fp.is_nan32(b):
+        return _nan2_32(a, b)
+    sbit = (a ^ b) & U64(_S32)
+    a = fp.flush32(a, fi)
+    b = fp.flush32(b, fi)
+    za = (a & U64(_A32)) == 0
+    zb = (b & U64(_A32)) == 0
+    if fp.is_inf32(a) or fp.is_inf32(b):
+        if za or zb:
+            return U64(F32_QNAN)
+        return sbit | U64(0x7F800000)
+    if za or zb:
+        return sbit
+    x = fp.f32_value(a) * fp.f32_value(b)
+    return fp.pack_f32(x, 0.0, fp.rmode32(mode), fo)
+
+
+@njit(cache=True)
+def _mul_legacy32(a, b, mode, fi, fo):
+    """DX9 multiply: +0 when either operand is +-0 (even against inf/NaN)."""
+    a = U64(a) & U64(_M32)
+    b = U64(b) & U64(_M32)
+    if (fp.flush32(a, fi) & U64(_A32)) == 0 or (fp.flush32(b, fi) & U64(_A32)) == 0:
+        return U64(0)
+    return _mul32(a, b, mode, fi, fo)
+
+
+@njit(cache=True)
+def _fma32(a, b, c, mode):
+    """Fused a*b+c in f32 with one rounding: the f64 product is exact and TwoSum gives the
+    exact residual of the sum, so every MODE rounding is exact."""
+    a = U64(a) & U64(_M32)
+    b = U64(b) & U64(_M32)
+    c = U64(c) & U64(_M32)
+    if fp.is_nan32(a) or fp.is_nan32(b) or fp.is_nan32(c):
+        return _nan3_32(a, b, c)
+    fi = fp.flush_in32(mode)
+    a = fp.flush32(a, fi)
+    b = fp.flush32(b, fi)
+    c = fp.flush32(c, fi)
+    psign = ((a ^ b) & U64(_S32)) != 0
+    za = (a & U64(_A32)) == 0
+    zb = (b & U64(_A32)) == 0
+    pinf = fp.is_inf32(a) or fp.is_inf32(b)
+    if pinf:
+        if za or zb:
+            return U64(F32_QNAN)
+        if fp.is_inf32(c) and ((c & U64(_S32)) != 0) != psign:
+            return U64(F32_QNAN)
+        return U64(_S32 if psign else 0) | U64(0x7F800000)
+    if fp.is_inf32(c):
+        return c
+    rm = fp.rmode32(mode)
+    p = fp.f32_value(a) * fp.f32_value(b)
+    vc = fp.f32_value(c)
+    s, err = fp.two_sum(p, vc)
+    s = fp.zero_sum_sign(s, p, vc, rm)
+    return fp.pack_f32(s, err, rm, fp.flush_out32(mode))
+
+
+@njit(cache=True)
+def _mad32(a, b, c, mode, legacy):
+    """Unfused multiply-add: product rounded to f32, then the sum; always flushes f32 denormals
+    (inputs, product and result), as v_mad/v_mac do on gfx7."""
+    if legacy:
+        p = _mul_legacy32(a, b, mode, True, True)
+    else:
+        p = _mul32(a, b, mode, True, True)
+    if fp.is_nan32(p) and not (fp.is_nan32(a) or fp.is_nan32(b)) and fp.is_nan32(c):
+        return fp.quiet32(c)
+    return _add32(p, c, mode, True, True)
+
+
+@njit(cache=True)
+def _minmax32(a, b, want_max, mode):
+    """IEEE-mode aware min/max on f32 bits; -0 orders below +0."""
+    a = U64(a) & U64(_M32)
+    b = U64(b) & U64(_M32)
+    if fp.ieee_mode(mode):
+        if fp.is_snan32(a):
+            return fp.quiet32(a)
+        if fp.is_snan32(b):
+            return fp.quiet32(b)
+    na = fp.is_nan32(a)
+    nb = fp.is_nan32(b)
+    fo = fp.flush_out32(mode)
+    if na and nb:
+        return fp.quiet32(a)
+    fi = fp.flush_in32(mode)
+    a = fp.flush32(a, fi)
+    b = fp.flush32(b, fi)
+    if na:
+        return fp.flush32(b, fo)
+    if nb:
+        return fp.flush32(a, fo)
+    x = fp.f32_value(a)
+    y = fp.f32_value(b)
+    if x == y:
+        # equal values differ only for +-0: min prefers the negative one
+        if want_max:
+            r = a & b
+        else:
+            r = a | b
+    elif (x > y) == want_max:
+        r = a
+    else:
+        r = b
+    return fp.flush32(r, fo)
+
+
+@njit(cache=True)
+def _rint_mode(v, rm):
+    if rm == RNE:
+        return np.rint(v)
+    if rm == RUP:
+        return np.ceil(v)
+    if rm == RDN:
+        return np.floor(v)
+    return np.trunc(v)
+
+
+@njit(cache=True)
+def _ldexp_bits(b, n, mbits, ebits, rm, fo):
+    """Scale a finite nonzero float's bits by 2**n with one MODE rounding."""
+    b = U64(b)
+    sign = (b >> U64(mbits + ebits)) != 0
+    mask = (U64(1) << U64(mbits)) - U64(1)
+    ex = I64((b >> U64(mbits)) & ((U64(1) << U64(ebits)) - U64(1)))
+    fr = b & mask
+    bias = (I64(1) << (ebits - 1)) - 1
+    if ex == 0:
+        m = fr
+        e = 1 - bias - mbits
+    else:
+        m = fr | (U64(1) << U64(mbits))
+        e = ex - bias - mbits
+    return fp.round_pack(sign, m, e + n, False, mbits, ebits, rm, fo)
+
+
+@njit(cache=True)
+def _f32_round_op(b, mode, kind):
+    """floor/ceil/trunc/rndne on f32 bits (kind 0..3)."""
+    b = U64(b) & U64(_M32)
+    if fp.is_nan32(b):
+        return fp.quiet32(b)
+    if fp.is_inf32(b):
+        return b
+    b = fp.flush32(b, fp.flush_in32(mode))
+    v = fp.f32_value(b)
+    if kind == 0:
+        r = np.floor(v)
+    elif kind == 1:
+        r = np.ceil(v)
+    elif kind == 2:
+        r = np.trunc(v)
+    else:
+        r = np.rint(v)
+    # rounding to an integer keeps the sign of zero results (e.g. ceil(-0.5) = -0)
+    if r == 0.0:
+        return b & U64(_S32)
+    return fp.pack_f32(r, 0.0, RNE, False)
+
+
+@njit(cache=True)
+def _f64_round_op(b, mode, kind):
+    """floor/ceil/trunc/rndne on f64 bits (kind 0..3)."""
+    b = U64(b)
+    if fp.is_nan64(b):
+        return fp.quiet64(b)
+    if fp.is_inf64(b):
+        return b
+    b = fp.flush64(b, fp.flush_in64(mode))
+    v = fp.as_f64(b)
+    if kind == 0:
+        r = np.floor(v)
+    elif kind == 1:
+        r = np.ceil(v)
+    elif kind == 2:
+        r = np.trunc(v)
+    else:
+        r = np.rint(v)
+    if r == 0.0:
+        return b & U64(_S64)
+    return fp.f64_bits(r)
+
+
+@njit(cache=True)
+def _cmp_pred(x, y, pred):
+    """Evaluate a VOPC predicate (0 f,1 lt,2 eq,3 le,4 gt,5 lg,6 ge,7 o,8 u,9 nge,10 nlg,
+    11 ngt,12 nle,13 neq,14 nlt,15 tru) on float64 values; NaNs compare unordered."""
+    if pred == 0:
+        r = False
+    elif pred == 1:
+        r = x < y
+    elif pred == 2:
+        r = x == y
+    elif pred == 3:
+        r = x <= y
+    elif pred == 4:
+        r = x > y
+    elif pred == 5:
+        r = x < y or x > y
+    elif pred == 6:
+        r = x >= y
+    elif pred == 7:
+        r = x == x and y == y
+    elif pred == 8:
+        r = x != x or y != y
+    elif pred == 9:
+        r = not (x >= y)
+    elif pred == 10:
+        r = not (x < y or x > y)
+    elif pred == 11:
+        r = not (x > y)
+    elif pred == 12:
+        r = not (x <= y)
+    elif pred == 13:
+        r = not (x == y)
+    elif pred == 14:
+        r = not (x < y)
+    else:
+        r = True
+    return U64(1) if r else U64(0)
+
+
+@njit(cache=True)
+def _cmp32(a, b, pred, mode):
+    """f32 compare; denormal inputs are flushed per MODE before comparing."""
+    return _cmp_pred(fp.in32(U64(a), mode), fp.in32(U64(b), mode), pred)
+
+
+@njit(cache=True)
+def _cmp64(a, b, pred, mode):
+    """f64 compare; denormal inputs are flushed per MODE before comparing."""
+    return _cmp_pred(fp.in64(U64(a), mode), fp.in64(U64(b), mode), pred)
+
+
+@njit(cache=True)
+def _class_index(sign, is_nan, is_snan, is_inf, is_zero, is_denorm):
+    if is_nan:
+        return 0 if is_snan else 1
+    if is_inf:
+        return 2 if sign else 9
+    if is_zero:
+        return 5 if sign else 6
+    if is_denorm:
+        return 4 if sign else 7
+    return 3 if sign else 8
+
+
+@njit(cache=True)
+def _class32(b, mask):
+    """v_cmp_class_f32 bit: the 10-bit class mask is tested without denormal flushing."""
+    b = U64(b) & U64(_M32)
+    ex = b & U64(0x7F800000)
+    idx = _class_index((b >> U64(31)) != 0, fp.is_nan32(b), fp.is_snan32(b), fp.is_inf32(b),
+                       (b & U64(_A32)) == 0, ex == 0)
+    return (U64(mask) >> U64(idx)) & U64(1)
+
+
+@njit(cache=True)
+def _class64(b, mask):
+    """v_cmp_class_f64 bit."""
+    b = U64(b)
+    ex = b & U64(0x7FF0000000000000)
+    idx = _class_index((b >> U64(63)) != 0, fp.is_nan64(b), fp.is_snan64(b), fp.is_inf64(b),
+                       (b & U64(_A64)) == 0, ex == 0)
+    return (U64(mask) >> U64(idx)) & U64(1)
+
+
+# =========================================================================== f64 cores
+
+@njit(cache=True)
+def _nan2_64(a, b):
+    if fp.is_nan64(a):
+        return fp.quiet64(a)
+    return fp.quiet64(b)
+
+
+@njit(cache=True)
+def _add64(a, b, mode):
+    """Correctly rounded f64 add under every MODE rounding (TwoSum residual is exact)."""
+    a = U64(a)
+    b = U64(b)
+    if fp.is_nan64(a) or fp.is_nan64(b):
+        return _nan2_64(a, b)
+    ia = fp.is_inf64(a)
+    ib = fp.is_inf64(b)
+    if ia or ib:
+        if ia and ib and a != b:
+            return U64(F64_QNAN)
+        if ia:
+            return a
+        return b
+    x = fp.in64(a, mode)
+    y = fp.in64(b, mode)
+    rm = fp.rmode64(mode)
+    s, err = fp.two_sum(x, y)
+    if np.isinf(s):
+        err = 0.0
+    s = fp.zero_sum_sign(s, x, y, rm)
+    return fp.pack_f64(s, err, rm, fp.flush_out64(mode))
+
+
+@njit(cache=True)
+def _mul64(a, b, mode):
+    """Correctly rounded f64 multiply under every MODE rounding (exact 106-bit product)."""
+    a = U64(a)
+    b = U64(b)
+    if fp.is_nan64(a) or fp.is_nan64(b):
+        return _nan2_64(a, b)
+    sbit = (a ^ b) & U64(_S64)
+    fi = fp.flush_in64(mode)
+    a = fp.flush64(a, fi)
+    b = fp.flush64(b, fi)
+    za = (a & U64(_A64)) == 0
+    zb = (b & U64(_A64)) == 0
+    if fp.is_inf64(a) or fp.is_inf64(b):
+        if za or zb:
+            return U64(F64_QNAN)
+        return sbit | U64(0x7FF0000000000000)
+    if za or zb:
+        return sbit
+    return fp.mul_f64_exact_round(fp.as_f64(a), fp.as_f64(b), fp.rmode64(mode),
+                                  fp.flush_out64(mode))
+
+
+@njit(cache=True)
+def _fma64_parts(a, b, c, mode):
+    """Shared special-case handling of f64 fma.  Returns (done, bits, r, err): when done is
+    False, r = RN(a*b+c) and err carries the sign of the exact residual."""
+    a = U64(a)
+    b = U64(b)
+    c = U64(c)
+    if fp.is_nan64(a) or fp.is_nan64(b) or fp.is_nan64(c):
+        if fp.is_nan64(a):
+            return True, fp.quiet64(a), 0.0, 0.0
+        if fp.is_nan64(b):
+            return True, fp.quiet64(b), 0.0, 0.0
+        return True, fp.quiet64(c), 0.0, 0.0
+    fi = fp.flush_in64(mode)
+    a = fp.flush64(a, fi)
+    b = fp.flush64(b, fi)
+    c = fp.flush64(c, fi)
+    psign = ((a ^ b) & U64(_S64)) != 0
+    za = (a & U64(_A64)) == 0
+    zb = (b & U64(_A64)) == 0
+    if fp.is_inf64(a) or fp.is_inf64(b):
+        if za or zb:
+            return True, U64(F64_QNAN), 0.0, 0.0
+        if fp.is_inf64(c) and ((c & U64(_S64)) != 0) != psign:
+            return True, U64(F64_QNAN), 0.0, 0.0
+        return True, U64(_S64 if psign else 0) | U64(0x7FF0000000000000), 0.0, 0.0
+    if fp.is_inf64(c):
+        return True, c, 0.0, 0.0
+    x = fp.as_f64(a)
+    y = fp.as_f64(b)
+    z = fp.as_f64(c)
+    rm = fp.rmode64(mode)
+    if za or zb:
+        p = -0.0 if psign else 0.0
+        s = p + z
+        s = fp.zero_sum_sign(s, p, z, rm)
+        return False, U64(0), s, 0.0
+    r = fp.fma64(x, y, z)
+    if np.isinf(r):
+        return False, U64(0), r, 0.0
+    err = fp.fma64_residual(x, y, z, r)
+    if r == 0.0 and err == 0.0 and rm == RDN:
+        r = -0.0
+    return False, U64(0), r, err
+
+
+@njit(cache=True)
+def _fma64(a, b, c, mode):
+    """Fused f64 a*b+c.  RNE is exact (hardware fma); directed modes use the ErrFma residual,
+    exact unless a*b underflows below 2**-969."""
+    done, bits, r, err = _fma64_parts(a, b, c, mode)
+    if done:
+        return bits
+    return fp.pack_f64(r, err, fp.rmode64(mode), fp.flush_out64(mode))
+
+
+@njit(cache=True)
+def _minmax64(a, b, want_max, mode):
+    """IEEE-mode aware f64 min/max; -0 orders below +0."""
+    a = U64(a)
+    b = U64(b)
+    if fp.ieee_mode(mode):
+        if fp.is_snan64(a):
+            return fp.quiet64(a)
+        if fp.is_snan64(b):
+            return fp.quiet64(b)
+    na = fp.is_nan64(a)
+    nb = fp.is_nan64(b)
+    fo = fp.flush_out64(mode)
+    if na and nb:
+        return fp.quiet64(a)
+    fi = fp.flush_in64(mode)
+    a = fp.flush64(a, fi)
+    b = fp.flush64(b, fi)
+    if na:
+        return fp.flush64(b, fo)
+    if nb:
+        return fp.flush64(a, fo)
+    x = fp.as_f64(a)
+    y = fp.as_f64(b)
+    if x == y:
+        if want_max:
+            r = a & b
+        else:
+            r = a | b
+    elif (x > y) == want_max:
+        r = a
+    else:
+        r = b
+    return fp.flush64(r, fo)
+
+
+# =========================================================================== transcendental cores
+
+@njit(cache=True)
+def _rcp32(b, mode):
+    """1/x in f32: correctly rounded under MODE (exact residual via fma); 0 -> +-inf."""
+    b = U64(b) & U64(_M32)
+    if fp.is_nan32(b):
+        return fp.quiet32(b)
+    sbit = b & U64(_S32)
+    if fp.is_inf32(b):
+        return sbit
+    b = fp.flush32(b, fp.flush_in32(mode))
+    if (b & U64(_A32)) == 0:
+        return sbit | U64(0x7F800000)
+    x = fp.f32_value(b)
+    r = 1.0 / x
+    e = fp.fma64(-r, x, 1.0)
+    if x < 0:
+        e = -e
+    return fp.pack_f32(r, e, fp.rmode32(mode), fp.flush_out32(mode))
+
+
+@njit(cache=True)
+def _sqrt32(b, mode):
+    """sqrt in f32, correctly rounded under MODE; negative -> -NaN, -0 -> -0."""
+    b = U64(b) & U64(_M32)
+    if fp.is_nan32(b):
+        return fp.quiet32(b)
+    b = fp.flush32(b, fp.flush_in32(mode))
+    if (b & U64(_A32)) == 0:
+        return b
+    if (b & U64(_S32)) != 0:
+        return U64(F32_NEG_QNAN)
+    if fp.is_inf32(b):
+        return b
+    x = fp.f32_value(b)
+    s = math.sqrt(x)
+    e = fp.fma64(-s, s, x)
+    return fp.pack_f32(s, e, fp.rmode32(mode), fp.flush_out32(mode))
+
+
+@njit(cache=True)
+def _rsq32(b, mode):
+    """1/sqrt(x) in f32 (input denormals always flushed, as CLRX states); error <= 0.5 ULP +
+    2**-28 ULP (double-rounded from an f64 evaluation)."""
+    b = U64(b) & U64(_M32)
+    if fp.is_nan32(b):
+        return fp.quiet32(b)
+    b = fp.flush32(b, True)
+    if (b & U64(_A32)) == 0:
+        return (b & U64(_S32)) | U64(0x7F800000)
+    if (b & U64(_S32)) != 0:
+        return U64(F32_NEG_QNAN)
+    if fp.is_inf32(b):
+        return U64(0)
+    x = fp.f32_value(b)
+    r = 1.0 / math.sqrt(x)
+    return fp.pack_f32(r, 0.0, fp.rmode32(mode), fp.flush_out32(mode))
+
+
+@njit(cache=True)
+def _exp32(b, mode):
+    """2**x in f32; x < -126 gives +0 regardless of MODE (CLRX); error <= 0.5 ULP + 2**-28 ULP."""
+    b = U64(b) & U64(_M32)
+    if fp.is_nan32(b):
+        return fp.quiet32(b)
+    x = fp.in32(b, mode)
+    if x < -126.0:
+        return U64(0)
+    if x >= 128.0:
+        return fp.pack_f32(np.inf, 0.0, fp.rmode32(mode), True)
+    r = np.exp2(x)
+    return fp.pack_f32(r, 0.0, fp.rmode32(mode), fp.flush_out32(mode))
+
+
+@njit(cache=True)
+def _log32(b, mode):
+    """log2(x) in f32; input denormals always flushed (CLRX); negative -> -NaN; 1 -> +0;
+    error <= 0.5 ULP + 2**-28 ULP."""
+    b = U64(b) & U64(_M32)
+    if fp.is_nan32(b):
+        return fp.quiet32(b)
+    b = fp.flush32(b, True)
+    if (b & U64(_A32)) == 0:
+        return U64(0xFF800000)
+    if (b & U64(_S32)) != 0:
+        return U64(F32_NEG_QNAN)
+    if fp.is_inf32(b):
+        return b
+    x = fp.f32_value(b)
+    if x == 1.0:
+        return U64(0)
+    r = math.log2(x)
+    return fp.pack_f32(r, 0.0, fp.rmode32(mode), fp.flush_out32(mode))
+
+
+@njit(cache=True)
+def _sincos32(b, mode, is_cos):
+    """sin/cos(2*pi*x) in f32.  Valid input range [-256, 256] revolutions (out of range: sin 0,
+    cos 1); inf -> -NaN (CLRX).  The argument is reduced exactly to an octant so the f64
+    evaluation keeps full relative accuracy: error <= 0.5 ULP + 2**-27 ULP."""
+    b = U64(b) & U64(_M32)
+    if fp.is_nan32(b):
+        return fp.quiet32(b)
+    if fp.is_inf32(b):
+        return U64(F32_NEG_QNAN)
+    x = fp.in32(b, mode)
+    if x > 256.0 or x < -256.0:
+        return U64(0x3F800000) if is_cos else U64(0)
+    q = np.rint(4.0 * x)
+    t = x - 0.25 * q
+    qi = I64(q) & 3
+    if is_cos:
+        qi = (qi + 1) & 3
+    tt = 2.0 * math.pi * t
+    if qi == 0:
+        r = math.sin(tt)
+    elif qi == 1:
+        r = math.cos(tt)
+    elif qi == 2:
+        r = -math.sin(tt)
+    else:
+        r = -math.cos(tt)
+    if r == 0.0:
+        if is_cos:
+            return U64(0)
+        return b & U64(_S32)
+    return fp.pack_f32(r, 0.0, fp.rmode32(mode), fp.flush_out32(mode))
+
+
+@njit(cache=True)
+def _rcp64(b, mode):
+    """1/x in f64, correctly rounded under MODE (residual via fma, exact unless the result is
+    denormal)."""
+    b = U64(b)
+    if fp.is_nan64(b):
+        return fp.quiet64(b)
+    sbit = b & U64(_S64)
+    if fp.is_inf64(b):
+        return sbit
+    b = fp.flush64(b, fp.flush_in64(mode))
+    if (b & U64(_A64)) == 0:
+        return sbit | U64(0x7FF0000000000000)
+    x = fp.as_f64(b)
+    r = 1.0 / x
+    if np.isinf(r):
+        e = 0.0
+    else:
+        e = fp.fma64(-r, x, 1.0)
+        if x < 0:
+            e = -e
+    return fp.pack_f64(r, e, fp.rmode64(mode), fp.flush_out64(mode))
+
+
+@njit(cache=True)
+def _sqrt64(b, mode):
+    """sqrt in f64, correctly rounded under MODE; negative -> -NaN."""
+    b = U64(b)
+    if fp.is_nan64(b):
+        return fp.quiet64(b)
+    b = fp.flush64(b, fp.flush_in64(mode))
+    if (b & U64(_A64)) == 0:
+        return b
+    if (b & U64(_S64)) != 0:
+        return U64(F64_NEG_QNAN)
+    if fp.is_inf64(b):
+        return b
+    x = fp.as_f64(b)
+    s = math.sqrt(x)
+    e = fp.fma64(-s, s, x)
+    return fp.pack_f64(s, e, fp.rmode64(mode), fp.flush_out64(mode))
+
+
+@njit(cache=True)
+def _rsq64(b, mode):
+    """1/sqrt(x) in f64 with one Newton correction; error <= 1 ULP; negative -> -NaN."""
+    b = U64(b)
+    if fp.is_nan64(b):
+        return fp.quiet64(b)
+    b = fp.flush64(b, fp.flush_in64(mode))
+    if (b & U64(_A64)) == 0:
+        return (b & U64(_S64)) | U64(0x7FF0000000000000)
+    if (b & U64(_S64)) != 0:
+        return U64(F64_NEG_QNAN)
+    if fp.is_inf64(b):
+        return U64(0)
+    x = fp.as_f64(b)
+    # scale into a safe range so r*r*x neither overflows nor underflows
+    s, m, e = fp.decompose64(x)
+    k = (e + 52) // 2
+    xs = x * 2.0 ** (-2 * k)
+    r = 1.0 / math.sqrt(xs)
+    # Newton step on the residual 1 - x*r*r computed with fmas
+    rr = r * r
+    rr_lo = fp.fma64(r, r, -rr)
+    h = fp.fma64(-xs, rr, 1.0) - xs * rr_lo
+    r = r + r * 0.5 * h
+    res = r * 2.0 ** (-k)
+    return fp.pack_f64(res, 0.0, fp.rmode64(mode), fp.flush_out64(mode))
+
+
+# =========================================================================== trig_preop table
+
+def _two_over_pi_bits(nbits):
+    """The first nbits fraction bits of 2/pi (computed with Machin's formula in integers)."""
+    prec = nbits + 64
+
+    def atan_inv(n):
+        # atan(1/n) * 2**prec via its Taylor series, all in exact integers
+        total = 0
+        term = (1 << prec) // n
+        k = 0
+        n2 = n * n
+        while term:
+            t = term // (2 * k + 1)
+            total += -t if k & 1 else t
+            term //= n2
+            k += 1
+        return total
+
+    pi_fixed = 16 * atan_inv(5) - 4 * atan_inv(239)  # pi * 2**prec, error a few units
+    val = (1 << (2 * prec + 1)) // pi_fixed           # 2/pi * 2**prec
+    frac = val >> (prec - nbits)                      # 2/pi < 1: these are the fraction bits
+    return [(frac >> (nbits - 1 - i)) & 1 for i in range(nbits)]
+
+
+# 1201 bits of 2/pi as hardware holds them, padded with zeros past the end
+TWO_OVER_PI_BITS = np.zeros(1201 + 64 * 32, dtype=np.uint8)
+TWO_OVER_PI_BITS[:1201] = np.array(_two_over_pi_bits(1201), dtype=np.uint8)
+
+
+@njit(cache=True)
+def _trig_preop(a, seg):
+    """v_trig_preop_f64 (AMD ISA pseudo-code): 53 bits of 2/pi at bit offset 53*seg (shifted
+    further for huge inputs), scaled by 2**(-53-shift) (+128 when exponent(S0) >= 1968); the
+    scaling truncates (round toward zero)."""
+    a = U64(a)
+    ex = I64((a >> U64(52)) & U64(0x7FF))
+    shift = (I64(seg) & 31) * 53
+    if ex > 1077:
+        shift += ex - 1077
+    v = U64(0)
+    for i in range(53):
+        v = (v << U64(1)) | U64(TWO_OVER_PI_BITS[shift + i])
+    scale = -53 - shift
+    if ex >= 1968:
+        scale += 128
+    if v == 0:
+        return U64(0)
+    return fp.round_pack(False, v, scale, False, 52, 11, RTZ, False)
+
+
+# =========================================================================== div helpers
+
+@njit(cache=True)
+def _exp_field32(b):
+    return I64((U64(b) >> U64(23)) & U64(0xFF))
+
+
+@njit(cache=True)
+def _exp_field64(b):
+    return I64((U64(b) >> U64(52)) & U64(0x7FF))
+
+
+@njit(cache=True)
+def _div_scale32(s0, s1, s2):
+    """v_div_scale_f32 per the AMD ISA pseudo-code; returns (bits, vcc)."""
+    s0 = U64(s0) & U64(_M32)
+    s1 = U64(s1) & U64(_M32)
+    s2 = U64(s2) & U64(_M32)
+    if fp.is_nan32(s0) or fp.is_inf32(s0):
+        return fp.quiet32(s0) if fp.is_nan32(s0) else s0, U64(1)
+    x0 = fp.f32_value(s0)
+    x1 = fp.f32_value(s1)
+    x2 = fp.f32_value(s2)
+    if x2 == 0.0 or x1 == 0.0:
+        return U64(F32_QNAN), U64(0)
+    if fp.is_nan32(s1) or fp.is_nan32(s2):
+        return s0, U64(1)
+    e1 = _exp_field32(s1)
+    e2 = _exp_field32(s2)
+    q = abs(x2 / x1)  # f64 quotient of f32 values: decides 'S2/S1 is an f32 denormal'
+    if e2 - e1 >= 96:
+        if x0 == x1:
+            return _ldexp_bits(s0, 64, 23, 8, RNE, False), U64(1)
+        return s0, U64(1)
+    if e1 == 0:
+        return _ldexp_bits(s0, 64, 23, 8, RNE, False), U64(0)
+    if q < 2.0 ** -126:
+        if x0 == x2:
+            return _ldexp_bits(s0, 64, 23, 8, RNE, False), U64(1)
+        return s0, U64(1)
+    if e2 <= 23:
+        return _ldexp_bits(s0, 64, 23, 8, RNE, False), U64(0)
+    return s0, U64(0)
+
+
+@njit(cache=True)
+def _div_scale64(s0, s1, s2):
+    """v_div_scale_f64 per the AMD ISA pseudo-code (768 / 2**128 / 53); returns (bits, vcc).
+    For a huge denominator (1/S1 denormal) the denominator is scaled *down* by 2**-128, the only
+    choice that keeps LLVM's fdiv expansion exact (see module report)."""
+    s0 = U64(s0)
+    s1 = U64(s1)
+    s2 = U64(s2)
+    if fp.is_nan64(s0) or fp.is_inf64(s0):
+        return fp.quiet64(s0) if fp.is_nan64(s0) else s0, U64(1)
+    x0 = fp.as_f64(s0)
+    x1 = fp.as_f64(s1)
+    x2 = fp.as_f64(s2)
+    if x2 == 0.0 or x1 == 0.0:
+        return U64(F64_QNAN), U64(0)
+    if fp.is_nan64(s1) or fp.is_nan64(s2):
+        return s0, U64(1)
+    e1 = _exp_field64(s1)
+    e2 = _exp_field64(s2)
+    qden = abs(x2 / x1) < 2.2250738585072014e-308
+    rden = abs(x1) > 2.0 ** 1022
+    if e2 - e1 >= 768:
+        if x0 == x1:
+            return _ldexp_bits(s0, 128, 52, 11, RNE, False), U64(1)
+        return s0, U64(1)
+    if e1 == 0:
+        return _ldexp_bits(s0, 128, 52, 11, RNE, False), U64(0)
+    if rden and qden:
+        if x0 == x1:
+            return _ldexp_bits(s0, -128, 52, 11, RNE, False), U64(1)
+        return s0, U64(1)
+    if rden:
+        return _ldexp_bits(s0, -128, 52, 11, RNE, False), U64(0)
+    if qden:
+        if x0 == x2:
+            return _ldexp_bits(s0, 128, 52, 11, RNE, False), U64(1)
+        return s0, U64(1)
+    if e2 <= 53:
+        return _ldexp_bits(s0, 128, 52, 11, RNE, False), U64(0)
+    return s0, U64(0)
+
+
+@njit(cache=True)
+def _div_fixup_common(q_nan, q_abs_bits, s1_nan, s1_inf, s1_zero, s2_nan, s2_inf, s2_zero,
+                      sign_out):
+    """Classify the v_div_fixup case: 0 return S2 quieted, 1 S1 quieted, 2 +NaN, 3 -NaN,
+    4 signed inf, 5 signed zero, 6 signed |S0|."""
+    if s2_nan:
+        return 0
+    if s1_nan:
+        return 1
+    if s1_zero and s2_zero:
+        return 2
+    if s1_inf and s2_inf:
+        return 3
+    if s1_zero or s2_inf:
+        return 4
+    if s1_inf or s2_zero:
+        return 5
+    if q_nan:
+        return 4
+    return 6
+
+
+# =========================================================================== cvt helpers
+
+@njit(cache=True)
+def _f_to_i32(v, lo, hi):
+    """Truncating, saturating float64 -> int conversion; NaN -> 0.  Returns 32 result bits."""
+    if v != v:
+        return U64(0)
+    t = np.trunc(v)
+    if t < lo:
+        t = lo
+    if t > hi:
+        t = hi
+    return U64(I64(t)) & U64(_M32)
+
+
+@njit(cache=True)
+def _int_to_f32(v, mode):
+    """int64 value (|v| < 2**63) -> f32 bits under MODE rounding."""
+    v = I64(v)
+    if v == 0:
+        return U64(0)
+    neg = v < 0
+    m = U64(-v) if neg else U64(v)
+    return fp.round_pack(neg, m, 0, False, 23, 8, fp.rmode32(mode), fp.flush_out32(mode))
+
+
+@njit(cache=True)
+def _norm16(b, scale, lo, mode):
+    """v_cvt_pknorm helper: RNE(S*scale) clamped to [lo, scale]; NaN -> 0."""
+    b = U64(b) & U64(_M32)
+    if fp.is_nan32(b):
+        return U64(0)
+    v = fp.in32(b, mode)
+    # the product is rounded to f32 first, as the pseudo-code computes it in FLOAT
+    pb = fp.pack_f32(v * scale, 0.0, RNE, False) if not np.isinf(v) else b
+    r = np.rint(fp.f32_value(pb))
+    if r < lo:
+        r = lo
+    if r > scale:
+        r = scale
+    return U64(I64(r)) & U64(0xFFFF)
+
+
+@njit(cache=True)
+def _to_u8(b, mode):
+    """flt32_to_uint8 with MODE rounding, saturating, NaN -> 0."""
+    b = U64(b) & U64(_M32)
+    if fp.is_nan32(b):
+        return U64(0)
+    v = _rint_mode(fp.in32(b, mode), fp.rmode32(mode))
+    if v < 0.0:
+        v = 0.0
+    if v > 255.0:
+        v = 255.0
+    return U64(I64(v))
+
+
+# =========================================================================== ops: VOP2/VOP3 arith f32
+
+@njit(cache=True)
+def v_add_f32(s0, s1, s2, cin, lane, mode):
+    """D = S0 + S1 (f32), correctly rounded per MODE, denormals per MODE."""
+    return _add32(s0, s1, mode, fp.flush_in32(mode), fp.flush_out32(mode)), U64(0)
+
+
+@njit(cache=True)
+def v_sub_f32(s0, s1, s2, cin, lane, mode):
+    """D = S0 - S1 (f32)."""
+    b = U64(s1) & U64(_M32)
+    if not fp.is_nan32(b):
+        b = b ^ U64(_S32)
+    return _add32(s0, b, mode, fp.flush_in32(mode), fp.flush_out32(mode)), U64(0)
+
+
+@njit(cache=True)
+def v_subrev_f32(s0, s1, s2, cin, lane, mode):
+    """D = S1 - S0 (f32)."""
+    a = U64(s0) & U64(_M32)
+    if not fp.is_nan32(a):
+        a = a ^ U64(_S32)
+    return _add32(s1, a, mode, fp.flush_in32(mode), fp.flush_out32(mode)), U64(0)
+
+
+@njit(cache=True)
+def v_mul_f32(s0, s1, s2, cin, lane, mode):
+    """D = S0 * S1 (f32), correctly rounded per MODE."""
+    return _mul32(s0, s1, mode, fp.flush_in32(mode), fp.flush_out32(mode)), U64(0)
+
+
+@njit(cache=True)
+def v_mul_legacy_f32(s0, s1, s2, cin, lane, mode):
+    """D = S0 * S1 with DX9 rules: +-0 times anything (inf, NaN included) = +0."""
+    return _mul_legacy32(s0, s1, mode, fp.flush_in32(mode), fp.flush_out32(mode)), U64(0)
+
+
+@njit(cache=True)
+def v_mad_f32(s0, s1, s2, cin, lane, mode):
+    """D = S0*S1 + S2, not fused (product rounded per MODE), f32 denormals always flushed."""
+    return _mad32(s0, s1, s2, mode, False), U64(0)
+
+
+@njit(cache=True)
+def v_mad_legacy_f32(s0, s1, s2, cin, lane, mode):
+    """D = S0*S1 + S2 with the DX9 product (0*x = +0), unfused, denormals flushed."""
+    return _mad32(s0, s1, s2, mode, True), U64(0)
+
+
+@njit(cache=True)
+def v_mac_f32(s0, s1, s2, cin, lane, mode):
+    """D = S0*S1 + D (s2 = old D); same arithmetic as v_mad_f32."""
+    return _mad32(s0, s1, s2, mode, False), U64(0)
+
+
+@njit(cache=True)
+def v_mac_legacy_f32(s0, s1, s2, cin, lane, mode):
+    """D = S0*S1 + D (s2 = old D) with the DX9 product; same arithmetic as v_mad_legacy_f32."""
+    return _mad32(s0, s1, s2, mode, True), U64(0)
+
+
+@njit(cache=True)
+def v_madmk_f32(s0, s1, s2, cin, lane, mode):
+    """D = S0*K + S1 (engine passes K in s2); unfused, denormals flushed."""
+    return _mad32(s0, s2, s1, mode, False), U64(0)
+
+
+@njit(cache=True)
+def v_madak_f32(s0, s1, s2, cin, lane, mode):
+    """D = S0*S1 + K (engine passes K in s2); unfused, denormals flushed."""
+    return _mad32(s0, s1, s2, mode, False), U64(0)
+
+
+@njit(cache=True)
+def v_fma_f32(s0, s1, s2, cin, lane, mode):
+    """D = fma(S0, S1, S2) (f32, single rounding, every MODE rounding exact)."""
+    return _fma32(s0, s1, s2, mode), U64(0)
+
+
+@njit(cache=True)
+def v_min_f32(s0, s1, s2, cin, lane, mode):
+    """D = min(S0, S1); IEEE mode: sNaN -> quieted sNaN; one NaN -> the other operand."""
+    return _minmax32(s0, s1, False, mode), U64(0)
+
+
+@njit(cache=True)
+def v_max_f32(s0, s1, s2, cin, lane, mode):
+    """D = max(S0, S1); IEEE mode: sNaN -> quieted sNaN; one NaN -> the other operand."""
+    return _minmax32(s0, s1, True, mode), U64(0)
+
+
+@njit(cache=True)
+def v_min_legacy_f32(s0, s1, s2, cin, lane, mode):
+    """DX9 min: D = (S0 < S1) ? S0 : S1 (so a NaN in either operand yields S1)."""
+    a = U64(s0) & U64(_M32)
+    b = U64(s1) & U64(_M32)
+    fi = fp.flush_in32(mode)
+    r = a if fp.f32_value(fp.flush32(a, fi)) < fp.f32_value(fp.flush32(b, fi)) else b
+    if fp.is_nan32(r):
+        return fp.quiet32(r), U64(0)
+    return fp.flush32(fp.flush32(r, fi), fp.flush_out32(mode)), U64(0)
+
+
+@njit(cache=True)
+def v_max_legacy_f32(s0, s1, s2, cin, lane, mode):
+    """DX9 max: D = (S0 >= S1) ? S0 : S1 (so a NaN in either operand yields S1)."""
+    a = U64(s0) & U64(_M32)
+    b = U64(s1) & U64(_M32)
+    fi = fp.flush_in32(mode)
+    r = a if fp.f32_value(fp.flush32(a, fi)) >= fp.f32_value(fp.flush32(b, fi)) else b
+    if fp.is_nan32(r):
+        return fp.quiet32(r), U64(0)
+    return fp.flush32(fp.flush32(r, fi), fp.flush_out32(mode)), U64(0)
+
+
+@njit(cache=True)
+def v_min3_f32(s0, s1, s2, cin, lane, mode):
+    """D = min(min(S0, S1), S2) with v_min_f32's NaN rules (a NaN operand is skipped)."""
+    return _minmax32(_minmax32(s0, s1, False, mode), s2, False, mode), U64(0)
+
+
+@njit(cache=True)
+def v_max3_f32(s0, s1, s2, cin, lane, mode):
+    """D = max(max(S0, S1), S2) with v_max_f32's NaN rules."""
+    return _minmax32(_minmax32(s0, s1, True, mode), s2, True, mode), U64(0)
+
+
+@njit(cache=True)
+def v_med3_f32(s0, s1, s2, cin, lane, mode):
+    """Median of S0, S1, S2; a NaN operand makes it the min of the other two (CLRX)."""
+    a = U64(s0) & U64(_M32)
+    b = U64(s1) & U64(_M32)
+    c = U64(s2) & U64(_M32)
+    if fp.is_nan32(a):
+        return _minmax32(b, c, False, mode), U64(0)
+    if fp.is_nan32(b):
+        return _minmax32(a, c, False, mode), U64(0)
+    if fp.is_nan32(c):
+        return _minmax32(a, b, False, mode), U64(0)
+    # med3 = max(min(a, b), min(max(a, b), c)) for ordered operands
+    lo = _minmax32(a, b, False, mode)
+    hi = _minmax32(a, b, True, mode)
+    return _minmax32(lo, _minmax32(hi, c, False, mode), True, mode), U64(0)
+
+
+@njit(cache=True)
+def v_ldexp_f32(s0, s1, s2, cin, lane, mode):
+    """D = S0 * 2**S1 (S1 a signed int32), one MODE rounding."""
+    a = U64(s0) & U64(_M32)
+    if fp.is_nan32(a):
+        return fp.quiet32(a), U64(0)
+    if fp.is_inf32(a):
+        return a, U64(0)
+    a = fp.flush32(a, fp.flush_in32(mode))
+    if (a & U64(_A32)) == 0:
+        return a, U64(0)
+    n = I64(np.int32(np.uint32(U64(s1) & U64(_M32))))
+    return _ldexp_bits(a, n, 23, 8, fp.rmode32(mode), fp.flush_out32(mode)), U64(0)
+
+
+@njit(cache=True)
+def v_mullit_f32(s0, s1, s2, cin, lane, mode):
+    """D = (S2 > 0 and not NaN) ? legacy S0*S1 : -MAX_FLOAT (CLRX)."""
+    c = U64(s2) & U64(_M32)
+    if fp.is_nan32(c) or not (fp.in32(c, mode) > 0.0):
+        return U64(0xFF7FFFFF), U64(0)
+    return _mul_legacy32(s0, s1, mode, fp.flush_in32(mode), fp.flush_out32(mode)), U64(0)
+
+
+# =========================================================================== ops: f64 arith
+
+@njit(cache=True)
+def v_add_f64(s0, s1, s2, cin, lane, mode):
+    """D = S0 + S1 (f64), correctly rounded per MODE."""
+    return _add64(s0, s1, mode), U64(0)
+
+
+@njit(cache=True)
+def v_mul_f64(s0, s1, s2, cin, lane, mode):
+    """D = S0 * S1 (f64), correctly rounded per MODE."""
+    return _mul64(s0, s1, mode), U64(0)
+
+
+@njit(cache=True)
+def v_fma_f64(s0, s1, s2, cin, lane, mode):
+    """D = fma(S0, S1, S2) (f64).  Exact in RNE; the directed roundings are exact unless the
+    product underflows (|S0*S1| < 2**-969), where the residual sign may be lost."""
+    return _fma64(s0, s1, s2, mode), U64(0)
+
+
+@njit(cache=True)
+def v_min_f64(s0, s1, s2, cin, lane, mode):
+    """D = min(S0, S1) (f64), NaN rules as v_min_f32."""
+    return _minmax64(s0, s1, False, mode), U64(0)
+
+
+@njit(cache=True)
+def v_max_f64(s0, s1, s2, cin, lane, mode):
+    """D = max(S0, S1) (f64), NaN rules as v_max_f32."""
+    return _minmax64(s0, s1, True, mode), U64(0)
+
+
+@njit(cache=True)
+def v_ldexp_f64(s0, s1, s2, cin, lane, mode):
+    """D = S0 * 2**S1 (S1 a signed int32), one MODE rounding."""
+    a = U64(s0)
+    if fp.is_nan64(a):
+        return fp.quiet64(a), U64(0)
+    if fp.is_inf64(a):
+        return a, U64(0)
+    a = fp.flush64(a, fp.flush_in64(mode))
+    if (a & U64(_A64)) == 0:
+        return a, U64(0)
+    n = I64(np.int32(np.uint32(U64(s1) & U64(_M32))))
+    return _ldexp_bits(a, n, 52, 11, fp.rmode64(mode), fp.flush_out64(mode)), U64(0)
+
+
+# =========================================================================== ops: rounding family
+
+@njit(cache=True)
+def v_floor_f32(s0, s1, s2, cin, lane, mode):
+    """D = floor(S0); inf/NaN pass through (NaN quieted)."""
+    return _f32_round_op(s0, mode, 0), U64(0)
+
+
+@njit(cache=True)
+def v_ceil_f32(s0, s1, s2, cin, lane, mode):
+    """D = ceil(S0)."""
+    return _f32_round_op(s0, mode, 1), U64(0)
+
+
+@njit(cache=True)
+def v_trunc_f32(s0, s1, s2, cin, lane, mode):
+    """D = trunc(S0)."""
+    return _f32_round_op(s0, mode, 2), U64(0)
+
+
+@njit(cache=True)
+def v_rndne_f32(s0, s1, s2, cin, lane, mode):
+    """D = round-half-even(S0) to an integer value."""
+    return _f32_round_op(s0, mode, 3), U64(0)
+
+
+@njit(cache=True)
+def v_floor_f64(s0, s1, s2, cin, lane, mode):
+    """D = floor(S0) (f64)."""
+    return _f64_round_op(s0, mode, 0), U64(0)
+
+
+@njit(cache=True)
+def v_ceil_f64(s0, s1, s2, cin, lane, mode):
+    """D = ceil(S0) (f64)."""
+    return _f64_round_op(s0, mode, 1), U64(0)
+
+
+@njit(cache=True)
+def v_trunc_f64(s0, s1, s2, cin, lane, mode):
+    """D = trunc(S0) (f64)."""
+    return _f64_round_op(s0, mode, 2), U64(0)
+
+
+@njit(cache=True)
+def v_rndne_f64(s0, s1, s2, cin, lane, mode):
+    """D = round-half-even(S0) (f64)."""
+    return _f64_round_op(s0, mode, 3), U64(0)
+
+
+@njit(cache=True)
+def v_fract_f32(s0, s1, s2, cin, lane, mode):
+    """D = min(S0 - floor(S0), 0x3f7fffff); inf -> +qNaN, NaN quieted (LLVM's fold)."""
+    a = U64(s0) & U64(_M32)
+    if fp.is_nan32(a):
+        return fp.quiet32(a), U64(0)
+    if fp.is_inf32(a):
+        return U64(F32_QNAN), U64(0)
+    v = fp.in32(a, mode)
+    fl = np.floor(v)
+    s, err = fp.two_sum(v, -fl)
+    r = fp.pack_f32(s, err, fp.rmode32(mode), fp.flush_out32(mode))
+    if r > U64(0x3F7FFFFF) and r < U64(_S32):
+        r = U64(0x3F7FFFFF)
+    return r, U64(0)
+
+
+@njit(cache=True)
+def v_fract_f64(s0, s1, s2, cin, lane, mode):
+    """D = min(S0 - floor(S0), 0x3fefffffffffffff); inf -> +qNaN, NaN quieted."""
+    a = U64(s0)
+    if fp.is_nan64(a):
+        return fp.quiet64(a), U64(0)
+    if fp.is_inf64(a):
+        return U64(F64_QNAN), U64(0)
+    v = fp.in64(a, mode)
+    fl = np.floor(v)
+    s, err = fp.two_sum(v, -fl)
+    r = fp.pack_f64(s, err, fp.rmode64(mode), fp.flush_out64(mode))
+    if r > U64(0x3FEFFFFFFFFFFFFF) and r < U64(_S64):
+        r = U64(0x3FEFFFFFFFFFFFFF)
+    return r, U64(0)
+
+
+@njit(cache=True)
+def v_frexp_mant_f32(s0, s1, s2, cin, lane, mode):
+    """D = mantissa of S0 in [0.5, 1) with S0's sign; +-0 and +-inf pass, NaN quieted."""
+    a = U64(s0) & U64(_M32)
+    if fp.is_nan32(a):
+        return fp.quiet32(a), U64(0)
+    if fp.is_inf32(a):
+        return a, U64(0)
+    a = fp.flush32(a, fp.flush_in32(mode))
+    if (a & U64(_A32)) == 0:
+        return a, U64(0)
+    sign, m, e = fp.decompose64(fp.f32_value(a))
+    return fp.round_pack(sign, m, -53, False, 23, 8, RNE, False), U64(0)
+
+
+@njit(cache=True)
+def v_frexp_mant_f64(s0, s1, s2, cin, lane, mode):
+    """D = mantissa of S0 in [0.5, 1) (f64)."""
+    a = U64(s0)
+    if fp.is_nan64(a):
+        return fp.quiet64(a), U64(0)
+    if fp.is_inf64(a):
+        return a, U64(0)
+    a = fp.flush64(a, fp.flush_in64(mode))
+    if (a & U64(_A64)) == 0:
+        return a, U64(0)
+    sign, m, e = fp.decompose64(fp.as_f64(a))
+    return fp.round_pack(sign, m, -53, False, 52, 11, RNE, False), U64(0)
+
+
+@njit(cache=True)
+def _frexp_exp(sign_m_e_ok, m, e):
+    return U64(I64(e + 64 - fp.clz64(m)) & I64(_M32))
+
+
+@njit(cache=True)
+def v_frexp_exp_i32_f32(s0, s1, s2, cin, lane, mode):
+    """D = exponent e with S0 = mant * 2**e, mant in [0.5, 1); 0 for zero, inf, NaN."""
+    a = U64(s0) & U64(_M32)
+    if fp.is_nan32(a) or fp.is_inf32(a):
+        return U64(0), U64(0)
+    a = fp.flush32(a, fp.flush_in32(mode))
+    if (a & U64(_A32)) == 0:
+        return U64(0), U64(0)
+    sign, m, e = fp.decompose64(fp.f32_value(a))
+    return _frexp_exp(True, m, e), U64(0)
+
+
+@njit(cache=True)
+def v_frexp_exp_i32_f64(s0, s1, s2, cin, lane, mode):
+    """D = frexp exponent of the f64 S0; 0 for zero, inf, NaN."""
+    a = U64(s0)
+    if fp.is_nan64(a) or fp.is_inf64(a):
+        return U64(0), U64(0)
+    a = fp.flush64(a, fp.flush_in64(mode))
+    if (a & U64(_A64)) == 0:
+        return U64(0), U64(0)
+    sign, m, e = fp.decompose64(fp.as_f64(a))
+    return _frexp_exp(True, m, e), U64(0)
+
+
+# =========================================================================== ops: transcendentals
+
+@njit(cache=True)
+def v_rcp_f32(s0, s1, s2, cin, lane, mode):
+    """D = 1/S0, emulated correctly rounded per MODE (hardware: <= 1 ULP); +-0 -> +-inf."""
+    return _rcp32(s0, mode), U64(0)
+
+
+@njit(cache=True)
+def v_rcp_iflag_f32(s0, s1, s2, cin, lane, mode):
+    """Same value as v_rcp_f32 (only the exception flag differs on hardware)."""
+    return _rcp32(s0, mode), U64(0)
+
+
+@njit(cache=True)
+def v_rcp_clamp_f32(s0, s1, s2, cin, lane, mode):
+    """v_rcp_f32 with an infinite result clamped to +-MAX_FLOAT."""
+    r = _rcp32(s0, mode)
+    if fp.is_inf32(r):
+        return (r & U64(_S32)) | U64(F32_MAX), U64(0)
+    return r, U64(0)
+
+
+@njit(cache=True)
+def v_rcp_legacy_f32(s0, s1, s2, cin, lane, mode):
+    """v_rcp_f32, but a zero input or an infinite result gives a zero with S0's sign."""
+    r = _rcp32(s0, mode)
+    if fp.is_inf32(r):
+        return r & U64(_S32), U64(0)
+    return r, U64(0)
+
+
+@njit(cache=True)
+def v_rcp_f64(s0, s1, s2, cin, lane, mode):
+    """D = 1/S0 (f64), emulated correctly rounded (hardware: ~2**-26 relative error)."""
+    return _rcp64(s0, mode), U64(0)
+
+
+@njit(cache=True)
+def v_rcp_clamp_f64(s0, s1, s2, cin, lane, mode):
+    """v_rcp_f64 with an infinite result clamped to +-MAX_DOUBLE."""
+    r = _rcp64(s0, mode)
+    if fp.is_inf64(r):
+        return (r & U64(_S64)) | U64(F64_MAX), U64(0)
+    return r, U64(0)
+
+
+@njit(cache=True)
+def v_sqrt_f32(s0, s1, s2, cin, lane, mode):
+    """D = sqrt(S0), emulated correctly rounded per MODE; negative -> -NaN."""
+    return _sqrt32(s0, mode), U64(0)
+
+
+@njit(cache=True)
+def v_sqrt_f64(s0, s1, s2, cin, lane, mode):
+    """D = sqrt(S0) (f64), emulated correctly rounded per MODE; negative -> -NaN."""
+    return _sqrt64(s0, mode), U64(0)
+
+
+@njit(cache=True)
+def v_rsq_f32(s0, s1, s2, cin, lane, mode):
+    """D = 1/sqrt(S0); error <= 0.5 ULP + 2**-28 ULP; denormal inputs flushed; neg -> -NaN."""
+    return _rsq32(s0, mode), U64(0)
+
+
+@njit(cache=True)
+def v_rsq_clamp_f32(s0, s1, s2, cin, lane, mode):
+    """v_rsq_f32 with +-inf results clamped to +-MAX_FLOAT."""
+    r = _rsq32(s0, mode)
+    if fp.is_inf32(r):
+        return (r & U64(_S32)) | U64(F32_MAX), U64(0)
+    return r, U64(0)
+
+
+@njit(cache=True)
+def v_rsq_legacy_f32(s0, s1, s2, cin, lane, mode):
+    """v_rsq_f32, but an infinite result becomes +0 (CLRX)."""
+    r = _rsq32(s0, mode)
+    if fp.is_inf32(r):
+        return U64(0), U64(0)
+    return r, U64(0)
+
+
+@njit(cache=True)
+def v_rsq_f64(s0, s1, s2, cin, lane, mode):
+    """D = 1/sqrt(S0) (f64); error <= 1 ULP; negative -> -NaN."""
+    return _rsq64(s0, mode), U64(0)
+
+
+@njit(cache=True)
+def v_rsq_clamp_f64(s0, s1, s2, cin, lane, mode):
+    """v_rsq_f64 with +-inf results clamped to +-MAX_DOUBLE."""
+    r = _rsq64(s0, mode)
+    if fp.is_inf64(r):
+        return (r & U64(_S64)) | U64(F64_MAX), U64(0)
+    return r, U64(0)
+
+
+@njit(cache=True)
+def v_exp_f32(s0, s1, s2, cin, lane, mode):
+    """D = 2**S0; S0 < -126 -> +0; error <= 0.5 ULP + 2**-28 ULP."""
+    return _exp32(s0, mode), U64(0)
+
+
+@njit(cache=True)
+def v_exp_legacy_f32(s0, s1, s2, cin, lane, mode):
+    """Emulated like v_exp_f32 (the hardware's legacy variant may be slightly less accurate)."""
+    return _exp32(s0, mode), U64(0)
+
+
+@njit(cache=True)
+def v_log_f32(s0, s1, s2, cin, lane, mode):
+    """D = log2(S0); denormal inputs flushed; error <= 0.5 ULP + 2**-28 ULP."""
+    return _log32(s0, mode), U64(0)
+
+
+@njit(cache=True)
+def v_log_legacy_f32(s0, s1, s2, cin, lane, mode):
+    """Emulated like v_log_f32."""
+    return _log32(s0, mode), U64(0)
+
+
+@njit(cache=True)
+def v_log_clamp_f32(s0, s1, s2, cin, lane, mode):
+    """v_log_f32 with -inf clamped to -MAX_FLOAT."""
+    r = _log32(s0, mode)
+    if r == U64(0xFF800000):
+        return U64(0xFF7FFFFF), U64(0)
+    return r, U64(0)
+
+
+@njit(cache=True)
+def v_sin_f32(s0, s1, s2, cin, lane, mode):
+    """D = sin(2*pi*S0) for S0 in [-256, 256] (else +0); error <= 0.5 ULP + 2**-27 ULP."""
+    return _sincos32(s0, mode, False), U64(0)
+
+
+@njit(cache=True)
+def v_cos_f32(s0, s1, s2, cin, lane, mode):
+    """D = cos(2*pi*S0) for S0 in [-256, 256] (else 1.0); error <= 0.5 ULP + 2**-27 ULP."""
+    return _sincos32(s0, mode, True), U64(0)
+
+
+# =========================================================================== ops: division support
+
+@njit(cache=True)
+def v_div_scale_f32(s0, s1, s2, cin, lane, mode):
+    """Division pre-scaling (S0 = value to scale, S1 = denominator, S2 = numerator); flag = VCC."""
+    return _div_scale32(s0, s1, s2)
+
+
+@njit(cache=True)
+def v_div_scale_f64(s0, s1, s2, cin, lane, mode):
+    """f64 division pre-scaling; flag = VCC."""
+    return _div_scale64(s0, s1, s2)
+
+
+@njit(cache=True)
+def v_div_fmas_f32(s0, s1, s2, cin, lane, mode):
+    """D = fma(S0, S1, S2), and when VCC (cin) is set scaled by 2**64 if |S2| >= 2 else by
+    2**-64, with a single rounding (the scale undoes v_div_scale's one-sided scaling)."""
+    a = U64(s0) & U64(_M32)
+    b = U64(s1) & U64(_M32)
+    c = U64(s2) & U64(_M32)
+    if U64(cin) == 0:
+        return _fma32(a, b, c, mode), U64(0)
+    k = 64.0 if abs(fp.f32_value(c)) >= 2.0 else -64.0
+    if fp.is_nan32(a) or fp.is_nan32(b) or fp.is_nan32(c):
+        return _nan3_32(a, b, c), U64(0)
+    r = _fma32(a, b, c, mode | 0x30)
+    if fp.is_inf32(r) or fp.is_nan32(r) or (r & U64(_A32)) == 0:
+        return r, U64(0)
+    # redo the fused sum exactly and round once after scaling
+    fi = fp.flush_in32(mode)
+    p = fp.f32_value(fp.flush32(a, fi)) * fp.f32_value(fp.flush32(b, fi))
+    s, err = fp.two_sum(p, fp.f32_value(fp.flush32(c, fi)))
+    sc = 2.0 ** k
+    return fp.pack_f32(s * sc, err * sc, fp.rmode32(mode), fp.flush_out32(mode)), U64(0)
+
+
+@njit(cache=True)
+def v_div_fmas_f64(s0, s1, s2, cin, lane, mode):
+    """D = fma(S0, S1, S2), scaled by 2**128 (|S2| >= 2) or 2**-128 when VCC (cin) is set, with
+    a single rounding.  Directed roundings share v_fma_f64's underflow caveat."""
+    if U64(cin) == 0:
+        return _fma64(s0, s1, s2, mode), U64(0)
+    k = 128 if abs(fp.as_f64(U64(s2))) >= 2.0 else -128
+    done, bits, r, err = _fma64_parts(s0, s1, s2, mode)
+    if done:
+        return bits, U64(0)
+    rm = fp.rmode64(mode)
+    fo = fp.flush_out64(mode)
+    if r == 0.0 or np.isinf(r):
+        return fp.pack_f64(r, err, rm, fo), U64(0)
+    sign, m, e = fp.decompose64(r)
+    m = m << U64(2)
+    if err != 0.0:
+        if (err < 0) == sign:
+            m += U64(1)
+        else:
+            m -= U64(1)
+    return fp.round_pack(sign, m, e - 2 + k, False, 52, 11, rm, fo), U64(0)
+
+
+@njit(cache=True)
+def v_div_fixup_f32(s0, s1, s2, cin, lane, mode):
+    """Final division fix-up (S0 = quotient, S1 = denominator, S2 = numerator): special cases
+    from S1/S2 (NaN, 0/0 -> NaN, inf/inf -> -NaN, x/0 -> inf, x/inf -> 0), a NaN quotient ->
+    signed inf, otherwise |S0| with the sign of S1*S2."""
+    a = U64(s0) & U64(_M32)
+    b = U64(s1) & U64(_M32)
+    c = U64(s2) & U64(_M32)
+    neg = ((b ^ c) & U64(_S32)) != 0
+    sbit = U64(_S32) if neg else U64(0)
+    k = _div_fixup_common(fp.is_nan32(a), a, fp.is_nan32(b), fp.is_inf32(b),
+                          (b & U64(_A32)) == 0, fp.is_nan32(c), fp.is_inf32(c),
+                          (c & U64(_A32)) == 0, neg)
+    if k == 0:
+        return fp.quiet32(c), U64(0)
+    if k == 1:
+        return fp.quiet32(b), U64(0)
+    if k == 2:
+        return U64(F32_QNAN), U64(0)
+    if k == 3:
+        return U64(F32_NEG_QNAN), U64(0)
+    if k == 4:
+        return sbit | U64(0x7F800000), U64(0)
+    if k == 5:
+        return sbit, U64(0)
+    return sbit | (a & U64(_A32)), U64(0)
+
+
+@njit(cache=True)
+def v_div_fixup_f64(s0, s1, s2, cin, lane, mode):
+    """f64 division fix-up, same cases as v_div_fixup_f32."""
+    a = U64(s0)
+    b = U64(s1)
+    c = U64(s2)
+    neg = ((b ^ c) & U64(_S64)) != 0
+    sbit = U64(_S64) if neg else U64(0)
+    k = _div_fixup_common(fp.is_nan64(a), a, fp.is_nan64(b), fp.is_inf64(b),
+                          (b & U64(_A64)) == 0, fp.is_nan64(c), fp.is_inf64(c),
+                          (c & U64(_A64)) == 0, neg)
+    if k == 0:
+        return fp.quiet64(c), U64(0)
+    if k == 1:
+        return fp.quiet64(b), U64(0)
+    if k == 2:
+        return U64(F64_QNAN), U64(0)
+    if k == 3:
+        return U64(F64_NEG_QNAN), U64(0)
+    if k == 4:
+        return sbit | U64(0x7FF0000000000000), U64(0)
+    if k == 5:
+        return sbit, U64(0)
+    return sbit | (a & U64(_A64)), U64(0)
+
+
+@njit(cache=True)
+def v_trig_preop_f64(s0, s1, s2, cin, lane, mode):
+    """D = 53-bit segment S1[4:0] of 2/pi (aligned for S0's exponent), see _trig_preop."""
+    return _trig_preop(s0, U64(s1) & U64(31)), U64(0)
+
+
+# =========================================================================== ops: cube map
+
+@njit(cache=True)
+def _cube_axis(s0, s1, s2):
+    """Major axis of (x, y, z): 2 z, 1 y, 0 x (ties prefer z, then y; CLRX order)."""
+    ax = abs(fp.f32_value(s0))
+    ay = abs(fp.f32_value(s1))
+    az = abs(fp.f32_value(s2))
+    if az >= ax and az >= ay:
+        return 2
+    if ay >= ax:
+        return 1
+    return 0
+
+
+@njit(cache=True)
+def v_cubeid_f32(s0, s1, s2, cin, lane, mode):
+    """Cube face id as a float: 2*axis + (component < 0)."""
+    a = U64(s0) & U64(_M32)
+    b = U64(s1) & U64(_M32)
+    c = U64(s2) & U64(_M32)
+    ax = _cube_axis(a, b, c)
+    if ax == 2:
+        v = c
+    elif ax == 1:
+        v = b
+    else:
+        v = a
+    face = 2 * ax + (1 if fp.f32_value(v) < 0.0 else 0)
+    return fp.pack_f32(float(face), 0.0, RNE, False), U64(0)
+
+
+@njit(cache=True)
+def v_cubema_f32(s0, s1, s2, cin, lane, mode):
+    """Cube major axis value times two: 2 * (major component)."""
+    a = U64(s0) & U64(_M32)
+    b = U64(s1) & U64(_M32)
+    c = U64(s2) & U64(_M32)
+    ax = _cube_axis(a, b, c)
+    v = c if ax == 2 else (b if ax == 1 else a)
+    if fp.is_nan32(v):
+        return fp.quiet32(v), U64(0)
+    if fp.is_inf32(v):
+        return v, U64(0)
+    return fp.pack_f32(2.0 * fp.f32_value(v), 0.0, fp.rmode32(mode), fp.flush_out32(mode)), U64(0)
+
+
+@njit(cache=True)
+def _neg32(b):
+    return (U64(b) & U64(_M32)) ^ U64(_S32)
+
+
+@njit(cache=True)
+def v_cubesc_f32(s0, s1, s2, cin, lane, mode):
+    """Cube S coordinate: z major: z<0 ? -x : x; y major: x; x major: x<0 ? z : -z."""
+    a = U64(s0) & U64(_M32)
+    b = U64(s1) & U64(_M32)
+    c = U64(s2) & U64(_M32)
+    ax = _cube_axis(a, b, c)
+    if ax == 2:
+        r = _neg32(a) if fp.f32_value(c) < 0.0 else a
+    elif ax == 1:
+        r = a
+    else:
+        r = c if fp.f32_value(a) < 0.0 else _neg32(c)
+    return r, U64(0)
+
+
+@njit(cache=True)
+def v_cubetc_f32(s0, s1, s2, cin, lane, mode):
+    """Cube T coordinate: z major: -y; y major: y<0 ? -z : z; x major: -y."""
+    a = U64(s0) & U64(_M32)
+    b = U64(s1) & U64(_M32)
+    c = U64(s2) & U64(_M32)
+    ax = _cube_axis(a, b, c)
+    if ax == 1:
+        r = _neg32(c) if fp.f32_value(b) < 0.0 else c
+    else:
+        r = _neg32(b)
+    return r, U64(0)
+
+
+# =========================================================================== ops: conversions
+
+@njit(cache=True)
+def v_cvt_f32_i32(s0, s1, s2, cin, lane, mode):
+    """D = (float)(int32)S0, rounded per MODE."""
+    return _int_to_f32(I64(np.int32(np.uint32(U64(s0) & U64(_M32)))), mode), U64(0)
+
+
+@njit(cache=True)
+def v_cvt_f32_u32(s0, s1, s2, cin, lane, mode):
+    """D = (float)(uint32)S0, rounded per MODE."""
+    return _int_to_f32(I64(U64(s0) & U64(_M32)), mode), U64(0)
+
+
+@njit(cache=True)
+def v_cvt_f64_i32(s0, s1, s2, cin, lane, mode):
+    """D = (double)(int32)S0 (exact)."""
+    v = np.float64(np.int32(np.uint32(U64(s0) & U64(_M32))))
+    return fp.f64_bits(v), U64(0)
+
+
+@njit(cache=True)
+def v_cvt_f64_u32(s0, s1, s2, cin, lane, mode):
+    """D = (double)(uint32)S0 (exact)."""
+    v = np.float64(np.uint32(U64(s0) & U64(_M32)))
+    return fp.f64_bits(v), U64(0)
+
+
+@njit(cache=True)
+def v_cvt_i32_f32(s0, s1, s2, cin, lane, mode):
+    """D = (int32)trunc(S0), saturating; NaN -> 0."""
+    a = U64(s0) & U64(_M32)
+    if fp.is_nan32(a):
+        return U64(0), U64(0)
+    return _f_to_i32(fp.in32(a, mode), -2147483648.0, 2147483647.0), U64(0)
+
+
+@njit(cache=True)
+def v_cvt_u32_f32(s0, s1, s2, cin, lane, mode):
+    """D = (uint32)trunc(S0), saturating at 0 and 0xffffffff; NaN -> 0."""
+    a = U64(s0) & U64(_M32)
+    if fp.is_nan32(a):
+        return U64(0), U64(0)
+    return _f_to_i32(fp.in32(a, mode), 0.0, 4294967295.0), U64(0)
+
+
+@njit(cache=True)
+def v_cvt_i32_f64(s0, s1, s2, cin, lane, mode):
+    """D = (int32)trunc(S0 f64), saturating; NaN -> 0."""
+    a = U64(s0)
+    if fp.is_nan64(a):
+        return U64(0), U64(0)
+    return _f_to_i32(fp.in64(a, mode), -2147483648.0, 2147483647.0), U64(0)
+
+
+@njit(cache=True)
+def v_cvt_u32_f64(s0, s1, s2, cin, lane, mode):
+    """D = (uint32)trunc(S0 f64), saturating; NaN -> 0."""
+    a = U64(s0)
+    if fp.is_nan64(a):
+        return U64(0), U64(0)
+    return _f_to_i32(fp.in64(a, mode), 0.0, 4294967295.0), U64(0)
+
+
+@njit(cache=True)
+def v_cvt_flr_i32_f32(s0, s1, s2, cin, lane, mode):
+    """D = (int32)floor(S0), saturating; NaN -> INT_MAX / INT_MIN by its sign (CLRX)."""
+    a = U64(s0) & U64(_M32)
+    if fp.is_nan32(a):
+        return (U64(0x80000000) if (a & U64(_S32)) != 0 else U64(0x7FFFFFFF)), U64(0)
+    return _f_to_i32(np.floor(fp.in32(a, mode)), -2147483648.0, 2147483647.0), U64(0)
+
+
+@njit(cache=True)
+def v_cvt_rpi_i32_f32(s0, s1, s2, cin, lane, mode):
+    """D = (int32)floor(S0 + 0.5) with the +0.5 done in f32 (RNE), saturating; NaN -> INT_MAX /
+    INT_MIN by its sign (CLRX)."""
+    a = U64(s0) & U64(_M32)
+    if fp.is_nan32(a):
+        return (U64(0x80000000) if (a & U64(_S32)) != 0 else U64(0x7FFFFFFF)), U64(0)
+    fi = fp.flush_in32(mode)
+    h = _add32(a, U64(0x3F000000), mode & ~0x3, fi, False)
+    return _f_to_i32(np.floor(fp.f32_value(h)), -2147483648.0, 2147483647.0), U64(0)
+
+
+@njit(cache=True)
+def v_cvt_f32_f64(s0, s1, s2, cin, lane, mode):
+    """D = (float)S0, rounded per the f32 MODE rounding; overflow -> inf/MAX per mode."""
+    a = U64(s0)
+    if fp.is_nan64(a):
+        return (((a >> U64(32)) & U64(_S32)) | U64(0x7FC00000)
+                | ((a >> U64(29)) & U64(0x7FFFFF))), U64(0)
+    if fp.is_inf64(a):
+        return ((a >> U64(32)) & U64(_S32)) | U64(0x7F800000), U64(0)
+    a = fp.flush64(a, fp.flush_in64(mode))
+    if (a & U64(_A64)) == 0:
+        return (a >> U64(32)) & U64(_S32), U64(0)
+    sign, m, e = fp.decompose64(fp.as_f64(a))
+    return fp.round_pack(sign, m, e, False, 23, 8, fp.rmode32(mode), fp.flush_out32(mode)), U64(0)
+
+
+@njit(cache=True)
+def v_cvt_f64_f32(s0, s1, s2, cin, lane, mode):
+    """D = (double)S0 (exact; NaN payload kept and quieted)."""
+    a = U64(s0) & U64(_M32)
+    if fp.is_nan32(a):
+        return (((a & U64(_S32)) << U64(32)) | U64(0x7FF8000000000000)
+                | ((a & U64(0x7FFFFF)) << U64(29))), U64(0)
+    return fp.f64_bits(fp.in32(a, mode)), U64(0)
+
+
+@njit(cache=True)
+def v_cvt_f16_f32(s0, s1, s2, cin, lane, mode):
+    """D[15:0] = f16(S0) rounded per the f32 MODE rounding; denormals kept (gfx7)."""
+    return fp.f32_to_f16_bits(U64(s0), fp.rmode32(mode), False), U64(0)
+
+
+@njit(cache=True)
+def v_cvt_f32_f16(s0, s1, s2, cin, lane, mode):
+    """D = (float)f16(S0[15:0]) (exact; denormals kept on gfx7)."""
+    return fp.f16_to_f32_bits(U64(s0) & U64(0xFFFF)), U64(0)
+
+
+@njit(cache=True)
+def v_cvt_pkrtz_f16_f32(s0, s1, s2, cin, lane, mode):
+    """D = f16_rtz(S0) | f16_rtz(S1) << 16 (round toward zero, denormals kept)."""
+    lo = fp.f32_to_f16_bits(U64(s0), RTZ, False)
+    hi = fp.f32_to_f16_bits(U64(s1), RTZ, False)
+    return lo | (hi << U64(16)), U64(0)
+
+
+@njit(cache=True)
+def v_cvt_pknorm_i16_f32(s0, s1, s2, cin, lane, mode):
+    """D = snorm16(S0) | snorm16(S1) << 16, snorm16(x) = clamp(rne(x*32767), -32767, 32767)."""
+    lo = _norm16(s0, 32767.0, -32767.0, mode)
+    hi = _norm16(s1, 32767.0, -32767.0, mode)
+    return lo | (hi << U64(16)), U64(0)
+
+
+@njit(cache=True)
+def v_cvt_pknorm_u16_f32(s0, s1, s2, cin, lane, mode):
+    """D = unorm16(S0) | unorm16(S1) << 16, unorm16(x) = clamp(rne(x*65535), 0, 65535)."""
+    lo = _norm16(s0, 65535.0, 0.0, mode)
+    hi = _norm16(s1, 65535.0, 0.0, mode)
+    return lo | (hi << U64(16)), U64(0)
+
+
+@njit(cache=True)
+def v_cvt_pk_i16_i32(s0, s1, s2, cin, lane, mode):
+    """D = sat_i16(S0) | sat_i16(S1) << 16."""
+    a = I64(np.int32(np.uint32(U64(s0) & U64(_M32))))
+    b = I64(np.int32(np.uint32(U64(s1) & U64(_M32))))
+    a = min(max(a, -32768), 32767)
+    b = min(max(b, -32768), 32767)
+    return (U64(a) & U64(0xFFFF)) | ((U64(b) & U64(0xFFFF)) << U64(16)), U64(0)
+
+
+@njit(cache=True)
+def v_cvt_pk_u16_u32(s0, s1, s2, cin, lane, mode):
+    """D = min(S0, 0xffff) | min(S1, 0xffff) << 16."""
+    a = min(U64(s0) & U64(_M32), U64(0xFFFF))
+    b = min(U64(s1) & U64(_M32), U64(0xFFFF))
+    return a | (b << U64(16)), U64(0)
+
+
+@njit(cache=True)
+def v_cvt_pk_u8_f32(s0, s1, s2, cin, lane, mode):
+    """D = (S2 & ~(0xff << 8*S1[1:0])) | u8(S0) << 8*S1[1:0]; u8 rounds per MODE, saturates,
+    NaN -> 0."""
+    sh = (U64(s1) & U64(3)) * U64(8)
+    mask = U64(0xFF) << sh
+    return ((U64(s2) & U64(_M32)) & ~mask) | (_to_u8(s0, mode) << sh), U64(0)
+
+
+@njit(cache=True)
+def v_cvt_pkaccum_u8_f32(s0, s1, s2, cin, lane, mode):
+    """Like v_cvt_pk_u8_f32 but merges into the old D, which the engine passes in s2."""
+    sh = (U64(s1) & U64(3)) * U64(8)
+    mask = U64(0xFF) << sh
+    return ((U64(s2) & U64(_M32)) & ~mask) | (_to_u8(s0, mode) << sh), U64(0)
+
+
+@njit(cache=True)
+def v_cvt_off_f32_i4(s0, s1, s2, cin, lane, mode):
+    """D = ((S0 & 0xf) ^ 8) / 16 - 0.5 (4-bit signed offset to float, exact)."""
+    v = np.float64((U64(s0) & U64(0xF)) ^ U64(8)) / 16.0 - 0.5
+    return fp.pack_f32(v, 0.0, RNE, False), U64(0)
+
+
+@njit(cache=True)
+def v_cvt_f32_ubyte0(s0, s1, s2, cin, lane, mode):
+    """D = (float)(S0 & 0xff)."""
+    return fp.pack_f32(np.float64(U64(s0) & U64(0xFF)), 0.0, RNE, False), U64(0)
+
+
+@njit(cache=True)
+def v_cvt_f32_ubyte1(s0, s1, s2, cin, lane, mode):
+    """D = (float)((S0 >> 8) & 0xff)."""
+    return fp.pack_f32(np.float64((U64(s0) >> U64(8)) & U64(0xFF)), 0.0, RNE, False), U64(0)
+
+
+@njit(cache=True)
+def v_cvt_f32_ubyte2(s0, s1, s2, cin, lane, mode):
+    """D = (float)((S0 >> 16) & 0xff)."""
+    return fp.pack_f32(np.float64((U64(s0) >> U64(16)) & U64(0xFF)), 0.0, RNE, False), U64(0)
+
+
+@njit(cache=True)
+def v_cvt_f32_ubyte3(s0, s1, s2, cin, lane, mode):
+    """D = (float)((S0 >> 24) & 0xff)."""
+    return fp.pack_f32(np.float64((U64(s0) >> U64(24)) & U64(0xFF)), 0.0, RNE, False), U64(0)
+
+
+@njit(cache=True)
+def v_lerp_u8(s0, s1, s2, cin, lane, mode):
+    """Per byte: D.b = (S0.b + S1.b + (S2.b & 1)) >> 1."""
+    r = U64(0)
+    for i in range(4):
+        sh = U64(8 * i)
+        a = (U64(s0) >> sh) & U64(0xFF)
+        b = (U64(s1) >> sh) & U64(0xFF)
+        c = (U64(s2) >> sh) & U64(1)
+        r |= (((a + b + c) >> U64(1)) & U64(0xFF)) << sh
+    return r, U64(0)
+
+
+# =========================================================================== ops: VOPC
+# v_cmpx_* (EXEC write done by the engine), v_cmps_* / v_cmpsx_* (signalling: differ only in
+# exceptions) compute the same bit and are aliases of their v_cmp_* twin.
+
+@njit(cache=True)
+def v_cmp_f_f32(s0, s1, s2, cin, lane, mode):
+    """flag = false (f32, NaN unordered, denormals flushed per MODE)."""
+    return U64(0), _cmp32(s0, s1, 0, mode)
+
+@njit(cache=True)
+def v_cmp_lt_f32(s0, s1, s2, cin, lane, mode):
+    """flag = S0 < S1 (f32, NaN unordered, denormals flushed per MODE)."""
+    return U64(0), _cmp32(s0, s1, 1, mode)
+
+@njit(cache=True)
+def v_cmp_eq_f32(s0, s1, s2, cin, lane, mode):
+    """flag = S0 == S1 (f32, NaN unordered, denormals flushed per MODE)."""
+    return U64(0), _cmp32(s0, s1, 2, mode)
+
+@njit(cache=True)
+def v_cmp_le_f32(s0, s1, s2, cin, lane, mode):
+    """flag = S0 <= S1 (f32, NaN unordered, denormals flushed per MODE)."""
+    return U64(0), _cmp32(s0, s1, 3, mode)
+
+@njit(cache=True)
+def v_cmp_gt_f32(s0, s1, s2, cin, lane, mode):
+    """flag = S0 > S1 (f32, NaN unordered, denormals flushed per MODE)."""
+    return U64(0), _cmp32(s0, s1, 4, mode)
+
+@njit(cache=True)
+def v_cmp_lg_f32(s0, s1, s2, cin, lane, mode):
+    """flag = S0 <> S1 (ordered, not equal) (f32, NaN unordered, denormals flushed per MODE)."""
+    return U64(0), _cmp32(s0, s1, 5, mode)
+
+@njit(cache=True)
+def v_cmp_ge_f32(s0, s1, s2, cin, lane, mode):
+    """flag = S0 >= S1 (f32, NaN unordered, denormals flushed per MODE)."""
+    return U64(0), _cmp32(s0, s1, 6, mode)
+
+@njit(cache=True)
+def v_cmp_o_f32(s0, s1, s2, cin, lane, mode):
+    """flag = both ordered (no NaN) (f32, NaN unordered, denormals flushed per MODE)."""
+    return U64(0), _cmp32(s0, s1, 7, mode)
+
+@njit(cache=True)
+def v_cmp_u_f32(s0, s1, s2, cin, lane, mode):
+    """flag = unordered (a NaN) (f32, NaN unordered, denormals flushed per MODE)."""
+    return U64(0), _cmp32(s0, s1, 8, mode)
+
+@njit(cache=True)
+def v_cmp_nge_f32(s0, s1, s2, cin, lane, mode):
+    """flag = !(S0 >= S1) (f32, NaN unordered, denormals flushed per MODE)."""
+    return U64(0), _cmp32(s0, s1, 9, mode)
+
+@njit(cache=True)
+def v_cmp_nlg_f32(s0, s1, s2, cin, lane, mode):
+    """flag = !(S0 <> S1) (f32, NaN unordered, denormals flushed per MODE)."""
+    return U64(0), _cmp32(s0, s1, 10, mode)
+
+@njit(cache=True)
+def v_cmp_ngt_f32(s0, s1, s2, cin, lane, mode):
+    """flag = !(S0 > S1) (f32, NaN unordered, denormals flushed per MODE)."""
+    return U64(0), _cmp32(s0, s1, 11, mode)
+
+@njit(cache=True)
+def v_cmp_nle_f32(s0, s1, s2, cin, lane, mode):
+    """flag = !(S0 <= S1) (f32, NaN unordered, denormals flushed per MODE)."""
+    return U64(0), _cmp32(s0, s1, 12, mode)
+
+@njit(cache=True)
+def v_cmp_neq_f32(s0, s1, s2, cin, lane, mode):
+    """flag = !(S0 == S1) (f32, NaN unordered, denormals flushed per MODE)."""
+    return U64(0), _cmp32(s0, s1, 13, mode)
+
+@njit(cache=True)
+def v_cmp_nlt_f32(s0, s1, s2, cin, lane, mode):
+    """flag = !(S0 < S1) (f32, NaN unordered, denormals flushed per MODE)."""
+    return U64(0), _cmp32(s0, s1, 14, mode)
+
+@njit(cache=True)
+def v_cmp_tru_f32(s0, s1, s2, cin, lane, mode):
+    """flag = true (f32, NaN unordered, denormals flushed per MODE)."""
+    return U64(0), _cmp32(s0, s1, 15, mode)
+
+@njit(cache=True)
+def v_cmp_f_f64(s0, s1, s2, cin, lane, mode):
+    """flag = false (f64, NaN unordered, denormals flushed per MODE)."""
+    return U64(0), _cmp64(s0, s1, 0, mode)
+
+@njit(cache=True)
+def v_cmp_lt_f64(s0, s1, s2, cin, lane, mode):
+    """flag = S0 < S1 (f64, NaN unordered, denormals flushed per MODE)."""
+    return U64(0), _cmp64(s0, s1, 1, mode)
+
+@njit(cache=True)
+def v_cmp_eq_f64(s0, s1, s2, cin, lane, mode):
+    """flag = S0 == S1 (f64, NaN unordered, denormals flushed per MODE)."""
+    return U64(0), _cmp64(s0, s1, 2, mode)
+
+@njit(cache=True)
+def v_cmp_le_f64(s0, s1, s2, cin, lane, mode):
+    """flag = S0 <= S1 (f64, NaN unordered, denormals flushed per MODE)."""
+    return U64(0), _cmp64(s0, s1, 3, mode)
+
+@njit(cache=True)
+def v_cmp_gt_f64(s0, s1, s2, cin, lane, mode):
+    """flag = S0 > S1 (f64, NaN unordered, denormals flushed per MODE)."""
+    return U64(0), _cmp64(s0, s1, 4, mode)
+
+@njit(cache=True)
+def v_cmp_lg_f64(s0, s1, s2, cin, lane, mode):
+    """flag = S0 <> S1 (ordered, not equal) (f64, NaN unordered, denormals flushed per MODE)."""
+    return U64(0), _cmp64(s0, s1, 5, mode)
+
+@njit(cache=True)
+def v_cmp_ge_f64(s0, s1, s2, cin, lane, mode):
+    """flag = S0 >= S1 (f64, NaN unordered, denormals flushed per MODE)."""
+    return U64(0), _cmp64(s0, s1, 6, mode)
+
+@njit(cache=True)
+def v_cmp_o_f64(s0, s1, s2, cin, lane, mode):
+    """flag = both ordered (no NaN) (f64, NaN unordered, denormals flushed per MODE)."""
+    return U64(0), _cmp64(s0, s1, 7, mode)
+
+@njit(cache=True)
+def v_cmp_u_f64(s0, s1, s2, cin, lane, mode):
+    """flag = unordered (a NaN) (f64, NaN unordered, denormals flushed per MODE)."""
+    return U64(0), _cmp64(s0, s1, 8, mode)
+
+@njit(cache=True)
+def v_cmp_nge_f64(s0, s1, s2, cin, lane, mode):
+    """flag = !(S0 >= S1) (f64, NaN unordered, denormals flushed per MODE)."""
+    return U64(0), _cmp64(s0, s1, 9, mode)
+
+@njit(cache=True)
+def v_cmp_nlg_f64(s0, s1, s2, cin, lane, mode):
+    """flag = !(S0 <> S1) (f64, NaN unordered, denormals flushed per MODE)."""
+    return U64(0), _cmp64(s0, s1, 10, mode)
+
+@njit(cache=True)
+def v_cmp_ngt_f64(s0, s1, s2, cin, lane, mode):
+    """flag = !(S0 > S1) (f64, NaN unordered, denormals flushed per MODE)."""
+    return U64(0), _cmp64(s0, s1, 11, mode)
+
+@njit(cache=True)
+def v_cmp_nle_f64(s0, s1, s2, cin, lane, mode):
+    """flag = !(S0 <= S1) (f64, NaN unordered, denormals flushed per MODE)."""
+    return U64(0), _cmp64(s0, s1, 12, mode)
+
+@njit(cache=True)
+def v_cmp_neq_f64(s0, s1, s2, cin, lane, mode):
+    """flag = !(S0 == S1) (f64, NaN unordered, denormals flushed per MODE)."""
+    return U64(0), _cmp64(s0, s1, 13, mode)
+
+@njit(cache=True)
+def v_cmp_nlt_f64(s0, s1, s2, cin, lane, mode):
+    """flag = !(S0 < S1) (f64, NaN unordered, denormals flushed per MODE)."""
+    return U64(0), _cmp64(s0, s1, 14, mode)
+
+@njit(cache=True)
+def v_cmp_tru_f64(s0, s1, s2, cin, lane, mode):
+    """flag = true (f64, NaN unordered, denormals flushed per MODE)."""
+    return U64(0), _cmp64(s0, s1, 15, mode)
+
+@njit(cache=True)
+def v_cmp_class_f32(s0, s1, s2, cin, lane, mode):
+    """flag = bit class(S0) of the mask S1 (0 sNaN, 1 qNaN, 2 -inf, 3 -normal, 4 -denormal,
+    5 -0, 6 +0, 7 +denormal, 8 +normal, 9 +inf); no denormal flushing."""
+    return U64(0), _class32(s0, s1)
+
+@njit(cache=True)
+def v_cmp_class_f64(s0, s1, s2, cin, lane, mode):
+    """flag = bit class(S0) of the mask S1 (0 sNaN, 1 qNaN, 2 -inf, 3 -normal, 4 -denormal,
+    5 -0, 6 +0, 7 +denormal, 8 +normal, 9 +inf); no denormal flushing."""
+    return U64(0), _class64(s0, s1)
+
+
+v_cmpx_f_f32 = v_cmp_f_f32
+v_cmps_f_f32 = v_cmp_f_f32
+v_cmpsx_f_f32 = v_cmp_f_f32
+v_cmpx_lt_f32 = v_cmp_lt_f32
+v_cmps_lt_f32 = v_cmp_lt_f32
+v_cmpsx_lt_f32 = v_cmp_lt_f32
+v_cmpx_eq_f32 = v_cmp_eq_f32
+v_cmps_eq_f32 = v_cmp_eq_f32
+v_cmpsx_eq_f32 = v_cmp_eq_f32
+v_cmpx_le_f32 = v_cmp_le_f32
+v_cmps_le_f32 = v_cmp_le_f32
+v_cmpsx_le_f32 = v_cmp_le_f32
+v_cmpx_gt_f32 = v_cmp_gt_f32
+v_cmps_gt_f32 = v_cmp_gt_f32
+v_cmpsx_gt_f32 = v_cmp_gt_f32
+v_cmpx_lg_f32 = v_cmp_lg_f32
+v_cmps_lg_f32 = v_cmp_lg_f32
+v_cmpsx_lg_f32 = v_cmp_lg_f32
+v_cmpx_ge_f32 = v_cmp_ge_f32
+v_cmps_ge_f32 = v_cmp_ge_f32
+v_cmpsx_ge_f32 = v_cmp_ge_f32
+v_cmpx_o_f32 = v_cmp_o_f32
+v_cmps_o_f32 = v_cmp_o_f32
+v_cmpsx_o_f32 = v_cmp_o_f32
+v_cmpx_u_f32 = v_cmp_u_f32
+v_cmps_u_f32 = v_cmp_u_f32
+v_cmpsx_u_f32 = v_cmp_u_f32
+v_cmpx_nge_f32 = v_cmp_nge_f32
+v_cmps_nge_f32 = v_cmp_nge_f32
+v_cmpsx_nge_f32 = v_cmp_nge_f32
+v_cmpx_nlg_f32 = v_cmp_nlg_f32
+v_cmps_nlg_f32 = v_cmp_nlg_f32
+v_cmpsx_nlg_f32 = v_cmp_nlg_f32
+v_cmpx_ngt_f32 = v_cmp_ngt_f32
+v_cmps_ngt_f32 = v_cmp_ngt_f32
+v_cmpsx_ngt_f32 = v_cmp_ngt_f32
+v_cmpx_nle_f32 = v_cmp_nle_f32
+v_cmps_nle_f32 = v_cmp_nle_f32
+v_cmpsx_nle_f32 = v_cmp_nle_f32
+v_cmpx_neq_f32 = v_cmp_neq_f32
+v_cmps_neq_f32 = v_cmp_neq_f32
+v_cmpsx_neq_f32 = v_cmp_neq_f32
+v_cmpx_nlt_f32 = v_cmp_nlt_f32
+v_cmps_nlt_f32 = v_cmp_nlt_f32
+v_cmpsx_nlt_f32 = v_cmp_nlt_f32
+v_cmpx_tru_f32 = v_cmp_tru_f32
+v_cmps_tru_f32 = v_cmp_tru_f32
+v_cmpsx_tru_f32 = v_cmp_tru_f32
+v_cmpx_f_f64 = v_cmp_f_f64
+v_cmps_f_f64 = v_cmp_f_f64
+v_cmpsx_f_f64 = v_cmp_f_f64
+v_cmpx_lt_f64 = v_cmp_lt_f64
+v_cmps_lt_f64 = v_cmp_lt_f64
+v_cmpsx_lt_f64 = v_cmp_lt_f64
+v_cmpx_eq_f64 = v_cmp_eq_f64
+v_cmps_eq_f64 = v_cmp_eq_f64
+v_cmpsx_eq_f64 = v_cmp_eq_f64
+v_cmpx_le_f64 = v_cmp_le_f64
+v_cmps_le_f64 = v_cmp_le_f64
+v_cmpsx_le_f64 = v_cmp_le_f64
+v_cmpx_gt_f64 = v_cmp_gt_f64
+v_cmps_gt_f64 = v_cmp_gt_f64
+v_cmpsx_gt_f64 = v_cmp_gt_f64
+v_cmpx_lg_f64 = v_cmp_lg_f64
+v_cmps_lg_f64 = v_cmp_lg_f64
+v_cmpsx_lg_f64 = v_cmp_lg_f64
+v_cmpx_ge_f64 = v_cmp_ge_f64
+v_cmps_ge_f64 = v_cmp_ge_f64
+v_cmpsx_ge_f64 = v_cmp_ge_f64
+v_cmpx_o_f64 = v_cmp_o_f64
+v_cmps_o_f64 = v_cmp_o_f64
+v_cmpsx_o_f64 = v_cmp_o_f64
+v_cmpx_u_f64 = v_cmp_u_f64
+v_cmps_u_f64 = v_cmp_u_f64
+v_cmpsx_u_f64 = v_cmp_u_f64
+v_cmpx_nge_f64 = v_cmp_nge_f64
+v_cmps_nge_f64 = v_cmp_nge_f64
+v_cmpsx_nge_f64 = v_cmp_nge_f64
+v_cmpx_nlg_f64 = v_cmp_nlg_f64
+v_cmps_nlg_f64 = v_cmp_nlg_f64
+v_cmpsx_nlg_f64 = v_cmp_nlg_f64
+v_cmpx_ngt_f64 = v_cmp_ngt_f64
+v_cmps_ngt_f64 = v_cmp_ngt_f64
+v_cmpsx_ngt_f64 = v_cmp_ngt_f64
+v_cmpx_nle_f64 = v_cmp_nle_f64
+v_cmps_nle_f64 = v_cmp_nle_f64
+v_cmpsx_nle_f64 = v_cmp_nle_f64
+v_cmpx_neq_f64 = v_cmp_neq_f64
+v_cmps_neq_f64 = v_cmp_neq_f64
+v_cmpsx_neq_f64 = v_cmp_neq_f64
+v_cmpx_nlt_f64 = v_cmp_nlt_f64
+v_cmps_nlt_f64 = v_cmp_nlt_f64
+v_cmpsx_nlt_f64 = v_cmp_nlt_f64
+v_cmpx_tru_f64 = v_cmp_tru_f64
+v_cmps_tru_f64 = v_cmp_tru_f64
+v_cmpsx_tru_f64 = v_cmp_tru_f64
+v_cmpx_class_f32 = v_cmp_class_f32
+v_cmpx_class_f64 = v_cmp_class_f64
+
+
+def _collect():
+    g = globals()
+    return {name: g[name] for name in _OP_NAMES if name in g}
+
+
+_OP_NAMES = (
+    "v_add_f32",
+    "v_add_f64",
+    "v_ceil_f32",
+    "v_ceil_f64",
+    "v_cmp_class_f32",
+    "v_cmp_class_f64",
+    "v_cmp_eq_f32",
+    "v_cmp_eq_f64",
+    "v_cmp_f_f32",
+    "v_cmp_f_f64",
+    "v_cmp_ge_f32",
+    "v_cmp_ge_f64",
+    "v_cmp_gt_f32",
+    "v_cmp_gt_f64",
+    "v_cmp_le_f32",
+    "v_cmp_le_f64",
+    "v_cmp_lg_f32",
+    "v_cmp_lg_f64",
+    "v_cmp_lt_f32",
+    "v_cmp_lt_f64",
+    "v_cmp_neq_f32",
+    "v_cmp_neq_f64",
+    "v_cmp_nge_f32",
+    "v_cmp_nge_f64",
+    "v_cmp_ngt_f32",
+    "v_cmp_ngt_f64",
+    "v_cmp_nle_f32",
+    "v_cmp_nle_f64",
+    "v_cmp_nlg_f32",
+    "v_cmp_nlg_f64",
+    "v_cmp_nlt_f32",
+    "v_cmp_nlt_f64",
+    "v_cmp_o_f32",
+    "v_cmp_o_f64",
+    "v_cmp_tru_f32",
+    "v_cmp_tru_f64",
+    "v_cmp_u_f32",
+    "v_cmp_u_f64",
+    "v_cmps_eq_f32",
+    "v_cmps_eq_f64",
+    "v_cmps_f_f32",
+    "v_cmps_f_f64",
+    "v_cmps_ge_f32",
+    "v_cmps_ge_f64",
+    "v_cmps_gt_f32",
+    "v_cmps_gt_f64",
+    "v_cmps_le_f32",
+    "v_cmps_le_f64",
+    "v_cmps_lg_f32",
+    "v_cmps_lg_f64",
+    "v_cmps_lt_f32",
+    "v_cmps_lt_f64",
+    "v_cmps_neq_f32",
+    "v_cmps_neq_f64",
+    "v_cmps_nge_f32",
+    "v_cmps_nge_f64",
+    "v_cmps_ngt_f32",
+    "v_cmps_ngt_f64",
+    "v_cmps_nle_f32",
+    "v_cmps_nle_f64",
+    "v_cmps_nlg_f32",
+    "v_cmps_nlg_f64",
+    "v_cmps_nlt_f32",
+    "v_cmps_nlt_f64",
+    "v_cmps_o_f32",
+    "v_cmps_o_f64",
+    "v_cmps_tru_f32",
+    "v_cmps_tru_f64",
+    "v_cmps_u_f32",
+    "v_cmps_u_f64",
+    "v_cmpsx_eq_f32",
+    "v_cmpsx_eq_f64",
+    "v_cmpsx_f_f32",
+    "v_cmpsx_f_f64",
+    "v_cmpsx_ge_f32",
+    "v_cmpsx_ge_f64",
+    "v_cmpsx_gt_f32",
+    "v_cmpsx_gt_f64",
+    "v_cmpsx_le_f32",
+    "v_cmpsx_le_f64",
+    "v_cmpsx_lg_f32",
+    "v_cmpsx_lg_f64",
+    "v_cmpsx_lt_f32",
+    "v_cmpsx_lt_f64",
+    "v_cmpsx_neq_f32",
+    "v_cmpsx_neq_f64",
+    "v_cmpsx_nge_f32",
+    "v_cmpsx_nge_f64",
+    "v_cmpsx_ngt_f32",
+    "v_cmpsx_ngt_f64",
+    "v_cmpsx_nle_f32",
+    "v_cmpsx_nle_f64",
+    "v_cmpsx_nlg_f32",
+    "v_cmpsx_nlg_f64",
+    "v_cmpsx_nlt_f32",
+    "v_cmpsx_nlt_f64",
+    "v_cmpsx_o_f32",
+    "v_cmpsx_o_f64",
+    "v_cmpsx_tru_f32",
+    "v_cmpsx_tru_f64",
+    "v_cmpsx_u_f32",
+    "v_cmpsx_u_f64",
+    "v_cmpx_class_f32",
+    "v_cmpx_class_f64",
+    "v_cmpx_eq_f32",
+    "v_cmpx_eq_f64",
+    "v_cmpx_f_f32",
+    "v_cmpx_f_f64",
+    "v_cmpx_ge_f32",
+    "v_cmpx_ge_f64",
+    "v_cmpx_gt_f32",
+    "v_cmpx_gt_f64",
+    "v_cmpx_le_f32",
+    "v_cmpx_le_f64",
+    "v_cmpx_lg_f32",
+    "v_cmpx_lg_f64",
+    "v_cmpx_lt_f32",
+    "v_cmpx_lt_f64",
+    "v_cmpx_neq_f32",
+    "v_cmpx_neq_f64",
+    "v_cmpx_nge_f32",
+    "v_cmpx_nge_f64",
+    "v_cmpx_ngt_f32",
+    "v_cmpx_ngt_f64",
+    "v_cmpx_nle_f32",
+    "v_cmpx_nle_f64",
+    "v_cmpx_nlg_f32",
+    "v_cmpx_nlg_f64",
+    "v_cmpx_nlt_f32",
+    "v_cmpx_nlt_f64",
+    "v_cmpx_o_f32",
+    "v_cmpx_o_f64",
+    "v_cmpx_tru_f32",
+    "v_cmpx_tru_f64",
+    "v_cmpx_u_f32",
+    "v_cmpx_u_f64",
+    "v_cos_f32",
+    "v_cubeid_f32",
+    "v_cubema_f32",
+    "v_cubesc_f32",
+    "v_cubetc_f32",
+    "v_cvt_f16_f32",
+    "v_cvt_f32_f16",
+    "v_cvt_f32_f64",
+    "v_cvt_f32_i32",
+    "v_cvt_f32_u32",
+    "v_cvt_f32_ubyte0",
+    "v_cvt_f32_ubyte1",
+    "v_cvt_f32_ubyte2",
+    "v_cvt_f32_ubyte3",
+    "v_cvt_f64_f32",
+    "v_cvt_f64_i32",
+    "v_cvt_f64_u32",
+    "v_cvt_flr_i32_f32",
+    "v_cvt_i32_f32",
+    "v_cvt_i32_f64",
+    "v_cvt_off_f32_i4",
+    "v_cvt_pk_i16_i32",
+    "v_cvt_pk_u16_u32",
+    "v_cvt_pk_u8_f32",
+    "v_cvt_pkaccum_u8_f32",
+    "v_cvt_pknorm_i16_f32",
+    "v_cvt_pknorm_u16_f32",
+    "v_cvt_pkrtz_f16_f32",
+    "v_cvt_rpi_i32_f32",
+    "v_cvt_u32_f32",
+    "v_cvt_u32_f64",
+    "v_div_fixup_f32",
+    "v_div_fixup_f64",
+    "v_div_fmas_f32",
+    "v_div_fmas_f64",
+    "v_div_scale_f32",
+    "v_div_scale_f64",
+    "v_exp_f32",
+    "v_exp_legacy_f32",
+    "v_floor_f32",
+    "v_floor_f64",
+    "v_fma_f32",
+    "v_fma_f64",
+    "v_fract_f32",
+    "v_fract_f64",
+    "v_frexp_exp_i32_f32",
+    "v_frexp_exp_i32_f64",
+    "v_frexp_mant_f32",
+    "v_frexp_mant_f64",
+    "v_ldexp_f32",
+    "v_ldexp_f64",
+    "v_lerp_u8",
+    "v_log_clamp_f32",
+    "v_log_f32",
+    "v_log_legacy_f32",
+    "v_mac_f32",
+    "v_mac_legacy_f32",
+    "v_mad_f32",
+    "v_mad_legacy_f32",
+    "v_madak_f32",
+    "v_madmk_f32",
+    "v_max3_f32",
+    "v_max_f32",
+    "v_max_f64",
+    "v_max_legacy_f32",
+    "v_med3_f32",
+    "v_min3_f32",
+    "v_min_f32",
+    "v_min_f64",
+    "v_min_legacy_f32",
+    "v_mul_f32",
+    "v_mul_f64",
+    "v_mul_legacy_f32",
+    "v_mullit_f32",
+    "v_rcp_clamp_f32",
+    "v_rcp_clamp_f64",
+    "v_rcp_f32",
+    "v_rcp_f64",
+    "v_rcp_iflag_f32",
+    "v_rcp_legacy_f32",
+    "v_rndne_f32",
+    "v_rndne_f64",
+    "v_rsq_clamp_f32",
+    "v_rsq_clamp_f64",
+    "v_rsq_f32",
+    "v_rsq_f64",
+    "v_rsq_legacy_f32",
+    "v_sin_f32",
+    "v_sqrt_f32",
+    "v_sqrt_f64",
+    "v_sub_f32",
+    "v_subrev_f32",
+    "v_trig_preop_f64",
+    "v_trunc_f32",
+    "v_trunc_f64",
+)
+
+#: mnemonic -> per-lane semantics function (every op of the gfx7 float/convert/compare list)
+SEMANTICS = _collect()
+
+#: mnemonics from the op list that have no implementation
+NOT_IMPLEMENTED = [name for name in _OP_NAMES if name not in SEMANTICS]
