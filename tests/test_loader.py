@@ -22,7 +22,7 @@ from gcnemu.loader import (
 from gcnemu.loader.abi import default_hidden_args
 
 DATA = Path(__file__).parent / "data" / "loader"
-CL_OBJECTS = {2: DATA / "kernels_v2.hsaco", 3: DATA / "kernels_v3.hsaco", 4: DATA / "kernels_v4.hsaco"}
+CL_OBJECTS = {v: DATA / f"kernels_v{v}.hsaco" for v in (2, 3, 4, 5)}
 ASM_OBJECT = DATA / "asm_kernels.hsaco"
 CL_KERNELS = {"vadd", "lds_kernel", "scratch_kernel", "ids3d"}
 S_ENDPGM = bytes([0x00, 0x00, 0x81, 0xBF])  # llvm-mc -mcpu=bonaire -show-encoding: s_endpgm
@@ -75,7 +75,7 @@ def test_kernel_object_address(cl_obj):
 
 
 def test_vadd_args_match_opencl_signature(cl_obj):
-    _, co = cl_obj
+    version, co = cl_obj
     k = co.kernel("vadd")
     ex = k.explicit_args
     # __kernel void vadd(__global const float *a, __global const float *b, __global float *c, uint n)
@@ -87,10 +87,13 @@ def test_vadd_args_match_opencl_signature(cl_obj):
     assert [a.is_const for a in ex] == [True, True, False, False]
     assert [a.address_space for a in ex[:3]] == ["global"] * 3
     hidden = [a.value_kind for a in k.args if a.is_hidden]
-    # Hidden arguments start at the next 8-byte boundary after n (offset 28 -> 32).
-    assert hidden[:3] == ["hidden_global_offset_x", "hidden_global_offset_y", "hidden_global_offset_z"]
-    assert [a.offset for a in k.args if a.is_hidden][0] == 32
-    assert k.kernarg_segment_size == k.args[-1].offset + k.args[-1].size
+    if version < 5:
+        # Hidden arguments start at the next 8-byte boundary after n (offset 28 -> 32).
+        assert hidden[:3] == ["hidden_global_offset_x", "hidden_global_offset_y", "hidden_global_offset_z"]
+        assert [a.offset for a in k.args if a.is_hidden][0] == 32
+        assert k.kernarg_segment_size == k.args[-1].offset + k.args[-1].size
+    else:
+        assert hidden[0] == "hidden_block_count_x"
     assert k.kernarg_size == k.kernarg_segment_size
 
 
@@ -143,12 +146,14 @@ def test_versions_agree():
     objs = {v: load_code_object(p) for v, p in CL_OBJECTS.items()}
     for name in CL_KERNELS:
         ref = objs[4].kernel(name)
-        for v in (2, 3):
+        for v in (2, 3, 5):
             k = objs[v].kernel(name)
-            # v2 offsets are computed from YAML Align; v3/v4 carry explicit offsets.
+            # v2 offsets are computed from YAML Align; v3/v4 carry explicit offsets; v5 has
+            # other hidden arguments, so only its explicit ones are compared.
+            args, ref_args = (k.args, ref.args) if v < 5 else (k.explicit_args, ref.explicit_args)
             assert [(a.name, a.offset, a.size, a.value_kind, a.type_name, a.address_space)
-                    for a in k.args] == [(a.name, a.offset, a.size, a.value_kind, a.type_name,
-                                          a.address_space) for a in ref.args], (v, name)
+                    for a in args] == [(a.name, a.offset, a.size, a.value_kind, a.type_name,
+                                        a.address_space) for a in ref_args], (v, name)
             assert k.reqd_workgroup_size == ref.reqd_workgroup_size
             assert k.group_segment_fixed_size == ref.group_segment_fixed_size
             assert k.enable_private_segment == ref.enable_private_segment
@@ -298,6 +303,22 @@ def test_kernarg_errors_name_the_argument():
         build_kernarg_segment(k, good, {"hidden_glob_offset_x": 1})
 
 
+def test_kernarg_v5_hidden_arguments():
+    k = load_code_object(CL_OBJECTS[5]).kernel("vadd")
+    seg = build_kernarg_segment(k, [0x1_0000_0000, 0x1_0000_1000, 0x1_0000_2000, 1000],
+                                default_hidden_args((1000, 3), (64, 1)))
+    # Offsets and sizes as printed by `llvm-readelf-14 --notes kernels_v5.hsaco` (LLVM 14's
+    # experimental v5 layout): block counts u32 at 28/32/36, group sizes u16 at 40/42/44,
+    # remainders u16 at 46/48/50, global offsets u64 at 72/80/88, grid dims u16 at 96.
+    assert struct.unpack_from("<I", seg, 24) == (1000,)
+    assert struct.unpack_from("<III", seg, 28) == (15, 3, 1)      # 1000 // 64, 3 // 1, 1
+    assert struct.unpack_from("<HHH", seg, 40) == (64, 1, 1)
+    assert struct.unpack_from("<HHH", seg, 46) == (1000 % 64, 0, 0)
+    assert struct.unpack_from("<QQQ", seg, 72) == (0, 0, 0)
+    assert struct.unpack_from("<H", seg, 96) == (2,)
+    assert len(seg) >= 128  # the multigrid sync argument ends at 128
+
+
 def test_default_hidden_args():
     h = default_hidden_args((100, 8), (64, 4))
     assert h["hidden_block_count_x"] == 1 and h["hidden_remainder_x"] == 36
@@ -340,7 +361,7 @@ def _readelf(*args):
 
 
 @pytest.mark.skipif(READELF is None, reason="llvm-readelf-14 not installed")
-@pytest.mark.parametrize("path", [CL_OBJECTS[3], CL_OBJECTS[4], ASM_OBJECT])
+@pytest.mark.parametrize("path", [CL_OBJECTS[3], CL_OBJECTS[4], CL_OBJECTS[5], ASM_OBJECT])
 def test_metadata_matches_llvm_readelf(path):
     yaml = pytest.importorskip("yaml")
     text = _readelf("--notes", str(path))
@@ -394,7 +415,8 @@ def test_rebuild_matches_committed(tmp_path):
     for f in ("build.sh", "kernels.cl", "asm_kernels.s", "wrong_target.cl"):
         shutil.copy(DATA / f, tmp_path / f)
     subprocess.run(["sh", "build.sh"], cwd=tmp_path, check=True, capture_output=True)
-    for name in ["kernels_v2.hsaco", "kernels_v3.hsaco", "kernels_v4.hsaco", "asm_kernels.hsaco"]:
+    for name in ["kernels_v2.hsaco", "kernels_v3.hsaco", "kernels_v4.hsaco", "kernels_v5.hsaco",
+                 "asm_kernels.hsaco"]:
         new, old = load_code_object(tmp_path / name), load_code_object(DATA / name)
         assert set(new.kernels) == set(old.kernels)
         for kn in old.kernels:
