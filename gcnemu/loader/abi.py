@@ -75,10 +75,12 @@ def initial_vgpr_layout(k: KernelInfo) -> list[tuple[str, int, int]]:
     return [(names[i], i, 1) for i in range(k.enable_vgpr_workitem_id + 1)]
 
 
-def workgroup_info_value(k: KernelInfo, waves_in_group: int) -> int:
-    """The workgroup_info SGPR (TG_SIZE): bits 5:0 hold the number of waves in the work-group;
-    bit 6..14 hold the LDS size is not part of it on gfx7 (see GcnState.md)."""
-    return waves_in_group & 0x3F
+def workgroup_info_value(waves_in_group: int, first_wave: bool = False, ordered_append_term: int = 0) -> int:
+    """The workgroup_info system SGPR (AMDGPUUsage: {first_wave, 14'b0,
+    ordered_append_term[10:0], threadgroup_size_in_waves[5:0]})."""
+    if not 1 <= waves_in_group <= 63:
+        raise DispatchError(f"a work-group holds 1..63 waves, got {waves_in_group}")
+    return (int(bool(first_wave)) << 31) | ((ordered_append_term & 0x7FF) << 6) | waves_in_group
 
 
 # --- kernarg segment ----------------------------------------------------------------------------
