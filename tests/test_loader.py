@@ -422,3 +422,12 @@ def test_rebuild_matches_committed(tmp_path):
         for kn in old.kernels:
             a, b = new.kernel(kn), old.kernel(kn)
             assert (a.code, a.descriptor, a.args) == (b.code, b.descriptor, b.args), (name, kn)
+
+
+def test_workgroup_info_value():
+    from gcnemu.loader.abi import workgroup_info_value
+    # AMDGPUUsage: {first_wave[31], 14'b0, ordered_append_term[16:6], threadgroup_size_in_waves[5:0]}
+    assert workgroup_info_value(4) == 4
+    assert workgroup_info_value(16, first_wave=True, ordered_append_term=3) == (1 << 31) | (3 << 6) | 16
+    with pytest.raises(DispatchError):
+        workgroup_info_value(0)
