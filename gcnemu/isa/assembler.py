@@ -38,7 +38,7 @@ _FAMILY_MODS = {
     "MUBUF": {"offset", "offen", "idxen", "addr64", "glc", "slc", "lds", "tfe"},
     "MTBUF": {"offset", "offen", "idxen", "addr64", "glc", "slc", "tfe", "dfmt", "nfmt"},
     "MIMG": {"dmask", "unorm", "glc", "slc", "r128", "tfe", "lwe", "da"},
-    "FLAT": {"glc", "slc", "tfe"},
+    "FLAT": {"glc", "slc", "tfe", "offset"},
     "EXP": {"done", "compr", "vm"},
 }
 
@@ -748,6 +748,7 @@ def _enc_flat(defn, pos, mods, mn_col):
     roles = _pos_roles(defn)
     v = {"op": defn.opcode, "glc": _flag(mods, "glc"), "slc": _flag(mods, "slc"),
          "tfe": _flag(mods, "tfe")}
+    _mod_int(mods, "offset", 0, 0)  # gfx7 FLAT has no offset field: only offset:0 is accepted
     if any(k == "opt" for _, k in defn.operands) and not v["glc"]:
         roles = [(r, k) for r, k in roles if r != "vdst"]
     _check_count(defn, roles, pos, mn_col)
@@ -770,14 +771,25 @@ def _enc_exp(defn, pos, mods, mn_col):
     v = {"tgt": tgt, "done": _flag(mods, "done"), "compr": _flag(mods, "compr"),
          "vm": _flag(mods, "vm")}
     en = 0
+    regs = [None] * 4
     for i, tok in enumerate(pos[1:]):
         if tok.text.lower() == "off":
             continue
-        v[f"vsrc{i}"] = _vgpr(tok, "src_exp", f"vsrc{i}", 1)
+        regs[i] = _vgpr(tok, "src_exp", f"vsrc{i}", 1)
         en |= 1 << i
     if v["compr"]:
-        # compressed: each of the two 16-bit-pair registers enables two channels
-        en = (0x3 if en & 0x3 else 0) | (0xC if en & 0xC else 0)
+        # compressed: sources 0/1 name the first register (two 16-bit halves), 2/3 the second
+        for a, b, field in ((0, 1, "vsrc0"), (2, 3, "vsrc1")):
+            if regs[a] is not None and regs[b] is not None and regs[a] != regs[b]:
+                raise _NoFit(f"with compr, sources {a} and {b} must name the same register",
+                             pos[b + 1].col)
+            r = regs[a] if regs[a] is not None else regs[b]
+            if r is not None:
+                v[field] = r
+    else:
+        for i, r in enumerate(regs):
+            if r is not None:
+                v[f"vsrc{i}"] = r
     v["en"] = en
     return _emit("EXP", v), None
 
