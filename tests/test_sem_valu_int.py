@@ -337,6 +337,15 @@ def test_mqsad_u32_u8(s0, s1, s2):
     assert (int(hi) << 64) | int(lo) == ref_mqsad_u32(s0, s1, s2)
 
 
+def test_flag_tables():
+    assert set(V.SDST_OUT_OPS) <= set(V.SEMANTICS) and set(V.CIN_OPS) <= set(V.SEMANTICS)
+    # ops outside SDST_OUT_OPS and compares never raise the flag, even with all-ones inputs
+    for name in UNIFORM_OPS:
+        if name in V.SDST_OUT_OPS or name.startswith("v_cmp"):
+            continue
+        assert call(name, M32, M32, M32, 1, 63)[1] == 0, name
+
+
 def test_cmpx_is_cmp():
     for name in V.SEMANTICS:
         if name.startswith("v_cmpx_"):

@@ -993,6 +993,14 @@ SEMANTICS = {name: globals()[name] for name in _NAMES}
 """Mnemonic -> numba function with the uniform signature (see the module docstring;
 ``v_mqsad_u32_u8`` is the one with the 128-bit shape)."""
 
+SDST_OUT_OPS = ("v_add_i32", "v_sub_i32", "v_subrev_i32", "v_addc_u32", "v_subb_u32",
+                "v_subbrev_u32", "v_mad_u64_u32", "v_mad_i64_i32")
+"""Non-compare ops whose flag is a per-lane SGPR-pair (VCC or VOP3B SDST) output bit;
+every other non-compare op returns flag 0."""
+
+CIN_OPS = ("v_addc_u32", "v_subb_u32", "v_subbrev_u32", "v_cndmask_b32")
+"""Ops that read ``cin`` (a lane bit of VCC or of the VOP3 src2 SGPR pair)."""
+
 WIDE_OPS = ("v_mqsad_u32_u8",)
 """Ops whose signature differs from the uniform one (documented at the function)."""
 
