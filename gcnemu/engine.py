@@ -1,0 +1,728 @@
+"""The execution engine: one numba loop that runs waves over a decoded Program.
+
+This is the only place that dispatches on instruction handlers. Per-opcode arithmetic lives
+in gcnemu/sem (reached through the generated gcnemu/dispatch_gen.py); memory layouts in
+gcnemu/memory.py. State is plain arrays shaped like the hardware:
+
+* ``sregs[w, 128]`` uint32: wave w's scalar operand space, indexed by operand code — SGPRs
+  0..103, FLAT_SCRATCH 104/105, VCC 106/107, TBA/TMA 108..111, TTMP 112..123, M0 124,
+  EXEC 126/127.
+* ``vgpr[rows, 64]`` uint32: the VGPR files of all SIMDs stacked (256 rows per SIMD); wave w
+  owns rows ``ws[w, WS_VBASE] .. + ws[w, WS_VCOUNT]``. ``vgpr.view(np.float32)`` is the
+  float view of the same memory.
+* ``ws[w, NWS]`` int64: PC (as a program row), SCC, MODE, status, allocation, counters.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import dispatch_gen as D
+from . import memory as M
+from .sem import fp as FP
+from .jit import njit
+
+# --- handlers (program column C_H) ---------------------------------------------------------
+(H_UNIMPLEMENTED, H_NOP, H_SALU, H_SAVEEXEC, H_GETPC, H_SETPC, H_SWAPPC, H_RFE, H_MOVRELS,
+ H_MOVRELD, H_CBRANCH_JOIN, H_CBRANCH_G_FORK, H_CBRANCH_I_FORK, H_GETREG, H_SETREG,
+ H_ENDPGM, H_BRANCH, H_CBRANCH, H_WAITCNT, H_BARRIER, H_SENDMSG, H_TRAP, H_SETHALT,
+ H_SMRD_LOAD, H_MEMTIME, H_VALU, H_VCMP, H_READLANE, H_WRITELANE, H_READFIRSTLANE,
+ H_VMOVRELS, H_VMOVRELD, H_VMOVRELSD, H_MQSAD, H_DS, H_FLAT, H_MUBUF, H_MTBUF, H_MIMG,
+ H_VINTRP, H_EXP) = range(41)
+
+MEMORY_HANDLERS = {"DS": H_DS, "FLAT": H_FLAT, "MUBUF": H_MUBUF, "MTBUF": H_MTBUF,
+                   "MIMG": H_MIMG, "VINTRP": H_VINTRP, "EXP": H_EXP}
+
+# --- instruction flags (program column C_FLAGS) ---------------------------------------------
+FL_LIT_HIGH = 1        # a literal in a 64-bit float operand supplies the high dword
+FL_CMP = 2             # VOPC: per-lane flags form a mask written to SDST (VCC or SGPR pair)
+FL_CMPX = 4            # ... and to EXEC
+FL_FLAGS_TO_SDST = 8   # carry-out / div_scale flag mask to SDST
+FL_CIN_VCC = 16        # per-lane carry-in/select from VCC
+FL_CIN_S2 = 32         # per-lane carry-in/select from the SGPR pair in src2
+
+# --- wave scalar state (ws columns) ---------------------------------------------------------
+(WS_PC, WS_SCC, WS_MODE, WS_STATUS, WS_SGPRS, WS_VBASE, WS_VCOUNT, WS_STEPS, WS_ERR,
+ WS_ERR_ROW, WS_ERR_LANE, WS_ERR_ARG, WS_TRAPSTS, WS_GROUP, WS_LDS_BASE, WS_LDS_SIZE,
+ WS_HW_ID, WS_CSP, WS_INSTS, WS_VALU, WS_SALU, WS_SMEM, WS_VMEM, WS_LDS_INSTS, WS_BRANCH,
+ WS_TAKEN, WS_MSG_COUNT, WS_FAULTS, WS_ERR_ADDR, WS_SCRATCH_BASE, WS_SCRATCH_WAVE) = range(31)
+WS_FORK_STACK = 32   # six (exec mask, pc row) pairs of the s_cbranch_*_fork stack
+NWS = 48
+
+# wave status
+ST_READY, ST_DONE, ST_BARRIER, ST_ERROR, ST_HALTED = range(5)
+
+# error codes (WS_ERR)
+(ERR_NONE, ERR_UNIMPLEMENTED, ERR_SGPR_RANGE, ERR_VGPR_RANGE, ERR_BAD_OPERAND, ERR_STEP_LIMIT,
+ ERR_BRANCH_TARGET, ERR_PC_RANGE, ERR_TRAP, ERR_MEMORY, ERR_LDS_RANGE) = range(11)
+
+ERROR_TEXT = {
+    ERR_UNIMPLEMENTED: "instruction not implemented by gcnemu",
+    ERR_SGPR_RANGE: "SGPR s{arg} is outside the wave's allocation",
+    ERR_VGPR_RANGE: "VGPR v{arg} is outside the wave's allocation",
+    ERR_BAD_OPERAND: "invalid operand code {arg} for this instruction",
+    ERR_STEP_LIMIT: "step limit of {arg} instructions reached (runaway loop?)",
+    ERR_BRANCH_TARGET: "branch target byte offset {arg} is not an instruction of the program",
+    ERR_PC_RANGE: "program counter ran past the end of the program",
+    ERR_TRAP: "s_trap {arg} executed and no trap handler is installed",
+    ERR_MEMORY: "memory access fault",
+    ERR_LDS_RANGE: "LDS access out of range",
+}
+
+# register codes
+VCC_LO, VCC_HI, M0, EXEC_LO, EXEC_HI = 106, 107, 124, 126, 127
+U64 = np.uint64
+MASK32 = np.uint64(0xFFFFFFFF)
+ALL_LANES = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+# program columns (kept in step with gcnemu/program.py)
+(C_H, C_K, C_PC, C_SIZE, C_S0, C_S1, C_S2, C_DST, C_SDST, C_W0, C_W1, C_W2, C_WD, C_ABS, C_NEG,
+ C_CLAMP, C_OMOD, C_LIT, C_IMM, C_TGT, C_FLAGS, C_OMODW, C_F0, C_F1, C_F2, C_F3, C_F4, C_F5,
+ C_F6, C_F7, C_UNIT, C_ROW) = range(32)
+
+_F32_CONSTS = np.array([0x3F000000, 0xBF000000, 0x3F800000, 0xBF800000,
+                        0x40000000, 0xC0000000, 0x40800000, 0xC0800000], np.uint64)
+_F64_CONSTS = np.array([0x3FE0000000000000, 0xBFE0000000000000, 0x3FF0000000000000,
+                        0xBFF0000000000000, 0x4000000000000000, 0xC000000000000000,
+                        0x4010000000000000, 0xC010000000000000], np.uint64)
+
+
+def memory_subop(enc: str, name: str) -> int:
+    """The memory handler's sub-operation for a mnemonic (see gcnemu/memops.py)."""
+    from .memops import subop
+    return subop(enc, name)
+
+
+# --- register access ------------------------------------------------------------------------
+@njit
+def get_exec(sregs, w):
+    return U64(sregs[w, EXEC_LO]) | (U64(sregs[w, EXEC_HI]) << U64(32))
+
+
+@njit
+def get_vcc(sregs, w):
+    return U64(sregs[w, VCC_LO]) | (U64(sregs[w, VCC_HI]) << U64(32))
+
+
+@njit
+def set_pair(sregs, w, code, v):
+    sregs[w, code] = np.uint32(v & MASK32)
+    sregs[w, code + 1] = np.uint32(v >> U64(32))
+
+
+@njit
+def fail(ws, w, code, arg, lane=-1):
+    """Stop wave w with an error (the row is the current PC)."""
+    if ws[w, WS_STATUS] != ST_ERROR:
+        ws[w, WS_STATUS] = ST_ERROR
+        ws[w, WS_ERR] = code
+        ws[w, WS_ERR_ROW] = ws[w, WS_PC]
+        ws[w, WS_ERR_ARG] = arg
+        ws[w, WS_ERR_LANE] = lane
+
+
+@njit
+def sgpr_ok(ws, w, code, ndw):
+    """Check an SGPR operand range against the wave's allocation (special registers pass)."""
+    if code <= 103:
+        if code + ndw > ws[w, WS_SGPRS]:
+            fail(ws, w, ERR_SGPR_RANGE, code + ndw - 1)
+            return False
+    return True
+
+
+@njit
+def read_scalar(sregs, ws, w, code, ndw, lit, lit_high):
+    """Value of a scalar operand (register, inline constant, literal) of 1 or 2 dwords."""
+    if code < 128:
+        if not sgpr_ok(ws, w, code, ndw):
+            return U64(0)
+        v = U64(sregs[w, code])
+        if ndw >= 2:
+            v |= U64(sregs[w, code + 1]) << U64(32)
+        return v
+    if code <= 192:
+        return U64(code - 128)
+    if code <= 208:
+        v = U64(0) - U64(code - 192)
+        return v if ndw >= 2 else v & MASK32
+    if 240 <= code <= 247:
+        return _F64_CONSTS[code - 240] if ndw >= 2 else _F32_CONSTS[code - 240]
+    if code == 251:  # VCCZ
+        return U64(1) if get_vcc(sregs, w) == U64(0) else U64(0)
+    if code == 252:  # EXECZ
+        return U64(1) if get_exec(sregs, w) == U64(0) else U64(0)
+    if code == 253:  # SCC
+        return U64(ws[w, WS_SCC])
+    if code == 255:
+        v = U64(lit) & MASK32
+        if ndw >= 2 and lit_high:
+            return v << U64(32)
+        return v
+    fail(ws, w, ERR_BAD_OPERAND, code)
+    return U64(0)
+
+
+@njit
+def write_scalar(sregs, ws, w, code, ndw, v):
+    if code > 127 or code == 125:
+        fail(ws, w, ERR_BAD_OPERAND, code)
+        return
+    if not sgpr_ok(ws, w, code, ndw):
+        return
+    sregs[w, code] = np.uint32(v & MASK32)
+    for i in range(1, ndw):
+        sregs[w, code + i] = np.uint32((v >> U64(32 * i)) & MASK32) if i < 2 else sregs[w, code + i]
+
+
+@njit
+def vgpr_ok(ws, w, r, ndw):
+    if r < 0 or r + ndw > ws[w, WS_VCOUNT]:
+        fail(ws, w, ERR_VGPR_RANGE, r + ndw - 1)
+        return False
+    return True
+
+
+@njit
+def read_vector(vgpr, sregs, ws, w, code, ndw, lit, lit_high, lds, out):
+    """Fill out[64] with a VALU source operand (VGPR, or a scalar broadcast to all lanes)."""
+    if code >= 256:
+        r = code - 256
+        if not vgpr_ok(ws, w, r, ndw):
+            return
+        row = ws[w, WS_VBASE] + r
+        if ndw >= 2:
+            for l in range(64):
+                out[l] = U64(vgpr[row, l]) | (U64(vgpr[row + 1, l]) << U64(32))
+        else:
+            for l in range(64):
+                out[l] = U64(vgpr[row, l])
+        return
+    if code == 254:  # LDS_DIRECT: one dword from LDS at M0[15:0], the same for every lane
+        addr = np.int64(sregs[w, M0] & np.uint32(0xFFFF))
+        v = U64(0)
+        base = ws[w, WS_LDS_BASE]
+        if addr + 4 <= ws[w, WS_LDS_SIZE]:
+            for b in range(4):
+                v |= U64(lds[base + addr + b]) << U64(8 * b)
+        for l in range(64):
+            out[l] = v
+        return
+    v = read_scalar(sregs, ws, w, code, ndw, lit, lit_high)
+    for l in range(64):
+        out[l] = v
+
+
+@njit
+def write_vector(vgpr, ws, w, r, ndw, res, exec_mask):
+    if not vgpr_ok(ws, w, r, ndw):
+        return
+    row = ws[w, WS_VBASE] + r
+    if exec_mask == ALL_LANES:
+        for l in range(64):
+            vgpr[row, l] = np.uint32(res[l] & MASK32)
+        if ndw >= 2:
+            for l in range(64):
+                vgpr[row + 1, l] = np.uint32(res[l] >> U64(32))
+        return
+    for l in range(64):
+        if (exec_mask >> U64(l)) & U64(1):
+            vgpr[row, l] = np.uint32(res[l] & MASK32)
+            if ndw >= 2:
+                vgpr[row + 1, l] = np.uint32(res[l] >> U64(32))
+
+
+@njit
+def apply_input_mods(row, ndw, absbit, negbit):
+    sign = U64(1) << U64(63 if ndw >= 2 else 31)
+    if absbit:
+        for l in range(64):
+            row[l] &= ~sign
+    if negbit:
+        for l in range(64):
+            row[l] ^= sign
+
+
+# --- hardware registers (s_getreg/s_setreg) -------------------------------------------------
+@njit
+def hwreg_value(sregs, ws, w, hw_id):
+    if hw_id == 1:
+        return U64(ws[w, WS_MODE])
+    if hw_id == 2:  # STATUS: SCC(0), EXECZ(9), VCCZ(10), IN_BARRIER(12), VALID(16)
+        s = U64(ws[w, WS_SCC]) | (U64(1) << U64(16))
+        if get_exec(sregs, w) == U64(0):
+            s |= U64(1) << U64(9)
+        if get_vcc(sregs, w) == U64(0):
+            s |= U64(1) << U64(10)
+        return s
+    if hw_id == 3:
+        return U64(ws[w, WS_TRAPSTS])
+    if hw_id == 4:
+        return U64(ws[w, WS_HW_ID])
+    if hw_id == 5:  # GPR_ALLOC: VGPR base/size (granules of 4), SGPR base/size (granules of 8)
+        vsize = (ws[w, WS_VCOUNT] // 4 - 1) & 0x3F
+        ssize = (ws[w, WS_SGPRS] // 8 - 1) & 0xF
+        return U64(((ws[w, WS_VBASE] % 256) // 4) | (vsize << 8) | (ssize << 24))
+    if hw_id == 6:  # LDS_ALLOC: base and size in 64-dword granules
+        return U64(((ws[w, WS_LDS_SIZE] + 255) // 256) << 12)
+    return U64(0)
+
+
+# --- the wave loop --------------------------------------------------------------------------
+@njit
+def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faults, msgs,
+             step_limit, tmp):
+    """Run wave w until it ends, reaches a barrier, halts or fails. Returns its status."""
+    n = code.shape[0]
+    s0 = tmp[0]
+    s1 = tmp[1]
+    s2 = tmp[2]
+    res = tmp[3]
+    while ws[w, WS_STATUS] == ST_READY:
+        pc = ws[w, WS_PC]
+        if pc < 0 or pc >= n:
+            fail(ws, w, ERR_PC_RANGE, pc)
+            break
+        if ws[w, WS_STEPS] >= step_limit:
+            fail(ws, w, ERR_STEP_LIMIT, step_limit)
+            break
+        ws[w, WS_STEPS] += 1
+        ins = code[pc]
+        h = ins[C_H]
+        next_pc = pc + 1
+        if h == H_SALU:
+            ndw0 = ins[C_W0]
+            lit_high = (ins[C_FLAGS] & FL_LIT_HIGH) != 0
+            a = read_scalar(sregs, ws, w, ins[C_S0], ndw0, ins[C_LIT], lit_high)
+            b = U64(0)
+            if ins[C_S1] >= 0:
+                b = read_scalar(sregs, ws, w, ins[C_S1], ins[C_W1], ins[C_LIT], lit_high)
+            d = U64(0)
+            if ins[C_DST] >= 0 and ins[C_DST] < 128:
+                d = read_scalar(sregs, ws, w, ins[C_DST], ins[C_WD], 0, False)
+            r, scc = D.salu_exec(ins[C_K], a, b, d, U64(ws[w, WS_SCC]))
+            if ws[w, WS_STATUS] != ST_READY:
+                break
+            ws[w, WS_SCC] = np.int64(scc)
+            if ins[C_DST] >= 0:
+                write_scalar(sregs, ws, w, ins[C_DST], ins[C_WD], r)
+            ws[w, WS_SALU] += 1
+        elif h == H_VALU or h == H_VCMP:
+            exec_mask = get_exec(sregs, w)
+            flags = ins[C_FLAGS]
+            lit_high = (flags & FL_LIT_HIGH) != 0
+            read_vector(vgpr, sregs, ws, w, ins[C_S0], ins[C_W0], ins[C_LIT], lit_high, lds, s0)
+            if ins[C_S1] >= 0:
+                read_vector(vgpr, sregs, ws, w, ins[C_S1], ins[C_W1], ins[C_LIT], lit_high, lds, s1)
+            else:
+                s1[:] = 0
+            cin = U64(0)
+            if flags & FL_CIN_S2:
+                cin = read_scalar(sregs, ws, w, ins[C_S2], 2, ins[C_LIT], False)
+                s2[:] = 0
+            elif ins[C_S2] >= 0:
+                read_vector(vgpr, sregs, ws, w, ins[C_S2], ins[C_W2], ins[C_LIT], lit_high, lds, s2)
+            else:
+                s2[:] = 0
+            if flags & FL_CIN_VCC:
+                cin = get_vcc(sregs, w)
+            if ins[C_ABS] | ins[C_NEG]:
+                apply_input_mods(s0, ins[C_W0], ins[C_ABS] & 1, ins[C_NEG] & 1)
+                apply_input_mods(s1, ins[C_W1], ins[C_ABS] & 2, ins[C_NEG] & 2)
+                apply_input_mods(s2, ins[C_W2], ins[C_ABS] & 4, ins[C_NEG] & 4)
+            if ws[w, WS_STATUS] != ST_READY:
+                break
+            fl = D.valu_exec(ins[C_K], s0, s1, s2, cin, exec_mask, ws[w, WS_MODE], res)
+            if ins[C_OMODW] != 0 and (ins[C_OMOD] | ins[C_CLAMP]) != 0:
+                apply_output_mods(res, exec_mask, ins[C_OMODW], ins[C_OMOD], ins[C_CLAMP], ws[w, WS_MODE])
+            if flags & FL_CMP:
+                m = fl & exec_mask
+                write_scalar(sregs, ws, w, ins[C_SDST], 2, m)
+                if flags & FL_CMPX:
+                    set_pair(sregs, w, EXEC_LO, m)
+            else:
+                write_vector(vgpr, ws, w, ins[C_DST], ins[C_WD], res, exec_mask)
+                if flags & FL_FLAGS_TO_SDST:
+                    write_scalar(sregs, ws, w, ins[C_SDST], 2, fl & exec_mask)
+            ws[w, WS_VALU] += 1
+        elif h == H_ENDPGM:
+            ws[w, WS_STATUS] = ST_DONE
+        elif h == H_BRANCH:
+            next_pc = branch_to(ws, w, ins)
+        elif h == H_CBRANCH:
+            k = ins[C_K]
+            take = False
+            if k == 0:
+                take = ws[w, WS_SCC] == 0
+            elif k == 1:
+                take = ws[w, WS_SCC] != 0
+            elif k == 2:
+                take = get_vcc(sregs, w) == U64(0)
+            elif k == 3:
+                take = get_vcc(sregs, w) != U64(0)
+            elif k == 4:
+                take = get_exec(sregs, w) == U64(0)
+            elif k == 5:
+                take = get_exec(sregs, w) != U64(0)
+            if take:
+                next_pc = branch_to(ws, w, ins)
+                ws[w, WS_TAKEN] += 1
+        elif h == H_NOP or h == H_WAITCNT:
+            pass
+        elif h == H_BARRIER:
+            ws[w, WS_STATUS] = ST_BARRIER
+        elif h == H_SAVEEXEC:
+            ex = get_exec(sregs, w)
+            s = read_scalar(sregs, ws, w, ins[C_S0], 2, ins[C_LIT], False)
+            k = ins[C_K]
+            if k == 0:
+                nx = s & ex
+            elif k == 1:
+                nx = s | ex
+            elif k == 2:
+                nx = s ^ ex
+            elif k == 3:
+                nx = s & ~ex
+            elif k == 4:
+                nx = s | ~ex
+            elif k == 5:
+                nx = ~(s & ex)
+            elif k == 6:
+                nx = ~(s | ex)
+            else:
+                nx = ~(s ^ ex)
+            write_scalar(sregs, ws, w, ins[C_DST], 2, ex)
+            set_pair(sregs, w, EXEC_LO, nx)
+            ws[w, WS_SCC] = 1 if nx != U64(0) else 0
+            ws[w, WS_SALU] += 1
+        elif h == H_SMRD_LOAD or h == H_MEMTIME:
+            smem(code, ins, w, sregs, ws, mem_data, mem_mapped, mem_base, faults)
+        elif h == H_READLANE:
+            lane = np.int64(read_scalar(sregs, ws, w, ins[C_S1], 1, ins[C_LIT], False) & U64(63))
+            r = ins[C_S0] - 256
+            if ins[C_S0] < 256:
+                fail(ws, w, ERR_BAD_OPERAND, ins[C_S0])
+            elif vgpr_ok(ws, w, r, 1):
+                write_scalar(sregs, ws, w, ins[C_DST], 1, U64(vgpr[ws[w, WS_VBASE] + r, lane]))
+            ws[w, WS_VALU] += 1
+        elif h == H_WRITELANE:
+            lane = np.int64(read_scalar(sregs, ws, w, ins[C_S1], 1, ins[C_LIT], False) & U64(63))
+            v = read_scalar(sregs, ws, w, ins[C_S0], 1, ins[C_LIT], False)
+            if vgpr_ok(ws, w, ins[C_DST], 1):
+                vgpr[ws[w, WS_VBASE] + ins[C_DST], lane] = np.uint32(v)
+            ws[w, WS_VALU] += 1
+        elif h == H_READFIRSTLANE:
+            ex = get_exec(sregs, w)
+            lane = 0
+            for l in range(64):
+                if (ex >> U64(l)) & U64(1):
+                    lane = l
+                    break
+            read_vector(vgpr, sregs, ws, w, ins[C_S0], 1, ins[C_LIT], False, lds, s0)
+            write_scalar(sregs, ws, w, ins[C_DST], 1, s0[lane] & MASK32)
+            ws[w, WS_VALU] += 1
+        elif h == H_VMOVRELS or h == H_VMOVRELD or h == H_VMOVRELSD:
+            m0 = np.int64(sregs[w, M0])
+            exec_mask = get_exec(sregs, w)
+            src = ins[C_S0]
+            if h != H_VMOVRELD:
+                if src < 256:
+                    fail(ws, w, ERR_BAD_OPERAND, src)
+                    break
+                src = src + m0
+            read_vector(vgpr, sregs, ws, w, src, 1, ins[C_LIT], False, lds, s0)
+            dst = ins[C_DST] + (m0 if h != H_VMOVRELS else 0)
+            write_vector(vgpr, ws, w, dst, 1, s0, exec_mask)
+            ws[w, WS_VALU] += 1
+        elif h == H_MQSAD:
+            exec_mask = get_exec(sregs, w)
+            read_vector(vgpr, sregs, ws, w, ins[C_S0], 2, ins[C_LIT], False, lds, s0)
+            read_vector(vgpr, sregs, ws, w, ins[C_S1], 1, ins[C_LIT], False, lds, s1)
+            read_vector(vgpr, sregs, ws, w, ins[C_S2], 2, ins[C_LIT], False, lds, s2)
+            if ins[C_S2] >= 256:
+                read_vector(vgpr, sregs, ws, w, ins[C_S2] + 2, 2, ins[C_LIT], False, lds, res)
+            else:
+                res[:] = 0
+            mqsad(vgpr, ws, w, ins[C_DST], s0, s1, s2, res, exec_mask)
+            ws[w, WS_VALU] += 1
+        elif h == H_MOVRELS or h == H_MOVRELD:
+            m0 = np.int64(sregs[w, M0])
+            src = ins[C_S0] + (m0 if h == H_MOVRELS else 0)
+            dst = ins[C_DST] + (m0 if h == H_MOVRELD else 0)
+            v = read_scalar(sregs, ws, w, src, ins[C_W0], ins[C_LIT], False)
+            write_scalar(sregs, ws, w, dst, ins[C_WD], v)
+            ws[w, WS_SALU] += 1
+        elif h == H_GETPC:
+            write_scalar(sregs, ws, w, ins[C_DST], 2, U64(code[pc, C_PC] + code[pc, C_SIZE]))
+        elif h == H_SETPC or h == H_SWAPPC:
+            target = np.int64(read_scalar(sregs, ws, w, ins[C_S0], 2, ins[C_LIT], False))
+            if h == H_SWAPPC:
+                write_scalar(sregs, ws, w, ins[C_DST], 2, U64(code[pc, C_PC] + code[pc, C_SIZE]))
+            next_pc = row_of_pc(code, target)
+            if next_pc < 0:
+                fail(ws, w, ERR_BRANCH_TARGET, target)
+        elif h == H_GETREG:
+            simm = ins[C_IMM]
+            hw_id = simm & 0x3F
+            off = (simm >> 6) & 0x1F
+            size = ((simm >> 11) & 0x1F) + 1
+            v = (hwreg_value(sregs, ws, w, hw_id) >> U64(off)) & ((U64(1) << U64(size)) - U64(1))
+            write_scalar(sregs, ws, w, ins[C_DST], 1, v)
+            ws[w, WS_SALU] += 1
+        elif h == H_SETREG:
+            simm = ins[C_IMM]
+            hw_id = simm & 0x3F
+            off = (simm >> 6) & 0x1F
+            size = ((simm >> 11) & 0x1F) + 1
+            if ins[C_S0] == 255:
+                v = U64(ins[C_LIT]) & MASK32
+            else:
+                v = read_scalar(sregs, ws, w, ins[C_S0], 1, 0, False)
+            mask = ((U64(1) << U64(size)) - U64(1)) << U64(off)
+            if hw_id == 1:
+                ws[w, WS_MODE] = np.int64((U64(ws[w, WS_MODE]) & ~mask) | ((v << U64(off)) & mask))
+            elif hw_id == 3:
+                ws[w, WS_TRAPSTS] = np.int64((U64(ws[w, WS_TRAPSTS]) & ~mask) | ((v << U64(off)) & mask))
+            ws[w, WS_SALU] += 1
+        elif h == H_CBRANCH_I_FORK or h == H_CBRANCH_G_FORK:
+            next_pc = fork(code, ins, pc, w, sregs, ws)
+        elif h == H_CBRANCH_JOIN:
+            next_pc = join(code, ins, pc, w, sregs, ws)
+        elif h == H_SENDMSG:
+            k = ws[w, WS_MSG_COUNT]
+            if k < msgs.shape[0]:
+                msgs[k, 0] = w
+                msgs[k, 1] = ins[C_IMM]
+                msgs[k, 2] = np.int64(sregs[w, M0])
+                msgs[k, 3] = pc
+            ws[w, WS_MSG_COUNT] = k + 1
+        elif h == H_SETHALT:
+            if ins[C_IMM] & 1:
+                ws[w, WS_STATUS] = ST_HALTED
+        elif h == H_TRAP:
+            fail(ws, w, ERR_TRAP, ins[C_IMM] & 0xFF)
+        elif h == H_RFE:
+            target = np.int64(read_scalar(sregs, ws, w, ins[C_S0], 2, ins[C_LIT], False))
+            next_pc = row_of_pc(code, target)
+        elif h >= H_DS and h <= H_EXP:
+            memory_instruction(code, ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base,
+                               faults, tmp)
+        else:
+            fail(ws, w, ERR_UNIMPLEMENTED, h)
+        if ws[w, WS_STATUS] == ST_ERROR:
+            break
+        ws[w, WS_INSTS] += 1
+        ws[w, WS_PC] = next_pc
+    return ws[w, WS_STATUS]
+
+
+@njit
+def branch_to(ws, w, ins):
+    t = ins[C_TGT]
+    if t < 0:
+        fail(ws, w, ERR_BRANCH_TARGET, -1 - t)
+        return ws[w, WS_PC]
+    return t
+
+
+@njit
+def row_of_pc(code, byte_pc):
+    lo = 0
+    hi = code.shape[0] - 1
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        p = code[mid, C_PC]
+        if p == byte_pc:
+            return mid
+        if p < byte_pc:
+            lo = mid + 1
+        else:
+            hi = mid - 1
+    return -1
+
+
+@njit
+def fork(code, ins, pc, w, sregs, ws):
+    """s_cbranch_i_fork / g_fork: split EXEC by a mask, run the smaller half first.
+
+    The other half's (exec, pc) is pushed on the wave's control stack (CSP counts entries,
+    at most six as in the hardware's 3-bit CSP field); s_cbranch_join pops it.
+    """
+    ex = get_exec(sregs, w)
+    mask = read_scalar(sregs, ws, w, ins[C_S0], 2, ins[C_LIT], False)
+    if ins[C_H] == H_CBRANCH_G_FORK:
+        target_byte = np.int64(read_scalar(sregs, ws, w, ins[C_S1], 2, ins[C_LIT], False))
+        target = row_of_pc(code, target_byte)
+    else:
+        target = ins[C_TGT]
+    taken = mask & ex
+    not_taken = ~mask & ex
+    if taken == U64(0):
+        return pc + 1
+    if target < 0:
+        fail(ws, w, ERR_BRANCH_TARGET, target)
+        return pc
+    if not_taken == U64(0):
+        return target
+    csp = ws[w, WS_CSP]
+    if csp >= 6:
+        fail(ws, w, ERR_BAD_OPERAND, csp)
+        return pc
+    ws[w, WS_CSP] = csp + 1
+    slot = WS_FORK_STACK + 2 * csp
+    if _popcount(taken) > _popcount(not_taken):
+        ws[w, slot] = np.int64(taken)
+        ws[w, slot + 1] = target
+        set_pair(sregs, w, EXEC_LO, not_taken)
+        return pc + 1
+    ws[w, slot] = np.int64(not_taken)
+    ws[w, slot + 1] = pc + 1
+    set_pair(sregs, w, EXEC_LO, taken)
+    return target
+
+
+@njit
+def join(code, ins, pc, w, sregs, ws):
+    """s_cbranch_join: pop the fork stack (with an empty stack the join falls through)."""
+    csp = ws[w, WS_CSP]
+    if csp == 0:
+        return pc + 1
+    csp -= 1
+    ws[w, WS_CSP] = csp
+    slot = WS_FORK_STACK + 2 * csp
+    set_pair(sregs, w, EXEC_LO, U64(ws[w, slot]))
+    return ws[w, slot + 1]
+
+
+@njit
+def _popcount(x):
+    c = 0
+    while x != U64(0):
+        x &= x - U64(1)
+        c += 1
+    return c
+
+
+@njit
+def apply_output_mods(res, exec_mask, width, omod, clamp, mode):
+    for l in range(64):
+        if (exec_mask >> U64(l)) & U64(1):
+            if width == 64:
+                res[l] = FP.apply_omod_clamp_f64(res[l], omod, clamp, mode)
+            else:
+                res[l] = FP.apply_omod_clamp_f32(res[l], omod, clamp, mode)
+
+
+@njit
+def mqsad(vgpr, ws, w, dst, s0, s1, s2lo, s2hi, exec_mask):
+    if not vgpr_ok(ws, w, dst, 4):
+        return
+    row = ws[w, WS_VBASE] + dst
+    for l in range(64):
+        if (exec_mask >> U64(l)) & U64(1):
+            lo, hi = D.v_mqsad_u32_u8(s0[l], s1[l], s2lo[l], s2hi[l], l, ws[w, WS_MODE])
+            vgpr[row, l] = np.uint32(lo & MASK32)
+            vgpr[row + 1, l] = np.uint32(lo >> U64(32))
+            vgpr[row + 2, l] = np.uint32(hi & MASK32)
+            vgpr[row + 3, l] = np.uint32(hi >> U64(32))
+
+
+@njit
+def smem(code, ins, w, sregs, ws, mem_data, mem_mapped, mem_base, faults):
+    """SMRD: s_load_dword*, s_buffer_load_dword*, s_memtime."""
+    ws[w, WS_SMEM] += 1
+    if ins[C_H] == H_MEMTIME:
+        # a deterministic clock: 4 cycles per instruction issued so far by this wave
+        write_scalar(sregs, ws, w, ins[C_DST], 2, U64(ws[w, WS_INSTS] * 4))
+        return
+    ndw = ins[C_K]
+    if ins[C_F1]:
+        off = np.int64(read_scalar(sregs, ws, w, ins[C_S1], 1, 0, False))
+    else:
+        off = ins[C_IMM]
+    if not sgpr_ok(ws, w, ins[C_DST], ndw):
+        return
+    if ins[C_F0]:
+        # s_buffer_load: base and num_records from the V# in four SGPRs
+        if not sgpr_ok(ws, w, ins[C_S0], 4):
+            return
+        base = np.int64(U64(sregs[w, ins[C_S0]]) | ((U64(sregs[w, ins[C_S0] + 1]) & U64(0xFFFF)) << U64(32)))
+        num_records = np.int64(sregs[w, ins[C_S0] + 2])
+        for i in range(ndw):
+            o = (off & ~3) + 4 * i
+            v = U64(0)
+            if o + 4 <= num_records:
+                v, ok = M.mem_load(mem_data, mem_mapped, mem_base, base + o, 4)
+                if not ok:
+                    record_fault(ws, w, faults, base + o, -1, 0)
+            sregs[w, ins[C_DST] + i] = np.uint32(v & MASK32)
+        return
+    if not sgpr_ok(ws, w, ins[C_S0], 2):
+        return
+    base = np.int64(U64(sregs[w, ins[C_S0]]) | (U64(sregs[w, ins[C_S0] + 1]) << U64(32)))
+    addr = (base + off) & ~np.int64(3)
+    for i in range(ndw):
+        v, ok = M.mem_load(mem_data, mem_mapped, mem_base, addr + 4 * i, 4)
+        if not ok:
+            record_fault(ws, w, faults, addr + 4 * i, -1, 0)
+        sregs[w, ins[C_DST] + i] = np.uint32(v & MASK32)
+
+
+@njit
+def record_fault(ws, w, faults, addr, lane, is_write):
+    """Remember an access to unmapped memory: the access got zero / was dropped."""
+    k = ws[w, WS_FAULTS]
+    if k < faults.shape[1]:
+        faults[w, k, 0] = addr
+        faults[w, k, 1] = ws[w, WS_PC]
+        faults[w, k, 2] = lane
+        faults[w, k, 3] = is_write
+    ws[w, WS_FAULTS] = k + 1
+
+
+from .memops import memory_instruction  # noqa: E402  (needs the helpers above)
+
+
+# --- scheduling -----------------------------------------------------------------------------
+@njit
+def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base,
+                    faults, msgs, step_limit):
+    """Run the waves of one or more workgroups to completion, honouring s_barrier.
+
+    Waves run one at a time, each until it ends or reaches a barrier; when every live wave
+    of a workgroup waits at the barrier, they are all released. The order is fixed, so
+    results are deterministic.
+    """
+    tmp = np.empty((4, 64), np.uint64)
+    nw = wave_ids.shape[0]
+    while True:
+        progressed = False
+        for i in range(nw):
+            w = wave_ids[i]
+            if ws[w, WS_STATUS] == ST_READY:
+                run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base,
+                         faults, msgs, step_limit, tmp)
+                progressed = True
+                if ws[w, WS_STATUS] == ST_ERROR:
+                    return w
+        # release barriers: a group whose live waves all wait
+        released = False
+        for i in range(nw):
+            w = wave_ids[i]
+            if ws[w, WS_STATUS] != ST_BARRIER:
+                continue
+            g = ws[w, WS_GROUP]
+            all_wait = True
+            for j in range(nw):
+                v = wave_ids[j]
+                if ws[v, WS_GROUP] == g and ws[v, WS_STATUS] == ST_READY:
+                    all_wait = False
+                    break
+            if all_wait:
+                for j in range(nw):
+                    v = wave_ids[j]
+                    if ws[v, WS_GROUP] == g and ws[v, WS_STATUS] == ST_BARRIER:
+                        ws[v, WS_STATUS] = ST_READY
+                released = True
+        if not progressed and not released:
+            break
+    return -1

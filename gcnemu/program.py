@@ -1,0 +1,303 @@
+"""A decoded program: instructions turned once into a structure of integer arrays.
+
+The engine never looks at bytes or strings. Each instruction becomes one row of `Program.code`
+(int64, shape [n, NCOL]); the columns are named by the C_* constants below. Operand codes use
+the hardware's 9-bit source space (0..255 scalar registers and constants, 256 + n for VGPR n),
+so one reader serves every family.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import engine as E
+from .dispatch_gen import SALU_NAMES, VALU_NAMES
+from .errors import DecodeError
+from .isa import table
+from .isa.decoder import Instruction, decode
+from .isa.encoding import LITERAL, VCC_LO
+from .sem.fp import output_modifier_width
+
+# Columns of Program.code
+(C_H, C_K, C_PC, C_SIZE, C_S0, C_S1, C_S2, C_DST, C_SDST, C_W0, C_W1, C_W2, C_WD, C_ABS, C_NEG,
+ C_CLAMP, C_OMOD, C_LIT, C_IMM, C_TGT, C_FLAGS, C_OMODW, C_F0, C_F1, C_F2, C_F3, C_F4, C_F5,
+ C_F6, C_F7, C_UNIT, C_ROW) = range(32)
+NCOL = 32
+
+_VALU_INDEX = {n: i for i, n in enumerate(VALU_NAMES)}
+_SALU_INDEX = {n: i for i, n in enumerate(SALU_NAMES)}
+
+UNITS = ("SALU", "SMEM", "VALU", "VMEM", "LDS", "EXPORT", "BRANCH", "SPECIAL")
+_UNIT_INDEX = {u: i for i, u in enumerate(UNITS)}
+
+
+def _width(kind: str) -> int:
+    """Dwords of an operand kind from LLVM's syntax doc (vdst64_0 -> 2, ssrc32_1 -> 1...)."""
+    m = re.search(r"(32|64|96|128|256|512)", kind)
+    return int(m.group(1)) // 32 if m else 1
+
+
+def _kinds(defn: table.InstrDef) -> dict:
+    out = {}
+    for role, kind in defn.operands:
+        out.setdefault(role, kind)
+    return out
+
+
+@dataclass
+class Program:
+    """Decoded instructions of one kernel or snippet, ready for the engine."""
+
+    code: np.ndarray                 #: int64 [n, NCOL]
+    instructions: list               #: the decoded Instruction records, same order
+    pc_index: dict = field(default_factory=dict)   #: byte offset -> row
+    name: str = "snippet"
+
+    def row_at(self, pc: int) -> int:
+        return self.pc_index[pc]
+
+    def text_at(self, row: int) -> str:
+        """Disassembly of one row, for error messages."""
+        try:
+            from .isa.disassembler import format_instruction
+            return format_instruction(self.instructions[row])
+        except Exception:  # the disassembler is optional for messages
+            return self.instructions[row].name
+
+
+def _branch_target(ins: Instruction, simm16: int, pc_index: dict, prog_name: str) -> int:
+    off = simm16 - 0x10000 if simm16 & 0x8000 else simm16
+    target = ins.offset + 4 + off * 4
+    # a target outside the program is reported when (and only if) the branch is taken
+    return pc_index.get(target, -1 - target if target >= 0 else -1)
+
+
+_SAVEEXEC = {"s_and_saveexec_b64": 0, "s_or_saveexec_b64": 1, "s_xor_saveexec_b64": 2,
+             "s_andn2_saveexec_b64": 3, "s_orn2_saveexec_b64": 4, "s_nand_saveexec_b64": 5,
+             "s_nor_saveexec_b64": 6, "s_xnor_saveexec_b64": 7}
+_CBRANCH = {"s_cbranch_scc0": 0, "s_cbranch_scc1": 1, "s_cbranch_vccz": 2, "s_cbranch_vccnz": 3,
+            "s_cbranch_execz": 4, "s_cbranch_execnz": 5, "s_cbranch_cdbgsys": 6,
+            "s_cbranch_cdbguser": 6, "s_cbranch_cdbgsys_or_user": 6, "s_cbranch_cdbgsys_and_user": 6}
+_SOPP_SIMPLE = {"s_nop": E.H_NOP, "s_endpgm": E.H_ENDPGM, "s_branch": E.H_BRANCH,
+                "s_waitcnt": E.H_WAITCNT, "s_barrier": E.H_BARRIER, "s_sleep": E.H_NOP,
+                "s_setprio": E.H_NOP, "s_sendmsg": E.H_SENDMSG, "s_sendmsghalt": E.H_SENDMSG,
+                "s_trap": E.H_TRAP, "s_icache_inv": E.H_NOP, "s_incperflevel": E.H_NOP,
+                "s_decperflevel": E.H_NOP, "s_ttracedata": E.H_NOP, "s_sethalt": E.H_SETHALT,
+                "s_setkill": E.H_NOP}
+_SALU_SPECIAL = {"s_getpc_b64": E.H_GETPC, "s_setpc_b64": E.H_SETPC, "s_swappc_b64": E.H_SWAPPC,
+                 "s_rfe_b64": E.H_RFE, "s_movrels_b32": E.H_MOVRELS, "s_movrels_b64": E.H_MOVRELS,
+                 "s_movreld_b32": E.H_MOVRELD, "s_movreld_b64": E.H_MOVRELD,
+                 "s_cbranch_join": E.H_CBRANCH_JOIN, "s_cbranch_g_fork": E.H_CBRANCH_G_FORK,
+                 "s_cbranch_i_fork": E.H_CBRANCH_I_FORK, "s_getreg_b32": E.H_GETREG,
+                 "s_setreg_b32": E.H_SETREG, "s_setreg_imm32_b32": E.H_SETREG,
+                 "s_mov_regrd_b32": E.H_SALU, "s_setvskip": E.H_NOP}
+_VALU_SPECIAL = {"v_readlane_b32": E.H_READLANE, "v_writelane_b32": E.H_WRITELANE,
+                 "v_readfirstlane_b32": E.H_READFIRSTLANE, "v_movrels_b32": E.H_VMOVRELS,
+                 "v_movreld_b32": E.H_VMOVRELD, "v_movrelsd_b32": E.H_VMOVRELSD,
+                 "v_nop": E.H_NOP, "v_clrexcp": E.H_NOP, "v_mqsad_u32_u8": E.H_MQSAD}
+_VCC_CIN_E32 = {"v_addc_u32", "v_subb_u32", "v_subbrev_u32", "v_cndmask_b32"}
+_CARRY_OUT = {"v_add_i32", "v_sub_i32", "v_subrev_i32", "v_addc_u32", "v_subb_u32", "v_subbrev_u32"}
+
+
+def _row(ins: Instruction, pc_index: dict, prog_name: str) -> np.ndarray:
+    r = np.zeros(NCOL, np.int64)
+    d = ins.defn
+    f = ins.fields
+    name, enc = d.name, d.encoding
+    kinds = _kinds(d)
+    r[C_PC] = ins.offset
+    r[C_SIZE] = ins.size
+    r[C_UNIT] = _UNIT_INDEX.get(d.unit, 0)
+    r[C_S0] = r[C_S1] = r[C_S2] = r[C_DST] = r[C_SDST] = -1
+    r[C_LIT] = ins.literal if ins.literal is not None else 0
+    r[C_W0] = r[C_W1] = r[C_W2] = r[C_WD] = 1
+    flags = 0
+    if "f64" in name:
+        flags |= E.FL_LIT_HIGH
+
+    if enc in ("SOP2", "SOP1", "SOPC", "SOPK"):
+        if name in _SALU_SPECIAL:
+            r[C_H] = _SALU_SPECIAL[name]
+        elif name in _SALU_INDEX:
+            r[C_H] = E.H_SALU
+            r[C_K] = _SALU_INDEX[name]
+        elif name in _SAVEEXEC:
+            r[C_H] = E.H_SAVEEXEC
+            r[C_K] = _SAVEEXEC[name]
+        else:
+            r[C_H] = E.H_UNIMPLEMENTED
+        if name == "s_mov_regrd_b32":
+            r[C_H] = E.H_SALU
+            r[C_K] = _SALU_INDEX.get("s_mov_b32", 0)
+        if enc == "SOPK":
+            r[C_S0] = f["sdst"]
+            r[C_W0] = _width(kinds.get("sdst", kinds.get("ssrc", "32")))
+            r[C_S1] = LITERAL
+            r[C_LIT] = f["simm16"]
+            r[C_IMM] = f["simm16"]
+            if not name.startswith("s_cmpk") and name != "s_cbranch_i_fork" and not name.startswith("s_setreg"):
+                r[C_DST] = f["sdst"]
+            if name == "s_setreg_imm32_b32":
+                r[C_S0] = LITERAL
+                r[C_LIT] = ins.literal
+            if name == "s_cbranch_i_fork":
+                r[C_TGT] = _branch_target(ins, f["simm16"], pc_index, prog_name)
+            r[C_WD] = r[C_W0]
+        else:
+            r[C_S0] = f["ssrc0"]
+            r[C_W0] = _width(kinds.get("ssrc0", kinds.get("ssrc", "32")))
+            if enc in ("SOP2", "SOPC"):
+                r[C_S1] = f["ssrc1"]
+                r[C_W1] = _width(kinds.get("ssrc1", "32"))
+            if enc != "SOPC":
+                r[C_DST] = f["sdst"]
+                r[C_WD] = _width(kinds.get("sdst", "32"))
+        return r
+
+    if enc == "SOPP":
+        r[C_IMM] = f["simm16"]
+        if name in _CBRANCH:
+            r[C_H] = E.H_CBRANCH
+            r[C_K] = _CBRANCH[name]
+        else:
+            r[C_H] = _SOPP_SIMPLE.get(name, E.H_UNIMPLEMENTED)
+        if name == "s_branch" or name in _CBRANCH:
+            r[C_TGT] = _branch_target(ins, f["simm16"], pc_index, prog_name)
+        return r
+
+    if enc == "SMRD":
+        if name.startswith(("s_load_dword", "s_buffer_load_dword")):
+            r[C_H] = E.H_SMRD_LOAD
+            r[C_K] = _width(kinds["sdst"])
+            r[C_F0] = 1 if name.startswith("s_buffer") else 0
+        elif name == "s_memtime":
+            r[C_H] = E.H_MEMTIME
+        else:
+            r[C_H] = E.H_NOP       # s_dcache_inv, s_dcache_inv_vol: no scalar cache is modelled
+        r[C_S0] = f["sbase"] * 2
+        r[C_DST] = f["sdst"]
+        if f["imm"]:
+            r[C_IMM] = f["offset"] * 4
+            r[C_F1] = 0
+        elif ins.literal is not None:
+            r[C_IMM] = ins.literal * 4   # CI literal offset counts dwords, like the 8-bit one
+        else:
+            r[C_F1] = 1
+            r[C_S1] = f["offset"]
+        return r
+
+    if enc in ("VOP2", "VOP1", "VOPC", "VOP3"):
+        vop3 = enc == "VOP3"
+        if name in _VALU_SPECIAL:
+            r[C_H] = _VALU_SPECIAL[name]
+        elif name in _VALU_INDEX:
+            r[C_H] = E.H_VCMP if name.startswith("v_cmp") else E.H_VALU
+            r[C_K] = _VALU_INDEX[name]
+        else:
+            r[C_H] = E.H_UNIMPLEMENTED
+        srcs = [k for k in ("src0", "src", "vsrc0") if k in kinds]
+        r[C_S0] = f["src0"]
+        r[C_W0] = _width(kinds[srcs[0]]) if srcs else 1
+        if vop3:
+            r[C_S1] = f["src1"]
+            r[C_S2] = f["src2"]
+            r[C_W1] = _width(kinds.get("src1", "32"))
+            r[C_W2] = _width(kinds.get("src2", "32"))
+            r[C_ABS] = f.get("abs", 0)
+            r[C_NEG] = f["neg"]
+            r[C_CLAMP] = f.get("clamp", 0)
+            r[C_OMOD] = f["omod"]
+        elif enc in ("VOP2", "VOPC"):
+            r[C_S1] = 256 + f["vsrc1"]
+            r[C_W1] = _width(kinds.get("vsrc1", "32"))
+        vd = kinds.get("vdst", "vdst32_0")
+        r[C_WD] = _width(vd)
+        if enc != "VOPC":
+            r[C_DST] = f["vdst"]
+        if name.startswith("v_cmp"):
+            flags |= E.FL_CMP
+            if name.startswith(("v_cmpx", "v_cmpsx")):
+                flags |= E.FL_CMPX
+            if vop3:
+                r[C_SDST] = f["vdst"]
+                r[C_DST] = -1
+            else:
+                r[C_SDST] = VCC_LO
+        if name in _CARRY_OUT or name.startswith("v_div_scale"):
+            r[C_SDST] = f["sdst"] if vop3 else VCC_LO
+            flags |= E.FL_FLAGS_TO_SDST
+        if name in _VCC_CIN_E32:
+            if vop3:
+                flags |= E.FL_CIN_S2
+            else:
+                flags |= E.FL_CIN_VCC
+        if name.startswith("v_div_fmas"):
+            flags |= E.FL_CIN_VCC
+        if name in ("v_mac_f32", "v_mac_legacy_f32"):
+            r[C_S2] = 256 + f["vdst"]
+            r[C_W2] = 1
+        if name in ("v_madmk_f32", "v_madak_f32"):
+            r[C_S2] = LITERAL
+        if name in ("v_readlane_b32", "v_writelane_b32"):
+            if not vop3:
+                r[C_S1] = f["vsrc1"]   # the lane select is a scalar operand in VOP2's VSRC1 slot
+            r[C_DST] = f["vdst"]
+        if name == "v_readfirstlane_b32":
+            r[C_DST] = f["vdst"]
+        if vop3:
+            # VOP3 has no literal on gfx7; src2 of 2-operand ops is ignored
+            pass
+        r[C_OMODW] = output_modifier_width(name) if r[C_H] == E.H_VALU else 0
+        r[C_FLAGS] = flags
+        return r
+
+    # Memory, interpolation and export families: the engine reads the raw fields.
+    r[C_H] = E.MEMORY_HANDLERS.get(enc, E.H_UNIMPLEMENTED)
+    names = _FIELD_ORDER.get(enc, ())
+    for i, fn in enumerate(names):
+        r[C_F0 + i] = f.get(fn, 0)
+    r[C_K] = E.memory_subop(enc, name)
+    r[C_WD] = _width(kinds.get("vdst", kinds.get("vdata", "32")))
+    if enc == "MIMG":
+        r[C_WD] = bin(f["dmask"]).count("1") or 1
+    r[C_FLAGS] = flags
+    r[C_IMM] = f.get("offset", 0)
+    return r
+
+
+#: which raw fields of each memory family go to columns C_F0.. (in this order)
+_FIELD_ORDER = {
+    "DS": ("offset0", "offset1", "gds", "addr", "data0", "data1", "vdst"),
+    "FLAT": ("glc", "slc", "addr", "data", "tfe", "vdst"),
+    "MUBUF": ("offen", "idxen", "glc", "addr64", "lds", "vaddr", "vdata", "srsrc"),
+    "MTBUF": ("offen", "idxen", "glc", "addr64", "dfmt", "vaddr", "vdata", "srsrc"),
+    "MIMG": ("dmask", "unorm", "glc", "da", "vaddr", "vdata", "srsrc", "ssamp"),
+    "VINTRP": ("vsrc", "attrchan", "attr", "vdst"),
+    "EXP": ("en", "tgt", "compr", "done", "vm", "vsrc0", "vsrc1", "vsrc2"),
+}
+
+
+def build_program(instructions: list, name: str = "snippet") -> Program:
+    """Turn decoded instructions into the engine's arrays."""
+    pc_index = {ins.offset: i for i, ins in enumerate(instructions)}
+    code = np.zeros((max(len(instructions), 1), NCOL), np.int64)
+    for i, ins in enumerate(instructions):
+        code[i] = _row(ins, pc_index, name)
+        code[i, C_ROW] = i
+        if ins.defn.encoding in ("MUBUF", "MTBUF"):
+            code[i, C_S0] = ins.fields["soffset"]
+        if ins.defn.encoding == "MTBUF":
+            code[i, C_F7] = ins.fields["nfmt"]
+    if not instructions:
+        code[0, C_H] = E.H_ENDPGM
+    return Program(code, list(instructions), pc_index, name)
+
+
+def program_from_bytes(code: bytes, name: str = "snippet", base: int = 0) -> Program:
+    """Decode machine code and build its Program (offsets are relative to the code start)."""
+    try:
+        return build_program(decode(code), name)
+    except DecodeError:
+        raise
