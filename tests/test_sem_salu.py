@@ -300,3 +300,70 @@ def test_bfe_width_field_and_sign():
     assert call("s_bfe_u32", 0x000000F0, 4 | (4 << 16), 0, 0) == (0xF, 1)
     assert call("s_bfe_u32", M32, 8 | (0 << 16), 0, 1) == (0, 0)
     assert call("s_bfe_i64", 1 << 63, 63 | (1 << 16), 0, 0) == (M64, 1)
+
+
+# ---------------------------------------------------------------------------------------
+# opt-14 constant folding of llvm.amdgcn.ubfe/sbfe (i32 and i64) as a second reference
+# for s_bfe_*, restricted to widths the intrinsic can express (it masks the width to
+# 5 / 6 bits, the SALU op reads 7)
+# ---------------------------------------------------------------------------------------
+def test_bfe_against_llvm_constant_folding():
+    import shutil
+    import subprocess
+    opt = shutil.which("opt-14") or shutil.which("opt")
+    if opt is None:
+        pytest.skip("opt-14 not installed: LLVM constant-folding reference unavailable")
+    rng = np.random.default_rng(99)
+    cases = []
+    for i in range(200):
+        bits = 32 if i % 2 else 64
+        x = int(rng.integers(0, 1 << 62)) * 4 + int(rng.integers(0, 4))
+        x = x & ((1 << bits) - 1) if i % 3 else (1 << (bits - 1)) | (x >> 1 & ((1 << bits) - 1))
+        off = int(rng.integers(0, bits))
+        w = int(rng.integers(0, bits))
+        cases.append((bits, x, off, w))
+    lines = ['target triple = "amdgcn-amd-amdhsa"']
+    for bits in (32, 64):
+        for k in "us":
+            lines.append(f"declare i{bits} @llvm.amdgcn.{k}bfe.i{bits}(i{bits}, i32, i32)")
+    for i, (bits, x, off, w) in enumerate(cases):
+        for k in "us":
+            lines += [f"define i{bits} @{k}{i}() {{",
+                      f"  %r = call i{bits} @llvm.amdgcn.{k}bfe.i{bits}(i{bits} {sgn(x, bits)}, "
+                      f"i32 {off}, i32 {w})",
+                      f"  ret i{bits} %r", "}"]
+    out = subprocess.run([opt, "-passes=instcombine", "-S"], input="\n".join(lines),
+                         capture_output=True, text=True, check=True).stdout
+    folded = {}
+    cur = None
+    for line in out.splitlines():
+        if line.startswith("define"):
+            cur = line.split("@")[1].split("(")[0]
+        elif line.strip().startswith("ret i") and cur:
+            tok = line.split()[-1]
+            if tok.lstrip("-").isdigit():
+                folded[cur] = int(tok)
+    n = 0
+    for i, (bits, x, off, w) in enumerate(cases):
+        for k in "us":
+            key = f"{k}{i}"
+            if key not in folded:
+                continue
+            name = f"s_bfe_{'u' if k == 'u' else 'i'}{bits}"
+            exp = folded[key] & ((1 << bits) - 1)
+            assert call(name, x, off | (w << 16), 0, 0) == (exp, int(exp != 0)), (name, x, off, w)
+            n += 1
+    assert n > len(cases)  # most cases must have folded
+
+
+def test_callable_from_jitted_code():
+    # The engine calls these from inside its own @njit loop; types must stay uint64.
+    @numba.njit
+    def add64(x, y):
+        lo, c = S.s_add_u32(x & np.uint64(0xFFFFFFFF), y & np.uint64(0xFFFFFFFF),
+                            np.uint64(0), np.uint64(0))
+        hi, c = S.s_addc_u32(x >> np.uint64(32), y >> np.uint64(32), np.uint64(0), c)
+        return (hi << np.uint64(32)) | lo, c
+
+    r, c = add64(np.uint64(M64), np.uint64(2))
+    assert int(r) == 1 and int(c) == 1

@@ -403,3 +403,25 @@ def test_bfe_against_llvm_constant_folding():
                 assert call(name, x, off, w) == (folded[f"{kind}{i}"], 0), (name, x, off, w)
                 n += 1
     assert n > len(cases)
+
+
+def test_callable_from_jitted_code():
+    # The engine calls these per lane from inside its own @njit loop.
+    @numba.njit
+    def wave_add(a, b, out, vcc_out):
+        vcc = np.uint64(0)
+        for lane in range(a.shape[0]):
+            r, f = V.v_add_i32(a[lane], b[lane], np.uint64(0), np.uint64(0), np.int64(lane),
+                               np.int64(0))
+            out[lane] = r
+            vcc |= f << np.uint64(lane)
+        vcc_out[0] = vcc
+
+    a = np.arange(64, dtype=np.uint64) * np.uint64(0x4000000)
+    b = np.full(64, 0xF0000000, dtype=np.uint64)
+    out = np.zeros(64, dtype=np.uint64)
+    vcc = np.zeros(1, dtype=np.uint64)
+    wave_add(a, b, out, vcc)
+    sums = [int(x) + 0xF0000000 for x in a]
+    assert [int(x) for x in out] == [s & M32 for s in sums]
+    assert int(vcc[0]) == sum(1 << i for i, s in enumerate(sums) if s > M32)
