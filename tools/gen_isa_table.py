@@ -192,6 +192,14 @@ EXTRA_VOP3 = [
 ]
 
 
+EXTRA_CLRX = [
+    ("s_getreg_regrd_b32", "SOPK", "sdst:sdst32_1,hwreg:hwreg"),
+    ]
+
+# CLRX's doc omits GCN 1.0 for these, but the SI ISA manual and llvm-mc (tahiti) have them.
+KEEP_GFX6 = {"buffer_store_dwordx4"}
+
+
 def main():
     syntax = parse_syntax_doc()
     mc = parse_mc_test()
@@ -231,6 +239,11 @@ def main():
             if clrx_gens(base, forms).get("10") == opc:
                 gens = ("10 11", None)
         gens = gens[0].split()
+        forms = {"VOP3": ("VOP3A", "VOP3B", "")}.get(sec, (sec, ""))
+        cg = clrx_gens(base, forms)
+        if cg and "11" in cg and "10" not in cg and "10" in gens and base not in KEEP_GFX6:
+            # llvm-mc accepts it for tahiti, but CLRX's docs say GCN 1.0 lacks this opcode
+            gens = ["11"]
         cycles = timing.get(base) or rule_cycles(base, fam)
         opstr = ",".join(f"{n}:{k}" for n, k in ops)
         rows.append((base, fam, opc, " ".join(sorted(gens)), opstr, cycles))
@@ -249,6 +262,15 @@ def main():
             gens = ["11"] + (["10"] if g.get("10") == g["11"] else [])
             rows.append((base, "MTBUF", g["11"], " ".join(sorted(gens)), opstr, timing.get(base, "")))
             seen.add(("MTBUF", base))
+
+    # Opcodes CLRX documents that LLVM's gfx7 syntax lacks: (name, family, operands).
+    for name, fam, opstr in EXTRA_CLRX:
+        g = clrx.get(("", name.upper()), {})
+        gens = [x for x in ("10", "11") if x in g and g[x] == g.get("11", g[x])]
+        if g and ("11" in g or "10" in g) and (fam, name) not in seen:
+            rows.append((name, fam, g.get("11", g.get("10")), " ".join(sorted(gens)), opstr,
+                         timing.get(name, "") or rule_cycles(name, fam)))
+            seen.add((fam, name))
 
     for name, opc, opstr in EXTRA_VOP3:
         if ("VOP3", name) not in seen:

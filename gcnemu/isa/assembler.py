@@ -325,7 +325,7 @@ def _sendmsg(tok: _Tok) -> int:
 
 
 _WAITCNT_RE = re.compile(r"(vmcnt|expcnt|lgkmcnt)(_sat)?\(\s*([^)]*)\)$")
-_WAITCNT_FIELDS = {"vmcnt": (0, 0xF), "expcnt": (4, 0x7), "lgkmcnt": (8, 0x1F)}
+_WAITCNT_FIELDS = {"vmcnt": (0, 0xF), "expcnt": (4, 0x7), "lgkmcnt": (8, 0xF)}  # SI/CI: 4-bit lgkmcnt
 
 
 def _waitcnt(toks: list) -> int:

@@ -113,13 +113,13 @@ def _fmt_msg(v: int) -> str:
 def _fmt_waitcnt(v: int) -> str:
     if v & ~0x0F7F:
         return f"0x{v:x}"
-    vm, exp, lgkm = v & 0xF, (v >> 4) & 0x7, (v >> 8) & 0x1F
+    vm, exp, lgkm = v & 0xF, (v >> 4) & 0x7, (v >> 8) & 0xF
     parts = []
     if vm != 0xF:
         parts.append(f"vmcnt({vm})")
     if exp != 0x7:
         parts.append(f"expcnt({exp})")
-    if lgkm != 0x1F:
+    if lgkm != 0xF:
         parts.append(f"lgkmcnt({lgkm})")
     return " ".join(parts) if parts else f"0x{v:x}"
 
