@@ -89,11 +89,12 @@ def parse_clrx_docs():
     """
     out = {}
     for md in sorted((REF / "clrx-isa-docs").glob("GcnInstrs*.md")):
-        name = None
+        name, names = None, []
         for line in md.read_text().split("\n"):
-            h = re.match(r"^#### ([A-Z0-9_]+)", line)
+            h = re.match(r"^#### ([A-Z0-9_, ]+)$", line.strip())
             if h:
-                name = h.group(1)
+                names = [n.strip() for n in h.group(1).split(",") if n.strip()]
+                name = names[0]
                 continue
             m = re.match(r"^Opcodes?:?\s*(VOP1|VOP2|VOP3A|VOP3B|VOPC|DS|)?:?\s*(.*)$", line)
             if not (m and name) or "|" in line:
@@ -105,7 +106,8 @@ def parse_clrx_docs():
                     continue
                 gens = re.findall(r"1\.\d", n.group(2)) if "GCN" in n.group(2) else ["1.0", "1.1", "1.2", "1.4"]
                 for g in gens:
-                    out.setdefault((form, name), {})[GEN_ALIASES[g]] = int(n.group(1))
+                    for nm in names:  # "#### V_QSAD_U8, V_QSAD_PK_U16_U8": one opcode, two names
+                        out.setdefault((form, nm), {})[GEN_ALIASES[g]] = int(n.group(1))
     return out
 
 
@@ -192,9 +194,29 @@ EXTRA_VOP3 = [
 ]
 
 
+_BUF_ATOMIC = ("vdata:{data},dst:ret,vaddr:addr_buf,srsrc:rsrc_buf,soffset:offset_buf,idxen:idxen,"
+               "offen:offen,addr64:addr64,offset12:buf_offset12,glc:glc,slc:slc")
+_IMG_ATOMIC = ("vdata:{data},dst:ret,vaddr:addr_mimg,srsrc:rsrc_mimg,dmask:dmask,unorm:unorm,glc:glc,"
+               "slc:slc,lwe:lwe,da:da")
 EXTRA_CLRX = [
     ("s_getreg_regrd_b32", "SOPK", "sdst:sdst32_1,hwreg:hwreg"),
+    ("buffer_atomic_rsub", "MUBUF", _BUF_ATOMIC.format(data="data_buf_atomic32")),
+    ("buffer_atomic_rsub_x2", "MUBUF", _BUF_ATOMIC.format(data="data_buf_atomic64")),
+    ("buffer_atomic_fcmpswap", "MUBUF", _BUF_ATOMIC.format(data="data_buf_atomic64")),
+    ("buffer_atomic_fmin", "MUBUF", _BUF_ATOMIC.format(data="data_buf_atomic32")),
+    ("buffer_atomic_fmax", "MUBUF", _BUF_ATOMIC.format(data="data_buf_atomic32")),
+    ("buffer_atomic_fcmpswap_x2", "MUBUF", _BUF_ATOMIC.format(data="data_buf_atomic128")),
+    ("buffer_atomic_fmin_x2", "MUBUF", _BUF_ATOMIC.format(data="data_buf_atomic64")),
+    ("buffer_atomic_fmax_x2", "MUBUF", _BUF_ATOMIC.format(data="data_buf_atomic64")),
+    ("image_atomic_rsub", "MIMG", _IMG_ATOMIC.format(data="data_mimg_atomic_reg")),
+    ("image_atomic_fcmpswap", "MIMG", _IMG_ATOMIC.format(data="data_mimg_atomic_cmp")),
+    ("image_atomic_fmin", "MIMG", _IMG_ATOMIC.format(data="data_mimg_atomic_reg")),
+    ("image_atomic_fmax", "MIMG", _IMG_ATOMIC.format(data="data_mimg_atomic_reg")),
     ]
+
+# CLRX's doc says GCN 1.0/1.1, but CLRX's decoder treats it as illegal on GCN 1.1 and the
+# buffer form (buffer_atomic_rsub) is GCN 1.0 only; the table follows the decoder.
+GFX6_ONLY = {"image_atomic_rsub"}
 
 # CLRX's doc omits GCN 1.0 for these, but the SI ISA manual and llvm-mc (tahiti) have them.
 KEEP_GFX6 = {"buffer_store_dwordx4"}
@@ -267,6 +289,10 @@ def main():
     for name, fam, opstr in EXTRA_CLRX:
         g = clrx.get(("", name.upper()), {})
         gens = [x for x in ("10", "11") if x in g and g[x] == g.get("11", g[x])]
+        if name in GFX6_ONLY:
+            gens = [x for x in gens if x == "10"]
+        if not gens:
+            continue
         if g and ("11" in g or "10" in g) and (fam, name) not in seen:
             rows.append((name, fam, g.get("11", g.get("10")), " ".join(sorted(gens)), opstr,
                          timing.get(name, "") or rule_cycles(name, fam)))

@@ -698,7 +698,9 @@ def _enc_buf(defn, pos, mods, mn_col):
         v[k] = _flag(mods, k)
     v["offset"] = _mod_int(mods, "offset", 0, 0xFFF)
     if fam == "MTBUF":
-        v["dfmt"] = _mod_int(mods, "dfmt", 0, 15)
+        # llvm-mc 14: no format at all means dfmt:1 nfmt:0; a missing half of a given one is 0
+        none_given = "dfmt" not in mods and "nfmt" not in mods
+        v["dfmt"] = 1 if none_given else _mod_int(mods, "dfmt", 0, 15)
         v["nfmt"] = _mod_int(mods, "nfmt", 0, 7)
     for (role, kind), tok in zip(roles, pos):
         if role in ("vdst", "vdata"):
@@ -778,14 +780,14 @@ def _enc_exp(defn, pos, mods, mn_col):
         regs[i] = _vgpr(tok, "src_exp", f"vsrc{i}", 1)
         en |= 1 << i
     if v["compr"]:
-        # compressed: sources 0/1 name the first register (two 16-bit halves), 2/3 the second
-        for a, b, field in ((0, 1, "vsrc0"), (2, 3, "vsrc1")):
-            if regs[a] is not None and regs[b] is not None and regs[a] != regs[b]:
-                raise _NoFit(f"with compr, sources {a} and {b} must name the same register",
-                             pos[b + 1].col)
-            r = regs[a] if regs[a] is not None else regs[b]
-            if r is not None:
-                v[field] = r
+        # compressed (two 16-bit halves per register): as llvm-mc does, source 0 gives VSRC0
+        # and enables channels 0-1, source 2 gives VSRC1 and channels 2-3; sources 1 and 3
+        # only repeat them
+        en = 0
+        for a, field, bits in ((0, "vsrc0", 0x3), (2, "vsrc1", 0xC)):
+            if regs[a] is not None:
+                v[field] = regs[a]
+                en |= bits
     else:
         for i, r in enumerate(regs):
             if r is not None:
