@@ -198,8 +198,6 @@ REF = {
     "v_sad_u32": lambda a, b, c, k, l: _r(c + abs(a - b)),
     "v_qsad_pk_u16_u8": lambda a, b, c, k, l: (ref_qsad(a, b, c, False), 0),
     "v_mqsad_pk_u16_u8": lambda a, b, c, k, l: (ref_qsad(a, b, c, True), 0),
-    "v_lerp_u8": lambda a, b, c, k, l: (sum(((x + y + (z & 1)) // 2) << (8 * i) for i, (x, y, z)
-                                            in enumerate(zip(bytes_of(a), bytes_of(b), bytes_of(c)))), 0),
 }
 
 # Operand widths (bits) of s0, s1, s2 per op; default 32/32/32.
@@ -278,7 +276,7 @@ def test_edge_products(name):
     w0, w1, w2 = WIDTHS.get(name, (32, 32, 32))
     e = {32: EDGE32[::2] + [0xFFFFFFFF, 0x80000000], 64: EDGE64[::2] + [M64, 1 << 63]}
     three = name.split("_")[1] in {"bfe", "bfi", "alignbit", "alignbyte", "mad", "min3", "max3",
-                                   "med3", "sad", "msad", "qsad", "mqsad", "lerp"}
+                                   "med3", "sad", "msad", "qsad", "mqsad"}
     s2s = e[w2] if three else [0]
     for a, b, c in itertools.product(e[w0], e[w1], s2s):
         for k in (0, 1) if name in ("v_addc_u32", "v_subb_u32", "v_subbrev_u32",

@@ -713,19 +713,6 @@ def v_mqsad_u32_u8(s0, s1, s2_lo, s2_hi, lane, mode):
     return d0, d1
 
 
-@njit(cache=True)
-def v_lerp_u8(s0, s1, s2, cin, lane, mode):
-    """Per byte: D.byte[i] = (S0.byte[i] + S1.byte[i] + (S2.byte[i] & 1)) >> 1.
-
-    Not in the assigned op list (it is an integer op, provided for completeness)."""
-    r = ZERO
-    for i in range(4):
-        sh = np.uint64(8 * i)
-        v = (((s0 >> sh) & M8) + ((s1 >> sh) & M8) + ((s2 >> sh) & ONE)) >> ONE
-        r |= v << sh
-    return r, ZERO
-
-
 # ---------------------------------------------------------------------------------------
 # integer compares (VOPC). v_cmpx_X is the same function: the engine writes EXEC.
 # ---------------------------------------------------------------------------------------
@@ -981,7 +968,6 @@ _NAMES = (
     "v_mul_hi_u32_u24", "v_mul_i32_i24", "v_mul_lo_i32", "v_mul_lo_u32", "v_mul_u32_u24",
     "v_not_b32", "v_or_b32", "v_qsad_pk_u16_u8", "v_sad_hi_u8", "v_sad_u16", "v_sad_u32",
     "v_sad_u8", "v_sub_i32", "v_subb_u32", "v_subbrev_u32", "v_subrev_i32", "v_xor_b32",
-    "v_lerp_u8",
 ) + tuple(
     f"v_{kind}_{cond}_{ty}"
     for kind in ("cmp", "cmpx")
