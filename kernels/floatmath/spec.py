@@ -1,6 +1,9 @@
 """Exact float32 library functions. Inputs are normal floats with magnitudes in [2**-20, 2**20]
 (no denormal results: gfx7 flushes f32 denormals). mad(x, y, 1) follows gfx7 v_mad_f32
-(product rounded, unfused); fma is exact-rounded. fmod is exact by definition."""
+(product rounded, unfused); fma is exact-rounded. fmod is exact by definition.
+round() follows the compiled libclc code, not IEEE/C: it computes trunc(x) + (|x - trunc(x)|
+>= 0.5 ? copysign(1, x) : +0.0), so round(x) for -0.5 < x < 0 is +0.0 (C gives -0.0);
+a CPU OpenCL (pocl) returns -0.0 there -- the only difference kernels.pocl_check finds."""
 import math
 from fractions import Fraction
 

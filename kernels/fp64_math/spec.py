@@ -1,6 +1,9 @@
 """double fma (exact-rounded), min/max, rounding functions, copysign, ldexp, frexp, fmod
 (exact), double->float->double, compares, double->long. f64 denormals are enabled on gfx7
-(FP_DENORM 16/64 = 3), so no flushing in the reference."""
+(FP_DENORM 16/64 = 3), so no flushing in the reference.
+round() follows the compiled libclc code, not IEEE/C: it computes trunc(x) + (|x - trunc(x)|
+>= 0.5 ? copysign(1, x) : +0.0), so round(x) for -0.5 < x < 0 is +0.0 (C gives -0.0);
+a CPU OpenCL (pocl) returns -0.0 there -- the only difference kernels.pocl_check finds."""
 import math
 from fractions import Fraction
 

@@ -16,7 +16,11 @@ __kernel void nbody_acc(__global const float4* pos, __global float4* acc, __glob
       float4 pj = tile[j];
       float3 d = pj.xyz - pi.xyz;
       float r2 = dot(d, d) + eps2;
+#ifdef __AMDGCN__
       float ninv = __builtin_amdgcn_rsqf(r2);  // v_rsq_f32 (libclc native_rsqrt is 1/sqrt)
+#else
+      float ninv = native_rsqrt(r2);           // other OpenCL implementations (cross-checks)
+#endif
       float inv3 = ninv * ninv * ninv;
       a += (pj.w * inv3) * d;
       p += pj.w * rsqrt(r2);          // libclc: v_sqrt_f32 + correctly rounded division
