@@ -713,6 +713,21 @@ def v_mqsad_u32_u8(s0, s1, s2_lo, s2_hi, lane, mode):
     return d0, d1
 
 
+@njit(cache=True)
+def v_lerp_u8(s0, s1, s2, cin, lane, mode):
+    """Per byte: D.byte[i] = (S0.byte[i] + S1.byte[i] + (S2.byte[i] & 1)) >> 1.
+
+    Owned by valu_float (it is in that op list) and deliberately NOT in this module's
+    SEMANTICS; kept only because a dispatch_gen.py generated earlier refers to it here.
+    Agrees bit-for-bit with valu_float.v_lerp_u8."""
+    r = ZERO
+    for i in range(4):
+        sh = np.uint64(8 * i)
+        v = (((s0 >> sh) & M8) + ((s1 >> sh) & M8) + ((s2 >> sh) & ONE)) >> ONE
+        r |= v << sh
+    return r, ZERO
+
+
 # ---------------------------------------------------------------------------------------
 # integer compares (VOPC). v_cmpx_X is the same function: the engine writes EXEC.
 # ---------------------------------------------------------------------------------------
