@@ -108,7 +108,8 @@ class Case:
     ulp: int = 0  # 0: bit-exact; else the max ULP distance for float buffers
     note: str = ""  # why ulp > 0, and anything a reviewer should know
     # Optional per-argument ULP overrides (argument index -> ulp), for kernels that write
-    # one exact buffer and one approximate buffer.
+    # one exact buffer and one approximate buffer. A value may also be an integer array
+    # broadcastable to the expected array's shape (e.g. one bound per column).
     ulp_per_arg: dict = field(default_factory=dict)
     # Optional absolute tolerances (argument index -> atol) for float buffers whose values
     # cancel towards zero, where a ULP bound means nothing: an element passes when it is
@@ -246,10 +247,11 @@ def compare_results(case: Case, results: dict) -> None:
         if got.dtype != want.dtype:
             got = got.reshape(-1).view(want.dtype) if got.nbytes == want.nbytes else got
         got = got.reshape(want.shape)
-        ulp = case.ulp_per_arg.get(idx, case.ulp)
-        if want.dtype.kind == "f" and ulp > 0:
+        ulp = np.asarray(case.ulp_per_arg.get(idx, case.ulp))
+        if want.dtype.kind == "f" and (ulp > 0).any():
             d = ulp_distance(got, want)
-            badmask = d > ulp
+            bound = np.broadcast_to(ulp, want.shape).astype(np.uint64)
+            badmask = d > bound
             if idx in case.atol:
                 with np.errstate(invalid="ignore", over="ignore"):
                     close = np.abs(got.astype(np.float64) - want.astype(np.float64)) <= case.atol[idx]
@@ -259,8 +261,8 @@ def compare_results(case: Case, results: dict) -> None:
                 k = tuple(bad[0]) if d.ndim > 1 else int(bad[0])
                 raise AssertionError(
                     f"{case.kernel}: argument {idx}: {len(bad)} of {want.size} elements beyond "
-                    f"{ulp} ulp; first at {k}: got {got[k]!r}, want {want[k]!r}, "
-                    f"distance {int(d[k])} ulp")
+                    f"the ULP bound; first at {k}: got {got[k]!r}, want {want[k]!r}, "
+                    f"distance {int(d[k])} ulp, bound {int(bound[k])}")
         elif want.dtype.kind == "f":
             # bit-exact, but any NaN equals any NaN
             gu = got.view(_UINT_FOR[want.dtype.itemsize])
