@@ -17,8 +17,10 @@ CLRX's spelling differs from LLVM's; the small normaliser below maps both to one
   * GCN 1.0 has no FLAT_SCRATCH: CLRX prints codes 104/105 as ``ill_104``/``ill_105``; we
     spell them flat_scratch_lo/hi for both generations (the decoder has no gen-specific
     operand names).
-  * CLRX prints the 64-bit second source of v_cmp(x)_class_f64 as a register pair; LLVM
-    (and we) treat it as 32-bit: compared by first register.
+  * CLRX prints the 64-bit second source of v_cmp(x)_class_f64 as a register pair, counts
+    TFE's extra dword for MUBUF/MTBUF data and prints a 4-SGPR image resource with r128;
+    llvm-mc 14 (and we) use 32 bits / no extra dword / 8 SGPRs: compared by first register.
+  * image VADDR: its size is not encoded (LLVM accepts any); compared by first register.
 Cases CLRX prints as ``*_ill_*`` must raise DecodeError.
 """
 from __future__ import annotations
@@ -182,14 +184,17 @@ def normalise(text: str, ours: bool):
         elif _int(p) is not None:
             p = str(_int(p) & 0xFFFFFFFF if _int(p) >= 0 else _int(p))
         if (re.fullmatch(r"v_cmpx?_class_f64", mn) and i == 2) or \
-                ("_store_" in mn and i == 0 and "tfe" in mods):
-            # CLRX: 64-bit class mask / TFE dword on stores; LLVM: 32-bit / none
+                (mn.startswith(("buffer_", "tbuffer_")) and i == 0 and "tfe" in mods):
+            # CLRX: 64-bit class mask / TFE dword on buffer ops; llvm-mc 14: 32-bit / none
             p = re.sub(r"^v\[(\d+):\d+\]$", r"v\1", p)
         out.append(p)
     if mn.startswith("image_") and len(out) > 1:
         # the VADDR size is not encoded (it follows from the opcode and the image); LLVM accepts
         # any size, CLRX prints the opcode's: compare the first register
         out[1] = re.sub(r"^v\[(\d+):\d+\]$", r"v\1", out[1])
+        # with r128 CLRX prints a 4-SGPR resource, llvm-mc 14 (and we) 8: first register
+        if len(out) > 2:
+            out[2] = re.sub(r"^s\[(\d+):\d+\]$", r"s\1", out[2])
     return mn, tuple(out), frozenset(norm_mods)
 
 

@@ -704,7 +704,7 @@ def _enc_buf(defn, pos, mods, mn_col):
         v["nfmt"] = _mod_int(mods, "nfmt", 0, 7)
     for (role, kind), tok in zip(roles, pos):
         if role in ("vdst", "vdata"):
-            cnt = _data_count(kind, v["tfe"] if kind.startswith(("dst", "vdst")) else 0)
+            cnt = _data_count(kind, 0)  # llvm-mc 14 does not count TFE's dword for MUBUF/MTBUF
             v["vdata"] = _vgpr(tok, kind, role, cnt)
         elif role == "vaddr":
             need = (2 if v["addr64"] or (v["offen"] and v["idxen"]) else
@@ -739,7 +739,9 @@ def _enc_mimg(defn, pos, mods, mn_col):
         elif role == "vaddr":
             v["vaddr"] = _vgpr(tok, kind, role, None)
         elif role == "srsrc":
-            v["srsrc"] = _sgpr_base(tok, kind, role, 4 if v["r128"] else 8, 2)
+            n = _parse_reg(tok.text)
+            # llvm-mc 14 takes an 8-SGPR resource even with r128; 4 SGPRs only with r128
+            v["srsrc"] = _sgpr_base(tok, kind, role, 4 if v["r128"] and n and n[1] == 4 else 8, 2)
         elif role == "ssamp":
             v["ssamp"] = _sgpr_base(tok, kind, role, 4, 2)
     return _emit("MIMG", v), None
@@ -838,7 +840,7 @@ def _strip_comment(line: str) -> str:
     return line
 
 
-_MNEMONIC_RE = re.compile(r"\s*([A-Za-z_][\w.]*)")
+_MNEMONIC_RE = re.compile(r"\s*([A-Za-z_.][\w.]*)")
 
 
 def _candidates(mnemonic: str):

@@ -285,8 +285,7 @@ def _fmt_buf(ins: Instruction) -> str:
     out = []
     for role, kind in _pos_roles(d):
         if role in ("vdst", "vdata"):
-            n = _size(kind) + (f["tfe"] if kind.startswith(("dst", "vdst")) else 0)
-            out.append(_vreg(f["vdata"], n))
+            out.append(_vreg(f["vdata"], _size(kind)))  # llvm-mc 14: TFE adds no register here
         elif role == "vaddr":
             need = (2 if f["addr64"] or (f["offen"] and f["idxen"]) else
                     1 if (f["offen"] or f["idxen"]) else 0)
@@ -326,7 +325,7 @@ def _fmt_mimg(ins: Instruction) -> str:
         elif role == "vaddr":
             out.append(_vreg(f["vaddr"], min(4, 256 - f["vaddr"])))
         elif role == "srsrc":
-            out.append(format_scalar(f["srsrc"] << 2, 4 if f["r128"] else 8))
+            out.append(format_scalar(f["srsrc"] << 2, 8))  # llvm-mc 14 writes 8 even with r128
         elif role == "ssamp":
             out.append(format_scalar(f["ssamp"] << 2, 4))
     text = _join(d.name, out)
