@@ -130,6 +130,15 @@ def _parse_reg(text: str):
     return r
 
 
+def _reg_of(tok: "_Tok"):
+    """_parse_reg of a token, locating its errors at the token."""
+    try:
+        return _parse_reg(tok.text)
+    except _NoFit as e:
+        e.col = tok.col
+        raise
+
+
 def _parse_number(text: str):
     """int or float value of a numeric token, None if it is not a number."""
     if _INT_RE.match(text):
@@ -175,7 +184,7 @@ def _src(tok: _Tok, kind: str, name: str, role: str) -> _Src:
     """Encode a register / constant / literal operand of an operand kind."""
     size, classes = _KINDS.get(kind, (None, frozenset()))
     text = tok.text
-    reg = _parse_reg(text)
+    reg = _reg_of(tok)
     if reg is not None:
         code, n = reg
         cls = "v" if code >= 256 else CODE_CLASS.get(code, "?")
@@ -228,7 +237,7 @@ def _describe(classes) -> str:
 
 def _vgpr(tok: _Tok, kind: str, role: str, count: int | None = None) -> int:
     """Index of the first VGPR of a vector operand (checking its size where it is fixed)."""
-    reg = _parse_reg(tok.text)
+    reg = _reg_of(tok)
     if reg is None or reg[0] < 256:
         raise _NoFit(f"expected a VGPR for {role}, got '{tok.text}'", tok.col)
     size = count if count is not None else _KINDS.get(kind, (None,))[0]
@@ -239,7 +248,7 @@ def _vgpr(tok: _Tok, kind: str, role: str, count: int | None = None) -> int:
 
 def _sgpr_base(tok: _Tok, kind: str, role: str, count: int, shift: int) -> int:
     """An SGPR range given by its first register >> shift (SMRD sbase, buffer/image descriptors)."""
-    reg = _parse_reg(tok.text)
+    reg = _reg_of(tok)
     if reg is None or reg[0] >= 256:
         raise _NoFit(f"expected {count} SGPRs for {role}, got '{tok.text}'", tok.col)
     code, n = reg
@@ -481,7 +490,7 @@ def _enc_smrd(defn, pos, mods, mn_col):
         elif role == "sbase":
             v["sbase"] = _sgpr_base(tok, kind, role, 2 if kind == "base_smem_addr" else 4, 1)
         else:  # soffset
-            reg = _parse_reg(tok.text)
+            reg = _reg_of(tok)
             if reg is not None:
                 v["offset"] = _src(tok, "ssrc32_2", defn.name, role).code
             else:
@@ -739,7 +748,7 @@ def _enc_mimg(defn, pos, mods, mn_col):
         elif role == "vaddr":
             v["vaddr"] = _vgpr(tok, kind, role, None)
         elif role == "srsrc":
-            n = _parse_reg(tok.text)
+            n = _reg_of(tok)
             # llvm-mc 14 takes an 8-SGPR resource even with r128; 4 SGPRs only with r128
             v["srsrc"] = _sgpr_base(tok, kind, role, 4 if v["r128"] and n and n[1] == 4 else 8, 2)
         elif role == "ssamp":
