@@ -303,6 +303,11 @@ def main():
             rows.append((name, "VOP3", opc, "10 11", opstr, "4"))
             seen.add(("VOP3", name))
 
+    # Operand lists the syntax doc gets wrong: llvm-mc 14 accepts (and clang emits) abs/neg on
+    # the sources of v_cndmask_b32_e64.
+    fixes = {("v_cndmask_b32", "VOP3"): "vdst:vdst32_0,src0:src32_3,m:mod,src1:src32_4,m:mod,ssrc2:ssrc64_1"}
+    rows = [r[:4] + (fixes[(r[0], r[1])],) + r[5:] if (r[0], r[1]) in fixes else r for r in rows]
+
     rows.extend(gfx6_rows)
     vop2 = {r[0] for r in rows if r[1] == "VOP2"}
     rows = [r[:5] + ("4",) if r[1] == "VOP3" and r[0] in vop2 and not r[5] else r for r in rows]

@@ -408,6 +408,12 @@ def format_instruction(ins: Instruction) -> str:
     return _FORMATTERS[ins.defn.encoding](ins)
 
 
+def _folds(ins: Instruction) -> bool:
+    from .operands import inline_code
+    lit = ins.literal
+    return inline_code(lit, 1) is not None or inline_code(lit - (1 << 32), 1) is not None
+
+
 def disassemble_lines(code: bytes, gen: str = table.GFX7, verify: bool = True):
     """[(byte offset, text)] for each instruction of `code`.
 
@@ -433,7 +439,11 @@ def disassemble_lines(code: bytes, gen: str = table.GFX7, verify: bool = True):
             except AssemblerError:
                 ok = False
             if not ok:
-                text = _raw(code, ins, text)
+                if ins.literal is not None and _folds(ins):
+                    text = _raw(code, ins, text + " (a literal assemblers fold into an inline "
+                                                  "constant)")
+                else:
+                    text = _raw(code, ins, text)
         lines.append((ins.offset, text))
     return lines
 
