@@ -631,8 +631,8 @@ def _sincos32(b, mode, is_cos):
 
 @njit(cache=True)
 def _rcp64(b, mode):
-    """1/x in f64, correctly rounded under MODE (residual via fma, exact unless the result is
-    denormal)."""
+    """1/x in f64, correctly rounded under MODE (the fma residual 1 - r*x is correctly rounded,
+    so its sign is always right)."""
     b = U64(b)
     if fp.is_nan64(b):
         return fp.quiet64(b)
@@ -667,8 +667,15 @@ def _sqrt64(b, mode):
     if fp.is_inf64(b):
         return b
     x = fp.as_f64(b)
-    s = math.sqrt(x)
-    e = fp.fma64(-s, s, x)
+    if x < 2.0 ** -900:
+        # keep s*s - x clear of underflow so the fma residual keeps its sign
+        xs = x * 2.0 ** 1000
+        s = math.sqrt(xs)
+        e = fp.fma64(-s, s, xs)
+        s = s * 2.0 ** -500
+    else:
+        s = math.sqrt(x)
+        e = fp.fma64(-s, s, x)
     return fp.pack_f64(s, e, fp.rmode64(mode), fp.flush_out64(mode))
 
 
@@ -1246,7 +1253,7 @@ def v_frexp_mant_f64(s0, s1, s2, cin, lane, mode):
     if (a & U64(_A64)) == 0:
         return a, U64(0)
     sign, m, e = fp.decompose64(fp.as_f64(a))
-    return fp.round_pack(sign, m, -53, False, 52, 11, RNE, False), U64(0)
+    return fp.round_pack(sign, m, fp.clz64(m) - 64, False, 52, 11, RNE, False), U64(0)
 
 
 @njit(cache=True)
