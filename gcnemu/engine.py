@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import dispatch_gen as D
+from .opkernels import call_valu
 from . import memory as M
 from .sem import fp as FP
 from .jit import njit
@@ -331,7 +332,8 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
                 apply_input_mods(s2, ins[C_W2], ins[C_ABS] & 4, ins[C_NEG] & 4)
             if ws[w, WS_STATUS] != ST_READY:
                 break
-            fl = D.valu_exec(ins[C_K], s0, s1, s2, cin, exec_mask, ws[w, WS_MODE], res)
+            fl = call_valu(ins[C_K], s0.ctypes.data, s1.ctypes.data, s2.ctypes.data, res.ctypes.data,
+                           cin, exec_mask, ws[w, WS_MODE])
             if ins[C_OMODW] != 0 and (ins[C_OMOD] | ins[C_CLAMP]) != 0:
                 apply_output_mods(res, exec_mask, ins[C_OMODW], ins[C_OMOD], ins[C_CLAMP], ws[w, WS_MODE])
             if flags & FL_CMP:

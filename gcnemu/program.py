@@ -14,6 +14,7 @@ import numpy as np
 
 from . import engine as E
 from .dispatch_gen import SALU_NAMES, VALU_NAMES
+from .opkernels import valu_address
 from .errors import DecodeError
 from .isa import table
 from .isa.decoder import Instruction, decode
@@ -194,7 +195,7 @@ def _row(ins: Instruction, pc_index: dict, prog_name: str) -> np.ndarray:
             r[C_H] = _VALU_SPECIAL[name]
         elif name in _VALU_INDEX:
             r[C_H] = E.H_VCMP if name.startswith("v_cmp") else E.H_VALU
-            r[C_K] = _VALU_INDEX[name]
+            r[C_K] = valu_address(name)
         else:
             r[C_H] = E.H_UNIMPLEMENTED
         srcs = [k for k in ("src0", "src", "vsrc0") if k in kinds]
@@ -264,6 +265,8 @@ def _row(ins: Instruction, pc_index: dict, prog_name: str) -> np.ndarray:
         r[C_WD] = bin(f["dmask"]).count("1") or 1
     r[C_FLAGS] = flags
     r[C_IMM] = f.get("offset", 0)
+    for i, fn in enumerate(_EXTRA_FIELDS.get(enc, ())):
+        r[C_LIT] |= int(f.get(fn, 0)) << (8 * i)
     return r
 
 
@@ -278,6 +281,15 @@ _FIELD_ORDER = {
     "EXP": ("en", "tgt", "compr", "done", "vm", "vsrc0", "vsrc1", "vsrc2"),
 }
 
+#: further raw fields of memory families, packed 8 bits each into column C_LIT (these
+#: encodings carry no literal): field i at bits 8*i .. 8*i+7 (see gcnemu/memops.py)
+_EXTRA_FIELDS = {
+    "MUBUF": ("tfe", "slc"),
+    "MTBUF": ("tfe", "slc", "nfmt"),
+    "MIMG": ("tfe", "lwe", "r128", "slc"),
+    "EXP": ("vsrc3",),
+}
+
 
 def build_program(instructions: list, name: str = "snippet") -> Program:
     """Turn decoded instructions into the engine's arrays."""
@@ -288,8 +300,6 @@ def build_program(instructions: list, name: str = "snippet") -> Program:
         code[i, C_ROW] = i
         if ins.defn.encoding in ("MUBUF", "MTBUF"):
             code[i, C_S0] = ins.fields["soffset"]
-        if ins.defn.encoding == "MTBUF":
-            code[i, C_F7] = ins.fields["nfmt"]
     if not instructions:
         code[0, C_H] = E.H_ENDPGM
     return Program(code, list(instructions), pc_index, name)

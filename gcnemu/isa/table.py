@@ -100,7 +100,8 @@ def _implicit(name: str, enc: str, operands) -> tuple[frozenset, frozenset]:
     reads, writes = set(), set()
     if enc in ("VOP2", "VOP1", "VOPC", "VOP3", "VINTRP", "DS", "MUBUF", "MTBUF", "MIMG", "FLAT", "EXP"):
         reads.add("EXEC")
-    if enc == "SOPC" or (enc in ("SOP2", "SOP1", "SOPK") and _SCC_WRITERS.search(name)):
+    if (enc == "SOPC" and name != "s_setvskip") or \
+            (enc in ("SOP2", "SOP1", "SOPK") and _SCC_WRITERS.search(name)):
         writes.add("SCC")
     if _SCC_READERS.search(name):
         reads.add("SCC")
@@ -114,8 +115,11 @@ def _implicit(name: str, enc: str, operands) -> tuple[frozenset, frozenset]:
         reads.add("VCC")
     if name.startswith(("v_cmpx", "v_cmpsx")) or name.endswith("_saveexec_b64"):
         writes.add("EXEC")
-    if name.endswith("_saveexec_b64") or name.startswith("s_cbranch_exec"):
+    if name.endswith("_saveexec_b64") or name.startswith(("s_cbranch_exec", "s_cbranch_g_fork",
+                                                           "s_cbranch_i_fork", "s_cbranch_join")):
         reads.add("EXEC")
+    if name.startswith(("s_cbranch_g_fork", "s_cbranch_i_fork", "s_cbranch_join")):
+        writes.add("EXEC")  # fork/join swap the active mask
     if _M0_READERS.search(name):
         reads.add("M0")
     return frozenset(reads), frozenset(writes)

@@ -1,0 +1,486 @@
+"""The user-facing GPU: configuration presets, device buffers, kernels and dispatch.
+
+    gpu = gcnemu.GPU()                        # preset "xbox-one"; GPU("hd7970"), GPU("r9-290x")
+    prog = gcnemu.load("k.hsaco")             # path or bytes of a code object; or a .s file
+    x = gpu.to_device(np.arange(n, dtype=np.float32))
+    y = gpu.empty(n * 4)
+    rep = gpu.dispatch(prog.kernel("saxpy"), grid=(n,), block=(256,),
+                       args=[x, y, np.float32(2.0), np.uint32(n)])
+    out = y.to_numpy(np.float32)
+
+A dispatch places workgroups on the emulated CUs in order and runs their waves in the numba
+engine; waves of a workgroup synchronise at s_barrier. Results are deterministic.
+"""
+from __future__ import annotations
+
+import math
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from . import engine as E
+from .errors import DecodeError, DispatchError, GcnEmuError, LoaderError, MemoryFault
+from .isa.decoder import decode_one
+from .loader import abi
+from .loader.codeobject import CodeObject, KernelInfo, load_code_object
+from .memory import BASE as MEM_BASE
+from .memory import Memory, scratch_vsharp
+from .memops import PRIVATE_APERTURE_HI, SHARED_APERTURE_HI
+from .program import Program, build_program
+from .wave import DEFAULT_STEP_LIMIT, error_from_wave
+
+
+@dataclass(frozen=True)
+class GPUConfig:
+    """Immutable description of a gfx7-class GPU (what the seeds and vendor specs state)."""
+
+    name: str
+    compute_units: int
+    clock_mhz: int
+    dpfactor: int                   #: CLRX DPFACTOR: 1/2-rate f64 = 1 ... 1/16-rate = 8
+    simds_per_cu: int = 4
+    waves_per_simd: int = 10
+    vgprs_per_simd: int = 256       #: rows of 64 lanes
+    sgprs_per_simd: int = 512
+    lds_per_cu: int = 65536
+    gds_bytes: int = 65536
+    max_workgroups_per_cu: int = 16
+    max_workgroup_size: int = 1024
+
+
+PRESETS = {
+    # Xbox One: 12 CUs at 853 MHz (seeds: gpu-overview / cu-whitepaper)
+    "xbox-one": GPUConfig("xbox-one", 12, 853, 8),
+    "hd7970": GPUConfig("hd7970", 32, 925, 2),
+    "r9-290x": GPUConfig("r9-290x", 44, 1000, 4),
+    "r7-260x": GPUConfig("r7-260x", 14, 1100, 8),
+    "firepro-w9100": GPUConfig("firepro-w9100", 44, 930, 1),
+}
+
+
+class Buffer:
+    """A device allocation. ``address`` is its GPU virtual address."""
+
+    def __init__(self, gpu: "GPU", address: int, nbytes: int, name: str):
+        self.gpu = gpu
+        self.address = address
+        self.nbytes = nbytes
+        self.name = name
+
+    def to_numpy(self, dtype=np.uint8, count: int | None = None) -> np.ndarray:
+        """Copy the buffer's contents out as a numpy array of ``dtype``."""
+        dt = np.dtype(dtype)
+        n = self.nbytes // dt.itemsize if count is None else int(count)
+        return self.gpu.memory.read_array(self.address, dt, n)
+
+    def write(self, array) -> None:
+        """Overwrite the start of the buffer with ``array``'s bytes."""
+        a = np.ascontiguousarray(array)
+        if a.nbytes > self.nbytes:
+            raise GcnEmuError(f"writing {a.nbytes} bytes into buffer '{self.name}' of {self.nbytes} bytes")
+        self.gpu.memory.write(self.address, a)
+
+    def __int__(self) -> int:
+        return self.address
+
+    def __repr__(self) -> str:
+        return f"Buffer({self.name!r}, 0x{self.address:x}, {self.nbytes} bytes)"
+
+
+@dataclass(frozen=True)
+class Local:
+    """A ``__local`` pointer argument: ``nbytes`` of LDS allocated per workgroup at dispatch."""
+
+    nbytes: int
+
+
+class Kernel:
+    """A kernel ready to dispatch: its descriptor/metadata and its decoded program."""
+
+    def __init__(self, info: KernelInfo, program: Program):
+        self.info = info
+        self.program = program
+        self.name = info.name
+
+    def __repr__(self) -> str:
+        return f"Kernel({self.name!r}, {len(self.program.instructions)} instructions)"
+
+
+class LoadedProgram:
+    """A loaded code object (or assembled source): its kernels by name."""
+
+    def __init__(self, code_object: CodeObject | None, kernels: dict):
+        self.code_object = code_object
+        self._infos = kernels
+        self._kernels: dict[str, Kernel] = {}
+
+    @property
+    def kernel_names(self) -> list[str]:
+        return sorted(self._infos)
+
+    def kernel(self, name: str) -> Kernel:
+        """The kernel called ``name`` (LoaderError listing the names that exist)."""
+        if name not in self._kernels:
+            if name not in self._infos:
+                raise LoaderError(f"no kernel named {name!r}; kernels: {self.kernel_names or 'none'}")
+            info = self._infos[name]
+            self._kernels[name] = Kernel(info, decode_kernel(info))
+        return self._kernels[name]
+
+
+def decode_kernel(info: KernelInfo) -> Program:
+    """Decode a kernel's code. Bytes that do not decode after the last reachable s_endpgm
+    (alignment padding) are dropped; an undecodable instruction before that is an error."""
+    code = info.code
+    out, pc, seen_end = [], 0, False
+    while pc < len(code):
+        try:
+            ins = decode_one(code, pc)
+        except DecodeError as e:
+            if seen_end:
+                break
+            raise LoaderError(f"kernel {info.name}: {e}") from None
+        out.append(ins)
+        seen_end = seen_end or ins.name == "s_endpgm"
+        pc += ins.size
+    return build_program(out, info.name)
+
+
+def load(src) -> LoadedProgram:
+    """Load a code object (path or bytes) or a GCN assembly file (path ending in .s).
+
+    Assembly files without AMDHSA directives become one kernel named after the file whose
+    launch state is: s[0:1] = kernarg segment pointer, s2/s3/s4 = workgroup id x/y/z,
+    v0/v1/v2 = work-item id x/y/z, 104 SGPRs and 256 VGPRs available.
+    """
+    if isinstance(src, (str, os.PathLike)) and str(src).endswith(".s"):
+        from .isa.assembler import assemble
+        text = open(src).read()
+        name = os.path.splitext(os.path.basename(str(src)))[0]
+        return LoadedProgram(None, {name: assembly_kernel_info(name, assemble(text))})
+    co = load_code_object(src)
+    return LoadedProgram(co, co.kernels)
+
+
+def assembly_kernel_info(name: str, code: bytes) -> KernelInfo:
+    """A KernelInfo for raw assembled code (the launch state described in `load`)."""
+    import dataclasses
+    fields = {f.name: 0 for f in dataclasses.fields(KernelInfo) if f.default is dataclasses.MISSING}
+    fields.update(name=name, code=code, entry_address=0, descriptor_address=0, descriptor=b"",
+                  code_object_version=0, vgpr_count=256, sgpr_count=104, mode_register=0x3F0,
+                  user_sgpr_count=2, enable_sgpr_kernarg_segment_ptr=1, enable_sgpr_workgroup_id_x=1,
+                  enable_sgpr_workgroup_id_y=1, enable_sgpr_workgroup_id_z=1,
+                  enable_vgpr_workitem_id=2, enable_dx10_clamp=1, enable_ieee_mode=1,
+                  float_denorm_mode_32=3, float_denorm_mode_16_64=3)
+    return KernelInfo(**fields)
+
+
+@dataclass
+class DispatchReport:
+    """What a dispatch did: launch shape, instruction counts (rocprof names), faults."""
+
+    kernel: str
+    grid: tuple
+    block: tuple
+    workgroups: int
+    waves: int
+    counters: dict = field(default_factory=dict)
+    faults: list = field(default_factory=list)
+    messages: list = field(default_factory=list)
+    wall_seconds: float = 0.0
+
+    @property
+    def instructions(self) -> int:
+        """SQ_INSTS: wave-instructions executed."""
+        return self.counters.get("SQ_INSTS", 0)
+
+    def summary(self) -> str:
+        rate = self.instructions / self.wall_seconds / 1e6 if self.wall_seconds > 0 else 0.0
+        return (f"{self.kernel}: grid {self.grid} block {self.block}, {self.workgroups} workgroups, "
+                f"{self.waves} waves, {self.instructions} wave-instructions in {self.wall_seconds:.3f} s "
+                f"({rate:.1f} M/s), {len(self.faults)} faults")
+
+
+_COUNTER_COLUMNS = {"SQ_INSTS": E.WS_INSTS, "SQ_INSTS_VALU": E.WS_VALU, "SQ_INSTS_SALU": E.WS_SALU,
+                    "SQ_INSTS_SMEM": E.WS_SMEM, "SQ_INSTS_VMEM": E.WS_VMEM, "SQ_INSTS_LDS": E.WS_LDS_INSTS,
+                    "SQ_INSTS_BRANCH_TAKEN": E.WS_TAKEN}
+
+
+class GPU:
+    """An emulated gfx7 GPU with its own memory."""
+
+    def __init__(self, preset: str | GPUConfig = "xbox-one", *, step_limit: int = 50_000_000,
+                 waves_per_batch: int = 512):
+        if isinstance(preset, GPUConfig):
+            self.config = preset
+        else:
+            if preset not in PRESETS:
+                raise GcnEmuError(f"unknown GPU preset {preset!r}; presets: {sorted(PRESETS)}")
+            self.config = PRESETS[preset]
+        self.memory = Memory()
+        self.step_limit = step_limit
+        self.waves_per_batch = waves_per_batch
+        self.gds = np.zeros(self.config.gds_bytes, np.uint8)
+        self._dispatch_id = 0
+        self._queue = self.memory.allocate(256, name="amd_queue_t")
+        q = np.zeros(64, np.uint32)
+        q[0x40 // 4] = SHARED_APERTURE_HI
+        q[0x44 // 4] = PRIVATE_APERTURE_HI
+        self.memory.write(self._queue, q)
+
+    # --- buffers ---------------------------------------------------------------------------
+    def to_device(self, array, name: str | None = None) -> Buffer:
+        """Copy a numpy array into a new device buffer."""
+        a = np.ascontiguousarray(array)
+        nbytes = max(a.nbytes, 1)
+        name = name or f"buffer{len(self.memory.alloc_names)}"
+        addr = self.memory.allocate(nbytes, name=name)
+        if a.nbytes:
+            self.memory.write(addr, a)
+        return Buffer(self, addr, a.nbytes, name)
+
+    def empty(self, nbytes: int, name: str | None = None) -> Buffer:
+        """A new zero-filled device buffer of ``nbytes`` bytes."""
+        nbytes = int(nbytes)
+        if nbytes <= 0:
+            raise GcnEmuError(f"gpu.empty needs a positive size, got {nbytes}")
+        name = name or f"buffer{len(self.memory.alloc_names)}"
+        return Buffer(self, self.memory.allocate(nbytes, name=name), nbytes, name)
+
+    # --- dispatch --------------------------------------------------------------------------
+    def dispatch(self, kernel: Kernel, grid: Sequence[int], block: Sequence[int], args: Sequence = (),
+                 *, strict: bool = True) -> DispatchReport:
+        """Run ``kernel`` over ``grid`` work-items in workgroups of ``block``.
+
+        ``args`` are the kernel's explicit arguments in order: Buffers (or addresses) for
+        pointers, numpy scalars / Python numbers for by-value arguments, ``Local(nbytes)`` for
+        ``__local`` pointers. With ``strict`` (default), accesses to unmapped memory raise
+        MemoryFault after the dispatch (the report's faults list them either way); a wave that
+        fails raises ExecutionError naming kernel, workgroup, wave, PC and lane.
+        """
+        if not isinstance(kernel, Kernel):
+            raise DispatchError(f"dispatch takes a Kernel (from gcnemu.load(...).kernel(name)), "
+                                f"not {type(kernel).__name__}")
+        info = kernel.info
+        grid, block = _shape(grid, block, info, self.config)
+        t0 = time.perf_counter()
+        mem = self.memory
+
+        # dynamic LDS for __local arguments goes after the static allocation
+        lds_size = info.group_segment_fixed_size
+        arg_values = []
+        for a in args:
+            if isinstance(a, Local):
+                lds_size = (lds_size + 15) & ~15
+                arg_values.append(lds_size)
+                lds_size += int(a.nbytes)
+            else:
+                arg_values.append(a)
+        if lds_size > self.config.lds_per_cu:
+            raise DispatchError(f"kernel {info.name} needs {lds_size} bytes of LDS per workgroup; "
+                                f"a CU has {self.config.lds_per_cu}")
+        temps = []
+        try:
+            hidden = abi.default_hidden_args(grid, block)
+            if info.code_object_version == 0:
+                kernarg = b"".join(_raw_arg(v) for v in arg_values)
+            else:
+                kernarg = abi.build_kernarg_segment(info, arg_values, hidden)
+            kernarg_addr = mem.allocate(max(len(kernarg), 16), name=f"{info.name}.kernarg")
+            temps.append(kernarg_addr)
+            mem.write(kernarg_addr, kernarg)
+            kobj = mem.allocate(64, name=f"{info.name}.kd")
+            temps.append(kobj)
+            if info.descriptor:
+                mem.write(kobj, info.descriptor[:64])
+            priv = int(info.private_segment_fixed_size)
+            packet = abi.build_aql_dispatch_packet(grid, block, kernarg_addr, kobj, priv, lds_size)
+            pkt_addr = mem.allocate(64, name=f"{info.name}.dispatch_packet")
+            temps.append(pkt_addr)
+            mem.write(pkt_addr, packet)
+            rep = self._run(kernel, grid, block, lds_size, kernarg_addr, pkt_addr, priv, temps)
+        finally:
+            for a in temps:
+                try:
+                    mem.free(a)
+                except MemoryFault:
+                    pass
+        rep.wall_seconds = time.perf_counter() - t0
+        self._dispatch_id += 1
+        if strict and rep.faults:
+            shown = "; ".join(rep.faults[:4])
+            more = f" (and {len(rep.faults) - 4} more)" if len(rep.faults) > 4 else ""
+            raise MemoryFault(f"kernel {info.name}: {len(rep.faults)} access(es) to unmapped memory: "
+                              f"{shown}{more}. Loads returned 0 and stores were dropped; "
+                              f"dispatch(..., strict=False) returns the report instead.")
+        return rep
+
+    def _run(self, kernel, grid, block, lds_size, kernarg_addr, pkt_addr, priv, temps) -> DispatchReport:
+        info = kernel.info
+        prog = kernel.program
+        mem = self.memory
+        groups = [math.ceil(grid[i] / block[i]) for i in range(3)]
+        ngroups = groups[0] * groups[1] * groups[2]
+        group_items = block[0] * block[1] * block[2]
+        waves_per_group = math.ceil(group_items / 64)
+        vcount = max(4, min(256, info.vgpr_count))
+        scount = max(8, min(104, info.sgpr_count))
+        groups_per_batch = max(1, self.waves_per_batch // waves_per_group)
+        nbatch_groups = min(ngroups, groups_per_batch)
+        nwaves = nbatch_groups * waves_per_group
+        lds_per_group = (lds_size + 255) & ~255
+        sgpr_layout = abi.initial_sgpr_layout(info) if info.code_object_version else _asm_sgpr_layout(info)
+        vgpr_ids = info.enable_vgpr_workitem_id + 1
+
+        scratch = None
+        if priv > 0:
+            scratch = mem.allocate_scratch(priv, nwaves * 64, name=f"{info.name}.scratch")
+            temps.append(scratch.address)
+        lds = np.zeros(nbatch_groups * lds_per_group + self.config.gds_bytes, np.uint8)
+        sregs = np.zeros((nwaves, 128), np.uint32)
+        ws = np.zeros((nwaves, E.NWS), np.int64)
+        vgpr = np.zeros((nwaves * vcount, 64), np.uint32)
+        faults = np.zeros((nwaves, 16, 4), np.int64)
+        msgs = np.zeros((1024, 4), np.int64)
+        totals = {k: 0 for k in _COUNTER_COLUMNS}
+        fault_list, messages = [], []
+        data, mapped = mem.arrays()
+        mem.lock()
+        try:
+            for first in range(0, ngroups, nbatch_groups):
+                batch = list(range(first, min(ngroups, first + nbatch_groups)))
+                sregs[:] = 0
+                ws[:] = 0
+                vgpr[:] = 0
+                lds[:-self.config.gds_bytes] = 0
+                lds[-self.config.gds_bytes:] = self.gds
+                wave_ids = []
+                for gi, g in enumerate(batch):
+                    gid = (g % groups[0], (g // groups[0]) % groups[1], g // (groups[0] * groups[1]))
+                    gsize = [min(block[i], grid[i] - gid[i] * block[i]) for i in range(3)]
+                    items = gsize[0] * gsize[1] * gsize[2]
+                    nw = math.ceil(items / 64)
+                    for k in range(nw):
+                        w = gi * waves_per_group + k
+                        wave_ids.append(w)
+                        self._init_wave(w, k, nw, gid, gsize, items, info, sgpr_layout, vgpr_ids,
+                                        sregs, ws, vgpr, vcount, scount, gi, lds_per_group, lds_size,
+                                        kernarg_addr, pkt_addr, scratch, priv)
+                ids = np.array(wave_ids, np.int64)
+                bad = E.run_group_waves(prog.code, ids, sregs, ws, vgpr, lds, data, mapped,
+                                        np.int64(MEM_BASE), faults, msgs, np.int64(self.step_limit))
+                self.gds[:] = lds[-self.config.gds_bytes:]
+                for k, col in _COUNTER_COLUMNS.items():
+                    totals[k] += int(ws[ids, col].sum())
+                for w in ids:
+                    nf = int(ws[w, E.WS_FAULTS])
+                    for i in range(min(nf, faults.shape[1])):
+                        addr, row, lane, wr = (int(x) for x in faults[w, i])
+                        fault_list.append(self._describe_fault(info, prog, batch, w, waves_per_group,
+                                                               groups, addr, row, lane, wr))
+                nmsg = min(int(ws[ids, E.WS_MSG_COUNT].sum()), msgs.shape[0])
+                messages.extend((int(msgs[i, 0]), int(msgs[i, 1]), int(msgs[i, 2])) for i in range(nmsg))
+                if bad >= 0:
+                    g = batch[bad // waves_per_group]
+                    gid = (g % groups[0], (g // groups[0]) % groups[1], g // (groups[0] * groups[1]))
+                    raise error_from_wave(prog, ws, int(bad), kernel=info.name,
+                                          wave_label=f"{bad % waves_per_group} of workgroup {gid}")
+                stuck = [int(w) for w in ids if ws[w, E.WS_STATUS] == E.ST_BARRIER]
+                if stuck:
+                    raise DispatchError(f"kernel {info.name}: {len(stuck)} wave(s) wait at s_barrier "
+                                        f"that the rest of their workgroup never reaches")
+        finally:
+            mem.unlock()
+        return DispatchReport(info.name, tuple(grid), tuple(block), ngroups,
+                              ngroups * waves_per_group, totals, fault_list, messages)
+
+    def _init_wave(self, w, k, nw, gid, gsize, items, info, sgpr_layout, vgpr_ids, sregs, ws, vgpr,
+                   vcount, scount, gi, lds_per_group, lds_size, kernarg_addr, pkt_addr, scratch, priv):
+        lanes = min(64, items - 64 * k)
+        exec_mask = (1 << lanes) - 1
+        sregs[w, E.EXEC_LO] = exec_mask & 0xFFFFFFFF
+        sregs[w, E.EXEC_HI] = exec_mask >> 32
+        sregs[w, E.M0] = 0xFFFFFFFF
+        wave_off = w * 64 * ((priv + 3) & ~3)
+        values = {
+            "dispatch_ptr": pkt_addr, "queue_ptr": self._queue, "kernarg_segment_ptr": kernarg_addr,
+            "dispatch_id": self._dispatch_id, "flat_scratch_init": ((priv + 3) & ~3) << 32,
+            "private_segment_size": priv, "workgroup_id_x": gid[0], "workgroup_id_y": gid[1],
+            "workgroup_id_z": gid[2],
+            "workgroup_info": abi.workgroup_info_value(nw, first_wave=(k == 0)),
+            "private_segment_wave_offset": wave_off,
+        }
+        for what, first, count in sgpr_layout:
+            if what == "private_segment_buffer":
+                words = scratch.vsharp if scratch is not None else scratch_vsharp(0, 0)
+                for i in range(4):
+                    sregs[w, first + i] = int(words[i])
+                continue
+            v = int(values.get(what, 0))
+            for i in range(count):
+                sregs[w, first + i] = (v >> (32 * i)) & 0xFFFFFFFF
+        ws[w, E.WS_MODE] = info.mode_register
+        ws[w, E.WS_SGPRS] = scount
+        ws[w, E.WS_VBASE] = w * vcount
+        ws[w, E.WS_VCOUNT] = vcount
+        ws[w, E.WS_GROUP] = gi
+        ws[w, E.WS_LDS_BASE] = gi * lds_per_group
+        ws[w, E.WS_LDS_SIZE] = lds_size
+        ws[w, E.WS_HW_ID] = (w % 4) << 4          # SIMD id in HW_ID[5:4]
+        if scratch is not None:
+            ws[w, E.WS_SCRATCH_BASE] = scratch.address
+            ws[w, E.WS_SCRATCH_WAVE] = wave_off
+        lid = np.arange(64 * k, 64 * k + 64)
+        ids = (lid % gsize[0], (lid // gsize[0]) % gsize[1], lid // (gsize[0] * gsize[1]))
+        row = w * vcount
+        for i in range(min(vgpr_ids, 3)):
+            vgpr[row + i, :] = np.where(lid < items, ids[i], 0).astype(np.uint32)
+
+    def _describe_fault(self, info, prog, batch, w, wpg, groups, addr, row, lane, wr) -> str:
+        g = batch[w // wpg]
+        gid = (g % groups[0], (g // groups[0]) % groups[1], g // (groups[0] * groups[1]))
+        pc = prog.instructions[row].offset if 0 <= row < len(prog.instructions) else -1
+        ins = prog.text_at(row) if 0 <= row < len(prog.instructions) else "?"
+        where = self.memory.describe(addr) if addr >= MEM_BASE else "address below the GPU heap"
+        lane_txt = f"lane {lane}" if lane >= 0 else "scalar"
+        return (f"{'store to' if wr else 'load from'} 0x{addr:x} ({where}) by kernel {info.name}, "
+                f"workgroup {gid}, wave {w % wpg}, {lane_txt}, pc 0x{pc:x} '{ins}'")
+
+
+def _raw_arg(v) -> bytes:
+    if isinstance(v, Buffer):
+        return v.address.to_bytes(8, "little")
+    if isinstance(v, np.generic):
+        return v.tobytes()
+    if isinstance(v, int):
+        return (v & 0xFFFFFFFFFFFFFFFF).to_bytes(8, "little")
+    raise DispatchError(f"assembly kernels take Buffers, numpy scalars or ints, not {type(v).__name__}")
+
+
+def _asm_sgpr_layout(info):
+    return [("kernarg_segment_ptr", 0, 2), ("workgroup_id_x", 2, 1), ("workgroup_id_y", 3, 1),
+            ("workgroup_id_z", 4, 1)]
+
+
+def _shape(grid, block, info, config):
+    try:
+        g = tuple(int(x) for x in grid)
+        b = tuple(int(x) for x in block)
+    except TypeError:
+        raise DispatchError(f"grid and block are tuples of 1-3 ints, got {grid!r} and {block!r}") from None
+    if not 1 <= len(g) <= 3 or len(b) != len(g):
+        raise DispatchError(f"grid {g} and block {b} need the same number (1-3) of dimensions")
+    g = g + (1,) * (3 - len(g))
+    b = b + (1,) * (3 - len(b))
+    if any(x <= 0 for x in g + b):
+        raise DispatchError(f"grid {g} and block {b} must be positive")
+    size = b[0] * b[1] * b[2]
+    limit = min(config.max_workgroup_size, info.max_flat_workgroup_size or config.max_workgroup_size)
+    if size > limit:
+        raise DispatchError(f"workgroup of {size} work-items exceeds the limit of {limit} for kernel {info.name}")
+    if info.reqd_workgroup_size and tuple(info.reqd_workgroup_size) != b:
+        raise DispatchError(f"kernel {info.name} requires workgroup size {tuple(info.reqd_workgroup_size)}, got {b}")
+    return g, b

@@ -1,0 +1,54 @@
+"""Compiled VALU op kernels, handed to the engine as function addresses.
+
+Each VALU op is a small C-callable numba function (generated in gcnemu/dispatch_gen.py) that
+runs the op over the 64 lanes under EXEC. They are compiled the first time a program uses the
+op and cached on disk, so start-up cost grows with the ops a kernel uses rather than with the
+ISA, and the engine's own compiled code stays small. The engine calls them through
+`call_valu`, one indirect call per instruction.
+"""
+from __future__ import annotations
+
+import threading
+
+from llvmlite import ir
+from numba import cfunc, types
+from numba.extending import intrinsic
+
+from . import dispatch_gen as D
+
+_P = types.CPointer(types.uint64)
+#: flags = op(s0, s1, s2, res, cin mask, exec mask, mode): rows are uint64[64]
+VALU_SIGNATURE = types.uint64(_P, _P, _P, _P, types.uint64, types.uint64, types.int64)
+
+_addresses: dict[str, int] = {}
+_keep = []
+_lock = threading.Lock()
+
+
+def valu_address(name: str) -> int:
+    """Address of the compiled lane kernel of VALU op ``name`` (compiling it on first use)."""
+    addr = _addresses.get(name)
+    if addr is None:
+        with _lock:
+            addr = _addresses.get(name)
+            if addr is None:
+                fn = cfunc(VALU_SIGNATURE, cache=True)(getattr(D, f"_cf_{name}"))
+                _keep.append(fn)
+                addr = _addresses[name] = fn.address
+    return addr
+
+
+@intrinsic
+def call_valu(typingctx, addr, s0, s1, s2, res, cin, exec_mask, mode):
+    """Call the lane kernel at ``addr`` on rows given by their data pointers."""
+    sig = types.uint64(addr, s0, s1, s2, res, cin, exec_mask, mode)
+
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        p = i64.as_pointer()
+        fnty = ir.FunctionType(i64, [p, p, p, p, i64, i64, i64])
+        fn = builder.inttoptr(args[0], fnty.as_pointer())
+        ptrs = [builder.inttoptr(x, p) for x in args[1:5]]
+        return builder.call(fn, ptrs + list(args[5:]))
+
+    return sig, codegen
