@@ -34,10 +34,14 @@ def parse_cycles(expr: str, dpfactor: int = 4, glc: bool = False) -> int | None:
     """Evaluate a CLRX cycle expression ("4", "DPFACTOR*8", "16+GLC2", "16-24", "4/20").
 
     DPFACTOR is 1 (1/2-rate f64), 2 (1/4), 4 (1/8, the R9 290 and Xbox One class) or 8 (1/16).
-    Ranges take their low end, "taken/not-taken" pairs the not-taken cost; unknown is None.
+    Ranges take their low end, "taken/not-taken" pairs the not-taken cost, "4 or 16 (1)" the
+    seed's footnote (4 at DP rate 1/2..1/8, else 16); unknown is None.
     """
     if not expr or "?" in expr:
         return None
+    m = re.fullmatch(r"(\d+) or (\d+) \(1\)", expr.strip())
+    if m:  # the seed's footnote (1): "4 with DP speed 1/2, 1/4 or 1/8, otherwise 16" (v_fma_f32)
+        return int(m.group(1)) if dpfactor <= 4 else int(m.group(2))
     e = expr.split("/")[0] if "/" in expr and "DPFACTOR" not in expr else expr
     e = e.split("-")[0]
     e = e.replace("DPFACTOR", str(dpfactor))
