@@ -5,6 +5,9 @@
     python -m kernels.build --check    # rebuild into a temp dir; report committed binaries
                                        # whose .text / .rodata (kernel descriptors) / .note
                                        # (metadata) differ. Exit 1 on any difference.
+    python -m kernels.build --inventory  # instruction mnemonics per kernel, by family
+                                         # (from kernel.lst / kernel.s: llvm-objdump-14
+                                         # cannot disassemble gfx7)
 
 OpenCL C (exactly the design doc's command):
     clang-14 -target amdgcn-amd-amdhsa -mcpu=gfx700 -x cl -cl-std=CL1.2 -nogpulib -O2
@@ -139,6 +142,9 @@ def check(names=None) -> dict[str, list[str]]:
 
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if "--inventory" in argv:  # instruction families per kernel, from the listings/sources
+        print(inventory())
+        return 0
     do_check = "--check" in argv
     names = [a for a in argv if not a.startswith("-")] or list_kernels()
     missing = tools_missing()
@@ -155,6 +161,62 @@ def main(argv=None) -> int:
         build_one(n)
         print(f"built {n}")
     return 0
+
+
+
+# --------------------------------------------------------------------------- inventory
+_FAMILIES = (
+    ("SMRD", ("s_load_", "s_buffer_load_", "s_memtime", "s_dcache")),
+    ("SOPP", ("s_branch", "s_cbranch", "s_waitcnt", "s_barrier", "s_endpgm", "s_nop",
+              "s_sethalt", "s_sleep", "s_setprio", "s_sendmsg", "s_trap", "s_icache", "s_ttrace")),
+    ("SALU", ("s_",)),
+    ("VOPC", ("v_cmp",)),
+    ("VALU", ("v_",)),
+    ("DS", ("ds_",)),
+    ("FLAT", ("flat_",)),
+    ("MUBUF", ("buffer_",)),
+    ("MTBUF", ("tbuffer_",)),
+    ("MIMG", ("image_",)),
+)
+
+
+def mnemonics(name: str) -> list[str]:
+    """Instruction mnemonics in a kernel's assembly (kernel.lst for OpenCL, kernel.s for asm)."""
+    import re
+
+    src = source_path(name)
+    text = (src.parent / "kernel.lst").read_text() if src.suffix == ".cl" else src.read_text()
+    names = []
+    for line in text.splitlines():
+        m = re.match(r"\s+([sv]_[a-z0-9_]+|ds_[a-z0-9_]+|flat_[a-z0-9_]+|buffer_[a-z0-9_]+|"
+                     r"tbuffer_[a-z0-9_]+|image_[a-z0-9_]+)\b", line)
+        if m:
+            names.append(re.sub(r"_e(32|64)$", "", m.group(1)))
+    return names
+
+
+def families(name: str) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for mn in sorted(set(mnemonics(name))):
+        for fam, prefixes in _FAMILIES:
+            if mn.startswith(prefixes):
+                out.setdefault(fam, []).append(mn)
+                break
+    return out
+
+
+def inventory() -> str:
+    lines = []
+    for n in list_kernels():
+        fams = families(n)
+        kind = "OpenCL C" if source_path(n).suffix == ".cl" else "GCN asm"
+        total = sum(len(v) for v in fams.values())
+        lines.append(f"## {n} ({kind}, {total} distinct mnemonics)")
+        for fam, _ in _FAMILIES:
+            if fam in fams:
+                lines.append(f"- {fam}: {' '.join(fams[fam])}")
+        lines.append("")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

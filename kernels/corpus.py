@@ -290,16 +290,30 @@ def check(name: str, gpu=None, seed: int = 0):
     return case
 
 
-if __name__ == "__main__":  # python -m kernels.corpus [names...]: run on the emulator
+def main(argv=None) -> int:
+    """python -m kernels.corpus [NAME...]: run kernels on the emulator and compare."""
     import sys
+    import time
 
-    names = sys.argv[1:] or list_kernels()
+    names = list(sys.argv[1:] if argv is None else argv) or list_kernels()
     failed = 0
     for n in names:
+        t0 = time.perf_counter()
         try:
             check(n)
-            print(f"PASS {n}")
+            print(f"PASS {n} ({time.perf_counter() - t0:.1f} s)", flush=True)
         except Exception as e:  # report and continue
             failed += 1
-            print(f"FAIL {n}: {type(e).__name__}: {e}")
-    sys.exit(1 if failed else 0)
+            msg = str(e).splitlines()[0][:400] if str(e) else ""
+            print(f"FAIL {n}: {type(e).__name__}: {msg}", flush=True)
+    print(f"{len(names) - failed} of {len(names)} kernels pass")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    # run through the package module so spec classes and these are the same objects
+    import sys
+
+    from kernels.corpus import main as _main
+
+    sys.exit(_main())
