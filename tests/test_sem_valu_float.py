@@ -1214,3 +1214,40 @@ declare float @llvm.amdgcn.cubetc(float, float, float)
             else:
                 assert got[0] == want, (text, hex(got[0]), hex(want))
     assert folded > 0.8 * len(cases), (folded, len(cases))
+
+
+def extreme_bits(w):
+    """Finite values at the edges of the range (denormals, near max) where div_scale acts."""
+    mb, eb = FMT[w]
+    emax = (1 << eb) - 2
+    return st.builds(lambda s, e, m: (s << (w - 1)) | (e << mb) | m, st.integers(0, 1),
+                     st.one_of(st.integers(0, 40), st.integers(emax - 40, emax)),
+                     st.integers(0, (1 << mb) - 1))
+
+
+@HSET
+@given(extreme_bits(32), extreme_bits(32))
+def test_llvm_fdiv32_expansion_extreme_operands(x, y):
+    """Quotients near overflow/underflow and denormal operands exercise div_scale's VCC path
+    and div_fmas' 2**+-64 rescaling."""
+    assume(y & 0x7FFFFFFF != 0)
+    q = frac_of(x, 32) / frac_of(y, 32)
+    want = ref_round(q, 32, RNE, neg_zero=bool((x ^ y) >> 31))
+    assert llvm_fdiv32(x, y, mode_of(den32=3)) == want
+
+
+@HSET
+@given(extreme_bits(64), extreme_bits(64))
+def test_llvm_fdiv64_expansion_extreme_operands(x, y):
+    assume(y & 0x7FFFFFFFFFFFFFFF != 0)
+    q = frac_of(x, 64) / frac_of(y, 64)
+    want = ref_round(q, 64, RNE, neg_zero=bool((x ^ y) >> 63))
+    assert llvm_fdiv64(x, y, mode_of(den64=3)) == want
+
+
+def test_fdiv32_regressions():
+    # 4 / MAX_FLOAT: 1/S1 is an f32 denormal, so div_scale must scale both operands down
+    for x, y in ((0x40800000, 0x7F7FFFFF), (f2b(1.0), f2b(2.0 ** 127)), (1, 0x7F7FFFFF),
+                 (0x7F7FFFFF, 1), (0x00800000, f2b(3.0))):
+        q = frac_of(x, 32) / frac_of(y, 32)
+        assert llvm_fdiv32(x, y, mode_of(den32=3)) == ref_round(q, 32, RNE)

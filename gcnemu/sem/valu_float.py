@@ -772,7 +772,11 @@ def _exp_field64(b):
 
 @njit(cache=True)
 def _div_scale32(s0, s1, s2):
-    """v_div_scale_f32 per the AMD ISA pseudo-code; returns (bits, vcc)."""
+    """v_div_scale_f32 per the AMD ISA pseudo-code; returns (bits, vcc).
+
+    The '1/S1 is denormal' cases test the f32 range (|S1| > 2**126) and scale the denominator
+    down by 2**-64: the only reading under which LLVM's fdiv expansion stays correctly rounded
+    (the printed pseudo-code tests 1/S1 as an f64, which can never be denormal)."""
     s0 = U64(s0) & U64(_M32)
     s1 = U64(s1) & U64(_M32)
     s2 = U64(s2) & U64(_M32)
@@ -787,14 +791,21 @@ def _div_scale32(s0, s1, s2):
         return s0, U64(1)
     e1 = _exp_field32(s1)
     e2 = _exp_field32(s2)
-    q = abs(x2 / x1)  # f64 quotient of f32 values: decides 'S2/S1 is an f32 denormal'
+    qden = abs(x2 / x1) < 2.0 ** -126  # f64 quotient of f32 values: exact enough to classify
+    rden = abs(x1) > 2.0 ** 126          # 1/S1 would be an f32 denormal
     if e2 - e1 >= 96:
         if x0 == x1:
             return _ldexp_bits(s0, 64, 23, 8, RNE, False), U64(1)
         return s0, U64(1)
     if e1 == 0:
         return _ldexp_bits(s0, 64, 23, 8, RNE, False), U64(0)
-    if q < 2.0 ** -126:
+    if rden and qden:
+        if x0 == x1:
+            return _ldexp_bits(s0, -64, 23, 8, RNE, False), U64(1)
+        return s0, U64(1)
+    if rden:
+        return _ldexp_bits(s0, -64, 23, 8, RNE, False), U64(0)
+    if qden:
         if x0 == x2:
             return _ldexp_bits(s0, 64, 23, 8, RNE, False), U64(1)
         return s0, U64(1)
