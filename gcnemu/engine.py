@@ -47,6 +47,7 @@ FL_CIN_S2 = 32         # per-lane carry-in/select from the SGPR pair in src2
  WS_HW_ID, WS_CSP, WS_INSTS, WS_VALU, WS_SALU, WS_SMEM, WS_VMEM, WS_LDS_INSTS, WS_BRANCH,
  WS_TAKEN, WS_MSG_COUNT, WS_FAULTS, WS_ERR_ADDR, WS_SCRATCH_BASE, WS_SCRATCH_WAVE) = range(31)
 WS_FORK_STACK = 32   # six (exec mask, pc row) pairs of the s_cbranch_*_fork stack
+WS_CODE_BASE = 44    # GPU virtual address of the program's first instruction (s_getpc/s_setpc)
 NWS = 48
 
 # wave status
@@ -454,12 +455,14 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             write_scalar(sregs, ws, w, dst, ins[C_WD], v)
             ws[w, WS_SALU] += 1
         elif h == H_GETPC:
-            write_scalar(sregs, ws, w, ins[C_DST], 2, U64(code[pc, C_PC] + code[pc, C_SIZE]))
+            write_scalar(sregs, ws, w, ins[C_DST], 2,
+                         U64(ws[w, WS_CODE_BASE] + code[pc, C_PC] + code[pc, C_SIZE]))
         elif h == H_SETPC or h == H_SWAPPC:
             target = np.int64(read_scalar(sregs, ws, w, ins[C_S0], 2, ins[C_LIT], False))
             if h == H_SWAPPC:
-                write_scalar(sregs, ws, w, ins[C_DST], 2, U64(code[pc, C_PC] + code[pc, C_SIZE]))
-            next_pc = row_of_pc(code, target)
+                write_scalar(sregs, ws, w, ins[C_DST], 2,
+                             U64(ws[w, WS_CODE_BASE] + code[pc, C_PC] + code[pc, C_SIZE]))
+            next_pc = row_of_pc(code, target - ws[w, WS_CODE_BASE])
             if next_pc < 0:
                 fail(ws, w, ERR_BRANCH_TARGET, target)
         elif h == H_GETREG:
@@ -504,7 +507,9 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             fail(ws, w, ERR_TRAP, ins[C_IMM] & 0xFF)
         elif h == H_RFE:
             target = np.int64(read_scalar(sregs, ws, w, ins[C_S0], 2, ins[C_LIT], False))
-            next_pc = row_of_pc(code, target)
+            next_pc = row_of_pc(code, target - ws[w, WS_CODE_BASE])
+            if next_pc < 0:
+                fail(ws, w, ERR_BRANCH_TARGET, target)
         elif h >= H_DS and h <= H_EXP:
             memory_instruction(code, ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base,
                                faults, tmp)
@@ -553,7 +558,7 @@ def fork(code, ins, pc, w, sregs, ws):
     mask = read_scalar(sregs, ws, w, ins[C_S0], 2, ins[C_LIT], False)
     if ins[C_H] == H_CBRANCH_G_FORK:
         target_byte = np.int64(read_scalar(sregs, ws, w, ins[C_S1], 2, ins[C_LIT], False))
-        target = row_of_pc(code, target_byte)
+        target = row_of_pc(code, target_byte - ws[w, WS_CODE_BASE])
     else:
         target = ins[C_TGT]
     taken = mask & ex

@@ -100,10 +100,11 @@ class Local:
 class Kernel:
     """A kernel ready to dispatch: its descriptor/metadata and its decoded program."""
 
-    def __init__(self, info: KernelInfo, program: Program):
+    def __init__(self, info: KernelInfo, program: Program, code_object: CodeObject | None = None):
         self.info = info
         self.program = program
         self.name = info.name
+        self.code_object = code_object
 
     def __repr__(self) -> str:
         return f"Kernel({self.name!r}, {len(self.program.instructions)} instructions)"
@@ -127,7 +128,7 @@ class LoadedProgram:
             if name not in self._infos:
                 raise LoaderError(f"no kernel named {name!r}; kernels: {self.kernel_names or 'none'}")
             info = self._infos[name]
-            self._kernels[name] = Kernel(info, decode_kernel(info))
+            self._kernels[name] = Kernel(info, decode_kernel(info), self.code_object)
         return self._kernels[name]
 
 
@@ -225,6 +226,7 @@ class GPU:
         self.waves_per_batch = waves_per_batch
         self.gds = np.zeros(self.config.gds_bytes, np.uint8)
         self._dispatch_id = 0
+        self._images = {}     # id(code object) -> (code object, GPU address of its image)
         self._queue = self.memory.allocate(256, name="amd_queue_t")
         q = np.zeros(64, np.uint32)
         q[0x40 // 4] = SHARED_APERTURE_HI
@@ -318,8 +320,26 @@ class GPU:
                               f"dispatch(..., strict=False) returns the report instead.")
         return rep
 
+    def _image_base(self, kernel) -> int:
+        """Map the kernel's code object image (code and read-only data) into GPU memory once, so
+        that s_getpc-relative loads of constant tables find their data."""
+        co = kernel.code_object
+        if co is None or not co.segments:
+            return 0
+        hit = self._images.get(id(co))
+        if hit is not None and hit[0] is co:
+            return hit[1]
+        end = max(v + len(b) for v, b in co.segments)
+        base = self.memory.allocate(end, align=4096, name="code object image")
+        for v, b in co.segments:
+            if b:
+                self.memory.write(base + v, b)
+        self._images[id(co)] = (co, base)
+        return base
+
     def _run(self, kernel, grid, block, lds_size, kernarg_addr, pkt_addr, priv, temps) -> DispatchReport:
         info = kernel.info
+        code_base = self._image_base(kernel) + info.entry_address
         prog = kernel.program
         mem = self.memory
         groups = [math.ceil(grid[i] / block[i]) for i in range(3)]
@@ -368,7 +388,7 @@ class GPU:
                         wave_ids.append(w)
                         self._init_wave(w, k, nw, gid, gsize, items, info, sgpr_layout, vgpr_ids,
                                         sregs, ws, vgpr, vcount, scount, gi, lds_per_group, lds_size,
-                                        kernarg_addr, pkt_addr, scratch, priv)
+                                        kernarg_addr, pkt_addr, scratch, priv, code_base)
                 ids = np.array(wave_ids, np.int64)
                 bad = E.run_group_waves(prog.code, ids, sregs, ws, vgpr, lds, data, mapped,
                                         np.int64(MEM_BASE), faults, msgs, np.int64(self.step_limit))
@@ -398,7 +418,8 @@ class GPU:
                               ngroups * waves_per_group, totals, fault_list, messages)
 
     def _init_wave(self, w, k, nw, gid, gsize, items, info, sgpr_layout, vgpr_ids, sregs, ws, vgpr,
-                   vcount, scount, gi, lds_per_group, lds_size, kernarg_addr, pkt_addr, scratch, priv):
+                   vcount, scount, gi, lds_per_group, lds_size, kernarg_addr, pkt_addr, scratch, priv,
+                   code_base):
         lanes = min(64, items - 64 * k)
         exec_mask = (1 << lanes) - 1
         sregs[w, E.EXEC_LO] = exec_mask & 0xFFFFFFFF
@@ -430,6 +451,7 @@ class GPU:
         ws[w, E.WS_LDS_BASE] = gi * lds_per_group
         ws[w, E.WS_LDS_SIZE] = lds_size
         ws[w, E.WS_HW_ID] = (w % 4) << 4          # SIMD id in HW_ID[5:4]
+        ws[w, E.WS_CODE_BASE] = code_base
         if scratch is not None:
             ws[w, E.WS_SCRATCH_BASE] = scratch.address
             ws[w, E.WS_SCRATCH_WAVE] = wave_off

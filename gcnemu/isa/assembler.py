@@ -39,6 +39,7 @@ _FAMILY_MODS = {
     "MTBUF": {"offset", "offen", "idxen", "addr64", "glc", "slc", "tfe", "dfmt", "nfmt"},
     "MIMG": {"dmask", "unorm", "glc", "slc", "r128", "tfe", "lwe", "da"},
     "FLAT": {"glc", "slc", "tfe", "offset"},
+    "SMRD": {"glc"},  # llvm-mc 14 accepts and ignores glc on CI scalar loads (no such bit)
     "EXP": {"done", "compr", "vm"},
 }
 
@@ -98,6 +99,8 @@ def _parse_reg(text: str):
     low = text.lower()
     if low in NAMED_REGS:
         r = NAMED_REGS[low]
+    elif low.startswith("[") and low.endswith("]"):
+        r = _parse_reg_list(text)
     else:
         m = _REG_RE.match(low)
         if not m:
@@ -130,6 +133,29 @@ def _parse_reg(text: str):
     return r
 
 
+def _parse_reg_list(text: str):
+    """LLVM's register list syntax: [s6,s7] / [ttmp5] / [v1,v2,v3] = consecutive registers."""
+    parts = [p.strip() for p in text[1:-1].split(",")]
+    regs = []
+    for p in parts:
+        r = _parse_reg(p) if p else None
+        if r is None or r[1] != 1:
+            raise _NoFit(f"register list '{text}' must list single registers")
+        regs.append(r[0])
+    if any(b != a + 1 for a, b in zip(regs, regs[1:])):
+        raise _NoFit(f"registers in '{text}' must be consecutive")
+    n = len(regs)
+    first = regs[0]
+    if n > 1 and first < 256:
+        align = 2 if n == 2 else 4
+        base = first - 112 if 112 <= first <= 123 else first
+        if base % align:
+            raise _NoFit(f"register list '{text}' must start at a multiple of {align}")
+        if first not in (104, 106, 108, 110, 126) and not (first <= 103 or 112 <= first <= 123):
+            raise _NoFit(f"'{text}' is not a register range")
+    return (first, n)
+
+
 def _reg_of(tok: "_Tok"):
     """_parse_reg of a token, locating its errors at the token."""
     try:
@@ -143,9 +169,10 @@ def _parse_number(text: str):
     """int or float value of a numeric token, None if it is not a number."""
     if _INT_RE.match(text):
         body = text.lstrip("-")
-        if body[:2].lower() in ("0x", "0b"):
-            return int(text, 0)
-        return int(text, 10)
+        v = int(text, 0) if body[:2].lower() in ("0x", "0b") else int(text, 10)
+        if (1 << 63) <= v < (1 << 64):
+            v -= 1 << 64  # a 64-bit two's complement value (llvm-mc reads 0xffffffffffffffff as -1)
+        return v
     if _FLOAT_RE.match(text):
         return float(text)
     return None
@@ -188,7 +215,7 @@ def _src(tok: _Tok, kind: str, name: str, role: str) -> _Src:
     if reg is not None:
         code, n = reg
         cls = "v" if code >= 256 else CODE_CLASS.get(code, "?")
-        if cls not in classes:
+        if cls not in classes and not (cls == "trap" and code >= 112 and "ttmp" in classes):
             raise _NoFit(f"'{text}' is not allowed as {role} here (expected {_describe(classes)})",
                          tok.col)
         if size is not None and n != size and not (code >= 251 and code < 256):
@@ -210,6 +237,8 @@ def _src(tok: _Tok, kind: str, name: str, role: str) -> _Src:
                      tok.col)
     fp = _is_fp_operand(name, role)
     if isinstance(val, float):
+        if dwords == 1 and val != 0.0 and not _representable_f32(val):
+            raise _NoFit(f"float literal {text} is out of the 32-bit float range", tok.col)
         if dwords == 2:
             if not fp:
                 raise _NoFit(f"a float literal is not allowed for a 64-bit integer {role}", tok.col)
@@ -221,6 +250,16 @@ def _src(tok: _Tok, kind: str, name: str, role: str) -> _Src:
             raise _NoFit(f"literal {text} does not fit in 32 bits", tok.col)
         lit = val & 0xFFFFFFFF
     return _Src(LITERAL, lit)
+
+
+def _representable_f32(x: float) -> bool:
+    import math
+    import struct
+    try:
+        y = struct.unpack("<f", struct.pack("<f", x))[0]
+    except OverflowError:
+        return False
+    return y != 0.0 and not math.isinf(y)
 
 
 def _describe(classes) -> str:
@@ -492,7 +531,8 @@ def _enc_smrd(defn, pos, mods, mn_col):
         else:  # soffset
             reg = _reg_of(tok)
             if reg is not None:
-                v["offset"] = _src(tok, "ssrc32_2", defn.name, role).code
+                # llvm-mc 14 also takes m0 here (the gfx7 doc's offset_smem omits it)
+                v["offset"] = _src(tok, "ssrc32_4", defn.name, role).code
             else:
                 off = _int_value(tok, "offset", 0, 0xFFFFFFFF)
                 if off <= 255:
@@ -518,15 +558,31 @@ def _split_mods(tok: _Tok):
         return tok, 0, 0
     if t.startswith("neg(") and t.endswith(")"):
         t, neg, col = t[4:-1], 1, col + 4
+    elif t.startswith("-") and not t.startswith("-|") and _parse_number(t) is not None:
+        return tok, 0, 0  # a negative constant
     elif t.startswith("-"):
         t, neg, col = t[1:], 1, col + 1
     if t.startswith("|") and t.endswith("|") and len(t) > 2:
         t, ab, col = t[1:-1], 1, col + 1
     elif t.startswith("abs(") and t.endswith(")"):
         t, ab, col = t[4:-1], 1, col + 4
-    if (neg or ab) and _parse_number(t) is not None:
-        raise _NoFit("float modifiers (neg/abs) apply to registers only", tok.col)
     return (_Tok(t, col) if (neg or ab) else tok), neg, ab
+
+
+
+
+def _constant_bus(defn, codes, mn_col):
+    """A VALU instruction reads at most one scalar value (SGPR, VCC, EXEC, M0, scc/vccz/execz,
+    or a literal) over the constant bus; the same SGPR twice counts once. Implicit VCC reads
+    (v_cndmask/v_addc e32, v_div_fmas) count too."""
+    used = {c for c in codes if c < 128 or 251 <= c <= 253 or c == LITERAL}
+    if "VCC" in defn.reads and defn.encoding != "VOP3":
+        used.add("vcc")  # implicit 64-bit VCC: llvm-mc counts it apart from an explicit vcc_lo
+    if "M0" in defn.reads:  # v_movrel*: M0 holds the index
+        used.add(124)
+    if len(used) > 1:
+        raise _NoFit("violates the constant bus restriction (a VALU instruction reads at most "
+                     "one SGPR, special register or literal)", mn_col)
 
 
 def _enc_vop_short(defn, pos, mods, mn_col):
@@ -562,6 +618,7 @@ def _enc_vop_short(defn, pos, mods, mn_col):
                 if s.code == LITERAL:
                     raise _NoFit(f"{role} cannot take a literal", tok.col)
                 v["vsrc1"] = s.code
+                srcs.append(s)
         elif role == "imm32":
             literal = _imm32(tok)
         else:  # pragma: no cover
@@ -571,6 +628,8 @@ def _enc_vop_short(defn, pos, mods, mn_col):
         raise _NoFit("only one literal constant per instruction", mn_col)
     if lit is None:
         lit = literal
+    _constant_bus(defn, [s.code for s in srcs] + ([LITERAL] if literal is not None else []),
+                  mn_col)
     if defn.name in ("v_madmk_f32", "v_madak_f32") and lit is None:  # pragma: no cover
         raise _NoFit("missing constant", mn_col)
     return _emit(fam, v, lit), None
@@ -630,6 +689,7 @@ def _enc_vop3(defn, pos, mods, mn_col):
         else:
             m = _mod_int(mods, "div", 1, 2)
             v["omod"] = 3 if m == 2 else 0
+    _constant_bus(defn, [v[k] for k in ("src0", "src1", "src2") if k in v], mn_col)
     v["neg"] = neg
     if vop3b:
         if ab:
@@ -664,6 +724,52 @@ def _enc_vintrp(defn, pos, mods, mn_col):
     return _emit("VINTRP", v), None
 
 
+def _swizzle(tok: _Tok) -> int:
+    """ds_swizzle_b32 offset macros: QUAD_PERM, BITMASK_PERM, BROADCAST, SWAP, REVERSE."""
+    args = _paren_args(tok, "swizzle")
+    mode = args[0].upper()
+
+    def ints(n, lo, hi):
+        if len(args) != n + 1:
+            raise _NoFit(f"swizzle({mode}, ...) takes {n} value(s)", tok.col)
+        vals = [_parse_number(a) for a in args[1:]]
+        if not all(isinstance(x, int) and lo <= x <= hi for x in vals):
+            raise _NoFit(f"swizzle({mode}, ...) values must be {lo}..{hi}", tok.col)
+        return vals
+
+    if mode == "QUAD_PERM":
+        a = ints(4, 0, 3)
+        return 0x8000 | a[0] | a[1] << 2 | a[2] << 4 | a[3] << 6
+    if mode == "BITMASK_PERM":
+        if len(args) != 2 or not re.fullmatch(r'"[01pi]{5}"', args[1]):
+            raise _NoFit('swizzle(BITMASK_PERM, "mask") needs 5 of 0, 1, p, i', tok.col)
+        and_m = or_m = xor_m = 0
+        for i, ch in enumerate(args[1][1:-1]):
+            bit = 1 << (4 - i)
+            if ch == "1":
+                or_m |= bit
+            elif ch == "p":
+                and_m |= bit
+            elif ch == "i":
+                and_m |= bit
+                xor_m |= bit
+        return and_m | or_m << 5 | xor_m << 10
+    if mode in ("SWAP", "REVERSE"):
+        (n,) = ints(1, 1, 32)
+        if n & (n - 1) or (mode == "SWAP" and n > 16) or (mode == "REVERSE" and n < 2):
+            raise _NoFit(f"swizzle({mode}, n): bad group size {n}", tok.col)
+        return 0x1F | (n if mode == "SWAP" else n - 1) << 10
+    if mode == "BROADCAST":
+        n, lane = ints(2, 0, 31) if len(args) == 3 and args[1] != "32" else (
+            [_parse_number(args[1]), _parse_number(args[2])] if len(args) == 3 else ints(2, 0, 31))
+        if not isinstance(n, int) or n < 2 or n > 32 or n & (n - 1) or \
+                not isinstance(lane, int) or not 0 <= lane < n:
+            raise _NoFit("swizzle(BROADCAST, size, lane): size 2..32 (power of 2), lane < size",
+                         tok.col)
+        return (0x20 - n) | lane << 5
+    raise _NoFit(f"unknown swizzle mode '{args[0]}'", tok.col)
+
+
 def _enc_ds(defn, pos, mods, mn_col):
     _check_mods("DS", mods)
     roles = _pos_roles(defn)
@@ -676,6 +782,12 @@ def _enc_ds(defn, pos, mods, mn_col):
     for (role, kind), tok in zip(roles, pos):
         v[field[role]] = _vgpr(tok, kind, role)
     kinds = {k for _, k in defn.operands}
+    if "offset" in mods and mods["offset"][0] and mods["offset"][0].lower().startswith("swizzle("):
+        if "sw_offset16" not in kinds:
+            raise _NoFit(f"swizzle(...) is only valid for ds_swizzle_b32", mods["offset"][1])
+        off = _swizzle(_Tok(mods["offset"][0], mods["offset"][1]))
+        v["offset0"], v["offset1"] = off & 0xFF, off >> 8
+        del mods["offset"]
     if "offset" in mods:
         if "ds_offset8" in kinds:
             raise _NoFit(f"{defn.name} takes offset0:/offset1:, not offset:", mods["offset"][1])
@@ -706,10 +818,18 @@ def _enc_buf(defn, pos, mods, mn_col):
     for k in ("offen", "idxen", "addr64", "glc", "slc", "tfe") + (("lds",) if fam == "MUBUF" else ()):
         v[k] = _flag(mods, k)
     v["offset"] = _mod_int(mods, "offset", 0, 0xFFF)
+    if v["addr64"] and (v["offen"] or v["idxen"]):
+        raise _NoFit("addr64 cannot be combined with offen or idxen", mods["addr64"][1])
+    if v["tfe"] and any(k == "ret" for _, k in defn.operands):
+        raise _NoFit("atomics take no tfe", mods["tfe"][1])
+    if fam == "MUBUF" and v["lds"]:
+        if not any(k == "lds" for _, k in defn.operands):
+            raise _NoFit(f"{defn.name} takes no lds modifier", mods["lds"][1])
+        if v["tfe"]:
+            raise _NoFit("lds and tfe exclude each other", mods["tfe"][1])
     if fam == "MTBUF":
-        # llvm-mc 14: no format at all means dfmt:1 nfmt:0; a missing half of a given one is 0
-        none_given = "dfmt" not in mods and "nfmt" not in mods
-        v["dfmt"] = 1 if none_given else _mod_int(mods, "dfmt", 0, 15)
+        # llvm-mc 14's defaults: dfmt:1 (BUF_DATA_FORMAT_8), nfmt:0 (unorm)
+        v["dfmt"] = _mod_int(mods, "dfmt", 0, 15, default=1)
         v["nfmt"] = _mod_int(mods, "nfmt", 0, 7)
     for (role, kind), tok in zip(roles, pos):
         if role in ("vdst", "vdata"):
@@ -744,7 +864,8 @@ def _enc_mimg(defn, pos, mods, mn_col):
     v["dmask"] = _mod_int(mods, "dmask", 0, 15, default=0)
     for (role, kind), tok in zip(roles, pos):
         if role in ("vdst", "vdata"):
-            v["vdata"] = _vgpr(tok, kind, role, None)
+            n = 4 if kind == "dst_mimg_gather4" else max(1, bin(v["dmask"]).count("1"))
+            v["vdata"] = _vgpr(tok, kind, role, n + v["tfe"])
         elif role == "vaddr":
             v["vaddr"] = _vgpr(tok, kind, role, None)
         elif role == "srsrc":
@@ -852,10 +973,18 @@ def _strip_comment(line: str) -> str:
 _MNEMONIC_RE = re.compile(r"\s*([A-Za-z_.][\w.]*)")
 
 
+#: Spellings llvm-mc 14 accepts for bonaire as aliases of gfx7 mnemonics.
+_ALIASES = {"v_add_co_u32": "v_add_i32", "v_sub_co_u32": "v_sub_i32",
+            "v_subrev_co_u32": "v_subrev_i32"}
+
+
 def _candidates(mnemonic: str):
     """Table rows to try for a mnemonic, in order, or raise if it is unknown."""
     byname = table.by_name()
     low = mnemonic.lower()
+    for alias, real in _ALIASES.items():
+        if low.startswith(alias) and low[len(alias):] in ("", "_e64"):
+            low = real + "_e64"  # llvm-mc picks the VOP3 form for these (gfx9 spellings)
     forced = None
     base = low
     if low.endswith(("_e32", "_e64")) and low not in byname:
@@ -867,6 +996,8 @@ def _candidates(mnemonic: str):
         cands = [rows["VOP3"]] if "VOP3" in rows else []
     elif forced == "e32":
         cands = [rows[f] for f in _SHORT_VOP if f in rows]
+        if not cands and "VOP3" not in rows:
+            cands = list(rows.values())  # llvm-mc also takes _e32 on scalar ops (s_mov_b64_e32)
     else:
         cands = [rows[f] for f in _SHORT_VOP if f in rows]
         if "VOP3" in rows:

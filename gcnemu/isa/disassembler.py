@@ -214,12 +214,11 @@ def _fmt_vop3(ins: Instruction) -> str:
             n, a = (neg >> idx) & 1, (ab >> idx) & 1
             if (n or a) and role not in modable:
                 raise Unprintable(f"neg/abs on {role} of {d.name}")
-            if (n or a) and (code in FLOAT_INLINE_TEXT or 128 <= code <= 208):
-                raise Unprintable("neg/abs applied to an inline constant")
+            const = code in FLOAT_INLINE_TEXT or 128 <= code <= 208
             if a:
                 text = f"|{text}|"
             if n:
-                text = "-" + text
+                text = f"neg({text})" if const and not a else "-" + text
             out.append(text)
     for idx in range(3):
         if idx not in used_src and (f[f"src{idx}"] or (neg >> idx) & 1 or (ab >> idx) & 1):

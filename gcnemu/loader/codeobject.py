@@ -151,6 +151,8 @@ class CodeObject:
     target: str
     mach: str
     metadata_version: tuple = ()
+    #: the loaded image: (virtual address, bytes of memsz, zero-filled past filesz) per PT_LOAD
+    segments: list = field(default_factory=list)
 
     def kernel(self, name: str) -> KernelInfo:
         """Return the kernel called ``name``; LoaderError lists the existing names if absent."""
@@ -317,8 +319,10 @@ def _load(elf, raw: bytes) -> CodeObject:
                                           meta_by_name.get(kname))
     if not kernels:
         raise LoaderError("code object defines no kernels (no NAME.kd descriptors / HSA kernel symbols)")
+    segments = [(vaddr, image.read(vaddr, memsz, "PT_LOAD segment")) for vaddr, memsz, _, _ in image.segs]
     return CodeObject(kernels=kernels, text=text, text_address=text_addr, code_object_version=cov,
-                      target=target, mach=mach, metadata_version=meta["version"] if meta else ())
+                      target=target, mach=mach, metadata_version=meta["version"] if meta else (),
+                      segments=segments)
 
 
 _DESC_KEYS = set(KernelInfo.__dataclass_fields__)
