@@ -198,13 +198,22 @@ def _is_fp_operand(name: str, role: str) -> bool:
 
 
 class _Src:
-    """An encoded source: 9-bit code and optional 32-bit literal."""
+    """An encoded source: 9-bit code, optional 32-bit literal, and what it reads over the
+    constant bus (None, an SGPR code, "vcc" for the 64-bit VCC, or "lit")."""
 
-    __slots__ = ("code", "literal")
+    __slots__ = ("code", "literal", "bus")
 
-    def __init__(self, code, literal=None):
+    def __init__(self, code, literal=None, dwords=1):
         self.code = code
         self.literal = literal
+        if code == LITERAL:
+            self.bus = "lit"
+        elif code == 106 and dwords == 2:
+            self.bus = "vcc"
+        elif code < 128 or 251 <= code <= 253:
+            self.bus = code
+        else:
+            self.bus = None
 
 
 def _src(tok: _Tok, kind: str, name: str, role: str) -> _Src:
@@ -220,7 +229,7 @@ def _src(tok: _Tok, kind: str, name: str, role: str) -> _Src:
                          tok.col)
         if size is not None and n != size and not (code >= 251 and code < 256):
             raise _NoFit(f"'{text}' has {n} dword(s), {role} needs {size}", tok.col)
-        return _Src(code)
+        return _Src(code, None, n)
     val = _parse_number(text)
     if val is None:
         raise _NoFit(f"expected {_describe(classes)} for {role}, got '{text}'", tok.col)
@@ -571,12 +580,12 @@ def _split_mods(tok: _Tok):
 
 
 
-def _constant_bus(defn, codes, mn_col):
+def _constant_bus(defn, keys, mn_col):
     """A VALU instruction reads at most one scalar value (SGPR, VCC, EXEC, M0, scc/vccz/execz,
     or a literal) over the constant bus; the same SGPR twice counts once. Implicit VCC reads
     (v_cndmask/v_addc e32, v_div_fmas) count too."""
-    used = {c for c in codes if c < 128 or 251 <= c <= 253 or c == LITERAL}
-    if "VCC" in defn.reads and defn.encoding != "VOP3":
+    used = {k for k in keys if k is not None}
+    if "VCC" in defn.reads:
         used.add("vcc")  # implicit 64-bit VCC: llvm-mc counts it apart from an explicit vcc_lo
     if "M0" in defn.reads:  # v_movrel*: M0 holds the index
         used.add(124)
@@ -628,8 +637,7 @@ def _enc_vop_short(defn, pos, mods, mn_col):
         raise _NoFit("only one literal constant per instruction", mn_col)
     if lit is None:
         lit = literal
-    _constant_bus(defn, [s.code for s in srcs] + ([LITERAL] if literal is not None else []),
-                  mn_col)
+    _constant_bus(defn, [s.bus for s in srcs] + (["lit"] if literal is not None else []), mn_col)
     if defn.name in ("v_madmk_f32", "v_madak_f32") and lit is None:  # pragma: no cover
         raise _NoFit("missing constant", mn_col)
     return _emit(fam, v, lit), None
@@ -652,6 +660,7 @@ def _enc_vop3(defn, pos, mods, mn_col):
     vop3b = defn.is_vop3b
     v = {"op": defn.opcode}
     neg = ab = 0
+    bus = []
     for (role, kind), tok in zip(roles, pos):
         core, n, a = _split_mods(tok)
         if (n or a) and role not in modable:
@@ -669,6 +678,7 @@ def _enc_vop3(defn, pos, mods, mn_col):
             if s.code == LITERAL:
                 raise _NoFit("VOP3 instructions cannot take a literal constant on gfx7", tok.col)
             v[f"src{idx}"] = s.code
+            bus.append(s.bus)
             neg |= n << idx
             ab |= a << idx
     if "clamp" in mods:
@@ -689,7 +699,7 @@ def _enc_vop3(defn, pos, mods, mn_col):
         else:
             m = _mod_int(mods, "div", 1, 2)
             v["omod"] = 3 if m == 2 else 0
-    _constant_bus(defn, [v[k] for k in ("src0", "src1", "src2") if k in v], mn_col)
+    _constant_bus(defn, bus, mn_col)
     v["neg"] = neg
     if vop3b:
         if ab:
@@ -864,6 +874,9 @@ def _enc_mimg(defn, pos, mods, mn_col):
     v["dmask"] = _mod_int(mods, "dmask", 0, 15, default=0)
     for (role, kind), tok in zip(roles, pos):
         if role in ("vdst", "vdata"):
+            if kind == "dst_mimg_gather4" and bin(v["dmask"]).count("1") != 1:
+                raise _NoFit("image_gather4* needs a dmask with exactly one bit set",
+                             mods["dmask"][1] if "dmask" in mods else mn_col)
             n = 4 if kind == "dst_mimg_gather4" else max(1, bin(v["dmask"]).count("1"))
             v["vdata"] = _vgpr(tok, kind, role, n + v["tfe"])
         elif role == "vaddr":
