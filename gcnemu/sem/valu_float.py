@@ -1065,7 +1065,8 @@ def v_max3_f32(s0, s1, s2, cin, lane, mode):
 
 @njit(cache=True)
 def v_med3_f32(s0, s1, s2, cin, lane, mode):
-    """Median of S0, S1, S2; a NaN operand makes it the min of the other two (CLRX)."""
+    """Median of S0, S1, S2.  NaN in S0 -> min(S1, S2), in S1 -> min(S0, S2) (CLRX), in S2 ->
+    max(S0, S1) (LLVM's fold tests; CLRX says min there)."""
     a = U64(s0) & U64(_M32)
     b = U64(s1) & U64(_M32)
     c = U64(s2) & U64(_M32)
@@ -1074,7 +1075,7 @@ def v_med3_f32(s0, s1, s2, cin, lane, mode):
     if fp.is_nan32(b):
         return _minmax32(a, c, False, mode), U64(0)
     if fp.is_nan32(c):
-        return _minmax32(a, b, False, mode), U64(0)
+        return _minmax32(a, b, True, mode), U64(0)
     # med3 = max(min(a, b), min(max(a, b), c)) for ordered operands
     lo = _minmax32(a, b, False, mode)
     hi = _minmax32(a, b, True, mode)
