@@ -81,3 +81,40 @@ def test_random_text_assembles_or_assembler_error(src):
         assert str(e) and e.line is not None and e.line >= 1
         return
     assert isinstance(code, bytes)
+
+
+def _family_words():
+    from gcnemu.isa.encoding import LAYOUTS
+
+    fams = sorted(LAYOUTS)
+
+    def build(items):
+        code = b""
+        for fam, w in items:
+            size, match, mask, _ = LAYOUTS[fam]
+            w0 = (w & 0xFFFFFFFF & ~mask) | match
+            code += (w0 | (w >> 32 << 32)).to_bytes(12, "little")[:size + 4]
+        return code
+
+    return st.lists(st.tuples(st.sampled_from(fams), st.integers(0, 2**96 - 1)),
+                    max_size=6).map(build)
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_family_words())
+def test_random_instruction_words_round_trip(code):
+    """Words carrying each family's fixed bits (so most decode): the disassembly always
+    re-assembles to the input, or decoding fails with a DecodeError at a real offset."""
+    try:
+        text = disassemble(code)
+    except DecodeError as e:
+        assert e.offset is not None and 0 <= e.offset < len(code)
+        return
+    assert assemble(text) == code
+
+
+def test_non_bytes_and_non_str_inputs():
+    with pytest.raises(DecodeError):
+        decode("not bytes")
+    with pytest.raises(AssemblerError):
+        assemble(b"s_nop 0")

@@ -82,7 +82,10 @@ def decode_one(code: bytes, offset: int, gen: str = table.GFX7) -> Instruction:
 
 def decode(code: bytes, gen: str = table.GFX7, start: int = 0, end: int | None = None) -> list[Instruction]:
     """Decode a whole code block into a list of instructions."""
-    code = bytes(code)
+    try:
+        code = bytes(code)
+    except TypeError:
+        raise DecodeError(f"machine code must be bytes, not {type(code).__name__}") from None
     end = len(code) if end is None else end
     out, pc = [], start
     view = code[:end]
