@@ -71,11 +71,20 @@ def _cmd_disasm(args) -> int:
     except GcnEmuError as e:
         print(f"{args.file}: error: {e}", file=sys.stderr)
         return 1
+    if args.labels:
+        from .isa.disassembler import _with_labels
+        from .isa.assembler import assemble
+        labelled = _with_labels(code, lines, gen)
+        if labelled is not None and assemble("\n".join(t for _, t in labelled)) == code:
+            lines = labelled
     out = []
     for off, text in lines:
-        for name in sorted(names.get(off, ())):
+        for name in sorted(names.get(off, ())) if not text.endswith(":") else ():
             out.append(f"{name}:")
-        out.append(f"  {text:<60} // {off:06x}" if args.offsets else text)
+        if text.endswith(":"):
+            out.append(text)
+        else:
+            out.append(f"  {text:<60} // {off:06x}" if args.offsets else text)
     sys.stdout.write("\n".join(out) + ("\n" if out else ""))
     return 0
 
@@ -94,6 +103,8 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("file", help="raw machine code or ELF code object (.hsaco/.o), or - for stdin")
     d.add_argument("--offsets", action="store_true", help="append each instruction's byte offset")
     d.add_argument("--gfx6", action="store_true", help="decode as GCN 1.0 (Tahiti/Pitcairn)")
+    d.add_argument("--labels", action="store_true",
+                   help="name branch targets (L<offset>:) instead of numeric offsets")
     d.set_defaults(func=_cmd_disasm)
 
     # ---- `gcnemu run` is added here by the engine/loader side (sub.add_parser("run", ...)) ----

@@ -60,18 +60,26 @@ def test_disasm_errors_are_reported(tmp_path, capsys):
     assert main([]) == 2
 
 
+def test_disassemble_with_labels():
+    code = assemble(SRC)
+    text = disassemble(code, labels=True)
+    assert "L8:" in text and "s_cbranch_scc1 L8" in text
+    assert assemble(text) == code
+
+
 @pytest.mark.skipif(not HSACO, reason="no compiled kernels (kernels/*/*.hsaco) in this checkout")
+@pytest.mark.parametrize("labels", [False, True], ids=["offsets", "labels"])
 @pytest.mark.parametrize("path", HSACO, ids=[p.parent.name for p in HSACO])
-def test_disasm_clang_code_objects(path, tmp_path, capsys):
+def test_disasm_clang_code_objects(path, labels, tmp_path, capsys):
     from elftools.elf.elffile import ELFFile
 
-    assert main(["disasm", str(path)]) == 0
+    assert main(["disasm", str(path)] + (["--labels"] if labels else [])) == 0
     text = capsys.readouterr().out
     # every instruction clang emits has an LLVM spelling, except a literal that equals an
     # inline constant (clang's MC layer can emit it, text cannot: assemblers fold it)
     longs = [ln for ln in text.splitlines() if ln.startswith(".long")]
     assert all("fold into an inline constant" in ln for ln in longs), longs
-    body = "\n".join(ln for ln in text.splitlines() if not ln.endswith(":"))
+    body = "\n".join(ln for ln in text.splitlines() if labels or not ln.endswith(":"))
     original = ELFFile(io.BytesIO(path.read_bytes())).get_section_by_name(".text").data()
     assert assemble(body) == original
     if LLVM_MC:

@@ -447,6 +447,50 @@ def disassemble_lines(code: bytes, gen: str = table.GFX7, verify: bool = True):
     return lines
 
 
-def disassemble(code: bytes, gen: str = table.GFX7, verify: bool = True) -> str:
-    """Disassemble machine code into LLVM-syntax text, one instruction per line."""
-    return "".join(t + "\n" for _, t in disassemble_lines(code, gen, verify))
+def _with_labels(code: bytes, lines, gen):
+    """Replace numeric branch offsets by labels ``L<hex offset>`` placed before their targets;
+    None when a target is not an instruction boundary (then offsets stay numeric)."""
+    from .decoder import decode_one
+
+    starts = {off for off, _ in lines}
+    targets = {}
+    for off, text in lines:
+        if text.startswith(".long"):
+            continue
+        ins = decode_one(code, off, gen)
+        if ("label", "label") in ins.defn.operands:
+            v = ins.fields["simm16"]
+            target = off + 4 + 4 * (v - 0x10000 if v & 0x8000 else v)
+            if target not in starts and target != len(code):
+                continue
+            targets[off] = target
+    if not targets:
+        return None
+    names = {t: f"L{t:x}" for t in targets.values()}
+    out = []
+    for off, text in lines:
+        if off in names:
+            out.append((off, names[off] + ":"))
+        if off in targets:
+            text = text.rsplit(" ", 1)[0] + " " + names[targets[off]]
+        out.append((off, text))
+    if len(code) in names:
+        out.append((len(code), names[len(code)] + ":"))
+    return out
+
+
+def disassemble(code: bytes, gen: str = table.GFX7, verify: bool = True,
+                labels: bool = False) -> str:
+    """Disassemble machine code into LLVM-syntax text, one instruction per line.
+
+    With `labels`, branch targets inside the code get ``L<hex offset>:`` lines and branches
+    name them (the text then needs an assembler that resolves labels, as ours does)."""
+    lines = disassemble_lines(code, gen, verify)
+    if labels:
+        labelled = _with_labels(bytes(code), lines, gen)
+        if labelled is not None:
+            from .assembler import assemble
+            text = "".join(t + "\n" for _, t in labelled)
+            if not verify or assemble(text) == bytes(code):
+                return text
+    return "".join(t + "\n" for _, t in lines)
