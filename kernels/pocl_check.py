@@ -9,7 +9,11 @@ the references against an independent OpenCL implementation; it says nothing abo
 Expected and documented differences: where the gfx7 reference models hardware behaviour
 that a CPU does not share (unfused v_mad_f32, flushed f32 denormals, approximate v_rsq /
 v_sqrt) a CPU result may differ in the last bits; `--ulp N` loosens float comparisons to show
-the size of the difference. Not used by the test suite (no OpenCL runtime there).
+the size of the difference. Known, documented differences where the reference follows the
+gfx7 binary (libclc-14 behaviour) rather than IEEE/OpenCL: round(-0.x) = +0.0 (floatmath,
+fp64_math), convert_float_rtz/rtn(INT_MAX) = 2**31 and rtz(UINT_MAX) = 2**32 (convert_sat),
+vstore_half_rtp/rtn of |x| < 2**-25 (half_conv), get_work_dim() = 0 (grid3d), and the
+wave-synchronous reduce_f32_lds. Not used by the test suite (no OpenCL runtime there).
 """
 
 from __future__ import annotations

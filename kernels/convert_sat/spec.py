@@ -1,5 +1,8 @@
 """Saturating float->int conversions in all rounding modes (NaN -> 0), int->uchar/char/ushort
-saturation, int/uint -> float in rtz/rtp/rtn/rte. References from exact integer math."""
+saturation, int/uint -> float in rtz/rtp/rtn/rte. References from exact integer math,
+following libclc's algorithms where they differ from IEEE (see int_to_f32: rtz/rtn of
+INT_MAX give 2**31 and rtz of UINT_MAX gives 2**32 on gfx7; a CPU OpenCL gives the IEEE
+values there)."""
 import math
 
 import numpy as np
@@ -25,16 +28,23 @@ def sat_round(x, mode, lo, hi):
     return min(max(r, lo), hi)
 
 
-def int_to_f32(v, mode):
-    f = np.float32(v)  # round to nearest even
-    fi = int(f)
-    if mode == "rte" or fi == v:
-        return f
+def int_to_f32(v, mode, signed=True):
+    """libclc's int/uint -> float with rounding mode, as compiled for gfx7:
+    r = convert_float(x) (round to nearest even, v_cvt_f32_i32/u32), y = convert back with
+    v_cvt_i32_f32 / v_cvt_u32_f32 (saturating), then rtz: |y| > |x| ? nextafter(r, 0) : r;
+    rtp: y < x ? nextafter(r, +inf) : r; rtn: y > x ? nextafter(r, -inf) : r.
+    Exact except where r rounds past the type's range: rtz/rtn(INT_MAX) and rtz(UINT_MAX)
+    return 2**31 / 2**32 (y saturates back to x), not the largest float below."""
+    r = np.float32(v)  # round to nearest even
+    if mode == "rte":
+        return r
+    lo, hi = (-2**31, 2**31 - 1) if signed else (0, 2**32 - 1)
+    y = min(max(int(r), lo), hi)  # saturating float -> int (r is integral here)
     if mode == "rtz":
-        return np.nextafter(f, np.float32(0)) if abs(fi) > abs(v) else f
+        return np.nextafter(r, np.float32(0)) if abs(y) > abs(v) else r
     if mode == "rtp":
-        return np.nextafter(f, np.float32(np.inf)) if fi < v else f
-    return np.nextafter(f, np.float32(-np.inf)) if fi > v else f
+        return np.nextafter(r, np.float32(np.inf)) if y < v else r
+    return np.nextafter(r, np.float32(-np.inf)) if y > v else r
 
 
 def reference(f, k):
@@ -47,7 +57,7 @@ def reference(f, k):
                sat_round(x, "rte", -32768, 32767), min(max(v, -128), 127),
                sat_round(x, "rtz", 0, 2**32 - 1), min(max(v, 0), 65535)]
         of += [int_to_f32(v, "rtz"), int_to_f32(v, "rtp"), int_to_f32(v, "rtn"),
-               int_to_f32(v, "rte"), int_to_f32(u, "rtz"), int_to_f32(u, "rte")]
+               int_to_f32(v, "rte"), int_to_f32(u, "rtz", False), int_to_f32(u, "rte", False)]
     oi = np.array([x & 0xFFFFFFFF for x in oi], np.uint32).view(np.int32)
     return oi, np.array(of, np.float32)
 

@@ -13,7 +13,7 @@ __kernel void grid3d(__global uint* out) {
   o[7] = get_num_groups(0) * 10000 + get_num_groups(1) * 100 + get_num_groups(2);
   o[8] = get_global_size(0) * 10000 + get_global_size(1) * 100 + get_global_size(2);
   o[9] = get_global_offset(0) + get_global_offset(1) + get_global_offset(2);
-  o[10] = get_work_dim();
+  o[10] = get_work_dim();  // 0 in this binary: see spec.py
   o[11] = gx;
   o[12] = gy;
   o[13] = gz;

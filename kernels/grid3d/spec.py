@@ -1,5 +1,11 @@
 """3D grid 32x12x6 in 8x4x2 blocks (64 work-items: one wave per group; waves whose local ids
-run over all three dimensions). Global offset 0, work_dim 3."""
+run over all three dimensions). Global offset 0.
+
+get_work_dim() is 0, not 3, in this binary: libclc-14 (amdgcn-amdhsa) reads work_dim from
+dword 0 of the implicit arguments and the global offsets from dwords 1..3 (clover's layout),
+while code object v4 puts hidden_global_offset_x/y/z there as three 64-bit values. With zero
+offsets dword 0 (offset_x low half) is 0, and the "offsets" libclc adds are 0 too (see
+kernel.lst: s_load_dwordx4 of kernarg+8, s16 -> work_dim)."""
 import numpy as np
 
 from kernels.corpus import Case, Out
@@ -22,7 +28,7 @@ def reference():
     o[..., 7] = ng[0] * 10000 + ng[1] * 100 + ng[2]
     o[..., 8] = G[0] * 10000 + G[1] * 100 + G[2]
     o[..., 9] = 0
-    o[..., 10] = 3
+    o[..., 10] = 0  # libclc reads hidden_global_offset_x[31:0] as work_dim
     o[..., 11] = gx
     o[..., 12] = gy
     o[..., 13] = gz
