@@ -205,6 +205,15 @@ def moderate_bits(w, span):
                      st.integers(-span, span), st.integers(0, (1 << mb) - 1))
 
 
+def extreme_bits(w):
+    """Finite values at the edges of the range (denormals, near max) where div_scale acts."""
+    mb, eb = FMT[w]
+    emax = (1 << eb) - 2
+    return st.builds(lambda s, e, m: (s << (w - 1)) | (e << mb) | m, st.integers(0, 1),
+                     st.one_of(st.integers(0, 40), st.integers(emax - 40, emax)),
+                     st.integers(0, (1 << mb) - 1))
+
+
 MODES = st.builds(lambda r, d: (r, d), st.integers(0, 3), st.integers(0, 3))
 
 
@@ -381,7 +390,16 @@ def test_v_fma_f64_exact_rne(a, b, c, den):
 @HSET
 @given(moderate_bits(64, 400), moderate_bits(64, 400), moderate_bits(64, 900), MODES)
 def test_v_fma_f64_exact_directed(a, b, c, md):
-    """Directed roundings (product kept clear of the underflow range, a documented limit)."""
+    """Directed roundings, product in the range where the ErrFma residual is exact."""
+    rm, den = md
+    assert call("v_fma_f64", a, b, c, mode=mode_for(64, rm, den))[0] == ref_fma(a, b, c, 64, rm, den)
+
+
+@HSET
+@given(extreme_bits(64), st.one_of(extreme_bits(64), finite_bits(64)),
+       st.one_of(extreme_bits(64), finite_bits(64), st.just(0)), MODES)
+def test_v_fma_f64_exact_directed_extremes(a, b, c, md):
+    """Tiny (underflowing) and huge (overflowing-then-cancelled) products: rescaled path."""
     rm, den = md
     assert call("v_fma_f64", a, b, c, mode=mode_for(64, rm, den))[0] == ref_fma(a, b, c, 64, rm, den)
 
@@ -1216,15 +1234,6 @@ declare float @llvm.amdgcn.cubetc(float, float, float)
     assert folded > 0.8 * len(cases), (folded, len(cases))
 
 
-def extreme_bits(w):
-    """Finite values at the edges of the range (denormals, near max) where div_scale acts."""
-    mb, eb = FMT[w]
-    emax = (1 << eb) - 2
-    return st.builds(lambda s, e, m: (s << (w - 1)) | (e << mb) | m, st.integers(0, 1),
-                     st.one_of(st.integers(0, 40), st.integers(emax - 40, emax)),
-                     st.integers(0, (1 << mb) - 1))
-
-
 @HSET
 @given(extreme_bits(32), extreme_bits(32))
 def test_llvm_fdiv32_expansion_extreme_operands(x, y):
@@ -1260,6 +1269,8 @@ INTRINSIC_OPS = {
     "rcp.f32": "v_rcp_f32", "rcp.f64": "v_rcp_f64",
     "frexp.mant.f32": "v_frexp_mant_f32", "frexp.mant.f64": "v_frexp_mant_f64",
     "frexp.exp.i32.f32": "v_frexp_exp_i32_f32", "frexp.exp.i32.f64": "v_frexp_exp_i32_f64",
+    "frexp.exp.f32": "v_frexp_exp_i32_f32", "frexp.exp.f64": "v_frexp_exp_i32_f64",
+    "class": "v_cmp_class_f32",
     "class.f32": "v_cmp_class_f32", "class.f64": "v_cmp_class_f64",
     "cvt.pkrtz": "v_cvt_pkrtz_f16_f32", "fmed3.f32": "v_med3_f32", "fract.f32": "v_fract_f32",
     "cos.f32": "v_cos_f32", "sin.f32": "v_sin_f32",
@@ -1355,3 +1366,18 @@ def test_llvm_constfold_reference_checks():
             assert abs(r - want) <= 1, (name, ops, hex(r), hex(want))
         else:
             assert r == want, (name, ops, hex(r), hex(want))
+
+
+def test_v_fma_f64_rescaled_path_edges():
+    cases = [
+        (d2b(1.5 * 2.0 ** 512), d2b(2.0 ** 512), d2b(-1.7976931348623157e308)),   # a*b overflows
+        (d2b(-(1 + 2 ** -52) * 2.0 ** 600), d2b(3 * 2.0 ** 500), 0x7FEFFFFFFFFFFFFF),
+        (d2b((1 + 2 ** -52) * 2.0 ** -600), d2b(3 * 2.0 ** -500), 1),              # tiny product
+        (d2b((1 + 2 ** -52) * 2.0 ** -600), d2b(-3 * 2.0 ** -480), 0x8000000000000003),
+        (1, 1, 0), (0x800FFFFFFFFFFFFF, d2b(2.0 ** 60), 0x0000000000000001),
+        (d2b(2.0 ** -1000), d2b(2.0 ** -100), d2b(1.0)),                           # c dominates
+    ]
+    for a, b, c in cases:
+        for rm in range(4):
+            assert call("v_fma_f64", a, b, c, mode=mode_of(rm64=rm))[0] == \
+                ref_fma(a, b, c, 64, rm, 3), (hex(a), hex(b), hex(c), rm)

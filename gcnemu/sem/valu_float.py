@@ -409,17 +409,22 @@ def _mul64(a, b, mode):
 
 @njit(cache=True)
 def _fma64_parts(a, b, c, mode):
-    """Shared special-case handling of f64 fma.  Returns (done, bits, r, err): when done is
-    False, r = RN(a*b+c) and err carries the sign of the exact residual."""
+    """Shared f64 fma.  Returns (done, bits, r, err, k): when done is False the exact result is
+    (r + err) * 2**k where r is a float64, err carries the sign of the exact residual (only its
+    sign is used) and k an extra exponent.  r = RN(a*b+c) comes from the host fma; the residual
+    is the Boldo-Muller ErrFma, valid when a*b neither underflows nor overflows.  Outside that
+    range the operands are rescaled (a, b to their integer mantissas, c by the inverse power of
+    two) so the residual is exact again; a c that dwarfs a tiny product only contributes the
+    product's sign."""
     a = U64(a)
     b = U64(b)
     c = U64(c)
     if fp.is_nan64(a) or fp.is_nan64(b) or fp.is_nan64(c):
         if fp.is_nan64(a):
-            return True, fp.quiet64(a), 0.0, 0.0
+            return True, fp.quiet64(a), 0.0, 0.0, 0
         if fp.is_nan64(b):
-            return True, fp.quiet64(b), 0.0, 0.0
-        return True, fp.quiet64(c), 0.0, 0.0
+            return True, fp.quiet64(b), 0.0, 0.0, 0
+        return True, fp.quiet64(c), 0.0, 0.0, 0
     fi = fp.flush_in64(mode)
     a = fp.flush64(a, fi)
     b = fp.flush64(b, fi)
@@ -429,12 +434,12 @@ def _fma64_parts(a, b, c, mode):
     zb = (b & U64(_A64)) == 0
     if fp.is_inf64(a) or fp.is_inf64(b):
         if za or zb:
-            return True, U64(F64_QNAN), 0.0, 0.0
+            return True, U64(F64_QNAN), 0.0, 0.0, 0
         if fp.is_inf64(c) and ((c & U64(_S64)) != 0) != psign:
-            return True, U64(F64_QNAN), 0.0, 0.0
-        return True, U64(_S64 if psign else 0) | U64(0x7FF0000000000000), 0.0, 0.0
+            return True, U64(F64_QNAN), 0.0, 0.0, 0
+        return True, U64(_S64 if psign else 0) | U64(0x7FF0000000000000), 0.0, 0.0, 0
     if fp.is_inf64(c):
-        return True, c, 0.0, 0.0
+        return True, c, 0.0, 0.0, 0
     x = fp.as_f64(a)
     y = fp.as_f64(b)
     z = fp.as_f64(c)
@@ -443,24 +448,62 @@ def _fma64_parts(a, b, c, mode):
         p = -0.0 if psign else 0.0
         s = p + z
         s = fp.zero_sum_sign(s, p, z, rm)
-        return False, U64(0), s, 0.0
+        return False, U64(0), s, 0.0, 0
     r = fp.fma64(x, y, z)
     if np.isinf(r):
-        return False, U64(0), r, 0.0
-    err = fp.fma64_residual(x, y, z, r)
-    if r == 0.0 and err == 0.0 and rm == RDN:
-        r = -0.0
-    return False, U64(0), r, err
+        return False, U64(0), r, 0.0, 0
+    u1 = x * y
+    if abs(u1) >= 2.0 ** -900 and not np.isinf(u1):
+        err = fp.fma64_residual(x, y, z, r)
+        if r == 0.0 and err == 0.0 and rm == RDN:
+            r = -0.0
+        return False, U64(0), r, err, 0
+    # rescaled path: a*b = fx*fy * 2**k with integer mantissas fx, fy
+    sx, mx, ex = fp.decompose64(x)
+    sy, my, ey = fp.decompose64(y)
+    fx = -np.float64(mx) if sx else np.float64(mx)
+    fy = -np.float64(my) if sy else np.float64(my)
+    k = ex + ey
+    zc = z
+    if z != 0.0:
+        sz, mz, ez = fp.decompose64(z)
+        top = ez + 64 - fp.clz64(mz) - k
+        if top > 1000:
+            # |a*b| is far below half an ulp of c: r == c and only the product's sign matters
+            return False, U64(0), r, (-1.0 if psign else 1.0), 0
+        h = (ez - k) // 2
+        zc = np.float64(mz) * 2.0 ** h * 2.0 ** (ez - k - h)
+        if sz:
+            zc = -zc
+    r2 = fp.fma64(fx, fy, zc)
+    err = fp.fma64_residual(fx, fy, zc, r2)
+    if r2 == 0.0 and err == 0.0:
+        return False, U64(0), (-0.0 if rm == RDN else 0.0), 0.0, 0
+    return False, U64(0), r2, err, k
+
+
+@njit(cache=True)
+def _pack64_k(r, err, k, rm, fo):
+    """f64 bits of (r + err) * 2**k (err: residual sign carrier) with one MODE rounding."""
+    if k == 0 or r == 0.0 or np.isinf(r):
+        return fp.pack_f64(r, err, rm, fo)
+    sign, m, e = fp.decompose64(r)
+    m = m << U64(2)
+    if err != 0.0:
+        if (err < 0) == sign:
+            m += U64(1)
+        else:
+            m -= U64(1)
+    return fp.round_pack(sign, m, e - 2 + k, False, 52, 11, rm, fo)
 
 
 @njit(cache=True)
 def _fma64(a, b, c, mode):
-    """Fused f64 a*b+c.  RNE is exact (hardware fma); directed modes use the ErrFma residual,
-    exact unless a*b underflows below 2**-969."""
-    done, bits, r, err = _fma64_parts(a, b, c, mode)
+    """Fused f64 a*b+c with one MODE rounding, exact in every mode (see _fma64_parts)."""
+    done, bits, r, err, k = _fma64_parts(a, b, c, mode)
     if done:
         return bits
-    return fp.pack_f64(r, err, fp.rmode64(mode), fp.flush_out64(mode))
+    return _pack64_k(r, err, k, fp.rmode64(mode), fp.flush_out64(mode))
 
 
 @njit(cache=True)
@@ -857,8 +900,7 @@ def _div_scale64(s0, s1, s2):
 
 
 @njit(cache=True)
-def _div_fixup_common(q_nan, q_abs_bits, s1_nan, s1_inf, s1_zero, s2_nan, s2_inf, s2_zero,
-                      sign_out):
+def _div_fixup_common(q_nan, s1_nan, s1_inf, s1_zero, s2_nan, s2_inf, s2_zero):
     """Classify the v_div_fixup case: 0 return S2 quieted, 1 S1 quieted, 2 +NaN, 3 -NaN,
     4 signed inf, 5 signed zero, 6 signed |S0|."""
     if s2_nan:
@@ -1122,8 +1164,7 @@ def v_mul_f64(s0, s1, s2, cin, lane, mode):
 
 @njit(cache=True)
 def v_fma_f64(s0, s1, s2, cin, lane, mode):
-    """D = fma(S0, S1, S2) (f64).  Exact in RNE; the directed roundings are exact unless the
-    product underflows (|S0*S1| < 2**-969), where the residual sign may be lost."""
+    """D = fma(S0, S1, S2) (f64), a single MODE rounding, exact in every rounding mode."""
     return _fma64(s0, s1, s2, mode), U64(0)
 
 
@@ -1269,7 +1310,8 @@ def v_frexp_mant_f64(s0, s1, s2, cin, lane, mode):
 
 
 @njit(cache=True)
-def _frexp_exp(sign_m_e_ok, m, e):
+def _frexp_exp(m, e):
+    """frexp exponent of the value m * 2**e (m nonzero)."""
     return U64(I64(e + 64 - fp.clz64(m)) & I64(_M32))
 
 
@@ -1283,7 +1325,7 @@ def v_frexp_exp_i32_f32(s0, s1, s2, cin, lane, mode):
     if (a & U64(_A32)) == 0:
         return U64(0), U64(0)
     sign, m, e = fp.decompose64(fp.f32_value(a))
-    return _frexp_exp(True, m, e), U64(0)
+    return _frexp_exp(m, e), U64(0)
 
 
 @njit(cache=True)
@@ -1296,7 +1338,7 @@ def v_frexp_exp_i32_f64(s0, s1, s2, cin, lane, mode):
     if (a & U64(_A64)) == 0:
         return U64(0), U64(0)
     sign, m, e = fp.decompose64(fp.as_f64(a))
-    return _frexp_exp(True, m, e), U64(0)
+    return _frexp_exp(m, e), U64(0)
 
 
 # =========================================================================== ops: transcendentals
@@ -1482,25 +1524,18 @@ def v_div_fmas_f32(s0, s1, s2, cin, lane, mode):
 @njit(cache=True)
 def v_div_fmas_f64(s0, s1, s2, cin, lane, mode):
     """D = fma(S0, S1, S2), scaled by 2**128 (|S2| >= 2) or 2**-128 when VCC (cin) is set, with
-    a single rounding.  Directed roundings share v_fma_f64's underflow caveat."""
+    a single rounding (exact in every rounding mode)."""
     if U64(cin) == 0:
         return _fma64(s0, s1, s2, mode), U64(0)
-    k = 128 if abs(fp.as_f64(U64(s2))) >= 2.0 else -128
-    done, bits, r, err = _fma64_parts(s0, s1, s2, mode)
+    ks = 128 if abs(fp.as_f64(U64(s2))) >= 2.0 else -128
+    done, bits, r, err, k = _fma64_parts(s0, s1, s2, mode)
     if done:
         return bits, U64(0)
     rm = fp.rmode64(mode)
     fo = fp.flush_out64(mode)
     if r == 0.0 or np.isinf(r):
         return fp.pack_f64(r, err, rm, fo), U64(0)
-    sign, m, e = fp.decompose64(r)
-    m = m << U64(2)
-    if err != 0.0:
-        if (err < 0) == sign:
-            m += U64(1)
-        else:
-            m -= U64(1)
-    return fp.round_pack(sign, m, e - 2 + k, False, 52, 11, rm, fo), U64(0)
+    return _pack64_k(r, err, k + ks, rm, fo), U64(0)
 
 
 @njit(cache=True)
@@ -1513,9 +1548,9 @@ def v_div_fixup_f32(s0, s1, s2, cin, lane, mode):
     c = U64(s2) & U64(_M32)
     neg = ((b ^ c) & U64(_S32)) != 0
     sbit = U64(_S32) if neg else U64(0)
-    k = _div_fixup_common(fp.is_nan32(a), a, fp.is_nan32(b), fp.is_inf32(b),
+    k = _div_fixup_common(fp.is_nan32(a), fp.is_nan32(b), fp.is_inf32(b),
                           (b & U64(_A32)) == 0, fp.is_nan32(c), fp.is_inf32(c),
-                          (c & U64(_A32)) == 0, neg)
+                          (c & U64(_A32)) == 0)
     if k == 0:
         return fp.quiet32(c), U64(0)
     if k == 1:
@@ -1539,9 +1574,9 @@ def v_div_fixup_f64(s0, s1, s2, cin, lane, mode):
     c = U64(s2)
     neg = ((b ^ c) & U64(_S64)) != 0
     sbit = U64(_S64) if neg else U64(0)
-    k = _div_fixup_common(fp.is_nan64(a), a, fp.is_nan64(b), fp.is_inf64(b),
+    k = _div_fixup_common(fp.is_nan64(a), fp.is_nan64(b), fp.is_inf64(b),
                           (b & U64(_A64)) == 0, fp.is_nan64(c), fp.is_inf64(c),
-                          (c & U64(_A64)) == 0, neg)
+                          (c & U64(_A64)) == 0)
     if k == 0:
         return fp.quiet64(c), U64(0)
     if k == 1:
