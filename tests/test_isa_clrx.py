@@ -265,6 +265,14 @@ def _clrx_input_to_llvm(text: str) -> str | None:
         return None
     if re.search(r"lit\(|@|\.L|format:|\bsym|\+|\*|hwreg\(\w+,|sendmsg|vop3|_ill_", t):
         return None
+    pre = ""
+    if ";" in t:  # CLRX separates statements with ';' (a comment in LLVM): `x=5; s_nop x`
+        parts = [p.strip() for p in t.split(";") if p.strip()]
+        ins = [p for p in parts if not re.match(r"[A-Za-z_]\w*\s*=", p)]
+        if len(ins) != 1 or parts[-1] != ins[0]:
+            return None  # several instructions, or a symbol used before it is set
+        t = ins[0]
+        pre = "\n".join(parts[:-1]) + "\n"
     mn, _, rest = t.partition(" ")
     mn = re.sub(r"^(v_cmpx?)_lg_([iu]\d+)$", r"\1_ne_\2", mn.lower())
     mn = re.sub(r"^(v_cmpx?)_tru_([iu]\d+)$", r"\1_t_\2", mn)
@@ -276,7 +284,7 @@ def _clrx_input_to_llvm(text: str) -> str | None:
         srcs = [x.strip().split()[0] for x in rest.split(",")[1:5]]
         if srcs[0] != srcs[1] or srcs[2] != srcs[3]:
             return None  # CLRX keeps per-source enables for compr exports; LLVM uses 0 and 2
-    return f"{mn} {rest}".strip()
+    return pre + f"{mn} {rest}".strip()
 
 
 @pytest.mark.parametrize("key", ["encGCNOpcodeCases", "encGCN11OpcodeCases"])

@@ -103,6 +103,13 @@ def _parse_reg(text: str):
         r = _parse_reg_list(text)
     else:
         m = _REG_RE.match(low)
+        if not m and low.startswith(("s[", "v[", "ttmp[")) and low.endswith("]"):
+            # expressions as indices: v[2*2-2:(3+7)/3]
+            kind, _, inner = low[:-1].partition("[")
+            lo_s, _, hi_s = inner.partition(":")
+            lo_v, hi_v = _eval_expr(lo_s), (_eval_expr(hi_s) if hi_s else None)
+            if isinstance(lo_v, int) and lo_v >= 0 and (not hi_s or isinstance(hi_v, int)):
+                m = _REG_RE.match(f"{kind}[{lo_v}" + (f":{hi_v}]" if hi_s else "]"))
         if not m:
             if low.startswith(("s[", "v[", "ttmp[")):
                 raise _NoFit(f"malformed register range '{text}'")
@@ -165,8 +172,15 @@ def _reg_of(tok: "_Tok"):
         raise
 
 
+#: Absolute symbols of the source being assembled (``name = expr``, ``.set name, expr``).
+_symbols: dict = {}
+_EXPR_CHARS = re.compile(r"[-+*/%^~()<>&|]")
+_EXPR_OK = re.compile(r"[\w\s+\-*/%^~()<>&|.$]+$")
+
+
 def _parse_number(text: str):
-    """int or float value of a numeric token, None if it is not a number."""
+    """int or float value of a numeric token (or an integer expression over numbers and
+    absolute symbols), None if it is not a number."""
     if _INT_RE.match(text):
         body = text.lstrip("-")
         v = int(text, 0) if body[:2].lower() in ("0x", "0b") else int(text, 10)
@@ -175,7 +189,57 @@ def _parse_number(text: str):
         return v
     if _FLOAT_RE.match(text):
         return float(text)
+    if text in _symbols:
+        return _symbols[text]
+    if _symbols or _EXPR_CHARS.search(text):
+        return _eval_expr(text)
     return None
+
+
+def _eval_expr(text: str):
+    """Evaluate an integer expression (+ - * / % << >> & | ^ ~, parentheses, absolute
+    symbols); None if `text` is not one."""
+    import ast
+
+    if not _EXPR_OK.match(text) or "|" in text and text.startswith(("|", "-|")):
+        return None
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except (SyntaxError, ValueError):
+        return None
+
+    def ev(n):
+        if isinstance(n, ast.Expression):
+            return ev(n.body)
+        if isinstance(n, ast.Constant) and isinstance(n.value, int) and not isinstance(n.value, bool):
+            return n.value
+        if isinstance(n, ast.Name):
+            if n.id not in _symbols:
+                raise KeyError(n.id)
+            return _symbols[n.id]
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd, ast.Invert)):
+            v = ev(n.operand)
+            return -v if isinstance(n.op, ast.USub) else (~v if isinstance(n.op, ast.Invert) else v)
+        if isinstance(n, ast.BinOp):
+            a, b = ev(n.left), ev(n.right)
+            op = type(n.op)
+            if op in (ast.Div, ast.FloorDiv, ast.Mod) and b == 0:
+                raise ZeroDivisionError
+            if op in (ast.LShift, ast.RShift) and not 0 <= b < 64:
+                raise ValueError
+            return {ast.Add: lambda: a + b, ast.Sub: lambda: a - b, ast.Mult: lambda: a * b,
+                    ast.Div: lambda: int(a / b) if abs(a) < 2**52 else a // b,
+                    ast.FloorDiv: lambda: a // b, ast.Mod: lambda: a % b,
+                    ast.LShift: lambda: a << b, ast.RShift: lambda: a >> b,
+                    ast.BitAnd: lambda: a & b, ast.BitOr: lambda: a | b,
+                    ast.BitXor: lambda: a ^ b}[op]()
+        raise ValueError
+
+    try:
+        v = ev(tree)
+    except (KeyError, ValueError, ZeroDivisionError, TypeError, RecursionError):
+        return None
+    return v if -(1 << 64) < v < (1 << 64) else None
 
 
 def _int_value(tok: _Tok, what: str, lo: int, hi: int) -> int:
@@ -953,9 +1017,17 @@ _SHORT_VOP = ("VOP1", "VOP2", "VOPC")
 # ---------------------------------------------------------------------------------------------
 # Lines
 
+_OP_SPACES = re.compile(r"\s*([+*/%^]|<<|>>)\s*|(?<=[\w)])\s+-\s+(?=[\w(])")
+
+
 def _tokenize(text: str, base_col: int):
     """Split an operand string into positional tokens and modifiers {key: (value, col)}."""
     pos, mods = [], {}
+    if "+" in text or "*" in text or "/" in text or " - " in text or "<<" in text or ">>" in text \
+            or "%" in text or "^" in text:
+        # `2 + offset` is one operand: drop the spaces around binary operators (columns after
+        # it shift by the removed spaces; good enough for error messages)
+        text = _OP_SPACES.sub(lambda m: m.group(1) or "-", text)
     for m in _TOKEN_RE.finditer(text):
         t = m.group(0)
         col = base_col + m.start()
@@ -1051,9 +1123,15 @@ _IGNORED_DIRECTIVES = frozenset({
     ".amdgpu_hsa_kernel", ".local", ".hidden", ".protected", ".p2alignl"})
 
 
-def _directive(name, args, col, lineno, out):
+def _directive(name, args, col, lineno, out, labels=None):
     name = name.lower()
     if name in _IGNORED_DIRECTIVES:
+        return
+    if name in (".set", ".equ"):
+        sym, _, expr = args.partition(",")
+        if not _SYM_RE.match(sym.strip()) or not expr.strip():
+            raise AssemblerError(f"{name} expects 'name, value'", lineno, col)
+        _assign(sym.strip(), expr, lineno, col, labels or {})
         return
     if name in (".byte", ".short", ".hword", ".2byte", ".long", ".word", ".4byte", ".int",
                 ".quad", ".8byte"):
@@ -1089,10 +1167,30 @@ def _directive(name, args, col, lineno, out):
     raise AssemblerError(f"unsupported directive '{name}'", lineno, col)
 
 
+_ASSIGN_RE = re.compile(r"\s*([A-Za-z_.$][\w.$]*)\s*=(?!=)\s*(.*)$")
+
+
+def _assign(name, expr, lineno, col, labels):
+    if name in labels:
+        raise AssemblerError(f"'{name}' is already a label", lineno, col)
+    v = _parse_number(expr.strip())
+    if not isinstance(v, int):
+        raise AssemblerError(f"cannot evaluate '{expr.strip()}' for symbol '{name}'", lineno, col)
+    _symbols[name] = v
+
+
 def assemble_with_labels(source: str) -> tuple[bytes, dict]:
     """Assemble gfx7 source; return the code and {label: byte offset}."""
     if not isinstance(source, str):
         raise AssemblerError(f"assembler source must be str, not {type(source).__name__}")
+    _symbols.clear()
+    try:
+        return _assemble(source)
+    finally:
+        _symbols.clear()
+
+
+def _assemble(source: str) -> tuple[bytes, dict]:
     out = bytearray()
     labels: dict = {}
     fixups = []
@@ -1111,6 +1209,10 @@ def assemble_with_labels(source: str) -> tuple[bytes, dict]:
         rest = line[start:]
         if not rest.strip():
             continue
+        m = _ASSIGN_RE.match(rest)
+        if m:
+            _assign(m.group(1), m.group(2), lineno, start + m.start(1) + 1, labels)
+            continue
         m = _MNEMONIC_RE.match(line, start)
         if not m:
             col = start + len(rest) - len(rest.lstrip()) + 1
@@ -1120,7 +1222,7 @@ def assemble_with_labels(source: str) -> tuple[bytes, dict]:
         mn_col = m.start(1) + 1
         optext = line[m.end():]
         if mnemonic.startswith("."):
-            _directive(mnemonic, optext, mn_col, lineno, out)
+            _directive(mnemonic, optext, mn_col, lineno, out, labels)
             continue
         if optext and not optext[0].isspace():
             raise AssemblerError(f"unexpected '{optext[0]}' after '{mnemonic}'", lineno,
