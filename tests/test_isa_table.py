@@ -158,6 +158,9 @@ def test_units_and_implicit_registers():
     assert byname["s_and_saveexec_b64"]["SOP1"].writes == {"EXEC", "SCC"}
     assert byname["s_setvskip"]["SOPC"].writes == frozenset()
     assert byname["s_branch"]["SOPP"].unit == "BRANCH"
+    assert byname["s_setpc_b64"]["SOP1"].unit == "BRANCH"
+    assert byname["s_cbranch_i_fork"]["SOPK"].unit == "BRANCH"
+    assert byname["s_getpc_b64"]["SOP1"].unit == "SALU"
     assert byname["s_waitcnt"]["SOPP"].unit == "SPECIAL"
     assert byname["ds_read_b32"]["DS"].unit == "LDS" and "M0" in byname["ds_read_b32"]["DS"].reads
     assert byname["flat_load_dword"]["FLAT"].unit == "VMEM"

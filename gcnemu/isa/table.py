@@ -82,9 +82,15 @@ class InstrDef:
         return parse_cycles(self.cycles, dpfactor, glc)
 
 
+#: Scalar-encoded program-flow instructions: the CU whitepaper puts "branches, skips, and
+#: fork/join instructions" that "interact with the program counter" in one category.
+_FLOW = {"s_setpc_b64", "s_swappc_b64", "s_cbranch_g_fork", "s_cbranch_i_fork", "s_cbranch_join",
+         "s_rfe_b64"}
+
+
 def _unit(name: str, enc: str) -> str:
     if enc in ("SOP2", "SOPK", "SOP1", "SOPC"):
-        return "SALU"
+        return "BRANCH" if name in _FLOW else "SALU"
     if enc == "SOPP":
         if name.startswith(("s_branch", "s_cbranch")):
             return "BRANCH"
