@@ -1397,14 +1397,9 @@ def image_sample(ins, w, sregs, ws, vgpr, mem_data, mem_mapped, mem_base, faults
         nz = 2 if (nsp >= 3 and bilinear) else 1
         ny = 2 if (nsp >= 2 and bilinear) else 1
         nx = 2 if bilinear else 1
-        for k in range(4):
-            zacc[k] = np.float32(0.0)
+        # blend as (1-a)*t0 + a*t1 along x, then y, then z (f32 products and sums)
         for kz in range(nz):
-            for k in range(4):
-                yacc[k] = np.float32(0.0)
             for ky in range(ny):
-                for k in range(4):
-                    xv[k] = np.float32(0.0)
                 for kx in range(nx):
                     ix = idx[0, kx]
                     iy = idx[1, ky]
@@ -1430,11 +1425,16 @@ def image_sample(ins, w, sregs, ws, vgpr, mem_data, mem_mapped, mem_base, faults
                             out[k] = vals[k]
                         continue
                     for k in range(4):
-                        xv[k] = xv[k] + wgt[0, kx] * _f32(vals[k])
+                        t = wgt[0, kx] * _f32(vals[k])
+                        xv[k] = t if kx == 0 else np.float32(xv[k] + t)
+                if bilinear:
+                    for k in range(4):
+                        t = wgt[1, ky] * xv[k]
+                        yacc[k] = t if (ky == 0 or ny == 1) else np.float32(yacc[k] + t)
+            if bilinear:
                 for k in range(4):
-                    yacc[k] = yacc[k] + wgt[1, ky] * xv[k]
-            for k in range(4):
-                zacc[k] = zacc[k] + wgt[2, kz] * yacc[k]
+                    t = wgt[2, kz] * yacc[k]
+                    zacc[k] = t if (kz == 0 or nz == 1) else np.float32(zacc[k] + t)
         if bilinear:
             for k in range(4):
                 out[k] = U64(M.f32_to_bits(zacc[k]))
