@@ -107,7 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="name branch targets (L<offset>:) instead of numeric offsets")
     d.set_defaults(func=_cmd_disasm)
 
-    # ---- `gcnemu run` is added here by the engine/loader side (sub.add_parser("run", ...)) ----
+    from .run_cli import add_parser as _add_run_parser
+    _add_run_parser(sub)
 
     return p
 

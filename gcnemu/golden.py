@@ -1,0 +1,115 @@
+"""Golden-output verification: run a kernel on buffers and compare with a reference.
+
+    from gcnemu.golden import In, Out, run_kernel, assert_close_ulp
+    outs = run_kernel("k.hsaco", "saxpy", grid=(n,), block=(256,),
+                      args=[In(x), InOut(y), np.float32(2.0), np.uint32(n)])
+    assert_close_ulp(outs[1], 2 * x + y, ulp=0)
+
+The same helpers are pytest fixtures (`run_kernel`, `assert_close_ulp`) via conftest.py.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+_INT_FOR = {2: np.int16, 4: np.int32, 8: np.int64}
+_UINT_FOR = {2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+@dataclass
+class In:
+    """An input buffer: copied to the device."""
+
+    array: np.ndarray
+
+
+@dataclass
+class InOut:
+    """A buffer copied in and read back after the dispatch."""
+
+    array: np.ndarray
+
+
+@dataclass
+class Out:
+    """An output buffer of ``count`` elements of ``dtype``, zero-filled, read back."""
+
+    dtype: object
+    count: int
+
+
+def run_kernel(program, kernel: str, grid, block, args, gpu=None, report: bool = False):
+    """Dispatch ``kernel`` of ``program`` (a path, bytes or gcnemu.load result) and return
+    {argument index: numpy array} for every Out/InOut argument (and the DispatchReport
+    when ``report``). Arguments: In/InOut/Out, gcnemu.Local, numpy scalars, Buffers."""
+    import gcnemu
+
+    gpu = gpu or gcnemu.GPU()
+    prog = program if hasattr(program, "kernel") else gcnemu.load(program)
+    dev, back = [], {}
+    for i, a in enumerate(args):
+        if isinstance(a, (In, InOut)):
+            arr = np.ascontiguousarray(a.array)
+            buf = gpu.to_device(arr, name=f"arg{i}")
+            if isinstance(a, InOut):
+                back[i] = (buf, arr.dtype, arr.shape)
+            dev.append(buf)
+        elif isinstance(a, Out):
+            dt = np.dtype(a.dtype)
+            buf = gpu.empty(dt.itemsize * int(a.count), name=f"arg{i}")
+            back[i] = (buf, dt, (int(a.count),))
+            dev.append(buf)
+        else:
+            dev.append(a)
+    rep = gpu.dispatch(prog.kernel(kernel), grid=grid, block=block, args=dev)
+    outs = {i: buf.to_numpy(dt).reshape(shape) for i, (buf, dt, shape) in back.items()}
+    return (outs, rep) if report else outs
+
+
+def ulp_distance(a, b) -> np.ndarray:
+    """Elementwise distance in units in the last place of two float16/32/64 arrays.
+
+    Floats are mapped onto a monotonic integer line, so -0 and +0 are 0 apart and distances
+    across zero add up; NaN vs NaN is 0, NaN vs a number is the largest uint64.
+    """
+    a = np.asarray(a)
+    b = np.asarray(b)
+    if a.dtype != b.dtype or a.dtype.kind != "f":
+        raise TypeError(f"ulp_distance needs two arrays of one float dtype, got {a.dtype} and {b.dtype}")
+    it = _INT_FOR[a.dtype.itemsize]
+    imin = np.iinfo(it).min
+
+    def ordered(x):
+        i = np.ascontiguousarray(x).view(it).astype(np.int64)
+        return np.where(i < 0, np.int64(imin) - i, i)
+
+    with np.errstate(over="ignore"):
+        oa, ob = ordered(a), ordered(b)
+        d = np.maximum(oa, ob).view(np.uint64) - np.minimum(oa, ob).view(np.uint64)
+    na, nb = np.isnan(a), np.isnan(b)
+    d = np.where(na & nb, np.uint64(0), d)
+    d = np.where(na ^ nb, np.uint64(np.iinfo(np.uint64).max), d)
+    return d.astype(np.uint64)
+
+
+def assert_close_ulp(actual, expected, ulp: int = 0, what: str = "result") -> None:
+    """Assert equality: exact for integers, within ``ulp`` units in the last place for floats
+    (``ulp=0``: bit-exact, any NaN equal to any NaN). The message names the first mismatch."""
+    got = np.asarray(actual)
+    want = np.asarray(expected)
+    if got.shape != want.shape:
+        raise AssertionError(f"{what}: shape {got.shape} != expected {want.shape}")
+    if want.dtype.kind == "f":
+        if got.dtype != want.dtype:
+            raise AssertionError(f"{what}: dtype {got.dtype} != expected {want.dtype}")
+        d = ulp_distance(got, want)
+        bad = d > np.uint64(ulp)
+    else:
+        d = None
+        bad = got != want
+    if bad.any():
+        k = tuple(int(i) for i in np.argwhere(bad)[0])
+        extra = f", {int(d[k])} ulp apart (bound {ulp})" if d is not None else ""
+        raise AssertionError(f"{what}: {int(bad.sum())} of {want.size} elements differ; first at "
+                             f"index {k}: got {got[k]!r}, expected {want[k]!r}{extra}")
