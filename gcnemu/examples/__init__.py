@@ -1,0 +1,1 @@
+"""Built-in example kernels (source and code object) used by `gcnemu run --example`."""
