@@ -56,6 +56,33 @@ def _f64_to_bits(typingctx, x):
 
 
 @intrinsic
+def _bits_to_f32(typingctx, x):
+    sig = types.float32(types.uint32)
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.FloatType())
+    return sig, codegen
+
+
+@intrinsic
+def _f32_to_bits(typingctx, x):
+    sig = types.uint32(types.float32)
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.IntType(32))
+    return sig, codegen
+
+
+@intrinsic
+def _fma32(typingctx, a, b, c):
+    sig = types.float32(types.float32, types.float32, types.float32)
+
+    def codegen(context, builder, signature, args):
+        return builder.fma(args[0], args[1], args[2])
+    return sig, codegen
+
+
+@intrinsic
 def _clz64(typingctx, x):
     sig = types.uint64(types.uint64)
 
@@ -83,6 +110,39 @@ def as_f64(bits):
 def f64_bits(x):
     """Reinterpret a float64 as its uint64 bit pattern."""
     return _f64_to_bits(np.float64(x))
+
+
+@njit(cache=True)
+def as_f32(bits):
+    """Reinterpret the low 32 bits as a float32."""
+    return _bits_to_f32(np.uint32(U64(bits) & U64(0xFFFFFFFF)))
+
+
+@njit(cache=True)
+def f32_bits(x):
+    """Reinterpret a float32 as its bit pattern (uint64, high half zero)."""
+    return U64(_f32_to_bits(np.float32(x)))
+
+
+@njit(cache=True)
+def fma32(a, b, c):
+    """Correctly rounded (round-to-nearest-even) fused a*b+c in float32."""
+    return _fma32(np.float32(a), np.float32(b), np.float32(c))
+
+
+@njit(cache=True)
+def plain32(b):
+    """True for an f32 that is zero or normal (no denormal, inf or NaN): the host FPU computes
+    such operands bit-exactly in round-to-nearest-even."""
+    e = U64(b) & U64(0x7F800000)
+    return e != U64(0x7F800000) and (e != 0 or (U64(b) & U64(0x7FFFFF)) == 0)
+
+
+@njit(cache=True)
+def plain64(b):
+    """True for an f64 that is zero or normal."""
+    e = U64(b) & U64(0x7FF0000000000000)
+    return e != U64(0x7FF0000000000000) and (e != 0 or (U64(b) & U64(0xFFFFFFFFFFFFF)) == 0)
 
 
 @njit(cache=True)
@@ -265,7 +325,17 @@ def pack_from_f64(x, err, mbits, ebits, rmode, flush_out):
 
 @njit(cache=True)
 def pack_f32(x, err, rmode, flush_out):
-    """f32 bits of the exact value x+err (see pack_from_f64)."""
+    """f32 bits of the exact value x+err (see pack_from_f64).
+
+    Fast path: in round-to-nearest-even, an x inside the f32 normal range that is not exactly on
+    an f32 rounding midpoint (or has no residual) rounds the same way with the host's fptrunc.
+    """
+    if rmode == RNE:
+        b = f64_bits(x)
+        ex = (b >> U64(52)) & U64(0x7FF)
+        if ex >= U64(897) and ex <= U64(1150) and (
+                err == 0.0 or (b & U64(0x1FFFFFFF)) != U64(0x10000000)):
+            return f32_bits(np.float32(x))
     return pack_from_f64(x, err, 23, 8, rmode, flush_out)
 
 

@@ -57,6 +57,10 @@ def _add32(a, b, mode, fi, fo):
     """Correctly rounded a+b (f32 bits) under MODE rounding with explicit flush flags."""
     a = U64(a) & U64(_M32)
     b = U64(b) & U64(_M32)
+    if fp.rmode32(mode) == RNE and fp.plain32(a) and fp.plain32(b):
+        r = fp.f32_bits(fp.as_f32(a) + fp.as_f32(b))
+        if fp.plain32(r):
+            return r
     if fp.is_nan32(a) or fp.is_nan32(b):
         return _nan2_32(a, b)
     ia = fp.is_inf32(a)
@@ -80,6 +84,10 @@ def _mul32(a, b, mode, fi, fo):
     """Correctly rounded a*b (f32 bits); the f64 product of two f32 values is exact."""
     a = U64(a) & U64(_M32)
     b = U64(b) & U64(_M32)
+    if fp.rmode32(mode) == RNE and fp.plain32(a) and fp.plain32(b):
+        r = fp.f32_bits(fp.as_f32(a) * fp.as_f32(b))
+        if fp.plain32(r) and (r & U64(_A32)) != 0:
+            return r
     if fp.is_nan32(a) or fp.is_nan32(b):
         return _nan2_32(a, b)
     sbit = (a ^ b) & U64(_S32)
@@ -114,6 +122,10 @@ def _fma32(a, b, c, mode):
     a = U64(a) & U64(_M32)
     b = U64(b) & U64(_M32)
     c = U64(c) & U64(_M32)
+    if fp.rmode32(mode) == RNE and fp.plain32(a) and fp.plain32(b) and fp.plain32(c):
+        r = fp.f32_bits(fp.fma32(fp.as_f32(a), fp.as_f32(b), fp.as_f32(c)))
+        if fp.plain32(r) and (r & U64(_A32)) != 0:
+            return r
     if fp.is_nan32(a) or fp.is_nan32(b) or fp.is_nan32(c):
         return _nan3_32(a, b, c)
     fi = fp.flush_in32(mode)
@@ -364,6 +376,10 @@ def _add64(a, b, mode):
     """Correctly rounded f64 add under every MODE rounding (TwoSum residual is exact)."""
     a = U64(a)
     b = U64(b)
+    if fp.rmode64(mode) == RNE and fp.plain64(a) and fp.plain64(b):
+        r = fp.f64_bits(fp.as_f64(a) + fp.as_f64(b))
+        if fp.plain64(r):
+            return r
     if fp.is_nan64(a) or fp.is_nan64(b):
         return _nan2_64(a, b)
     ia = fp.is_inf64(a)
@@ -389,6 +405,10 @@ def _mul64(a, b, mode):
     """Correctly rounded f64 multiply under every MODE rounding (exact 106-bit product)."""
     a = U64(a)
     b = U64(b)
+    if fp.rmode64(mode) == RNE and fp.plain64(a) and fp.plain64(b):
+        r = fp.f64_bits(fp.as_f64(a) * fp.as_f64(b))
+        if fp.plain64(r) and (r & U64(_A64)) != 0:
+            return r
     if fp.is_nan64(a) or fp.is_nan64(b):
         return _nan2_64(a, b)
     sbit = (a ^ b) & U64(_S64)
@@ -500,6 +520,13 @@ def _pack64_k(r, err, k, rm, fo):
 @njit(cache=True)
 def _fma64(a, b, c, mode):
     """Fused f64 a*b+c with one MODE rounding, exact in every mode (see _fma64_parts)."""
+    a = U64(a)
+    b = U64(b)
+    c = U64(c)
+    if fp.rmode64(mode) == RNE and fp.plain64(a) and fp.plain64(b) and fp.plain64(c):
+        r = fp.f64_bits(fp.fma64(fp.as_f64(a), fp.as_f64(b), fp.as_f64(c)))
+        if fp.plain64(r) and (r & U64(_A64)) != 0:
+            return r
     done, bits, r, err, k = _fma64_parts(a, b, c, mode)
     if done:
         return bits
