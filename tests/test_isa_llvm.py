@@ -273,3 +273,33 @@ def test_random_encodings_disassemble_to_what_llvm_mc_encodes(tmp_path):
         if got != raw:
             bad.append((text, raw.hex(), got.hex()))
     assert not bad, bad[:20]
+
+
+@pytest.mark.skipif(LLVM_MC is None, reason="llvm-mc not installed")
+def test_symbols_expressions_and_labels_match_llvm_mc_object(tmp_path):
+    """Labels (backward and forward), `x = expr`, `.set`, and integer expressions: the .text
+    llvm-mc writes to an object file (fixups resolved) equals our bytes."""
+    from elftools.elf.elffile import ELFFile
+
+    src = """
+    offset = 30
+    top: s_nop 0
+      s_branch top
+      s_branch 2 + offset
+      s_cbranch_i_fork s[44:45], top
+      .set k, 0x10
+      s_movk_i32 s0, k*2 + (1 << 4)
+      s_cbranch_execz done
+      v_add_f32 v1, k - 15, v2
+      s_getreg_b32 s2, hwreg(HW_REG_MODE, k / 4, 2 * 4)
+    done:
+      s_endpgm
+    """
+    f = tmp_path / "e.s"
+    f.write_text(src)
+    subprocess.run([LLVM_MC, "-arch=amdgcn", "-mcpu=bonaire", "-filetype=obj", str(f), "-o",
+                    str(tmp_path / "e.o")], check=True, capture_output=True)
+    text = ELFFile((tmp_path / "e.o").open("rb")).get_section_by_name(".text").data()
+    assert assemble(src) == text
+    # label arithmetic is a CLRX-style extension llvm-mc 14 lacks
+    assert assemble("a: s_nop 0\ns_branch a+4") == bytes.fromhex("000080bf" + "ffff82bf")

@@ -48,6 +48,7 @@ _REG_RE = re.compile(r"(s|v|ttmp)(?:(\d+)|\[\s*(\d+)\s*(?::\s*(\d+)\s*)?\])$")
 _INT_RE = re.compile(r"-?(?:0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)$")
 _FLOAT_RE = re.compile(r"-?(?:\d+\.\d*(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+|\.\d+(?:[eE][-+]?\d+)?)$")
 _SYM_RE = re.compile(r"[A-Za-z_.$][\w.$]*$")
+_LABEL_EXPR_RE = re.compile(r"([A-Za-z_.$][\w.$]*)([-+].+)?$")  # label, label+4, label-8
 _LABEL_RE = re.compile(r"\s*([A-Za-z_.$][\w.$]*)\s*:(?!\S)")
 
 _HWREG_NAMES = {"HW_REG_MODE": 1, "HW_REG_STATUS": 2, "HW_REG_TRAPSTS": 3, "HW_REG_HW_ID": 4,
@@ -546,11 +547,13 @@ def _enc_salu(defn, pos, mods, mn_col):
             v[field] = s.code
         elif kind == "label":
             val = _parse_number(tok.text)
+            m = _LABEL_EXPR_RE.match(tok.text)
+            addend = _parse_number(m.group(2)) if m and m.group(2) else 0
             if isinstance(val, int):
                 v["simm16"] = _simm16(tok, kind)
-            elif _SYM_RE.match(tok.text):
+            elif m and isinstance(addend, int):
                 v["simm16"] = 0
-                fix = (tok.text, tok.col)
+                fix = (m.group(1), tok.col, addend)
             else:
                 raise _NoFit(f"expected a label or a 16-bit offset, got '{tok.text}'", tok.col)
         elif kind in ("simm16", "uimm16", "bimm16"):
@@ -1102,8 +1105,16 @@ def _assemble_instruction(mnemonic, mn_col, optext, op_col, lineno):
     pos, mods = _tokenize(optext, op_col)
     first_err = None
     for defn in cands:
+        p, m = pos, mods
+        if mods and defn.encoding in ("SOPP", "SOPK"):
+            # no modifiers here: `s_cbranch_execz done` branches to a label named done
+            p = sorted(pos + [_Tok(optext[c - op_col:].split()[0].rstrip(","), c)
+                              for k, (val, c) in mods.items()
+                              for c in [c - (len(k) + 1 if val is not None else 0)]],
+                       key=lambda t: t.col)
+            m = {}
         try:
-            return _ENCODERS[defn.encoding](defn, pos, mods, mn_col)
+            return _ENCODERS[defn.encoding](defn, p, m, mn_col)
         except _NoFit as e:
             if first_err is None or (defn.encoding == "VOP3" and forced != "e64" and
                                      _is_vop3_only_problem(first_err)):
@@ -1236,12 +1247,12 @@ def _assemble(source: str) -> tuple[bytes, dict]:
         except (ValueError, OverflowError, KeyError, IndexError) as e:  # defensive: never leak
             raise AssemblerError(f"cannot assemble '{line.strip()}': {e}", lineno, mn_col) from None
         if fix is not None:
-            fixups.append((len(out), fix[0], lineno, fix[1]))
+            fixups.append((len(out), fix[0], lineno, fix[1], fix[2]))
         out.extend(code)
-    for off, name, lineno, col in fixups:
+    for off, name, lineno, col, addend in fixups:
         if name not in labels:
             raise AssemblerError(f"undefined label '{name}'", lineno, col)
-        delta = labels[name] - (off + 4)
+        delta = labels[name] + addend - (off + 4)
         if delta % 4:
             raise AssemblerError(f"label '{name}' is not 4-byte aligned relative to the branch",
                                  lineno, col)
