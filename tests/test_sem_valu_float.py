@@ -1011,6 +1011,30 @@ def test_div_fixup_special_cases():
     assert llvm_fdiv64(0, 0, m) == 0x7FF8000000000000
 
 
+def test_div_fmas_scaling():
+    # VCC set: the fused result is scaled by 2**64 (|S2| >= 2) or 2**-64 before one rounding
+    a, b = f2b(1.0 + 2 ** -23), f2b(1.0 + 2 ** -22)
+    for c, k in ((f2b(4.0), 64), (f2b(0.25), -64), (f2b(-3.0), 64)):
+        for rm in range(4):
+            exact = (frac_of(a, 32) * frac_of(b, 32) + frac_of(c, 32)) * Fraction(2) ** k
+            assert call("v_div_fmas_f32", a, b, c, cin=1, mode=mode_of(rm32=rm))[0] == \
+                ref_round(exact, 32, rm)
+            assert call("v_div_fmas_f32", a, b, c, cin=0, mode=mode_of(rm32=rm))[0] == \
+                ref_fma(a, b, c, 32, rm, 3)
+    # scaling down into the denormal range rounds once, at the denormal position
+    a2, b2 = f2b(1.0 + 2 ** -23 + 2 ** -21), f2b(2.0 ** -71)
+    for rm in range(4):
+        exact = frac_of(a2, 32) * frac_of(b2, 32) * Fraction(2) ** -64
+        assert call("v_div_fmas_f32", a2, b2, 0, cin=1, mode=mode_of(rm32=rm))[0] == \
+            ref_round(exact, 32, rm)
+    da, db = d2b(1.0 + 2 ** -52), d2b(3.0)
+    for c, k in ((d2b(4.0), 128), (d2b(0.5), -128)):
+        for rm in range(4):
+            exact = (frac_of(da, 64) * frac_of(db, 64) + frac_of(c, 64)) * Fraction(2) ** k
+            assert call("v_div_fmas_f64", da, db, c, cin=1, mode=mode_of(rm64=rm))[0] == \
+                ref_round(exact, 64, rm)
+
+
 def test_div_scale_flags():
     # huge quotient: denominator scaled, VCC set
     big, small = f2b(2.0 ** 100), f2b(2.0 ** -10)
@@ -1376,6 +1400,10 @@ def test_v_fma_f64_rescaled_path_edges():
         (d2b((1 + 2 ** -52) * 2.0 ** -600), d2b(-3 * 2.0 ** -480), 0x8000000000000003),
         (1, 1, 0), (0x800FFFFFFFFFFFFF, d2b(2.0 ** 60), 0x0000000000000001),
         (d2b(2.0 ** -1000), d2b(2.0 ** -100), d2b(1.0)),                           # c dominates
+        (0x7FEFFFFFFFFFFFFF, d2b(1.5), d2b(-1.0)),                                 # overflow
+        (0x7FEFFFFFFFFFFFFF, d2b(1.0 + 2 ** -52), d2b(-2.0 ** 970)),
+        (d2b(2.0 ** 1000), d2b(2.0 ** 30), 1),                                     # c negligible
+        (d2b(-(2.0 ** 1000)), d2b(2.0 ** 23), 0x8000000000000001),
     ]
     for a, b, c in cases:
         for rm in range(4):

@@ -470,10 +470,8 @@ def _fma64_parts(a, b, c, mode):
         s = fp.zero_sum_sign(s, p, z, rm)
         return False, U64(0), s, 0.0, 0
     r = fp.fma64(x, y, z)
-    if np.isinf(r):
-        return False, U64(0), r, 0.0, 0
     u1 = x * y
-    if abs(u1) >= 2.0 ** -900 and not np.isinf(u1):
+    if abs(u1) >= 2.0 ** -900 and not np.isinf(u1) and not np.isinf(r):
         err = fp.fma64_residual(x, y, z, r)
         if r == 0.0 and err == 0.0 and rm == RDN:
             r = -0.0
@@ -491,6 +489,13 @@ def _fma64_parts(a, b, c, mode):
         if top > 1000:
             # |a*b| is far below half an ulp of c: r == c and only the product's sign matters
             return False, U64(0), r, (-1.0 if psign else 1.0), 0
+        if top < -1000:
+            # c is far below half an ulp of a*b: it only breaks an exact product's tie
+            r2 = fx * fy
+            err = fp.fma64(fx, fy, -r2)
+            if err == 0.0:
+                err = -1.0 if sz else 1.0
+            return False, U64(0), r2, err, k
         h = (ez - k) // 2
         zc = np.float64(mz) * 2.0 ** h * 2.0 ** (ez - k - h)
         if sz:
@@ -505,7 +510,7 @@ def _fma64_parts(a, b, c, mode):
 @njit(cache=True)
 def _pack64_k(r, err, k, rm, fo):
     """f64 bits of (r + err) * 2**k (err: residual sign carrier) with one MODE rounding."""
-    if k == 0 or r == 0.0 or np.isinf(r):
+    if k == 0 or r == 0.0:
         return fp.pack_f64(r, err, rm, fo)
     sign, m, e = fp.decompose64(r)
     m = m << U64(2)
@@ -1535,15 +1540,16 @@ def v_div_fmas_f32(s0, s1, s2, cin, lane, mode):
     if U64(cin) == 0:
         return _fma32(a, b, c, mode), U64(0)
     k = 64.0 if abs(fp.f32_value(c)) >= 2.0 else -64.0
-    if fp.is_nan32(a) or fp.is_nan32(b) or fp.is_nan32(c):
-        return _nan3_32(a, b, c), U64(0)
-    r = _fma32(a, b, c, mode | 0x30)
-    if fp.is_inf32(r) or fp.is_nan32(r) or (r & U64(_A32)) == 0:
-        return r, U64(0)
-    # redo the fused sum exactly and round once after scaling
+    if (fp.is_nan32(a) or fp.is_nan32(b) or fp.is_nan32(c) or fp.is_inf32(a) or fp.is_inf32(b)
+            or fp.is_inf32(c)):
+        return _fma32(a, b, c, mode), U64(0)
+    # the exact fused sum, scaled before its single rounding (so a denormal unscaled result is
+    # neither flushed nor double-rounded)
     fi = fp.flush_in32(mode)
     p = fp.f32_value(fp.flush32(a, fi)) * fp.f32_value(fp.flush32(b, fi))
     s, err = fp.two_sum(p, fp.f32_value(fp.flush32(c, fi)))
+    if s == 0.0:
+        return _fma32(a, b, c, mode), U64(0)
     sc = 2.0 ** k
     return fp.pack_f32(s * sc, err * sc, fp.rmode32(mode), fp.flush_out32(mode)), U64(0)
 
@@ -1560,7 +1566,7 @@ def v_div_fmas_f64(s0, s1, s2, cin, lane, mode):
         return bits, U64(0)
     rm = fp.rmode64(mode)
     fo = fp.flush_out64(mode)
-    if r == 0.0 or np.isinf(r):
+    if r == 0.0:
         return fp.pack_f64(r, err, rm, fo), U64(0)
     return _pack64_k(r, err, k + ks, rm, fo), U64(0)
 
