@@ -72,8 +72,9 @@ K_LOAD, K_STORE, K_ATOMIC, K_LOAD2, K_STORE2, K_SWIZZLE, K_APPEND, K_CONSUME, K_
 # extra atomic ops beyond memory.ATOMIC_*
 A_RSUB, A_MSKOR, A_WRAP, A_CONDXCHG = 16, 17, 18, 19
 
-# image_sample variants (subop "size" field of K_SAMPLE)
-SAMPLE_PLAIN, SAMPLE_L, SAMPLE_LZ, SAMPLE_B = 0, 1, 2, 3
+# image_sample/gather4/get_lod flags (subop "size" field of K_SAMPLE)
+SF_L, SF_LZ, SF_B, SF_C, SF_D, SF_CL, SF_O, SF_GATHER = 1, 2, 4, 8, 16, 32, 64, 128
+SAMPLE_GET_LOD = 1  # K_SAMPLE with the 'sext' bit: image_get_lod
 
 _ATOMIC = {"swap": M.ATOMIC_SWAP, "wrxchg": M.ATOMIC_SWAP, "cmpswap": M.ATOMIC_CMPSWAP,
            "cmpst": M.ATOMIC_CMPSWAP, "add": M.ATOMIC_ADD, "sub": M.ATOMIC_SUB,
@@ -183,12 +184,17 @@ def _image_subop(name: str) -> int:
     if name == "image_get_resinfo":
         return pack(K_RESINFO, 4, 4)
     m = re.fullmatch(r"image_atomic_([a-z]+)", name)
-    if m and m.group(1) in _ATOMIC and m.group(1) not in ("fcmpswap", "fmin", "fmax", "rsub"):
+    if m and m.group(1) in _ATOMIC and m.group(1) != "rsub":
         return pack(K_ATOMIC, 4, 1, aop=_ATOMIC[m.group(1)])
-    variants = {"image_sample": SAMPLE_PLAIN, "image_sample_l": SAMPLE_L,
-                "image_sample_lz": SAMPLE_LZ, "image_sample_b": SAMPLE_B}
-    if name in variants:
-        return pack(K_SAMPLE, variants[name], 4)
+    if name == "image_get_lod":
+        return pack(K_SAMPLE, 0, 4, sext=SAMPLE_GET_LOD)
+    m = re.fullmatch(r"image_(sample|gather4)((?:_c|_cd|_d|_cl|_l|_lz|_b|_o)*)", name)
+    if m:
+        flags = SF_GATHER if m.group(1) == "gather4" else 0
+        for sfx in m.group(2).split("_")[1:]:
+            flags |= {"l": SF_L, "lz": SF_LZ, "b": SF_B, "c": SF_C, "d": SF_D, "cd": SF_D,
+                      "cl": SF_CL, "o": SF_O}[sfx]
+        return pack(K_SAMPLE, flags, 4)
     return pack(K_UNSUPPORTED)
 
 
@@ -856,7 +862,7 @@ def buffer_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_b
         ndata = count * (2 if aop == M.ATOMIC_CMPSWAP or aop == M.ATOMIC_FCMPSWAP else 1)
     if not to_lds and not vgpr_ok(ws, w, vdata, ndata + (1 if tfe and is_load else 0)):
         return
-    vals = np.zeros(4, np.uint64)
+    vals = scratch.view(np.uint64)[:4]
     for l in range(64):
         if not _lane_on(ex, l):
             continue
@@ -1103,27 +1109,19 @@ def image_instruction(ins, w, sregs, ws, vgpr, mem_data, mem_mapped, mem_base, f
     * Data: VDATA holds the DMASK-enabled components consecutively. Loads and samples apply
       the T# DST_SEL; stores write only enabled components. Atomics operate on the raw 32-bit
       (DMASK 1 component, cmpswap 2) or 64-bit (2, cmpswap 4; data format 32_32) texel, with
-      glc returning the old value; the swap, cmpswap, add, sub, smin, umin, smax, umax, and,
-      or, xor, inc and dec ops of gfx7 (the float atomics fail as unimplemented).
+      glc returning the old value (every gfx7 op incl. fcmpswap/fmin/fmax, IEEE minNum/
+      maxNum as memory.mem_atomic).
     * image_get_resinfo: VADDR = mip level; returns (width, height, depth, levels) of the
       level (1D arrays give the slice count as height, 2D arrays as depth), 0 beyond the last.
-    * image_sample(_l, _lz, _b): normalized coordinates unless the instruction's unorm bit or
-      the S# force_unnormalized is set; filter from the S# XY mag (LOD <= 0) / min filter:
-      point = texel floor(u*size), bilinear = texels around u*size - 0.5 with weights quantized
-      down to 1/256 (the precision CLRX quotes) and blended in f32 as (1-a)*t0 + a*t1, x then
-      y then z. Clamp modes wrap, mirror, clamp-last-texel, mirror-once and the border modes
-      (half-border treated as border; border colour from BORDER_COLOR_TYPE, the register
-      colour reads 0). LOD: _lz 0, _l the given LOD, plain/_b 0 (+ bias; no derivatives in a
-      compute wave), + S# LOD bias, clamped to the S# min/max LOD; MIP_FILTER none uses the
-      base level, point and linear pick the nearest level (no trilinear blend). Array slices
-      round to nearest even and clamp. Integer formats always sample as point.
+    * image_sample*, image_gather4*, image_get_lod: see image_sample.
     * Not covered: tiled layouts (ERR_TILED), cube/MSAA/buffer images (ERR_RESOURCE),
-      image_load_pck*, gather4, get_lod, _c/_d/_cd/_cl/_o sample variants, aniso, the packed
-      image-only data formats (5_6_5 ... BC*), tfe/lwe on samples.
+      image_load_pck*/store_pck* (unimplemented), the image-only data formats (5_6_5 ...
+      BC*, ERR_FORMAT), tfe/lwe on samples.
     """
     sub = ins[C_K]
     kind = sub & 0xFF
     variant = (sub >> 8) & 0xFF
+    get_lod = (sub >> 20) & 1
     aop = (sub >> 24) & 0x1F
     has_mip = (sub >> 30) & 1
     dmask = ins[C_F0]
@@ -1176,12 +1174,19 @@ def image_instruction(ins, w, sregs, ws, vgpr, mem_data, mem_mapped, mem_base, f
     if kind == K_RESINFO:
         nva = 1
     elif kind == K_SAMPLE:
-        nva = ncoord + (1 if variant == SAMPLE_L or variant == SAMPLE_B else 0)
+        nva = ncoord + _nonzero(variant & SF_O) + _nonzero(variant & SF_B) + \
+            _nonzero(variant & SF_C) + 2 * nsp * _nonzero(variant & SF_D) + \
+            _nonzero(variant & SF_CL) + _nonzero(variant & SF_L)
+        if (variant & SF_GATHER) and t_type != IMG_2D and t_type != IMG_2D_ARRAY:
+            fail(ws, w, ERR_RESOURCE, t_type)
+            return
     else:
         nva = ncoord + has_mip
     if not vgpr_ok(ws, w, vaddr, nva):
         return
     ndata = max(ndm, 1)
+    if kind == K_SAMPLE and (variant & SF_GATHER):
+        ndata = 4
     if not vgpr_ok(ws, w, vdata, ndata + (1 if tfe and kind != K_STORE_FORMAT else 0)):
         return
     vals = scratch.view(np.uint64)[:4]
@@ -1210,10 +1215,10 @@ def image_instruction(ins, w, sregs, ws, vgpr, mem_data, mem_mapped, mem_base, f
         return
 
     if kind == K_SAMPLE:
-        image_sample(ins, w, sregs, ws, vgpr, mem_data, mem_mapped, mem_base, faults, variant,
-                     unorm, dmask, vaddr, vdata, ssamp, base, dfmt, nfmt, dsel, base_level,
-                     nlevels, t_type, width, height, depth, pitch, base_array, nslices, nsp,
-                     is_arr, bpe, vals, out, ex)
+        image_sample(w, sregs, ws, vgpr, mem_data, mem_mapped, mem_base, faults, variant,
+                     get_lod, unorm, dmask, vaddr, vdata, ssamp, base, dfmt, nfmt, dsel,
+                     base_level, nlevels, t_type, width, height, depth, pitch, base_array,
+                     nslices, nsp, is_arr, bpe, vals, out, ex)
         return
 
     for l in range(64):
@@ -1279,7 +1284,7 @@ def image_instruction(ins, w, sregs, ws, vgpr, mem_data, mem_mapped, mem_base, f
                 if not (ok and M.mem_store(mem_data, mem_mapped, mem_base, addr + coff, cont, csize)):
                     record_fault(ws, w, faults, addr + coff, l, 1)
         else:  # atomic
-            is_cmp = aop == M.ATOMIC_CMPSWAP
+            is_cmp = aop == M.ATOMIC_CMPSWAP or aop == M.ATOMIC_FCMPSWAP
             nd = ndm // 2 if is_cmp else ndm
             nbytes = 8 if nd >= 2 else 4
             if nbytes > bpe:
@@ -1310,9 +1315,69 @@ def _f32(v):
 
 
 @njit
-def image_sample(ins, w, sregs, ws, vgpr, mem_data, mem_mapped, mem_base, faults, variant, unorm,
-                 dmask, vaddr, vdata, ssamp, base, dfmt, nfmt, dsel, base_level, nlevels, t_type,
-                 width, height, depth, pitch, base_array, nslices, nsp, is_arr, bpe, vals, out, ex):
+def _nonzero(x):
+    return 1 if x != 0 else 0
+
+
+@njit
+def _sext6(v):
+    v &= 0x3F
+    return v - 64 if v & 0x20 else v
+
+
+@njit
+def _depth_compare(func, ref, texel):
+    """S# DEPTH_COMPARE_FUNC (GcnMemHandling.md): 1 if ref <op> texel."""
+    if func == 0:
+        return False
+    if func == 1:
+        return ref < texel
+    if func == 2:
+        return ref == texel
+    if func == 3:
+        return ref <= texel
+    if func == 4:
+        return ref > texel
+    if func == 5:
+        return ref != texel
+    if func == 6:
+        return ref >= texel
+    return True
+
+
+@njit
+def image_sample(w, sregs, ws, vgpr, mem_data, mem_mapped, mem_base, faults, flags, get_lod,
+                 unorm, dmask, vaddr, vdata, ssamp, base, dfmt, nfmt, dsel, base_level, nlevels,
+                 t_type, width, height, depth, pitch, base_array, nslices, nsp, is_arr, bpe, vals,
+                 out, ex):
+    """image_sample (+ _l _lz _b _c _d _cd _cl _o), image_gather4 (same suffixes), image_get_lod.
+
+    VADDR (GcnMemHandling.md): {offset} {bias} {z-compare} {derivatives} {x [y] [z|slice]}
+    {clamp} {lod}, all f32 except the offset dword (6-bit signed x, y, z offsets at bits 0, 8,
+    16, added to the integer texel indices).
+    Coordinates are normalized unless the instruction's unorm bit or the S# FORCE_UNNORM is
+    set (then the base level is used). LOD: _lz 0; _l the given value; otherwise
+    log2(max(|dP/dx|, |dP/dy|)) in texels of the base level (isotropic, computed in f64)
+    from _d/_cd derivatives (dx/dh ... then dx/dv ...) or, as a compute wave has them, the
+    coarse quad derivatives P[quad lane 1] - P[quad lane 0] (horizontal) and P[lane 2] -
+    P[lane 0] (vertical), read from the quad's VGPRs whatever its EXEC. Then + _b bias + S#
+    LOD_BIAS (not for _lz), clamped to [S# MIN_LOD, MAX_LOD] and to the _cl clamp.
+    MIP_FILTER none uses the base level; point and linear pick the nearest level
+    floor(lod + 0.5) (no trilinear blend between levels).
+    Filter: the S# XY mag filter for LOD <= 0, the min filter otherwise (aniso values act as
+    bilinear); integer formats always sample as point. Point takes texel floor(u*size);
+    bilinear the texels around u*size - 0.5 with weights quantized down to 1/256 (CLRX's
+    quoted precision), blended in f32 as (1-a)*t0 + a*t1 along x, then y, then z.
+    Clamp modes: wrap, mirror, clamp-last-texel, mirror-once-last-texel, and the border modes
+    (half-border treated as border) with BORDER_COLOR_TYPE (0,0,0,0) / (0,0,0,1) / (1,1,1,1);
+    the register colour reads as 0. Array slices round to nearest even and clamp.
+    _c: each fetched texel becomes (r, r, r, r) with r = 1.0 if z-compare <op> texel.x by the
+    S# DEPTH_COMPARE_FUNC, else 0.0 (percentage-closer filtering when bilinear).
+    gather4: the 2x2 bilinear footprint's component (lowest DMASK bit, after DST_SEL) as
+    (x, y, z, w) = (i0,j1), (i1,j1), (i1,j0), (i0,j0), always four VGPRs; 2D and 2D arrays.
+    get_lod: (LOD after bias and clamps, LOD before them) as f32, packed by DMASK.
+    Results apply the T# DST_SEL and are packed by DMASK.
+    """
     if not sgpr_ok(ws, w, ssamp, 4):
         return
     s0 = U64(sregs[w, ssamp])
@@ -1323,6 +1388,7 @@ def image_sample(ins, w, sregs, ws, vgpr, mem_data, mem_mapped, mem_base, faults
     clamp_mode[0] = np.int64(s0 & U64(7))
     clamp_mode[1] = np.int64((s0 >> U64(3)) & U64(7))
     clamp_mode[2] = np.int64((s0 >> U64(6)) & U64(7))
+    cmp_func = np.int64((s0 >> U64(12)) & U64(7))
     unnorm = unorm != 0 or ((s0 >> U64(15)) & U64(1)) != U64(0)
     min_lod = np.float64(s1 & U64(0xFFF)) / 256.0
     max_lod = np.float64((s1 >> U64(12)) & U64(0xFFF)) / 256.0
@@ -1336,38 +1402,98 @@ def image_sample(ins, w, sregs, ws, vgpr, mem_data, mem_mapped, mem_base, faults
     border_type = np.int64((s3 >> U64(30)) & U64(3))
     integer_fmt = nfmt == NF_UINT or nfmt == NF_SINT
     one = fmt_one(nfmt)
-    ncoord = nsp + (1 if is_arr else 0)
-    cbase = 1 if variant == SAMPLE_B else 0
-    zacc = np.zeros(4, np.float32)
-    yacc = np.zeros(4, np.float32)
+    gather = (flags & SF_GATHER) != 0
+    # VADDR layout
+    p = 0
+    a_off = p
+    p += _nonzero(flags & SF_O)
+    a_bias = p
+    p += _nonzero(flags & SF_B)
+    a_zc = p
+    p += _nonzero(flags & SF_C)
+    a_der = p
+    p += 2 * nsp * _nonzero(flags & SF_D)
+    a_body = p
+    p += nsp + (1 if is_arr else 0)
+    a_cl = p
+    p += _nonzero(flags & SF_CL)
+    a_lod = p
+    gcomp = 0
+    for i in range(4):
+        if (dmask >> i) & 1:
+            gcomp = i
+            break
+    _, _, w0, h0, d0 = _img_level(t_type, pitch, width, height, depth, bpe, base_level)
+    size0 = np.zeros(3, np.float64)
+    size0[0] = w0
+    size0[1] = h0
+    size0[2] = d0
     xv = np.zeros(4, np.float32)
+    yacc = np.zeros(4, np.float32)
+    zacc = np.zeros(4, np.float32)
+    gv = np.zeros(4, np.uint64)
     idx = np.zeros((3, 2), np.int64)
     wgt = np.zeros((3, 2), np.float32)
     for l in range(64):
         if not _lane_on(ex, l):
             continue
-        lod = 0.0
-        if variant == SAMPLE_L:
-            lod = np.float64(_f32(_vreg(vgpr, ws, w, vaddr + ncoord, l)))
-        elif variant == SAMPLE_B:
-            lod = np.float64(_f32(_vreg(vgpr, ws, w, vaddr, l)))
-        if variant != SAMPLE_LZ:
+        # level of detail
+        raw_lod = 0.0
+        if flags & SF_L:
+            raw_lod = np.float64(_f32(_vreg(vgpr, ws, w, vaddr + a_lod, l)))
+        elif not (flags & SF_LZ):
+            q = l & 0x3C
+            gx = 0.0
+            gy = 0.0
+            for d in range(nsp):
+                if flags & SF_D:
+                    dx = np.float64(_f32(_vreg(vgpr, ws, w, vaddr + a_der + d, l)))
+                    dy = np.float64(_f32(_vreg(vgpr, ws, w, vaddr + a_der + nsp + d, l)))
+                else:
+                    c0 = np.float64(_f32(_vreg(vgpr, ws, w, vaddr + a_body + d, q)))
+                    dx = np.float64(_f32(_vreg(vgpr, ws, w, vaddr + a_body + d, q + 1))) - c0
+                    dy = np.float64(_f32(_vreg(vgpr, ws, w, vaddr + a_body + d, q + 2))) - c0
+                if not unnorm:
+                    dx *= size0[d]
+                    dy *= size0[d]
+                gx += dx * dx
+                gy += dy * dy
+            rho2 = max(gx, gy)
+            raw_lod = 0.5 * np.log2(rho2) if rho2 > 0 else -1e30
+        lod = raw_lod
+        if flags & SF_B:
+            lod += np.float64(_f32(_vreg(vgpr, ws, w, vaddr + a_bias, l)))
+        if not (flags & SF_LZ):
             lod += lod_bias
         lod = min(max(lod, min_lod), max_lod)
+        if flags & SF_CL:
+            lod = min(lod, np.float64(_f32(_vreg(vgpr, ws, w, vaddr + a_cl, l))))
+        if get_lod:
+            out[0] = U64(M.f32_to_bits(np.float32(lod)))
+            out[1] = U64(M.f32_to_bits(np.float32(max(raw_lod, -3.0e38))))
+            out[2] = U64(0)
+            out[3] = U64(0)
+            j = 0
+            for i in range(4):
+                if (dmask >> i) & 1:
+                    _vset(vgpr, ws, w, vdata + j, l, out[i])
+                    j += 1
+            continue
         level = 0
         if mip_filter != 0 and not unnorm:
             level = np.int64(np.floor(lod + 0.5)) if lod > 0 else 0
             level = min(level, nlevels - 1)
-        bilinear = (min_filter if lod > 0 else mag_filter) != 0 and not integer_fmt
-        loff, p, wl, hl, dl = _img_level(t_type, pitch, width, height, depth, bpe, base_level + level)
+        bilinear = gather or ((min_filter if lod > 0 else mag_filter) != 0 and not integer_fmt)
+        loff, rp, wl, hl, dl = _img_level(t_type, pitch, width, height, depth, bpe, base_level + level)
         slice_ = 0
         if is_arr:
-            sf = np.float64(_f32(_vreg(vgpr, ws, w, vaddr + cbase + nsp, l)))
+            sf = np.float64(_f32(_vreg(vgpr, ws, w, vaddr + a_body + nsp, l)))
             if sf != sf:
                 sf = 0.0
             sf = min(max(sf, 0.0), np.float64(nslices - 1))
             slice_ = np.int64(_rne_f64(sf)) + base_array
-        border = False
+        offw = np.int64(_vreg(vgpr, ws, w, vaddr + a_off, l)) if flags & SF_O else 0
+        zref = _f32(_vreg(vgpr, ws, w, vaddr + a_zc, l)) if flags & SF_C else np.float32(0.0)
         for d in range(3):
             idx[d, 0] = 0
             idx[d, 1] = 0
@@ -1376,24 +1502,21 @@ def image_sample(ins, w, sregs, ws, vgpr, mem_data, mem_mapped, mem_base, faults
             if d >= nsp:
                 continue
             n = wl if d == 0 else (hl if d == 1 else dl)
-            u = np.float64(_f32(_vreg(vgpr, ws, w, vaddr + cbase + d, l)))
+            u = np.float64(_f32(_vreg(vgpr, ws, w, vaddr + a_body + d, l)))
             if u != u:
                 u = 0.0
             t = u if unnorm else u * np.float64(n)
+            o = _sext6(offw >> (8 * d)) if flags & SF_O else 0
             if bilinear:
                 t -= 0.5
-                i0 = np.floor(t)
+            i0 = np.floor(t)
+            i0i = (np.int64(i0) if abs(i0) < 1e15 else 0) + o
+            idx[d, 0] = _wrap_coord(i0i, n, clamp_mode[d])
+            if bilinear:
                 a = np.floor((t - i0) * 256.0) / 256.0
-                i0i = np.int64(i0) if abs(i0) < 1e15 else 0
-                idx[d, 0] = _wrap_coord(i0i, n, clamp_mode[d])
                 idx[d, 1] = _wrap_coord(i0i + 1, n, clamp_mode[d])
                 wgt[d, 0] = np.float32(1.0 - a)
                 wgt[d, 1] = np.float32(a)
-            else:
-                i0 = np.floor(t)
-                i0i = np.int64(i0) if abs(i0) < 1e15 else 0
-                idx[d, 0] = _wrap_coord(i0i, n, clamp_mode[d])
-        # blend x, then y, then z: accumulate texels of each corner with the product order
         nz = 2 if (nsp >= 3 and bilinear) else 1
         ny = 2 if (nsp >= 2 and bilinear) else 1
         nx = 2 if bilinear else 1
@@ -1415,11 +1538,20 @@ def image_sample(ins, w, sregs, ws, vgpr, mem_data, mem_mapped, mem_base, faults
                                 vals[k] = one
                     else:
                         zz = slice_ if is_arr else iz
-                        addr = np.int64(base) + loff + ((zz * hl + iy) * p + ix) * bpe
+                        addr = np.int64(base) + loff + ((zz * hl + iy) * rp + ix) * bpe
                         if not _img_fetch(mem_data, mem_mapped, mem_base, addr, dfmt, nfmt, vals):
                             record_fault(ws, w, faults, addr, l, 0)
                             for k in range(4):
                                 vals[k] = U64(0)
+                    if flags & SF_C:
+                        r = F32_ONE if _depth_compare(cmp_func, zref, _f32(vals[0])) else U64(0)
+                        for k in range(4):
+                            vals[k] = r
+                    if gather:
+                        # x = (i0, j1), y = (i1, j1), z = (i1, j0), w = (i0, j0)
+                        gi = (0 if kx == 0 else 1) if ky == 1 else (2 if kx == 1 else 3)
+                        gv[gi] = _select(vals, (dsel >> (3 * gcomp)) & 7, one)
+                        continue
                     if not bilinear:
                         for k in range(4):
                             out[k] = vals[k]
@@ -1427,14 +1559,18 @@ def image_sample(ins, w, sregs, ws, vgpr, mem_data, mem_mapped, mem_base, faults
                     for k in range(4):
                         t = wgt[0, kx] * _f32(vals[k])
                         xv[k] = t if kx == 0 else np.float32(xv[k] + t)
-                if bilinear:
+                if bilinear and not gather:
                     for k in range(4):
                         t = wgt[1, ky] * xv[k]
                         yacc[k] = t if (ky == 0 or ny == 1) else np.float32(yacc[k] + t)
-            if bilinear:
+            if bilinear and not gather:
                 for k in range(4):
                     t = wgt[2, kz] * yacc[k]
                     zacc[k] = t if (kz == 0 or nz == 1) else np.float32(zacc[k] + t)
+        if gather:
+            for i in range(4):
+                _vset(vgpr, ws, w, vdata + i, l, gv[i])
+            continue
         if bilinear:
             for k in range(4):
                 out[k] = U64(M.f32_to_bits(zacc[k]))

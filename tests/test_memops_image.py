@@ -366,3 +366,149 @@ def test_image_sample_l_lz_pick_levels():
         assert int(r.vgpr[1, lane]) == want[0], (lane, lods[lane])
         want0 = sample_ref(img, [us[lane], vs[lane]], unnorm=False, bilinear=False, clamp=[0, 0, 0])
         assert int(r.vgpr[2, lane]) == want0[0]
+
+
+# --- float atomics, sample variants, gather4, get_lod --------------------------------------
+@pytest.mark.parametrize("op", ["fmin", "fmax", "fcmpswap"])
+def test_image_float_atomics(op):
+    from test_memops_ds import _minmax
+    init = np.array([1.0, -0.0, np.nan, 3.0, -2.0, 0.0, np.inf, 0.5], np.float32)
+    img = Image(T2D, 4, 2, dfmt=4, nfmt=FLOAT, data=init.view(np.uint8))
+    xs, ys = LANES % 4, (LANES // 4) % 2
+    vals = np.array(RNG.choice([0.0, -0.0, 1.0, -3.0, np.nan, 3.0, 0.5], 64), np.float32).view(np.uint32)
+    cmps = np.array(RNG.choice([0.0, -0.0, 1.0, 3.0, 0.5], 64), np.float32).view(np.uint32)
+    vg = _coords_regs([xs, ys])
+    vg[1] = vals
+    if op == "fcmpswap":
+        vg[2] = cmps
+        text = "image_atomic_fcmpswap v[1:2], v[20:21], s[8:15] dmask:0x3 unorm glc"
+    else:
+        text = f"image_atomic_{op} v1, v[20:21], s[8:15] dmask:0x1 unorm glc"
+    r = run(text, sgpr=sgprs_from(img.tsharp, 8), vgpr=vg, mem=img.mem)
+    model = [int(x) for x in init.view(np.uint32)]
+    for lane in range(64):
+        i = int(ys[lane]) * 4 + int(xs[lane])
+        old = model[i]
+        v = int(vals[lane])
+        if op == "fcmpswap":
+            eq = f32_value(old) == f32_value(int(cmps[lane]))
+            model[i] = v if eq else old
+        else:
+            model[i] = _minmax(old, v, 4, op == "fmin")
+        assert int(r.vgpr[1, lane]) == old
+    assert [int(v) for v in img.mem.read_array(img.base, np.uint32, 8)] == model
+
+
+def f32_value(b):
+    return float(np.uint32(b).view(np.float32))
+
+
+def _lod_ref(dx, dy, sizes):
+    gx = sum((float(a) * s) ** 2 for a, s in zip(dx, sizes))
+    gy = sum((float(a) * s) ** 2 for a, s in zip(dy, sizes))
+    rho2 = max(gx, gy)
+    return 0.5 * np.log2(rho2) if rho2 > 0 else -1e30
+
+
+def test_image_sample_d_implicit_derivatives_cl_b_and_get_lod():
+    img = Image(T2D, 32, 16, dfmt=4, nfmt=UINT, levels=5, pitch=32)
+    # quads with growing footprints: implicit (coarse) derivatives pick growing levels
+    us = np.zeros(64, np.float32)
+    vs = np.zeros(64, np.float32)
+    for q in range(16):
+        step = np.float32(2.0 ** (q % 6 - 5))
+        base_u, base_v = np.float32(RNG.uniform(0, 1)), np.float32(RNG.uniform(0, 1))
+        us[4 * q:4 * q + 4] = [base_u, base_u + step, base_u, base_u + step]
+        vs[4 * q:4 * q + 4] = [base_v, base_v, base_v + step / 2, base_v + step / 2]
+    dxu = RNG.uniform(0, 0.3, 64).astype(np.float32)
+    dyv = RNG.uniform(0, 0.3, 64).astype(np.float32)
+    zero = np.zeros(64, np.float32)
+    bias = RNG.uniform(-2, 2, 64).astype(np.float32)
+    clampv = RNG.uniform(0, 4, 64).astype(np.float32)
+    samp = encode_ssharp((0, 0, 0), mip=1, lod_bias=64, min_lod=0, max_lod=3 * 256 + 128)
+    sg = {**sgprs_from(img.tsharp, 8), **sgprs_from(samp, 16)}
+    r = run("""
+image_sample v1, v[20:21], s[8:15], s[16:19] dmask:0x1
+image_sample_d v2, v[30:35], s[8:15], s[16:19] dmask:0x1
+image_sample_b_cl v3, v[40:43], s[8:15], s[16:19] dmask:0x1
+image_get_lod v[4:5], v[20:21], s[8:15], s[16:19] dmask:0x3
+""", sgpr=sg, vgpr={20: us, 21: vs, 30: dxu, 31: zero, 32: zero, 33: dyv, 34: us, 35: vs,
+                     40: bias, 41: us, 42: vs, 43: clampv}, mem=img.mem)
+
+    def level_of(lod):
+        lod = min(max(lod, 0.0), 3.5)
+        return min(int(np.floor(lod + 0.5)) if lod > 0 else 0, 4), lod
+
+    for lane in range(64):
+        q = lane & ~3
+        dx = [us[q + 1] - np.float64(us[q]), vs[q + 1] - np.float64(vs[q])]
+        dy = [us[q + 2] - np.float64(us[q]), vs[q + 2] - np.float64(vs[q])]
+        raw = _lod_ref(dx, dy, (32, 16))
+        lv, lod = level_of(raw + 0.25)
+        want = sample_ref(img, [us[lane], vs[lane]], unnorm=False, bilinear=False,
+                          clamp=[0, 0, 0], level=lv)
+        assert int(r.vgpr[1, lane]) == want[0], lane
+        assert f32_value(r.vgpr[4, lane]) == np.float32(lod)
+        assert f32_value(r.vgpr[5, lane]) == np.float32(max(raw, -3e38))
+        lv, _ = level_of(_lod_ref([dxu[lane], 0.0], [0.0, dyv[lane]], (32, 16)) + 0.25)
+        want = sample_ref(img, [us[lane], vs[lane]], unnorm=False, bilinear=False,
+                          clamp=[0, 0, 0], level=lv)
+        assert int(r.vgpr[2, lane]) == want[0], lane
+        lod = min(max(raw + float(bias[lane]) + 0.25, 0.0), 3.5)
+        lod = min(lod, float(clampv[lane]))
+        lv = min(int(np.floor(lod + 0.5)) if lod > 0 else 0, 4)
+        want = sample_ref(img, [us[lane], vs[lane]], unnorm=False, bilinear=False,
+                          clamp=[0, 0, 0], level=lv)
+        assert int(r.vgpr[3, lane]) == want[0], lane
+
+
+def test_image_sample_lz_o_offsets():
+    img = Image(T2D, 8, 8, dfmt=10, nfmt=UNORM)
+    xs = RNG.uniform(0, 8, 64).astype(np.float32)
+    ys = RNG.uniform(0, 8, 64).astype(np.float32)
+    ox = RNG.integers(-32, 32, 64)
+    oy = RNG.integers(-32, 32, 64)
+    offs = ((ox & 0x3F) | ((oy & 0x3F) << 8)).astype(np.uint32)
+    samp = encode_ssharp((0, 1, 0), mag=1, minf=1)
+    r = run("image_sample_lz_o v[1:4], v[20:22], s[8:15], s[16:19] dmask:0xf unorm",
+            sgpr={**sgprs_from(img.tsharp, 8), **sgprs_from(samp, 16)},
+            vgpr={20: offs, 21: xs, 22: ys}, mem=img.mem)
+    for lane in range(64):
+        # an integer offset moves the footprint by whole texels: same as shifting the coordinate
+        want = sample_ref(img, [np.float32(xs[lane]) + int(ox[lane]), np.float32(ys[lane]) + int(oy[lane])],
+                          unnorm=True, bilinear=True, clamp=[0, 1, 0])
+        assert [int(v) for v in r.vgpr[1:5, lane]] == want, lane
+
+
+def test_image_gather4_and_sample_c():
+    data = RNG.uniform(0, 1, 6 * 5 * 4).astype(np.float32)
+    img = Image(T2D, 6, 5, dfmt=14, nfmt=FLOAT, data=data.view(np.uint8), dst_sel=(5, 4, 6, 7))
+    us = RNG.uniform(-0.2, 1.2, 64).astype(np.float32)
+    vs = RNG.uniform(-0.2, 1.2, 64).astype(np.float32)
+    zc = RNG.uniform(0, 1, 64).astype(np.float32)
+    samp = encode_ssharp((2, 2, 2), mag=1, minf=1)
+    samp[0] |= 1 << 12      # DEPTH_COMPARE_FUNC LESS: 1 if z-compare < texel
+    r = run("""
+image_gather4_lz v[1:4], v[20:21], s[8:15], s[16:19] dmask:0x2
+image_sample_c_lz v5, v[22:24], s[8:15], s[16:19] dmask:0x1
+""", sgpr={**sgprs_from(img.tsharp, 8), **sgprs_from(samp, 16)},
+        vgpr={20: us, 21: vs, 22: zc, 23: us, 24: vs}, mem=img.mem)
+    for lane in range(64):
+        tx, ty = float(us[lane]) * 6 - 0.5, float(vs[lane]) * 5 - 0.5
+        i0, j0 = int(np.floor(tx)), int(np.floor(ty))
+        cl = lambda i, n: min(max(i, 0), n - 1)  # noqa: E731
+        i1, j1 = cl(i0 + 1, 6), cl(j0 + 1, 5)
+        i0, j0 = cl(i0, 6), cl(j0, 5)
+        # dmask 0x2 -> component 1 after dst_sel (5, 4, ...) -> texel component 0 (R)
+        comp = lambda i, j: img.texel(i, j, 0)[0]  # noqa: E731
+        assert [int(v) for v in r.vgpr[1:5, lane]] == [comp(i0, j1), comp(i1, j1), comp(i1, j0), comp(i0, j0)]
+        # PCF: compare each texel's R, then bilinear-filter the 0/1 results
+        ax = np.floor((tx - np.floor(tx)) * 256) / 256
+        ay = np.floor((ty - np.floor(ty)) * 256) / 256
+        res = lambda i, j: np.float32(1.0 if zc[lane] < f32_value(comp(i, j)) else 0.0)  # noqa: E731
+        wx0, wx1, wy0, wy1 = (np.float32(1 - ax), np.float32(ax), np.float32(1 - ay), np.float32(ay))
+        top = wx0 * res(i0, j0) + wx1 * res(i1, j0)
+        bot = wx0 * res(i0, j1) + wx1 * res(i1, j1)
+        want = np.float32(wy0 * top + wy1 * bot)
+        # dst_sel x = G(5): the compare result replicated in all four components
+        assert int(r.vgpr[5, lane]) == int(want.view(np.uint32)), lane
