@@ -395,3 +395,60 @@ def test_exec_masked_lanes_untouched():
     for lane in range(64):
         assert int(r.vgpr[1, lane]) == (lane + 1 if 16 <= lane < 32 else 0xDEAD)
     assert ALL
+
+
+def test_addr64_has_no_range_check():
+    mem = Memory()
+    buf = mem.allocate(8192)
+    mem.write(buf, np.arange(2048, dtype=np.uint32))
+    offs = (LANES * 8).astype(np.uint64)
+    vs = encode_vsharp(buf, 4)     # num_records 4 would cut everything off in the 32-bit modes
+    r = run("buffer_load_dword v1, v[2:3], s[4:7], s1 addr64 offset:4", sgpr={**sgprs_from(vs, 4), 1: 8},
+            vgpr={2: (offs & 0xFFFFFFFF).astype(np.uint32), 3: (offs >> 32).astype(np.uint32)}, mem=mem)
+    assert list(r.vgpr[1]) == [(8 * lane + 4 + 8) // 4 for lane in range(64)]
+
+
+@pytest.mark.parametrize("op", ["fmin", "fmax", "fcmpswap"])
+def test_buffer_float_atomics(op):
+    from test_memops_ds import _minmax
+    init = np.array([1.0, -0.0, np.nan, 3.0], np.float32)
+    mem = Memory()
+    buf = mem.allocate(4096)
+    mem.write(buf, init)
+    vals = np.array(RNG.choice([0.0, -0.0, 1.0, -3.0, np.nan, 3.0], 64), np.float32).view(np.uint32)
+    cmps = np.array(RNG.choice([0.0, -0.0, 1.0, 3.0], 64), np.float32).view(np.uint32)
+    vg = {0: (LANES % 4) * 4, 1: vals, 2: cmps}
+    dst = "v[1:2]" if op == "fcmpswap" else "v1"
+    r = run(f"buffer_atomic_{op} {dst}, v0, s[4:7], 0 offen glc",
+            sgpr=sgprs_from(encode_vsharp(buf, 4096), 4), vgpr=vg, mem=mem)
+    model = [int(x) for x in init.view(np.uint32)]
+    f = lambda b: float(np.uint32(b).view(np.float32))  # noqa: E731
+    for lane in range(64):
+        i = lane % 4
+        old = model[i]
+        if op == "fcmpswap":   # VDATA[0] is the new value, VDATA[1] the compare value
+            model[i] = int(vals[lane]) if f(old) == f(cmps[lane]) else old
+        else:
+            model[i] = _minmax(old, int(vals[lane]), 4, op == "fmin")
+        assert int(r.vgpr[1, lane]) == old
+    assert [int(x) for x in mem.read_array(buf, np.uint32, 4)] == model
+
+
+def test_flat_global_and_lds_aperture():
+    mem = Memory()
+    buf = mem.allocate(4096)
+    mem.write(buf, np.arange(1024, dtype=np.uint32))
+    addr = buf + LANES.astype(np.uint64) * 4
+    lds_addr = (np.uint64(0x10000000) << np.uint64(32)) + LANES.astype(np.uint64) * 4
+    r = run("""
+flat_load_dword v1, v[2:3]
+flat_store_dword v[4:5], v1
+flat_atomic_add v6, v[4:5], v7 glc
+s_waitcnt 0
+ds_read_b32 v8, v9
+""", vgpr={2: (addr & 0xFFFFFFFF).astype(np.uint32), 3: (addr >> 32).astype(np.uint32),
+           4: (lds_addr & 0xFFFFFFFF).astype(np.uint32), 5: (lds_addr >> 32).astype(np.uint32),
+           7: 100, 9: LANES * 4}, mem=mem)
+    assert list(r.vgpr[1]) == list(range(64))
+    assert list(r.vgpr[6]) == list(range(64))
+    assert list(r.vgpr[8]) == [x + 100 for x in range(64)]

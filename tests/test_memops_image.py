@@ -512,3 +512,12 @@ image_sample_c_lz v5, v[22:24], s[8:15], s[16:19] dmask:0x1
         want = np.float32(wy0 * top + wy1 * bot)
         # dst_sel x = G(5): the compare result replicated in all four components
         assert int(r.vgpr[5, lane]) == int(want.view(np.uint32)), lane
+
+
+def test_image_load_tfe_register():
+    img = Image(T2D, 4, 4, dfmt=4, nfmt=UINT)
+    r = run("v_mov_b32 v2, 9\nimage_load v[1:2], v[20:21], s[8:15] dmask:0x1 unorm tfe",
+            sgpr=sgprs_from(img.tsharp, 8), vgpr=_coords_regs([LANES % 4, (LANES // 4) % 4]), mem=img.mem)
+    assert not r.vgpr[2].any()
+    for lane in range(64):
+        assert int(r.vgpr[1, lane]) == img.texel(lane % 4, (lane // 4) % 4, 0)[0]
