@@ -95,23 +95,23 @@ def memory_subop(enc: str, name: str) -> int:
 
 
 # --- register access ------------------------------------------------------------------------
-@njit
+@njit(inline="always")
 def get_exec(sregs, w):
     return U64(sregs[w, EXEC_LO]) | (U64(sregs[w, EXEC_HI]) << U64(32))
 
 
-@njit
+@njit(inline="always")
 def get_vcc(sregs, w):
     return U64(sregs[w, VCC_LO]) | (U64(sregs[w, VCC_HI]) << U64(32))
 
 
-@njit
+@njit(inline="always")
 def set_pair(sregs, w, code, v):
     sregs[w, code] = np.uint32(v & MASK32)
     sregs[w, code + 1] = np.uint32(v >> U64(32))
 
 
-@njit
+@njit(inline="always")
 def fail(ws, w, code, arg, lane=-1):
     """Stop wave w with an error (the row is the current PC)."""
     if ws[w, WS_STATUS] != ST_ERROR:
@@ -122,7 +122,7 @@ def fail(ws, w, code, arg, lane=-1):
         ws[w, WS_ERR_LANE] = lane
 
 
-@njit
+@njit(inline="always")
 def sgpr_ok(ws, w, code, ndw):
     """Check an SGPR operand range against the wave's allocation (special registers pass)."""
     if code <= 103:
@@ -132,7 +132,7 @@ def sgpr_ok(ws, w, code, ndw):
     return True
 
 
-@njit
+@njit(inline="always")
 def read_scalar(sregs, ws, w, code, ndw, lit, lit_high):
     """Value of a scalar operand (register, inline constant, literal) of 1 or 2 dwords."""
     if code < 128:
@@ -164,7 +164,7 @@ def read_scalar(sregs, ws, w, code, ndw, lit, lit_high):
     return U64(0)
 
 
-@njit
+@njit(inline="always")
 def write_scalar(sregs, ws, w, code, ndw, v):
     if code > 127 or code == 125:
         fail(ws, w, ERR_BAD_OPERAND, code)
@@ -176,7 +176,7 @@ def write_scalar(sregs, ws, w, code, ndw, v):
         sregs[w, code + i] = np.uint32((v >> U64(32 * i)) & MASK32) if i < 2 else sregs[w, code + i]
 
 
-@njit
+@njit(inline="always")
 def vgpr_ok(ws, w, r, ndw):
     if r < 0 or r + ndw > ws[w, WS_VCOUNT]:
         fail(ws, w, ERR_VGPR_RANGE, r + ndw - 1)
@@ -184,7 +184,7 @@ def vgpr_ok(ws, w, r, ndw):
     return True
 
 
-@njit
+@njit(inline="always")
 def read_vector(vgpr, sregs, ws, w, code, ndw, lit, lit_high, lds, out):
     """Fill out[64] with a VALU source operand (VGPR, or a scalar broadcast to all lanes)."""
     if code >= 256:
@@ -214,7 +214,7 @@ def read_vector(vgpr, sregs, ws, w, code, ndw, lit, lit_high, lds, out):
         out[l] = v
 
 
-@njit
+@njit(inline="always")
 def write_vector(vgpr, ws, w, r, ndw, res, exec_mask):
     if not vgpr_ok(ws, w, r, ndw):
         return
@@ -233,7 +233,7 @@ def write_vector(vgpr, ws, w, r, ndw, res, exec_mask):
                 vgpr[row + 1, l] = np.uint32(res[l] >> U64(32))
 
 
-@njit
+@njit(inline="always")
 def apply_input_mods(row, ndw, absbit, negbit):
     sign = U64(1) << U64(63 if ndw >= 2 else 31)
     if absbit:
@@ -522,7 +522,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
     return ws[w, WS_STATUS]
 
 
-@njit
+@njit(inline="always")
 def branch_to(ws, w, ins):
     t = ins[C_TGT]
     if t < 0:

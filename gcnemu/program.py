@@ -19,6 +19,7 @@ from .errors import DecodeError
 from .isa import table
 from .isa.decoder import Instruction, decode
 from .isa.encoding import LITERAL, VCC_LO
+from .sem import valu_int
 from .sem.fp import output_modifier_width
 
 # Columns of Program.code
@@ -98,8 +99,8 @@ _VALU_SPECIAL = {"v_readlane_b32": E.H_READLANE, "v_writelane_b32": E.H_WRITELAN
                  "v_readfirstlane_b32": E.H_READFIRSTLANE, "v_movrels_b32": E.H_VMOVRELS,
                  "v_movreld_b32": E.H_VMOVRELD, "v_movrelsd_b32": E.H_VMOVRELSD,
                  "v_nop": E.H_NOP, "v_clrexcp": E.H_NOP, "v_mqsad_u32_u8": E.H_MQSAD}
-_VCC_CIN_E32 = {"v_addc_u32", "v_subb_u32", "v_subbrev_u32", "v_cndmask_b32"}
-_CARRY_OUT = {"v_add_i32", "v_sub_i32", "v_subrev_i32", "v_addc_u32", "v_subb_u32", "v_subbrev_u32"}
+_VCC_CIN_E32 = set(valu_int.CIN_OPS)
+_CARRY_OUT = set(valu_int.SDST_OUT_OPS)
 
 
 def _row(ins: Instruction, pc_index: dict, prog_name: str) -> np.ndarray:
@@ -236,7 +237,7 @@ def _row(ins: Instruction, pc_index: dict, prog_name: str) -> np.ndarray:
                 flags |= E.FL_CIN_VCC
         if name.startswith("v_div_fmas"):
             flags |= E.FL_CIN_VCC
-        if name in ("v_mac_f32", "v_mac_legacy_f32"):
+        if name in ("v_mac_f32", "v_mac_legacy_f32", "v_cvt_pkaccum_u8_f32"):
             r[C_S2] = 256 + f["vdst"]
             r[C_W2] = 1
         if name in ("v_madmk_f32", "v_madak_f32"):
