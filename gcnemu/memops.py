@@ -1362,8 +1362,9 @@ def image_sample(w, sregs, ws, vgpr, mem_data, mem_mapped, mem_base, faults, fla
     coarse quad derivatives P[quad lane 1] - P[quad lane 0] (horizontal) and P[lane 2] -
     P[lane 0] (vertical), read from the quad's VGPRs whatever its EXEC. Then + _b bias + S#
     LOD_BIAS (not for _lz), clamped to [S# MIN_LOD, MAX_LOD] and to the _cl clamp.
-    MIP_FILTER none uses the base level; point and linear pick the nearest level
-    floor(lod + 0.5) (no trilinear blend between levels).
+    MIP_FILTER none uses the base level; point picks the nearest level floor(lod + 0.5);
+    linear blends levels floor(lod) and floor(lod) + 1 as (1-f)*r0 + f*r1 in f32 with
+    f = frac(lod) quantized down to 1/256 (point for integer formats and gather4).
     Filter: the S# XY mag filter for LOD <= 0, the min filter otherwise (aniso values act as
     bilinear); integer formats always sample as point. Point takes texel floor(u*size);
     bilinear the texels around u*size - 0.5 with weights quantized down to 1/256 (CLRX's
@@ -1432,6 +1433,7 @@ def image_sample(w, sregs, ws, vgpr, mem_data, mem_mapped, mem_base, faults, fla
     yacc = np.zeros(4, np.float32)
     zacc = np.zeros(4, np.float32)
     gv = np.zeros(4, np.uint64)
+    mip_acc = np.zeros(4, np.float32)
     idx = np.zeros((3, 2), np.int64)
     wgt = np.zeros((3, 2), np.float32)
     for l in range(64):
@@ -1480,11 +1482,21 @@ def image_sample(w, sregs, ws, vgpr, mem_data, mem_mapped, mem_base, faults, fla
                     j += 1
             continue
         level = 0
+        nmip = 1
+        mfrac = 0.0
         if mip_filter != 0 and not unnorm:
-            level = np.int64(np.floor(lod + 0.5)) if lod > 0 else 0
-            level = min(level, nlevels - 1)
+            if mip_filter == 2 and not integer_fmt and not gather and lod > 0:
+                level = np.int64(np.floor(lod))
+                mfrac = np.floor((lod - np.floor(lod)) * 256.0) / 256.0
+                if level >= nlevels - 1:
+                    level = nlevels - 1
+                    mfrac = 0.0
+                if mfrac > 0.0:
+                    nmip = 2
+            else:
+                level = np.int64(np.floor(lod + 0.5)) if lod > 0 else 0
+                level = min(level, nlevels - 1)
         bilinear = gather or ((min_filter if lod > 0 else mag_filter) != 0 and not integer_fmt)
-        loff, rp, wl, hl, dl = _img_level(t_type, pitch, width, height, depth, bpe, base_level + level)
         slice_ = 0
         if is_arr:
             sf = np.float64(_f32(_vreg(vgpr, ws, w, vaddr + a_body + nsp, l)))
@@ -1494,86 +1506,96 @@ def image_sample(w, sregs, ws, vgpr, mem_data, mem_mapped, mem_base, faults, fla
             slice_ = np.int64(_rne_f64(sf)) + base_array
         offw = np.int64(_vreg(vgpr, ws, w, vaddr + a_off, l)) if flags & SF_O else 0
         zref = _f32(_vreg(vgpr, ws, w, vaddr + a_zc, l)) if flags & SF_C else np.float32(0.0)
-        for d in range(3):
-            idx[d, 0] = 0
-            idx[d, 1] = 0
-            wgt[d, 0] = np.float32(1.0)
-            wgt[d, 1] = np.float32(0.0)
-            if d >= nsp:
-                continue
-            n = wl if d == 0 else (hl if d == 1 else dl)
-            u = np.float64(_f32(_vreg(vgpr, ws, w, vaddr + a_body + d, l)))
-            if u != u:
-                u = 0.0
-            t = u if unnorm else u * np.float64(n)
-            o = _sext6(offw >> (8 * d)) if flags & SF_O else 0
-            if bilinear:
-                t -= 0.5
-            i0 = np.floor(t)
-            i0i = (np.int64(i0) if abs(i0) < 1e15 else 0) + o
-            idx[d, 0] = _wrap_coord(i0i, n, clamp_mode[d])
-            if bilinear:
-                a = np.floor((t - i0) * 256.0) / 256.0
-                idx[d, 1] = _wrap_coord(i0i + 1, n, clamp_mode[d])
-                wgt[d, 0] = np.float32(1.0 - a)
-                wgt[d, 1] = np.float32(a)
-        nz = 2 if (nsp >= 3 and bilinear) else 1
-        ny = 2 if (nsp >= 2 and bilinear) else 1
-        nx = 2 if bilinear else 1
-        # blend as (1-a)*t0 + a*t1 along x, then y, then z (f32 products and sums)
-        for kz in range(nz):
-            for ky in range(ny):
-                for kx in range(nx):
-                    ix = idx[0, kx]
-                    iy = idx[1, ky]
-                    iz = idx[2, kz]
-                    if ix < 0 or iy < 0 or iz < 0:
-                        # border colour
-                        for k in range(4):
-                            vals[k] = U64(0)
-                        if border_type == 1:
-                            vals[3] = one
-                        elif border_type == 2:
-                            for k in range(4):
-                                vals[k] = one
-                    else:
-                        zz = slice_ if is_arr else iz
-                        addr = np.int64(base) + loff + ((zz * hl + iy) * rp + ix) * bpe
-                        if not _img_fetch(mem_data, mem_mapped, mem_base, addr, dfmt, nfmt, vals):
-                            record_fault(ws, w, faults, addr, l, 0)
+        for mi in range(nmip):
+            loff, rp, wl, hl, dl = _img_level(t_type, pitch, width, height, depth, bpe, base_level + level + mi)
+            for d in range(3):
+                idx[d, 0] = 0
+                idx[d, 1] = 0
+                wgt[d, 0] = np.float32(1.0)
+                wgt[d, 1] = np.float32(0.0)
+                if d >= nsp:
+                    continue
+                n = wl if d == 0 else (hl if d == 1 else dl)
+                u = np.float64(_f32(_vreg(vgpr, ws, w, vaddr + a_body + d, l)))
+                if u != u:
+                    u = 0.0
+                t = u if unnorm else u * np.float64(n)
+                o = _sext6(offw >> (8 * d)) if flags & SF_O else 0
+                if bilinear:
+                    t -= 0.5
+                i0 = np.floor(t)
+                i0i = (np.int64(i0) if abs(i0) < 1e15 else 0) + o
+                idx[d, 0] = _wrap_coord(i0i, n, clamp_mode[d])
+                if bilinear:
+                    a = np.floor((t - i0) * 256.0) / 256.0
+                    idx[d, 1] = _wrap_coord(i0i + 1, n, clamp_mode[d])
+                    wgt[d, 0] = np.float32(1.0 - a)
+                    wgt[d, 1] = np.float32(a)
+            nz = 2 if (nsp >= 3 and bilinear) else 1
+            ny = 2 if (nsp >= 2 and bilinear) else 1
+            nx = 2 if bilinear else 1
+            # blend as (1-a)*t0 + a*t1 along x, then y, then z (f32 products and sums)
+            for kz in range(nz):
+                for ky in range(ny):
+                    for kx in range(nx):
+                        ix = idx[0, kx]
+                        iy = idx[1, ky]
+                        iz = idx[2, kz]
+                        if ix < 0 or iy < 0 or iz < 0:
+                            # border colour
                             for k in range(4):
                                 vals[k] = U64(0)
-                    if flags & SF_C:
-                        r = F32_ONE if _depth_compare(cmp_func, zref, _f32(vals[0])) else U64(0)
+                            if border_type == 1:
+                                vals[3] = one
+                            elif border_type == 2:
+                                for k in range(4):
+                                    vals[k] = one
+                        else:
+                            zz = slice_ if is_arr else iz
+                            addr = np.int64(base) + loff + ((zz * hl + iy) * rp + ix) * bpe
+                            if not _img_fetch(mem_data, mem_mapped, mem_base, addr, dfmt, nfmt, vals):
+                                record_fault(ws, w, faults, addr, l, 0)
+                                for k in range(4):
+                                    vals[k] = U64(0)
+                        if flags & SF_C:
+                            r = F32_ONE if _depth_compare(cmp_func, zref, _f32(vals[0])) else U64(0)
+                            for k in range(4):
+                                vals[k] = r
+                        if gather:
+                            # x = (i0, j1), y = (i1, j1), z = (i1, j0), w = (i0, j0)
+                            gi = (0 if kx == 0 else 1) if ky == 1 else (2 if kx == 1 else 3)
+                            gv[gi] = _select(vals, (dsel >> (3 * gcomp)) & 7, one)
+                            continue
+                        if not bilinear:
+                            for k in range(4):
+                                out[k] = vals[k]
+                            continue
                         for k in range(4):
-                            vals[k] = r
-                    if gather:
-                        # x = (i0, j1), y = (i1, j1), z = (i1, j0), w = (i0, j0)
-                        gi = (0 if kx == 0 else 1) if ky == 1 else (2 if kx == 1 else 3)
-                        gv[gi] = _select(vals, (dsel >> (3 * gcomp)) & 7, one)
-                        continue
-                    if not bilinear:
+                            tp = wgt[0, kx] * _f32(vals[k])
+                            xv[k] = tp if kx == 0 else np.float32(xv[k] + tp)
+                    if bilinear and not gather:
                         for k in range(4):
-                            out[k] = vals[k]
-                        continue
-                    for k in range(4):
-                        t = wgt[0, kx] * _f32(vals[k])
-                        xv[k] = t if kx == 0 else np.float32(xv[k] + t)
+                            tp = wgt[1, ky] * xv[k]
+                            yacc[k] = tp if (ky == 0 or ny == 1) else np.float32(yacc[k] + tp)
                 if bilinear and not gather:
                     for k in range(4):
-                        t = wgt[1, ky] * xv[k]
-                        yacc[k] = t if (ky == 0 or ny == 1) else np.float32(yacc[k] + t)
-            if bilinear and not gather:
+                        tp = wgt[2, kz] * yacc[k]
+                        zacc[k] = tp if (kz == 0 or nz == 1) else np.float32(zacc[k] + tp)
+            if bilinear:
                 for k in range(4):
-                    t = wgt[2, kz] * yacc[k]
-                    zacc[k] = t if (kz == 0 or nz == 1) else np.float32(zacc[k] + t)
+                    out[k] = U64(M.f32_to_bits(zacc[k]))
+            if nmip == 2:
+                wm = np.float32(1.0 - mfrac) if mi == 0 else np.float32(mfrac)
+                for k in range(4):
+                    tp = wm * _f32(out[k])
+                    mip_acc[k] = tp if mi == 0 else np.float32(mip_acc[k] + tp)
+        if nmip == 2:
+            for k in range(4):
+                out[k] = U64(M.f32_to_bits(mip_acc[k]))
         if gather:
             for i in range(4):
                 _vset(vgpr, ws, w, vdata + i, l, gv[i])
             continue
-        if bilinear:
-            for k in range(4):
-                out[k] = U64(M.f32_to_bits(zacc[k]))
         j = 0
         for i in range(4):
             if (dmask >> i) & 1:

@@ -521,3 +521,31 @@ def test_image_load_tfe_register():
     assert not r.vgpr[2].any()
     for lane in range(64):
         assert int(r.vgpr[1, lane]) == img.texel(lane % 4, (lane // 4) % 4, 0)[0]
+
+
+def test_image_sample_l_trilinear():
+    img = Image(T2D, 16, 16, dfmt=14, nfmt=FLOAT, levels=3, pitch=16,
+                data=RNG.uniform(-2, 2, (256 + 64 + 16) * 4).astype(np.float32).view(np.uint8))
+    us = RNG.uniform(0, 1, 64).astype(np.float32)
+    vs = RNG.uniform(0, 1, 64).astype(np.float32)
+    lods = RNG.uniform(-0.5, 3, 64).astype(np.float32)
+    samp = encode_ssharp((0, 0, 0), mag=1, minf=1, mip=2)
+    r = run("image_sample_l v[1:4], v[20:22], s[8:15], s[16:19] dmask:0xf",
+            sgpr={**sgprs_from(img.tsharp, 8), **sgprs_from(samp, 16)},
+            vgpr={20: us, 21: vs, 22: lods}, mem=img.mem)
+    f = lambda b: np.uint32(b).view(np.float32)  # noqa: E731
+    for lane in range(64):
+        lod = max(float(lods[lane]), 0.0)
+        lv = int(np.floor(lod))
+        fr = np.floor((lod - lv) * 256) / 256
+        if lv >= 2:
+            lv, fr = 2, 0.0
+        r0 = sample_ref(img, [us[lane], vs[lane]], unnorm=False, bilinear=True, clamp=[0, 0, 0], level=lv)
+        if fr > 0:
+            r1 = sample_ref(img, [us[lane], vs[lane]], unnorm=False, bilinear=True, clamp=[0, 0, 0],
+                            level=lv + 1)
+            want = [int((np.float32(1 - fr) * f(a) + np.float32(fr) * f(b)).view(np.uint32))
+                    for a, b in zip(r0, r1)]
+        else:
+            want = r0
+        assert [int(v) for v in r.vgpr[1:5, lane]] == want, (lane, lods[lane])
