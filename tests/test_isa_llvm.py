@@ -266,6 +266,8 @@ def test_random_encodings_disassemble_to_what_llvm_mc_encodes(tmp_path):
     for i, (text, raw, name) in enumerate(zip(texts, raws, names), 1):
         if i in rejected:
             lane_op = name in ("v_readlane_b32", "v_writelane_b32", "v_readfirstlane_b32")
+            if name == "v_writelane_b32":
+                continue  # llvm-mc 14 applies the constant-bus rule to its two scalar sources
             if name not in _NOT_IN_LLVM14 or (lane_op and "_e64" not in text.split()[0]):
                 bad.append((text, "rejected by llvm-mc"))
             continue

@@ -647,10 +647,17 @@ def _split_mods(tok: _Tok):
 
 
 
+#: The hardware docs give both v_writelane_b32 sources (data, lane select) as scalar operands;
+#: llvm-mc 14 applies the one-SGPR rule to it anyway. gcnemu follows the hardware here.
+_BUS_EXEMPT = frozenset({"v_writelane_b32"})
+
+
 def _constant_bus(defn, keys, mn_col):
     """A VALU instruction reads at most one scalar value (SGPR, VCC, EXEC, M0, scc/vccz/execz,
     or a literal) over the constant bus; the same SGPR twice counts once. Implicit VCC reads
     (v_cndmask/v_addc e32, v_div_fmas) count too."""
+    if defn.name in _BUS_EXEMPT:
+        return
     used = {k for k in keys if k is not None}
     if "VCC" in defn.reads:
         used.add("vcc")  # implicit 64-bit VCC: llvm-mc counts it apart from an explicit vcc_lo
