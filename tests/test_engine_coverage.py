@@ -11,7 +11,7 @@ design (s_trap with no trap handler).
 import pytest
 
 from gcnemu.errors import ExecutionError
-from gcnemu.isa.table import by_name, instructions
+from gcnemu.isa.table import by_name, instructions, operand_kinds
 from gcnemu.wave import run_snippet
 
 from snippets import assemble
@@ -73,7 +73,20 @@ def instance(defn) -> str:
         name += "_e64"
     elif defn.encoding in ("VOP1", "VOP2", "VOPC") and "VOP3" in encodings:
         name += "_e32"
-    ops = [operand_text(r, k) for r, k in defn.operands if k not in NON_OPERAND_KINDS]
+    ops, scalar_reads = [], 0
+    vector = defn.encoding.startswith("VOP")
+    for role, kind in defn.operands:
+        if kind in NON_OPERAND_KINDS:
+            continue
+        text = operand_text(role, kind)
+        if vector and kind.startswith("ssrc"):
+            # VALU constant bus: one SGPR read at most; later scalar sources take an inline
+            # constant where their kind accepts one
+            scalar_reads += 1
+            classes = operand_kinds().get(kind, (None, frozenset()))[1]
+            if scalar_reads > 1 and classes & {"iconst", "constant"}:
+                text = "1"
+        ops.append(text)
     return f"{name} {', '.join(ops)}".strip()
 
 

@@ -310,8 +310,6 @@ def test_v_mad_u64_u32_and_i64_i32():
         assert int(st.vgpr[12][l]) | int(st.vgpr[13][l]) << 32 == r & M64
 
 
-@pytest.mark.xfail(strict=True, reason="program.py _CARRY_OUT lacks v_mad_u64_u32/v_mad_i64_i32: "
-                   "their VOP3B SDST is never written (sem returns the carry)")
 def test_v_mad_u64_u32_carry_out():
     # CLRX: SDST lane bit = (VDST < PROD), the carry out of the 64-bit add. (The i64 form's
     # SDST is documented as unknown, so it is not checked.)
