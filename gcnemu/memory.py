@@ -5,7 +5,7 @@ Design (numba first):
 * One ``np.uint8`` backing array ``data`` covers the contiguous virtual range starting at
   :data:`BASE` (0x1_0000_0000, so that small integers are never valid addresses). Byte ``i`` of
   ``data`` is the byte at virtual address ``BASE + i``.
-* ``mapped`` has one uint8 per 4 KiB page of ``data``; 0 means unmapped. Every allocation starts
+* ``mapped`` has one uint8 per 256-byte page of ``data``; 0 means unmapped. Every allocation starts
   on a page boundary (which satisfies the 256-byte alignment GCN buffers want) and is followed by
   at least one unmapped guard page, so running off the end of a buffer faults once it leaves
   the buffer's last page. (Inside that last page an overrun is not detected: like real page
@@ -65,7 +65,7 @@ __all__ = [
 ]
 
 BASE = 0x1_0000_0000
-PAGE_SHIFT = 12
+PAGE_SHIFT = 8   # 256-byte pages: an overrun is caught within 256 bytes of a buffer end
 PAGE_SIZE = 1 << PAGE_SHIFT
 DEFAULT_MAX_BYTES = 16 << 30  # refuse to grow the backing array past 16 GiB of host memory
 

@@ -37,7 +37,7 @@ SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[Heal
 
 
 def pages(n):
-    return -(-n // 4096) * 4096
+    return -(-n // PAGE_SIZE) * PAGE_SIZE
 
 
 class Model:
@@ -138,7 +138,9 @@ def test_describe():
     a = m.allocate(100, name="input")
     b = m.allocate(100, name="output")
     assert m.describe(a + 10) == f"buffer 'input' (0x{a:x}, 100 bytes) + 10"
-    assert m.describe(a + 4096 + 16).startswith("unmapped, 4012 bytes past buffer 'input'")
+    gap = PAGE_SIZE + 16   # past the buffer's last page, inside the guard page before 'output'
+    assert b - a >= gap + 8
+    assert m.describe(a + gap).startswith(f"unmapped, {gap - 100} bytes past buffer 'input'")
     assert "past the end of buffer 'input'" in m.describe(a + 200)
     assert m.describe(b - 8).startswith("unmapped, 8 bytes before buffer 'output'")
     assert "no buffers" in Memory().describe(BASE)
