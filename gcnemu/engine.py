@@ -56,6 +56,7 @@ ST_READY, ST_DONE, ST_BARRIER, ST_ERROR, ST_HALTED = range(5)
 # error codes (WS_ERR)
 (ERR_NONE, ERR_UNIMPLEMENTED, ERR_SGPR_RANGE, ERR_VGPR_RANGE, ERR_BAD_OPERAND, ERR_STEP_LIMIT,
  ERR_BRANCH_TARGET, ERR_PC_RANGE, ERR_TRAP, ERR_MEMORY, ERR_LDS_RANGE) = range(11)
+ERR_FORMAT, ERR_TILED, ERR_RESOURCE = 32, 33, 34   # raised by gcnemu/memops.py
 
 ERROR_TEXT = {
     ERR_UNIMPLEMENTED: "instruction not implemented by gcnemu",
@@ -68,6 +69,10 @@ ERROR_TEXT = {
     ERR_TRAP: "s_trap {arg} executed and no trap handler is installed",
     ERR_MEMORY: "memory access fault",
     ERR_LDS_RANGE: "LDS access out of range",
+    ERR_FORMAT: "unsupported buffer/image format (dfmt | nfmt<<8 | store<<16 = {arg})",
+    ERR_TILED: "image T# tiling_index {arg} is a tiled layout; gcnemu supports only linear "
+               "images (tiling_index 8)",
+    ERR_RESOURCE: "image T# type {arg} is not supported (1D, 2D, 3D, 1D array and 2D array are)",
 }
 
 # register codes
@@ -272,7 +277,7 @@ def hwreg_value(sregs, ws, w, hw_id):
 # --- the wave loop --------------------------------------------------------------------------
 @njit
 def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faults, msgs,
-             step_limit, tmp):
+             step_limit, tmp, exports):
     """Run wave w until it ends, reaches a barrier, halts or fails. Returns its status."""
     n = code.shape[0]
     s0 = tmp[0]
@@ -512,7 +517,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
                 fail(ws, w, ERR_BRANCH_TARGET, target)
         elif h >= H_DS and h <= H_EXP:
             memory_instruction(code, ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base,
-                               faults, tmp)
+                               faults, tmp, exports)
         else:
             fail(ws, w, ERR_UNIMPLEMENTED, h)
         if ws[w, WS_STATUS] == ST_ERROR:
@@ -692,7 +697,7 @@ from .memops import memory_instruction  # noqa: E402  (needs the helpers above)
 # --- scheduling -----------------------------------------------------------------------------
 @njit
 def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base,
-                    faults, msgs, step_limit):
+                    faults, msgs, step_limit, exports):
     """Run the waves of one or more workgroups to completion, honouring s_barrier.
 
     Waves run one at a time, each until it ends or reaches a barrier; when every live wave
@@ -707,7 +712,7 @@ def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, 
             w = wave_ids[i]
             if ws[w, WS_STATUS] == ST_READY:
                 run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base,
-                         faults, msgs, step_limit, tmp)
+                         faults, msgs, step_limit, tmp, exports)
                 progressed = True
                 if ws[w, WS_STATUS] == ST_ERROR:
                     return w

@@ -28,7 +28,7 @@ from .loader import abi
 from .loader.codeobject import CodeObject, KernelInfo, load_code_object
 from .memory import BASE as MEM_BASE
 from .memory import Memory, scratch_vsharp
-from .memops import PRIVATE_APERTURE_HI, SHARED_APERTURE_HI
+from .memops import PRIVATE_APERTURE_HI, SHARED_APERTURE_HI, new_export_buffer, read_exports
 from .program import Program, build_program
 from .wave import DEFAULT_STEP_LIMIT, error_from_wave
 
@@ -128,14 +128,20 @@ class LoadedProgram:
             if name not in self._infos:
                 raise LoaderError(f"no kernel named {name!r}; kernels: {self.kernel_names or 'none'}")
             info = self._infos[name]
-            self._kernels[name] = Kernel(info, decode_kernel(info), self.code_object)
+            code = info.code
+            co = self.code_object
+            if co is not None and co.text_address <= info.entry_address < co.text_address + len(co.text):
+                # decode to the end of .text: the kernel may call functions placed after it
+                code = co.text[info.entry_address - co.text_address:]
+            self._kernels[name] = Kernel(info, decode_kernel(info, code), co)
         return self._kernels[name]
 
 
-def decode_kernel(info: KernelInfo) -> Program:
-    """Decode a kernel's code. Bytes that do not decode after the last reachable s_endpgm
-    (alignment padding) are dropped; an undecodable instruction before that is an error."""
-    code = info.code
+def decode_kernel(info: KernelInfo, code: bytes | None = None) -> Program:
+    """Decode a kernel's code (by default ``info.code``). Bytes that do not decode after an
+    s_endpgm (alignment padding, data) end the program; an undecodable instruction before the
+    first s_endpgm is an error."""
+    code = info.code if code is None else code
     out, pc, seen_end = [], 0, False
     while pc < len(code):
         try:
@@ -191,6 +197,7 @@ class DispatchReport:
     counters: dict = field(default_factory=dict)
     faults: list = field(default_factory=list)
     messages: list = field(default_factory=list)
+    exports: list = field(default_factory=list)   #: EXP data (see gcnemu.memops.read_exports)
     wall_seconds: float = 0.0
 
     @property
@@ -365,6 +372,8 @@ class GPU:
         vgpr = np.zeros((nwaves * vcount, 64), np.uint32)
         faults = np.zeros((nwaves, 16, 4), np.int64)
         msgs = np.zeros((1024, 4), np.int64)
+        exports = new_export_buffer(1024)
+        export_list = []
         totals = {k: 0 for k in _COUNTER_COLUMNS}
         fault_list, messages = [], []
         data, mapped = mem.arrays()
@@ -390,8 +399,11 @@ class GPU:
                                         sregs, ws, vgpr, vcount, scount, gi, lds_per_group, lds_size,
                                         kernarg_addr, pkt_addr, scratch, priv, code_base)
                 ids = np.array(wave_ids, np.int64)
+                exports[0, 0] = 0
                 bad = E.run_group_waves(prog.code, ids, sregs, ws, vgpr, lds, data, mapped,
-                                        np.int64(MEM_BASE), faults, msgs, np.int64(self.step_limit))
+                                        np.int64(MEM_BASE), faults, msgs, np.int64(self.step_limit),
+                                        exports)
+                export_list.extend(read_exports(exports))
                 self.gds[:] = lds[-self.config.gds_bytes:]
                 for k, col in _COUNTER_COLUMNS.items():
                     totals[k] += int(ws[ids, col].sum())
@@ -415,7 +427,7 @@ class GPU:
         finally:
             mem.unlock()
         return DispatchReport(info.name, tuple(grid), tuple(block), ngroups,
-                              ngroups * waves_per_group, totals, fault_list, messages)
+                              ngroups * waves_per_group, totals, fault_list, messages, export_list)
 
     def _init_wave(self, w, k, nw, gid, gsize, items, info, sgpr_layout, vgpr_ids, sregs, ws, vgpr,
                    vcount, scount, gi, lds_per_group, lds_size, kernarg_addr, pkt_addr, scratch, priv,

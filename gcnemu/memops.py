@@ -84,7 +84,7 @@ _ATOMIC = {"swap": M.ATOMIC_SWAP, "wrxchg": M.ATOMIC_SWAP, "cmpswap": M.ATOMIC_C
            "fmin": M.ATOMIC_FMIN, "fmax": M.ATOMIC_FMAX, "rsub": A_RSUB, "mskor": A_MSKOR,
            "wrap": A_WRAP, "condxchg32": A_CONDXCHG}
 
-# errors this module raises beyond the engine's (texts registered in engine.ERROR_TEXT below)
+# errors this module raises beyond the engine's (their texts are in engine.ERROR_TEXT)
 ERR_FORMAT = 32
 ERR_TILED = 33
 ERR_RESOURCE = 34
@@ -249,15 +249,6 @@ def format_error_text(arg: int) -> str:
     return f"data format {dn} with number format {nn} is not supported for {'writes' if st else 'reads'}"
 
 
-def _register_errors():
-    from . import engine as E
-    E.ERROR_TEXT.setdefault(ERR_FORMAT, "unsupported format: (dfmt | nfmt<<8 | store<<16) = {arg}")
-    E.ERROR_TEXT.setdefault(ERR_TILED, "image T# tiling_index {arg} is a tiled layout; gcnemu "
-                                       "supports only linear images (tiling_index 8)")
-    E.ERROR_TEXT.setdefault(ERR_RESOURCE, "image T# type {arg} is not supported (1D, 2D, 3D, "
-                                          "1D array and 2D array images are)")
-
-
 # --- numba side -----------------------------------------------------------------------------
 from .engine import (  # noqa: E402  (engine imports this module after defining these)
     ALL_LANES, C_F0, C_F1, C_F2, C_F3, C_F4, C_F5, C_F6, C_F7, C_H, C_IMM, C_K, C_LIT, C_S0,
@@ -266,7 +257,6 @@ from .engine import (  # noqa: E402  (engine imports this module after defining 
     read_scalar, record_fault, sgpr_ok, vgpr_ok,
 )
 
-_register_errors()
 
 SHARED_APERTURE_HI = 0x10000000   # flat addresses 0x1000_0000_xxxx_xxxx reach LDS
 PRIVATE_APERTURE_HI = 0x20000000  # ... 0x2000_0000_xxxx_xxxx reach the lane's scratch

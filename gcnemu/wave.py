@@ -7,6 +7,7 @@ import numpy as np
 
 from . import engine as E
 from .errors import ExecutionError, GcnEmuError
+from .memops import new_export_buffer, read_exports
 from .memory import BASE as _MEM_BASE
 from .program import Program, build_program
 
@@ -31,6 +32,7 @@ class WaveState:
     instructions: int     #: instructions executed
     messages: list        #: (simm16, m0) of each s_sendmsg
     faults: list          #: (address, byte pc, lane, is_write) of unmapped accesses
+    exports: list = None  #: EXP instructions: dicts with target, en, compr, done, vm, exec, data
     flat_scratch: int = 0
     trapsts: int = 0
 
@@ -67,6 +69,9 @@ def error_from_wave(prog: Program, ws: np.ndarray, w: int, kernel: str | None = 
         ins = prog.instructions[row]
         pc = ins.offset
         text_ins = prog.text_at(row)
+        if code == E.ERR_FORMAT:
+            from .memops import format_error_text
+            text = format_error_text(arg)
         if code == E.ERR_UNIMPLEMENTED:
             text = f"{ins.defn.encoding} instruction {ins.defn.name} (opcode {ins.defn.opcode}) " \
                    f"is not implemented by gcnemu"
@@ -125,8 +130,9 @@ def run_snippet(source_or_bytes, sgpr=None, vgpr=None, exec_mask=0xFFFF_FFFF_FFF
     faults = np.zeros((1, 64, 4), np.int64)
     msgs = np.zeros((256, 4), np.int64)
     wave_ids = np.zeros(1, np.int64)
+    exports = new_export_buffer(256)
     bad = E.run_group_waves(prog.code, wave_ids, sregs, ws, vg, lds, data, mapped, np.int64(base),
-                            faults, msgs, np.int64(step_limit))
+                            faults, msgs, np.int64(step_limit), exports)
     if bad >= 0:
         raise error_from_wave(prog, ws, 0)
     status = {E.ST_DONE: "done", E.ST_HALTED: "halted", E.ST_BARRIER: "barrier"}.get(int(ws[0, E.WS_STATUS]), "?")
@@ -147,6 +153,7 @@ def run_snippet(source_or_bytes, sgpr=None, vgpr=None, exec_mask=0xFFFF_FFFF_FFF
         messages=[(int(msgs[i, 1]), int(msgs[i, 2])) for i in range(nmsg)],
         faults=[(int(faults[0, i, 0]), _byte_pc(prog, int(faults[0, i, 1])), int(faults[0, i, 2]),
                  int(faults[0, i, 3])) for i in range(nf)],
+        exports=read_exports(exports),
         flat_scratch=int(sregs[0, 104]) | (int(sregs[0, 105]) << 32),
         trapsts=int(ws[0, E.WS_TRAPSTS]))
 
