@@ -223,7 +223,7 @@ def test_gen_column_for_gfx6_differences():
 
 #: Table rows llvm-mc 14 does not know for bonaire (from CLRX's docs / a newer LLVM; for the
 #: lane ops only their VOP3 forms).
-_NOT_IN_LLVM14 = {"s_getreg_regrd_b32", "s_mov_fed_b32", "v_mov_fed_b32", "buffer_atomic_fcmpswap",
+_NOT_IN_LLVM14 = {"s_mov_fed_b32", "v_mov_fed_b32", "buffer_atomic_fcmpswap",
                   "buffer_atomic_fmin", "buffer_atomic_fmax", "buffer_atomic_fcmpswap_x2",
                   "buffer_atomic_fmin_x2", "buffer_atomic_fmax_x2", "image_atomic_fcmpswap",
                   "image_atomic_fmin", "image_atomic_fmax", "v_readlane_b32", "v_writelane_b32",

@@ -199,7 +199,8 @@ _BUF_ATOMIC = ("vdata:{data},dst:ret,vaddr:addr_buf,srsrc:rsrc_buf,soffset:offse
 _IMG_ATOMIC = ("vdata:{data},dst:ret,vaddr:addr_mimg,srsrc:rsrc_mimg,dmask:dmask,unorm:unorm,glc:glc,"
                "slc:slc,lwe:lwe,da:da")
 EXTRA_CLRX = [
-    ("s_getreg_regrd_b32", "SOPK", "sdst:sdst32_1,hwreg:hwreg"),
+    # (s_getreg_regrd_b32, SOPK 20, is documented by CLRX with "Description: ???" and no
+    # operation: left out, so that every gfx7 row has known semantics.)
     ("buffer_atomic_rsub", "MUBUF", _BUF_ATOMIC.format(data="data_buf_atomic32")),
     ("buffer_atomic_rsub_x2", "MUBUF", _BUF_ATOMIC.format(data="data_buf_atomic64")),
     ("buffer_atomic_fcmpswap", "MUBUF", _BUF_ATOMIC.format(data="data_buf_atomic64")),
