@@ -61,6 +61,42 @@ PRESETS = {
 }
 
 
+#: the seed's occupancy table (clrx-gcn-timings): waves per SIMD -> SGPRs a wave may hold
+_SGPR_LIMIT = {1: 128, 2: 128, 3: 128, 4: 128, 5: 96, 6: 80, 7: 72, 8: 64, 9: 56, 10: 48}
+
+
+@dataclass(frozen=True)
+class Occupancy:
+    """How many waves of a kernel fit on a SIMD and how many of its workgroups on a CU."""
+
+    waves_per_simd: int
+    workgroups_per_cu: int
+    limited_by: str          #: "VGPRs", "SGPRs", "LDS", "waves", "workgroups"
+
+
+def occupancy(vgprs: int, sgprs: int, lds_bytes: int, waves_per_group: int,
+              config: GPUConfig) -> Occupancy:
+    """Resident waves per SIMD and workgroups per CU (the seeds: 256 VGPRs and 512 SGPRs per
+    SIMD with VGPRs in granules of 4, at most 10 waves per SIMD, 40 per CU, 16 workgroups per
+    CU, 64 KB LDS per CU; a workgroup's waves spread over the CU's 4 SIMDs)."""
+    vg = max(4, -(-vgprs // 4) * 4)
+    by = {"waves": config.waves_per_simd, "VGPRs": config.vgprs_per_simd // vg}
+    by["SGPRs"] = max([n for n, lim in _SGPR_LIMIT.items() if sgprs <= lim] or [0])
+    wps = min(by.values())
+    limited = min(by, key=lambda k: (by[k], k != "waves"))
+    simds = config.simds_per_cu
+    # a workgroup's waves spread over the SIMDs: it needs ceil(waves/4) slots on the busiest one
+    fits = -(-waves_per_group // simds) <= wps
+    groups = (wps * simds) // waves_per_group if fits else 0
+    reasons = {"workgroups": config.max_workgroups_per_cu}
+    if lds_bytes:
+        reasons["LDS"] = config.lds_per_cu // lds_bytes
+    g = min([groups] + list(reasons.values()))
+    if g < groups:
+        limited = min(reasons, key=reasons.get)
+    return Occupancy(wps, g, limited)
+
+
 class Buffer:
     """A device allocation. ``address`` is its GPU virtual address."""
 
@@ -199,6 +235,7 @@ class DispatchReport:
     messages: list = field(default_factory=list)
     exports: list = field(default_factory=list)   #: EXP data (see gcnemu.memops.read_exports)
     wall_seconds: float = 0.0
+    occupancy: Occupancy | None = None
 
     @property
     def instructions(self) -> int:
@@ -355,6 +392,13 @@ class GPU:
         waves_per_group = math.ceil(group_items / 64)
         vcount = max(4, min(256, info.vgpr_count))
         scount = max(8, min(104, info.sgpr_count))
+        occ = occupancy(vcount, info.sgpr_count, lds_size, waves_per_group, self.config)
+        if occ.workgroups_per_cu < 1:
+            raise DispatchError(
+                f"kernel {info.name}: a workgroup of {group_items} work-items ({waves_per_group} waves) "
+                f"does not fit on a CU: {vcount} VGPRs and {info.sgpr_count} SGPRs per wave allow "
+                f"{occ.waves_per_simd} wave(s) per SIMD ({occ.limited_by}), it needs "
+                f"{-(-waves_per_group // self.config.simds_per_cu)}")
         groups_per_batch = max(1, self.waves_per_batch // waves_per_group)
         nbatch_groups = min(ngroups, groups_per_batch)
         nwaves = nbatch_groups * waves_per_group
@@ -427,7 +471,8 @@ class GPU:
         finally:
             mem.unlock()
         return DispatchReport(info.name, tuple(grid), tuple(block), ngroups,
-                              ngroups * waves_per_group, totals, fault_list, messages, export_list)
+                              ngroups * waves_per_group, totals, fault_list, messages, export_list,
+                              occupancy=occ)
 
     def _init_wave(self, w, k, nw, gid, gsize, items, info, sgpr_layout, vgpr_ids, sregs, ws, vgpr,
                    vcount, scount, gi, lds_per_group, lds_size, kernarg_addr, pkt_addr, scratch, priv,
@@ -462,7 +507,10 @@ class GPU:
         ws[w, E.WS_GROUP] = gi
         ws[w, E.WS_LDS_BASE] = gi * lds_per_group
         ws[w, E.WS_LDS_SIZE] = lds_size
-        ws[w, E.WS_HW_ID] = (w % 4) << 4          # SIMD id in HW_ID[5:4]
+        # HW_ID: wave id [3:0], SIMD [5:4], CU [11:8]; workgroups go to CUs round-robin and a
+        # workgroup's waves to SIMDs in turn
+        cu = (gid[0] + gid[1] * 7 + gid[2] * 13) % self.config.compute_units
+        ws[w, E.WS_HW_ID] = ((k // 4) & 0xF) | ((k % 4) << 4) | ((cu & 0xF) << 8)
         ws[w, E.WS_CODE_BASE] = code_base
         if scratch is not None:
             ws[w, E.WS_SCRATCH_BASE] = scratch.address
