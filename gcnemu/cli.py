@@ -20,8 +20,10 @@ def _cmd_asm(args) -> int:
     try:
         code, labels = assemble_with_labels(source)
     except GcnEmuError as e:
-        print(f"{args.file}:{getattr(e, 'line', '') or ''}:{getattr(e, 'column', '') or ''}: "
-              f"error: {e}", file=sys.stderr)
+        # compiler-style "FILE:LINE:COLUMN: error: ..." (the message already names line/column)
+        loc = ":".join(str(x) for x in (getattr(e, "line", None), getattr(e, "column", None))
+                       if x is not None)
+        print(f"{args.file}:{loc + ': ' if loc else ' '}error: {e}", file=sys.stderr)
         return 1
     out = Path(args.output) if args.output else src_path.with_suffix(".bin")
     out.write_bytes(code)
