@@ -134,13 +134,18 @@ class Local:
 
 
 class Kernel:
-    """A kernel ready to dispatch: its descriptor/metadata and its decoded program."""
+    """A kernel ready to dispatch: its descriptor/metadata, the decoded program holding its
+    code (for a code object: all of .text, so calls to other functions work) and the program
+    row where it starts."""
 
-    def __init__(self, info: KernelInfo, program: Program, code_object: CodeObject | None = None):
+    def __init__(self, info: KernelInfo, program: Program, code_object: CodeObject | None = None,
+                 entry_row: int = 0, code_address: int = 0):
         self.info = info
         self.program = program
         self.name = info.name
         self.code_object = code_object
+        self.entry_row = entry_row
+        self.code_address = code_address   #: code-object address of the program's first byte
 
     def __repr__(self) -> str:
         return f"Kernel({self.name!r}, {len(self.program.instructions)} instructions)"
@@ -153,6 +158,7 @@ class LoadedProgram:
         self.code_object = code_object
         self._infos = kernels
         self._kernels: dict[str, Kernel] = {}
+        self._text_program: Program | None = None
 
     @property
     def kernel_names(self) -> list[str]:
@@ -164,20 +170,37 @@ class LoadedProgram:
             if name not in self._infos:
                 raise LoaderError(f"no kernel named {name!r}; kernels: {self.kernel_names or 'none'}")
             info = self._infos[name]
-            code = info.code
             co = self.code_object
             if co is not None and co.text_address <= info.entry_address < co.text_address + len(co.text):
-                # decode to the end of .text: the kernel may call functions placed after it
-                code = co.text[info.entry_address - co.text_address:]
-            self._kernels[name] = Kernel(info, decode_kernel(info, code), co)
+                prog = self._text()
+                row = prog.pc_index.get(info.entry_address - co.text_address)
+                if row is None:
+                    raise LoaderError(f"kernel {name}: entry 0x{info.entry_address:x} is not at an "
+                                      f"instruction boundary of .text")
+                self._kernels[name] = Kernel(info, prog, co, row, co.text_address)
+            else:
+                self._kernels[name] = Kernel(info, decode_kernel(info, info.code), co, 0,
+                                             info.entry_address)
         return self._kernels[name]
 
+    def _text(self) -> Program:
+        """All of .text decoded once (kernels and the functions they call)."""
+        if self._text_program is None:
+            co = self.code_object
+            entries = [i.entry_address - co.text_address for i in self._infos.values()]
+            self._text_program = decode_text(co.text, max(entries), "code object .text")
+        return self._text_program
 
-def decode_kernel(info: KernelInfo, code: bytes | None = None) -> Program:
-    """Decode a kernel's code (by default ``info.code``). Bytes that do not decode after an
-    s_endpgm (alignment padding, data) end the program; an undecodable instruction before the
-    first s_endpgm is an error."""
-    code = info.code if code is None else code
+
+def decode_kernel(info: KernelInfo, code: bytes) -> Program:
+    """Decode one kernel's code; padding that does not decode after an s_endpgm ends it."""
+    return decode_text(code, 0, info.name)
+
+
+def decode_text(code: bytes, last_entry: int, name: str) -> Program:
+    """Decode a code block. Bytes that do not decode after an s_endpgm that follows the last
+    entry point (alignment padding, data) end the program; anything else undecodable is an
+    error naming the offset."""
     out, pc, seen_end = [], 0, False
     while pc < len(code):
         try:
@@ -185,11 +208,11 @@ def decode_kernel(info: KernelInfo, code: bytes | None = None) -> Program:
         except DecodeError as e:
             if seen_end:
                 break
-            raise LoaderError(f"kernel {info.name}: {e}") from None
+            raise LoaderError(f"{name}: {e}") from None
         out.append(ins)
-        seen_end = seen_end or ins.name == "s_endpgm"
+        seen_end = seen_end or (ins.name == "s_endpgm" and pc >= last_entry)
         pc += ins.size
-    return build_program(out, info.name)
+    return build_program(out, name)
 
 
 def load(src) -> LoadedProgram:
@@ -383,7 +406,7 @@ class GPU:
 
     def _run(self, kernel, grid, block, lds_size, kernarg_addr, pkt_addr, priv, temps) -> DispatchReport:
         info = kernel.info
-        code_base = self._image_base(kernel) + info.entry_address
+        code_base = self._image_base(kernel) + kernel.code_address
         prog = kernel.program
         mem = self.memory
         groups = [math.ceil(grid[i] / block[i]) for i in range(3)]
@@ -441,7 +464,8 @@ class GPU:
                         wave_ids.append(w)
                         self._init_wave(w, k, nw, gid, gsize, items, info, sgpr_layout, vgpr_ids,
                                         sregs, ws, vgpr, vcount, scount, gi, lds_per_group, lds_size,
-                                        kernarg_addr, pkt_addr, scratch, priv, code_base)
+                                        kernarg_addr, pkt_addr, scratch, priv, code_base,
+                                        kernel.entry_row)
                 ids = np.array(wave_ids, np.int64)
                 exports[0, 0] = 0
                 bad = E.run_group_waves(prog.code, ids, sregs, ws, vgpr, lds, data, mapped,
@@ -476,7 +500,7 @@ class GPU:
 
     def _init_wave(self, w, k, nw, gid, gsize, items, info, sgpr_layout, vgpr_ids, sregs, ws, vgpr,
                    vcount, scount, gi, lds_per_group, lds_size, kernarg_addr, pkt_addr, scratch, priv,
-                   code_base):
+                   code_base, entry_row):
         lanes = min(64, items - 64 * k)
         exec_mask = (1 << lanes) - 1
         sregs[w, E.EXEC_LO] = exec_mask & 0xFFFFFFFF
@@ -512,6 +536,7 @@ class GPU:
         cu = (gid[0] + gid[1] * 7 + gid[2] * 13) % self.config.compute_units
         ws[w, E.WS_HW_ID] = ((k // 4) & 0xF) | ((k % 4) << 4) | ((cu & 0xF) << 8)
         ws[w, E.WS_CODE_BASE] = code_base
+        ws[w, E.WS_PC] = entry_row
         if scratch is not None:
             ws[w, E.WS_SCRATCH_BASE] = scratch.address
             ws[w, E.WS_SCRATCH_WAVE] = wave_off

@@ -201,40 +201,9 @@ def run_case(name: str, gpu=None, seed: int = 0):
 
 # --------------------------------------------------------------------------- comparison
 _UINT_FOR = {2: np.uint16, 4: np.uint32, 8: np.uint64}
-_INT_FOR = {2: np.int16, 4: np.int32, 8: np.int64}
 
 
-def ulp_distance(a, b) -> np.ndarray:
-    """Elementwise distance in units in the last place between float arrays ``a`` and ``b``.
-
-    Works for float16/32/64 (returns uint64). Each value is mapped onto a monotonic signed
-    integer line (sign-magnitude -> two's complement), so -0.0 and +0.0 are 0 apart and the
-    distance across zero is the sum of both distances to zero. NaN vs NaN is 0; NaN vs
-    anything else is 2**64 - 1. inf is one ulp above the largest finite value.
-    """
-    a = np.asarray(a)
-    b = np.asarray(b)
-    if a.dtype != b.dtype or a.dtype.kind != "f":
-        raise TypeError(f"ulp_distance needs two equal float dtypes, got {a.dtype}, {b.dtype}")
-    it = _INT_FOR[a.dtype.itemsize]
-    imin = np.iinfo(it).min
-
-    def ordered(x):
-        i = np.ascontiguousarray(x).view(it).astype(np.int64)
-        # negative floats: i = imin + magnitude  ->  -magnitude
-        return np.where(i < 0, np.int64(imin) - i, i)
-
-    with np.errstate(over="ignore"):
-        oa = ordered(a)
-        ob = ordered(b)
-        hi = np.maximum(oa, ob).view(np.uint64)
-        lo = np.minimum(oa, ob).view(np.uint64)
-        d = hi - lo  # exact: the true difference is < 2**64, uint64 arithmetic wraps correctly
-    na = np.isnan(a)
-    nb = np.isnan(b)
-    d = np.where(na & nb, np.uint64(0), d)
-    d = np.where(na ^ nb, np.uint64(np.iinfo(np.uint64).max), d)
-    return d.astype(np.uint64)
+from gcnemu.golden import ulp_distance  # noqa: E402  (one definition, shared with users)
 
 
 def compare_results(case: Case, results: dict) -> None:
