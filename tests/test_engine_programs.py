@@ -8,6 +8,13 @@ of this IR (arguments and results in VGPRs, amdgpu_ps calling convention):
     define amdgpu_ps float @fdiv32(float %a, float %b) #0   ; fdiv
     define amdgpu_ps <2 x float> @fdiv64(double %a, double %b) #0
     attributes #0 = { "denormal-fp-math-f32"="ieee,ieee" "denormal-fp-math"="ieee,ieee" }
+    define amdgpu_ps <2 x float> @mul64(i64 %a, i64 %b)        ; mul i64
+    define amdgpu_ps <2 x float> @fptosi64(double %a)          ; fptosi double -> i64
+    define amdgpu_ps <2 x float> @fptoui64f(float %a)          ; fptoui float -> i64
+    define amdgpu_ps float @uitofp64(i64 %a)                   ; uitofp i64 -> float
+    define amdgpu_ps <2 x float> @sitofp64d(i64 %a)            ; sitofp i64 -> double
+    define amdgpu_ps <4 x float> @bits64(i64 %a)               ; ctlz, cttz, ctpop, bitreverse
+    define amdgpu_ps float @f64tof16(double %a)                ; fptrunc double -> half
 
 Integer division must be exact (it is built from v_rcp_iflag_f32, conversions, mul_hi and
 carry chains); LLVM's fdiv expansion (div_scale, rcp, fma Newton steps, div_fmas,
@@ -241,6 +248,121 @@ v_div_fixup_f64 v[0:1], v[4:5], v[2:3], v[0:1]
 """
 
 
+MUL64 = """
+v_mov_b32_e32 v4, v1
+v_mul_lo_u32 v3, v0, v3
+v_mad_u64_u32 v[0:1], s[0:1], v0, v2, 0
+v_mul_lo_u32 v2, v4, v2
+v_add_i32_e32 v1, vcc, v1, v3
+v_add_i32_e32 v1, vcc, v1, v2
+"""
+
+FPTOSI64 = """
+v_trunc_f64_e32 v[0:1], v[0:1]
+s_mov_b32 s1, 0x3df00000
+s_mov_b32 s0, 0
+v_mul_f64 v[2:3], v[0:1], s[0:1]
+s_mov_b32 s1, 0xc1f00000
+v_floor_f64_e32 v[2:3], v[2:3]
+v_fma_f64 v[0:1], v[2:3], s[0:1], v[0:1]
+v_cvt_u32_f64_e32 v0, v[0:1]
+v_cvt_i32_f64_e32 v1, v[2:3]
+"""
+
+FPTOUI64F = """
+v_trunc_f32_e32 v0, v0
+v_mul_f32_e32 v1, 0x2f800000, v0
+v_floor_f32_e32 v1, v1
+s_mov_b32 s0, 0xcf800000
+v_fma_f32 v0, v1, s0, v0
+v_cvt_u32_f32_e32 v0, v0
+v_cvt_u32_f32_e32 v1, v1
+"""
+
+UITOFP64 = """
+v_ffbh_u32_e32 v2, v1
+v_min_u32_e32 v2, 32, v2
+v_lshl_b64 v[0:1], v[0:1], v2
+v_min_u32_e32 v0, 1, v0
+v_or_b32_e32 v0, v1, v0
+v_cvt_f32_u32_e32 v0, v0
+v_sub_i32_e32 v1, vcc, 32, v2
+v_ldexp_f32_e32 v0, v0, v1
+"""
+
+SITOFP64D = """
+v_cvt_f64_i32_e32 v[1:2], v1
+v_cvt_f64_u32_e32 v[3:4], v0
+v_ldexp_f64 v[1:2], v[1:2], 32
+v_add_f64 v[0:1], v[1:2], v[3:4]
+"""
+
+BITS64 = """
+v_ffbh_u32_e32 v2, v0
+s_movk_i32 s0, 0xffdf
+v_min_u32_e32 v2, s0, v2
+v_add_i32_e32 v2, vcc, 32, v2
+v_ffbh_u32_e32 v3, v1
+v_min3_u32 v4, v2, v3, 64
+v_ffbl_b32_e32 v2, v1
+v_min_u32_e32 v2, s0, v2
+v_add_i32_e32 v2, vcc, 32, v2
+v_ffbl_b32_e32 v3, v0
+v_min3_u32 v5, v3, v2, 64
+v_bcnt_u32_b32_e64 v0, v0, 0
+v_bcnt_u32_b32_e32 v2, v1, v0
+v_bfrev_b32_e32 v3, v1
+v_mov_b32_e32 v0, v4
+v_mov_b32_e32 v1, v5
+"""
+
+F64TOF16 = """
+v_and_b32_e32 v2, 0x1ff, v1
+v_or_b32_e32 v0, v2, v0
+v_cmp_ne_u32_e32 vcc, 0, v0
+v_lshrrev_b32_e32 v2, 8, v1
+v_cndmask_b32_e64 v0, 0, 1, vcc
+v_and_b32_e32 v2, 0xffe, v2
+v_bfe_u32 v3, v1, 20, 11
+v_or_b32_e32 v0, v2, v0
+v_sub_i32_e32 v4, vcc, 0x3f1, v3
+v_or_b32_e32 v2, 0x1000, v0
+v_med3_i32 v4, v4, 0, 13
+v_lshrrev_b32_e32 v5, v4, v2
+v_lshlrev_b32_e32 v4, v4, v5
+v_cmp_ne_u32_e32 vcc, v4, v2
+s_movk_i32 s0, 0xfc10
+v_cndmask_b32_e64 v2, 0, 1, vcc
+v_add_i32_e32 v3, vcc, s0, v3
+v_lshlrev_b32_e32 v4, 12, v3
+v_or_b32_e32 v2, v5, v2
+v_or_b32_e32 v4, v0, v4
+v_cmp_gt_i32_e32 vcc, 1, v3
+v_cndmask_b32_e32 v2, v4, v2, vcc
+v_and_b32_e32 v4, 7, v2
+v_cmp_lt_i32_e32 vcc, 5, v4
+v_cmp_eq_u32_e64 s[0:1], 3, v4
+v_lshrrev_b32_e32 v2, 2, v2
+s_or_b64 vcc, s[0:1], vcc
+v_addc_u32_e32 v2, vcc, 0, v2, vcc
+s_movk_i32 s0, 0x7c00
+v_mov_b32_e32 v4, s0
+v_cmp_gt_i32_e32 vcc, 31, v3
+v_cndmask_b32_e32 v2, v4, v2, vcc
+v_cmp_ne_u32_e32 vcc, 0, v0
+v_cndmask_b32_e64 v0, 0, 1, vcc
+v_lshlrev_b32_e32 v0, 9, v0
+v_or_b32_e32 v0, s0, v0
+s_movk_i32 s0, 0x40f
+v_cmp_eq_u32_e32 vcc, s0, v3
+v_lshrrev_b32_e32 v1, 16, v1
+v_cndmask_b32_e32 v0, v2, v0, vcc
+v_and_b32_e32 v1, 0x8000, v1
+v_or_b32_e32 v0, v1, v0
+v_and_b32_e32 v0, 0xffff, v0
+"""
+
+
 def arr(vals):
     return np.array([v & M32 for v in vals], np.uint32)
 
@@ -375,3 +497,68 @@ def test_fdiv64_sequence_correctly_rounded():
         else:
             exp = round_even(Fraction(x) / Fraction(y), 52, -1022, 1023)
             assert gb == d2u(exp), (l, x, y, g, exp)
+
+
+def lohi(vals):
+    return arr(vals), arr([v >> 32 for v in vals])
+
+
+def g64(s, r, l):
+    return int(s.vgpr[r][l]) | int(s.vgpr[r + 1][l]) << 32
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32))
+def test_i64_sequences(seed):
+    rng = random.Random(seed)
+    a, b = ints(rng, 64), ints(rng, 64)
+    a0, a1 = lohi(a)
+    b0, b1 = lohi(b)
+    s = run(MUL64, vgpr={0: a0, 1: a1, 2: b0, 3: b1})
+    for l in range(64):
+        assert g64(s, 0, l) == (a[l] * b[l]) & M64, l
+    s = run(BITS64, vgpr={0: a0, 1: a1})
+    for l in range(64):
+        x = a[l]
+        assert int(s.vgpr[0][l]) == 64 - x.bit_length(), (l, x)
+        assert int(s.vgpr[1][l]) == ((x & -x).bit_length() - 1 if x else 64), (l, x)
+        assert int(s.vgpr[2][l]) == bin(x).count("1"), (l, x)
+        assert int(s.vgpr[3][l]) == int(format(x, "064b")[::-1], 2) & M32, (l, x)
+    s = run(UITOFP64, vgpr={0: a0, 1: a1})
+    for l in range(64):
+        assert int(s.vgpr[0][l]) == f2u(round_even(Fraction(a[l]), 23, -126, 127)), (l, a[l])
+    s = run(SITOFP64D, vgpr={0: a0, 1: a1})
+    for l in range(64):
+        assert g64(s, 0, l) == d2u(float(sgn(a[l], 64))), (l, a[l])      # float(int) rounds RNE
+
+
+def test_float_to_i64_sequences():
+    rng = random.Random(21)
+    d = [rng.uniform(-1, 1) * 2.0 ** rng.randrange(0, 63) for _ in range(56)] + \
+        [0.0, -0.0, 0.5, -0.99, 2.0 ** 62, -(2.0 ** 63), 4503599627370497.0, -1.5]
+    s = run(FPTOSI64, vgpr=dict(zip((0, 1), lohi([d2u(x) for x in d]))))
+    for l in range(64):
+        assert g64(s, 0, l) == math.trunc(d[l]) & M64, (l, d[l])
+    f = [abs(u2f(f2u(rng.uniform(0, 1) * 2.0 ** rng.randrange(0, 64)))) for _ in range(58)] + \
+        [0.0, 0.75, 1.0, 2.0 ** 63, 16777217.0, 2.0 ** 64 - 2.0 ** 40]
+    f = [u2f(f2u(x)) for x in f]
+    s = run(FPTOUI64F, vgpr={0: arr([f2u(x) for x in f])})
+    for l in range(64):
+        assert g64(s, 0, l) == math.trunc(f[l]), (l, f[l])
+
+
+def test_f64_to_f16_sequence_vs_numpy():
+    rng = random.Random(22)
+    d = [rng.uniform(-1, 1) * 2.0 ** rng.randrange(-30, 17) for _ in range(44)] + \
+        [0.0, -0.0, 1.0, 65504.0, 65519.99, 65520.0, 1e6, -1e6, 2.0 ** -24, 2.0 ** -25,
+         2.0 ** -25 + 2.0 ** -60, 3 * 2.0 ** -26, 6.1e-5, 1.0 + 2.0 ** -11, 1.0 + 3 * 2.0 ** -11,
+         math.inf, -math.inf, math.nan, 0.1, 1.0 + 2.0 ** -11 + 2.0 ** -40]
+    s = run(F64TOF16, vgpr=dict(zip((0, 1), lohi([d2u(x) for x in d]))))
+    with np.errstate(over="ignore"):
+        ref = np.array(d, np.float64).astype(np.float16).view(np.uint16)
+    for l in range(64):
+        g = int(s.vgpr[0][l]) & 0xFFFF
+        if math.isnan(d[l]):
+            assert (g & 0x7C00) == 0x7C00 and g & 0x3FF, (l, hex(g))
+        else:
+            assert g == int(ref[l]), (l, d[l], hex(g), hex(int(ref[l])))
