@@ -259,6 +259,8 @@ class DispatchReport:
     exports: list = field(default_factory=list)   #: EXP data (see gcnemu.memops.read_exports)
     wall_seconds: float = 0.0
     occupancy: Occupancy | None = None
+    workers: int = 1          #: threads the dispatch ran on
+    serial_reason: str = ""   #: why more workers were asked for but one was used
 
     @property
     def instructions(self) -> int:
@@ -321,7 +323,7 @@ class GPU:
 
     # --- dispatch --------------------------------------------------------------------------
     def dispatch(self, kernel: Kernel, grid: Sequence[int], block: Sequence[int], args: Sequence = (),
-                 *, strict: bool = True) -> DispatchReport:
+                 *, strict: bool = True, workers: int = 1) -> DispatchReport:
         """Run ``kernel`` over ``grid`` work-items in workgroups of ``block``.
 
         ``args`` are the kernel's explicit arguments in order: Buffers (or addresses) for
@@ -329,6 +331,10 @@ class GPU:
         ``__local`` pointers. With ``strict`` (default), accesses to unmapped memory raise
         MemoryFault after the dispatch (the report's faults list them either way); a wave that
         fails raises ExecutionError naming kernel, workgroup, wave, PC and lane.
+
+        ``workers`` > 1 runs batches of workgroups on that many threads (the engine releases
+        the GIL) with bit-identical results; kernels with global atomics or GDS run on one
+        worker (``report.serial_reason`` says why).
         """
         if not isinstance(kernel, Kernel):
             raise DispatchError(f"dispatch takes a Kernel (from gcnemu.load(...).kernel(name)), "
@@ -370,7 +376,7 @@ class GPU:
             pkt_addr = mem.allocate(64, name=f"{info.name}.dispatch_packet")
             temps.append(pkt_addr)
             mem.write(pkt_addr, packet)
-            rep = self._run(kernel, grid, block, lds_size, kernarg_addr, pkt_addr, priv, temps)
+            rep = self._run(kernel, grid, block, lds_size, kernarg_addr, pkt_addr, priv, temps, workers)
         finally:
             for a in temps:
                 try:
@@ -404,7 +410,7 @@ class GPU:
         self._images[id(co)] = (co, base)
         return base
 
-    def _run(self, kernel, grid, block, lds_size, kernarg_addr, pkt_addr, priv, temps) -> DispatchReport:
+    def _run(self, kernel, grid, block, lds_size, kernarg_addr, pkt_addr, priv, temps, workers=1) -> DispatchReport:
         info = kernel.info
         code_base = self._image_base(kernel) + kernel.code_address
         prog = kernel.program
@@ -427,76 +433,113 @@ class GPU:
         nwaves = nbatch_groups * waves_per_group
         lds_per_group = (lds_size + 255) & ~255
         sgpr_layout = abi.initial_sgpr_layout(info) if info.code_object_version else _asm_sgpr_layout(info)
-        vgpr_ids = info.enable_vgpr_workitem_id + 1
-
-        scratch = None
-        if priv > 0:
-            scratch = mem.allocate_scratch(priv, nwaves * 64, name=f"{info.name}.scratch")
-            temps.append(scratch.address)
-        lds = np.zeros(nbatch_groups * lds_per_group + self.config.gds_bytes, np.uint8)
-        sregs = np.zeros((nwaves, 128), np.uint32)
-        ws = np.zeros((nwaves, E.NWS), np.int64)
-        vgpr = np.zeros((nwaves * vcount, 64), np.uint32)
-        faults = np.zeros((nwaves, 16, 4), np.int64)
-        msgs = np.zeros((1024, 4), np.int64)
-        exports = new_export_buffer(1024)
-        export_list = []
-        totals = {k: 0 for k in _COUNTER_COLUMNS}
-        fault_list, messages = [], []
+        batches = [list(range(f, min(ngroups, f + nbatch_groups))) for f in range(0, ngroups, nbatch_groups)]
+        serial_reason = _needs_serial(prog)
+        nworkers = max(1, min(int(workers), len(batches)))
+        if serial_reason and nworkers > 1:
+            nworkers = 1
+        ctx = dict(info=info, prog=prog, grid=grid, block=block, groups=groups,
+                   waves_per_group=waves_per_group, vcount=vcount, scount=scount,
+                   lds_per_group=lds_per_group, lds_size=lds_size, sgpr_layout=sgpr_layout,
+                   vgpr_ids=info.enable_vgpr_workitem_id + 1, kernarg_addr=kernarg_addr,
+                   pkt_addr=pkt_addr, priv=priv, code_base=code_base, entry_row=kernel.entry_row)
+        states = []
+        for i in range(nworkers):
+            scratch = None
+            if priv > 0:
+                scratch = mem.allocate_scratch(priv, nwaves * 64, name=f"{info.name}.scratch{i}")
+                temps.append(scratch.address)
+            states.append(_BatchState(nbatch_groups, nwaves, vcount, lds_per_group,
+                                      self.config.gds_bytes, scratch))
         data, mapped = mem.arrays()
+        totals = {k: 0 for k in _COUNTER_COLUMNS}
+        fault_list, messages, export_list = [], [], []
         mem.lock()
         try:
-            for first in range(0, ngroups, nbatch_groups):
-                batch = list(range(first, min(ngroups, first + nbatch_groups)))
-                sregs[:] = 0
-                ws[:] = 0
-                vgpr[:] = 0
-                lds[:-self.config.gds_bytes] = 0
-                lds[-self.config.gds_bytes:] = self.gds
-                wave_ids = []
-                for gi, g in enumerate(batch):
-                    gid = (g % groups[0], (g // groups[0]) % groups[1], g // (groups[0] * groups[1]))
-                    gsize = [min(block[i], grid[i] - gid[i] * block[i]) for i in range(3)]
-                    items = gsize[0] * gsize[1] * gsize[2]
-                    nw = math.ceil(items / 64)
-                    for k in range(nw):
-                        w = gi * waves_per_group + k
-                        wave_ids.append(w)
-                        self._init_wave(w, k, nw, gid, gsize, items, info, sgpr_layout, vgpr_ids,
-                                        sregs, ws, vgpr, vcount, scount, gi, lds_per_group, lds_size,
-                                        kernarg_addr, pkt_addr, scratch, priv, code_base,
-                                        kernel.entry_row)
-                ids = np.array(wave_ids, np.int64)
-                exports[0, 0] = 0
-                bad = E.run_group_waves(prog.code, ids, sregs, ws, vgpr, lds, data, mapped,
-                                        np.int64(MEM_BASE), faults, msgs, np.int64(self.step_limit),
-                                        exports)
-                export_list.extend(read_exports(exports))
-                self.gds[:] = lds[-self.config.gds_bytes:]
-                for k, col in _COUNTER_COLUMNS.items():
-                    totals[k] += int(ws[ids, col].sum())
-                for w in ids:
-                    nf = int(ws[w, E.WS_FAULTS])
-                    for i in range(min(nf, faults.shape[1])):
-                        addr, row, lane, wr = (int(x) for x in faults[w, i])
-                        fault_list.append(self._describe_fault(info, prog, batch, w, waves_per_group,
-                                                               groups, addr, row, lane, wr))
-                nmsg = min(int(ws[ids, E.WS_MSG_COUNT].sum()), msgs.shape[0])
-                messages.extend((int(msgs[i, 0]), int(msgs[i, 1]), int(msgs[i, 2])) for i in range(nmsg))
-                if bad >= 0:
-                    g = batch[bad // waves_per_group]
-                    gid = (g % groups[0], (g // groups[0]) % groups[1], g // (groups[0] * groups[1]))
-                    raise error_from_wave(prog, ws, int(bad), kernel=info.name,
-                                          wave_label=f"{bad % waves_per_group} of workgroup {gid}")
-                stuck = [int(w) for w in ids if ws[w, E.WS_STATUS] == E.ST_BARRIER]
-                if stuck:
-                    raise DispatchError(f"kernel {info.name}: {len(stuck)} wave(s) wait at s_barrier "
-                                        f"that the rest of their workgroup never reaches")
+            if nworkers == 1:
+                results = (self._run_batch(ctx, states[0], b, data, mapped) for b in batches)
+            else:
+                from concurrent.futures import ThreadPoolExecutor
+                pool = ThreadPoolExecutor(nworkers)
+                # worker i runs batches i, i+n, i+2n, ... in order; results are merged in batch order
+                futs = [pool.submit(self._run_batches, ctx, states[i], batches[i::nworkers], data, mapped)
+                        for i in range(nworkers)]
+                per_worker = [f.result() for f in futs]
+                pool.shutdown()
+                results = (per_worker[j % nworkers][j // nworkers] for j in range(len(batches)))
+            for res in results:
+                for k in totals:
+                    totals[k] += res.totals[k]
+                fault_list.extend(res.faults)
+                messages.extend(res.messages)
+                export_list.extend(res.exports)
+                if res.error is not None:
+                    raise res.error
         finally:
             mem.unlock()
-        return DispatchReport(info.name, tuple(grid), tuple(block), ngroups,
-                              ngroups * waves_per_group, totals, fault_list, messages, export_list,
-                              occupancy=occ)
+        rep = DispatchReport(info.name, tuple(grid), tuple(block), ngroups,
+                             ngroups * waves_per_group, totals, fault_list, messages, export_list,
+                             occupancy=occ)
+        rep.workers = nworkers
+        rep.serial_reason = serial_reason if int(workers) > 1 else ""
+        return rep
+
+    def _run_batches(self, ctx, st, batches, data, mapped):
+        out = []
+        for b in batches:
+            r = self._run_batch(ctx, st, b, data, mapped)
+            out.append(r)
+            if r.error is not None:
+                break
+        return out
+
+    def _run_batch(self, ctx, st, batch, data, mapped) -> "_BatchResult":
+        """Run the workgroups of one batch to completion in the state arrays of one worker."""
+        info, prog, groups = ctx["info"], ctx["prog"], ctx["groups"]
+        grid, block, wpg = ctx["grid"], ctx["block"], ctx["waves_per_group"]
+        st.reset(self.gds)
+        wave_ids = []
+        for gi, g in enumerate(batch):
+            gid = (g % groups[0], (g // groups[0]) % groups[1], g // (groups[0] * groups[1]))
+            gsize = [min(block[i], grid[i] - gid[i] * block[i]) for i in range(3)]
+            items = gsize[0] * gsize[1] * gsize[2]
+            nw = math.ceil(items / 64)
+            for k in range(nw):
+                w = gi * wpg + k
+                wave_ids.append(w)
+                self._init_wave(w, k, nw, gid, gsize, items, info, ctx["sgpr_layout"], ctx["vgpr_ids"],
+                                st.sregs, st.ws, st.vgpr, ctx["vcount"], ctx["scount"], gi,
+                                ctx["lds_per_group"], ctx["lds_size"], ctx["kernarg_addr"],
+                                ctx["pkt_addr"], st.scratch, ctx["priv"], ctx["code_base"],
+                                ctx["entry_row"])
+        ids = np.array(wave_ids, np.int64)
+        ws = st.ws
+        bad = E.run_group_waves(prog.code, ids, st.sregs, ws, st.vgpr, st.lds, data, mapped,
+                                np.int64(MEM_BASE), st.faults, st.msgs, np.int64(self.step_limit),
+                                st.exports)
+        res = _BatchResult()
+        res.exports = read_exports(st.exports)
+        self.gds[:] = st.lds[-self.config.gds_bytes:]
+        res.totals = {k: int(ws[ids, col].sum()) for k, col in _COUNTER_COLUMNS.items()}
+        for w in ids:
+            nf = int(ws[w, E.WS_FAULTS])
+            for i in range(min(nf, st.faults.shape[1])):
+                addr, row, lane, wr = (int(x) for x in st.faults[w, i])
+                res.faults.append(self._describe_fault(info, prog, batch, w, wpg, groups, addr, row,
+                                                       lane, wr))
+        nmsg = min(int(ws[ids, E.WS_MSG_COUNT].sum()), st.msgs.shape[0])
+        res.messages = [(int(st.msgs[i, 0]), int(st.msgs[i, 1]), int(st.msgs[i, 2])) for i in range(nmsg)]
+        if bad >= 0:
+            g = batch[bad // wpg]
+            gid = (g % groups[0], (g // groups[0]) % groups[1], g // (groups[0] * groups[1]))
+            res.error = error_from_wave(prog, ws, int(bad), kernel=info.name,
+                                        wave_label=f"{bad % wpg} of workgroup {gid}")
+        else:
+            stuck = [int(w) for w in ids if ws[w, E.WS_STATUS] == E.ST_BARRIER]
+            if stuck:
+                res.error = DispatchError(f"kernel {info.name}: {len(stuck)} wave(s) wait at s_barrier "
+                                          f"that the rest of their workgroup never reaches")
+        return res
 
     def _init_wave(self, w, k, nw, gid, gsize, items, info, sgpr_layout, vgpr_ids, sregs, ws, vgpr,
                    vcount, scount, gi, lds_per_group, lds_size, kernarg_addr, pkt_addr, scratch, priv,
@@ -555,6 +598,55 @@ class GPU:
         lane_txt = f"lane {lane}" if lane >= 0 else "scalar"
         return (f"{'store to' if wr else 'load from'} 0x{addr:x} ({where}) by kernel {info.name}, "
                 f"workgroup {gid}, wave {w % wpg}, {lane_txt}, pc 0x{pc:x} '{ins}'")
+
+
+class _BatchState:
+    """The arrays one worker runs its batches of workgroups in (private per worker thread)."""
+
+    def __init__(self, ngroups, nwaves, vcount, lds_per_group, gds_bytes, scratch):
+        self.lds = np.zeros(ngroups * lds_per_group + gds_bytes, np.uint8)
+        self.gds_bytes = gds_bytes
+        self.sregs = np.zeros((nwaves, 128), np.uint32)
+        self.ws = np.zeros((nwaves, E.NWS), np.int64)
+        self.vgpr = np.zeros((nwaves * vcount, 64), np.uint32)
+        self.faults = np.zeros((nwaves, 16, 4), np.int64)
+        self.msgs = np.zeros((1024, 4), np.int64)
+        self.exports = new_export_buffer(1024)
+        self.scratch = scratch
+
+    def reset(self, gds):
+        self.sregs[:] = 0
+        self.ws[:] = 0
+        self.vgpr[:] = 0
+        self.lds[:-self.gds_bytes] = 0
+        self.lds[-self.gds_bytes:] = gds
+        self.exports[0, 0] = 0
+
+
+class _BatchResult:
+    def __init__(self):
+        self.totals = {}
+        self.faults = []
+        self.messages = []
+        self.exports = []
+        self.error = None
+
+
+def _needs_serial(prog: Program) -> str:
+    """Why a program's workgroups must run in order on one worker ('' if they need not).
+
+    Workgroups of a race-free kernel only interact through atomics and GDS; everything else
+    they write lands at distinct addresses, so running batches on two threads gives the same
+    bits. Atomics and GDS make results depend on order (and the emulated memory has no host
+    atomics), so such kernels run serially.
+    """
+    for ins in prog.instructions:
+        n = ins.name
+        if "atomic" in n:
+            return f"uses {n} (global atomics are order-dependent)"
+        if ins.defn.encoding == "DS" and (ins.fields.get("gds") or n.startswith(("ds_gws", "ds_ordered"))):
+            return f"uses {n} with GDS"
+    return ""
 
 
 def _raw_arg(v) -> bytes:
