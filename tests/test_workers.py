@@ -8,7 +8,7 @@ from kernels import corpus
 
 def _run(name, workers):
     case = corpus.make_case(name, 0)
-    gpu = gcnemu.GPU(waves_per_batch=32)      # small batches: several per worker
+    gpu = gcnemu.GPU(waves_per_batch=4)       # small batches: several per worker
     prog = gcnemu.load(str(corpus.hsaco_path(name)))
     dev, back = [], {}
     for i, a in enumerate(case.args):
