@@ -153,8 +153,10 @@ def make_case(name: str, seed: int = 0) -> Case:
 
 
 # --------------------------------------------------------------------------- running
-def run_case(name: str, gpu=None, seed: int = 0):
+def run_case(name: str, gpu=None, seed: int = 0, **dispatch_options):
     """Run kernel ``name`` on the emulator; returns ``(results, case)``.
+
+    ``dispatch_options`` go to ``gpu.dispatch`` (e.g. ``workers=2``).
 
     ``results`` maps every Out/InOut argument index to its final contents (dtype and shape
     as ``case.expected`` has them, or the buffer's own when not compared).
@@ -188,7 +190,7 @@ def run_case(name: str, gpu=None, seed: int = 0):
             raise TypeError(f"{name}: argument {i} has unsupported type {type(a).__name__}")
 
     gpu.dispatch(prog.kernel(case.kernel), grid=tuple(case.grid), block=tuple(case.block),
-                 args=dev_args)
+                 args=dev_args, **dispatch_options)
 
     results = {}
     for i, (buf, dtype, shape) in readback.items():
