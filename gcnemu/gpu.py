@@ -498,21 +498,7 @@ class GPU:
         info, prog, groups = ctx["info"], ctx["prog"], ctx["groups"]
         grid, block, wpg = ctx["grid"], ctx["block"], ctx["waves_per_group"]
         st.reset(self.gds)
-        wave_ids = []
-        for gi, g in enumerate(batch):
-            gid = (g % groups[0], (g // groups[0]) % groups[1], g // (groups[0] * groups[1]))
-            gsize = [min(block[i], grid[i] - gid[i] * block[i]) for i in range(3)]
-            items = gsize[0] * gsize[1] * gsize[2]
-            nw = math.ceil(items / 64)
-            for k in range(nw):
-                w = gi * wpg + k
-                wave_ids.append(w)
-                self._init_wave(w, k, nw, gid, gsize, items, info, ctx["sgpr_layout"], ctx["vgpr_ids"],
-                                st.sregs, st.ws, st.vgpr, ctx["vcount"], ctx["scount"], gi,
-                                ctx["lds_per_group"], ctx["lds_size"], ctx["kernarg_addr"],
-                                ctx["pkt_addr"], st.scratch, ctx["priv"], ctx["code_base"],
-                                ctx["entry_row"])
-        ids = np.array(wave_ids, np.int64)
+        ids = self._init_batch(ctx, st, batch)
         ws = st.ws
         bad = E.run_group_waves(prog.code, ids, st.sregs, ws, st.vgpr, st.lds, data, mapped,
                                 np.int64(MEM_BASE), st.faults, st.msgs, np.int64(self.step_limit),
@@ -541,53 +527,73 @@ class GPU:
                                           f"that the rest of their workgroup never reaches")
         return res
 
-    def _init_wave(self, w, k, nw, gid, gsize, items, info, sgpr_layout, vgpr_ids, sregs, ws, vgpr,
-                   vcount, scount, gi, lds_per_group, lds_size, kernarg_addr, pkt_addr, scratch, priv,
-                   code_base, entry_row):
-        lanes = min(64, items - 64 * k)
-        exec_mask = (1 << lanes) - 1
-        sregs[w, E.EXEC_LO] = exec_mask & 0xFFFFFFFF
-        sregs[w, E.EXEC_HI] = exec_mask >> 32
+    def _init_batch(self, ctx, st, batch) -> np.ndarray:
+        """Set up every wave of a batch of workgroups as the ABI says; returns the wave ids.
+
+        Workgroup g goes to CU g mod #CUs (round-robin) and its waves to the CU's SIMDs in turn
+        (HW_ID: wave slot [3:0], SIMD [5:4], CU [11:8])."""
+        info, groups, grid, block = ctx["info"], ctx["groups"], ctx["grid"], ctx["block"]
+        wpg, vcount, priv = ctx["waves_per_group"], ctx["vcount"], ctx["priv"]
+        sregs, ws, vgpr, scratch = st.sregs, st.ws, st.vgpr, st.scratch
+        g = np.asarray(batch, np.int64)
+        gx, gy, gz = g % groups[0], (g // groups[0]) % groups[1], g // (groups[0] * groups[1])
+        gsize = [np.minimum(block[i], grid[i] - (gx, gy, gz)[i] * block[i]) for i in range(3)]
+        items = gsize[0] * gsize[1] * gsize[2]
+        nw = -(-items // 64)
+        wg = np.repeat(np.arange(len(batch)), nw)                    # batch-local group of each wave
+        k = np.arange(len(wg)) - np.repeat(np.cumsum(nw) - nw, nw)   # wave index within its group
+        w = wg * wpg + k
+        lanes = np.minimum(64, items[wg] - 64 * k)
+        exec_mask = np.where(lanes >= 64, np.uint64(0xFFFFFFFFFFFFFFFF),
+                             (np.uint64(1) << lanes.astype(np.uint64)) - np.uint64(1))
+        sregs[w, E.EXEC_LO] = (exec_mask & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+        sregs[w, E.EXEC_HI] = (exec_mask >> np.uint64(32)).astype(np.uint32)
         sregs[w, E.M0] = 0xFFFFFFFF
-        wave_off = w * 64 * ((priv + 3) & ~3)
+        bpl = (priv + 3) & ~3
+        wave_off = w * 64 * bpl
+        # workgroup_info: {first_wave, 14'b0, ordered_append_term[10:0], size_in_waves[5:0]}
+        info_val = nw[wg].astype(np.int64) | np.where(k == 0, np.int64(1) << 31, 0)
         values = {
-            "dispatch_ptr": pkt_addr, "queue_ptr": self._queue, "kernarg_segment_ptr": kernarg_addr,
-            "dispatch_id": self._dispatch_id, "flat_scratch_init": ((priv + 3) & ~3) << 32,
-            "private_segment_size": priv, "workgroup_id_x": gid[0], "workgroup_id_y": gid[1],
-            "workgroup_id_z": gid[2],
-            "workgroup_info": abi.workgroup_info_value(nw, first_wave=(k == 0)),
-            "private_segment_wave_offset": wave_off,
+            "dispatch_ptr": ctx["pkt_addr"], "queue_ptr": self._queue,
+            "kernarg_segment_ptr": ctx["kernarg_addr"], "dispatch_id": self._dispatch_id,
+            "flat_scratch_init": bpl << 32, "private_segment_size": priv,
+            "workgroup_id_x": gx[wg], "workgroup_id_y": gy[wg], "workgroup_id_z": gz[wg],
+            "workgroup_info": info_val, "private_segment_wave_offset": wave_off,
         }
-        for what, first, count in sgpr_layout:
+        for what, first, count in ctx["sgpr_layout"]:
             if what == "private_segment_buffer":
                 words = scratch.vsharp if scratch is not None else scratch_vsharp(0, 0)
                 for i in range(4):
                     sregs[w, first + i] = int(words[i])
                 continue
-            v = int(values.get(what, 0))
+            v = values.get(what, 0)
             for i in range(count):
-                sregs[w, first + i] = (v >> (32 * i)) & 0xFFFFFFFF
+                if isinstance(v, np.ndarray):
+                    sregs[w, first + i] = ((v >> (32 * i)) & 0xFFFFFFFF).astype(np.uint32)
+                else:
+                    sregs[w, first + i] = (int(v) >> (32 * i)) & 0xFFFFFFFF
         ws[w, E.WS_MODE] = info.mode_register
-        ws[w, E.WS_SGPRS] = scount
+        ws[w, E.WS_SGPRS] = ctx["scount"]
         ws[w, E.WS_VBASE] = w * vcount
         ws[w, E.WS_VCOUNT] = vcount
-        ws[w, E.WS_GROUP] = gi
-        ws[w, E.WS_LDS_BASE] = gi * lds_per_group
-        ws[w, E.WS_LDS_SIZE] = lds_size
-        # HW_ID: wave id [3:0], SIMD [5:4], CU [11:8]; workgroups go to CUs round-robin and a
-        # workgroup's waves to SIMDs in turn
-        cu = (gid[0] + gid[1] * 7 + gid[2] * 13) % self.config.compute_units
-        ws[w, E.WS_HW_ID] = ((k // 4) & 0xF) | ((k % 4) << 4) | ((cu & 0xF) << 8)
-        ws[w, E.WS_CODE_BASE] = code_base
-        ws[w, E.WS_PC] = entry_row
+        ws[w, E.WS_GROUP] = wg
+        ws[w, E.WS_LDS_BASE] = wg * ctx["lds_per_group"]
+        ws[w, E.WS_LDS_SIZE] = ctx["lds_size"]
+        cu = g[wg] % self.config.compute_units
+        simds = self.config.simds_per_cu
+        ws[w, E.WS_HW_ID] = ((k // simds) & 0xF) | ((k % simds) << 4) | ((cu & 0xF) << 8)
+        ws[w, E.WS_CODE_BASE] = ctx["code_base"]
+        ws[w, E.WS_PC] = ctx["entry_row"]
         if scratch is not None:
             ws[w, E.WS_SCRATCH_BASE] = scratch.address
             ws[w, E.WS_SCRATCH_WAVE] = wave_off
-        lid = np.arange(64 * k, 64 * k + 64)
-        ids = (lid % gsize[0], (lid // gsize[0]) % gsize[1], lid // (gsize[0] * gsize[1]))
-        row = w * vcount
-        for i in range(min(vgpr_ids, 3)):
-            vgpr[row + i, :] = np.where(lid < items, ids[i], 0).astype(np.uint32)
+        lid = 64 * k[:, None] + np.arange(64)[None, :]
+        sx, sy = gsize[0][wg][:, None], gsize[1][wg][:, None]
+        ids = (lid % sx, (lid // sx) % sy, lid // (sx * sy))
+        live = lid < items[wg][:, None]
+        for i in range(min(ctx["vgpr_ids"], 3)):
+            vgpr[w * vcount + i, :] = np.where(live, ids[i], 0).astype(np.uint32)
+        return w.astype(np.int64)
 
     def _describe_fault(self, info, prog, batch, w, wpg, groups, addr, row, lane, wr) -> str:
         g = batch[w // wpg]
