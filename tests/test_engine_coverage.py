@@ -8,6 +8,7 @@ it must finish, or raise an ExecutionError saying "not implemented" (collected a
 in the failure message), or one of the few documented errors an instruction raises by
 design (s_trap with no trap handler).
 """
+import numpy as np
 import pytest
 
 from gcnemu.errors import ExecutionError
@@ -27,6 +28,7 @@ IMMEDIATES = {"simm16": "1", "uimm16": "1", "bimm16": "0", "label": "L",
               "bimm32": "0x3f0"}
 # errors that an instruction raises by design in a snippet without a trap handler
 EXPECTED_ERRORS = {"s_trap": "no trap handler"}
+M32_ = 0xFFFFFFFF
 
 # (encoding) -> (fixed-bits mask, fixed-bits value, opcode shift, opcode mask) from the
 # GCN3/Sea Islands ISA microcode formats
@@ -149,3 +151,45 @@ def test_instance_builder_makes_valid_instances(name):
     for d in by_name()[name].values():
         text, st = run_instance(d)
         assert st.status == "done", text
+
+
+VECTOR = ("VOP1", "VOP2", "VOPC", "VOP3")
+# cross-lane ops that ignore EXEC by definition (CLRX: "Ignores EXEC mask")
+IGNORES_EXEC = {"v_readlane_b32", "v_writelane_b32", "v_readfirstlane_b32"}
+
+
+def test_every_valu_opcode_honours_exec():
+    """Every VOP1/VOP2/VOPC/VOP3 row, run with a partial EXEC: destination lanes that are off
+    keep their old values, and lane-mask outputs (compares, carries) hold 0 for them."""
+    ex = 0x0F0F_0000_FFFF_1234
+    sentinel = np.array([0xA5A50000 | l for l in range(64)], np.uint32)
+    problems = []
+    for d in gfx7_rows():
+        if d.encoding not in VECTOR or d.name in IGNORES_EXEC or d.name == "v_nop":
+            continue
+        text = instance(d)
+        prog = assemble(text + "\ns_endpgm")
+        vgpr = {i: 0x3F800000 + 0x10000 * i for i in range(2, 10)}
+        vgpr.update({i: sentinel for i in range(10, 16)})
+        try:
+            st = run_snippet(prog, sgpr={i: 0x40 + i for i in range(10)} | {10: M32_, 11: M32_},
+                             vgpr=vgpr, m0=0, vcc=(1 << 64) - 1, exec_mask=ex, step_limit=100)
+        except ExecutionError as e:
+            problems.append(f"{text}: {e}")
+            continue
+        off = [l for l in range(64) if not (ex >> l) & 1]
+        for r in range(10, 16):
+            bad = [l for l in off if st.vgpr[r][l] != sentinel[l]]
+            if bad:
+                problems.append(f"{text}: v{r} changed in inactive lanes {bad[:4]}")
+                break
+        roles = {r for r, _ in d.operands}
+        masks = []
+        if "VCC" in d.writes:
+            masks.append(("vcc", st.vcc))
+        if "sdst" in roles and any(k.startswith("sdst64") for _, k in d.operands):
+            masks.append(("s[10:11]", int(st.sgpr[10]) | int(st.sgpr[11]) << 32))
+        for name, m in masks:
+            if m & ~ex:
+                problems.append(f"{text}: {name} = {m:#018x} has bits of inactive lanes")
+    assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems)
