@@ -193,3 +193,46 @@ def test_every_valu_opcode_honours_exec():
             if m & ~ex:
                 problems.append(f"{text}: {name} = {m:#018x} has bits of inactive lanes")
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems)
+
+
+def _short_and_long_pairs():
+    out = []
+    for name, encs in sorted(by_name().items()):
+        short = [encs[f] for f in ("VOP1", "VOP2", "VOPC") if f in encs]
+        if short and "VOP3" in encs and name not in IGNORES_EXEC and name != "v_nop":
+            out.append((short[0], encs["VOP3"]))
+    return out
+
+
+def test_e32_and_e64_encodings_agree():
+    """Every op with both a VOP1/VOP2/VOPC and a VOP3 encoding gives the same bits in both
+    (same inputs, no modifiers): the decoder and operand routing of the two forms agree.
+    Lane-mask outputs go to VCC in the short form and to s[10:11] in the VOP3 form; the
+    carry-in comes from VCC and from s[6:7] respectively."""
+    rng = np.random.default_rng(5)
+    vals = rng.integers(0, 1 << 32, size=(8, 64), dtype=np.uint64).astype(np.uint32)
+    vals[:, :16] = np.array([0, 1, 0x3F800000, 0xBF800000, 0x7F800000, 0x7FC00000, 0x80000000,
+                             0x00000001, 0x40490FDB, 5, 31, 32, 0xFFFFFFFF, 0x4B000000,
+                             0x3EAAAAAB, 0x00800000], np.uint32)
+    carry = 0x5A5A_3C3C_F0F0_9999
+    vgpr = {2 + i: vals[i] for i in range(8)}
+    sgpr = {6: carry & M32_, 7: carry >> 32, 2: 0x40, 3: 0, 4: 0x41, 5: 0}
+    diffs = []
+    for short, long_ in _short_and_long_pairs():
+        results = []
+        for d in (short, long_):
+            st = run_snippet(assemble(instance(d) + "\ns_endpgm"), sgpr=sgpr, vgpr=vgpr, m0=0,
+                             vcc=carry, step_limit=100)
+            mask = st.vcc if d is short else int(st.sgpr[10]) | int(st.sgpr[11]) << 32
+            writes_mask = "VCC" in short.writes
+            results.append((st.vgpr[10:16].copy(), mask if writes_mask else None, st.exec))
+        (v1, m1, e1), (v2, m2, e2) = results
+        if not np.array_equal(v1, v2):
+            lane = int(np.argwhere(v1 != v2)[0][1])
+            diffs.append(f"{short.name}: VGPR results differ (lane {lane}: "
+                         f"{[hex(int(x)) for x in v1[:, lane]]} vs {[hex(int(x)) for x in v2[:, lane]]})")
+        if m1 != m2:
+            diffs.append(f"{short.name}: lane masks differ: {m1:#x} vs {m2:#x}")
+        if e1 != e2:
+            diffs.append(f"{short.name}: EXEC differs: {e1:#x} vs {e2:#x}")
+    assert not diffs, f"{len(diffs)} ops differ between encodings:\n" + "\n".join(diffs)
