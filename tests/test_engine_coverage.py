@@ -236,3 +236,93 @@ def test_e32_and_e64_encodings_agree():
         if e1 != e2:
             diffs.append(f"{short.name}: EXEC differs: {e1:#x} vs {e2:#x}")
     assert not diffs, f"{len(diffs)} ops differ between encodings:\n" + "\n".join(diffs)
+
+
+def _float_result_bits(name):
+    """Width in bits of a float result (32/64), or None when the result is not a float."""
+    parts = name.split("_")
+    if name.startswith(("v_cmp", "v_readlane", "v_writelane")):
+        return None
+    if name.startswith("v_cvt_") or name.startswith("v_frexp_exp"):
+        t = parts[2]
+    else:
+        t = parts[-1]
+    return {"f32": 32, "f64": 64}.get(t)
+
+
+def test_vop3_clamp_on_every_float_op():
+    """For every VOP3 row with a clamp bit and a float result, `op ... clamp` equals the
+    unclamped result clamped to [0, 1] (NaN -> 0)."""
+    import struct
+    rng = np.random.default_rng(8)
+    fl = rng.uniform(-3, 3, size=(8, 64)).astype(np.float32)
+    vals = fl.view(np.uint32).copy()
+    vals[:, :6] = np.array([0x7FC00000, 0x3F800000, 0x3F000000, 0xBF000000, 0x40000000, 0],
+                           np.uint32)
+    vgpr = {2 + i: vals[i] for i in range(8)}
+    problems = []
+    for d in gfx7_rows():
+        if d.encoding != "VOP3" or not any(k == "clamp" for _, k in d.operands):
+            continue
+        bits = _float_result_bits(d.name)
+        if bits is None:
+            continue
+        text = instance(d)
+        plain = run_snippet(assemble(text + "\ns_endpgm"), vgpr=vgpr, m0=0, step_limit=100)
+        clamped = run_snippet(assemble(text + " clamp\ns_endpgm"), vgpr=vgpr, m0=0, step_limit=100)
+        for l in range(64):
+            if bits == 32:
+                x = struct.unpack("<f", struct.pack("<I", int(plain.vgpr[10][l])))[0]
+                g = struct.unpack("<f", struct.pack("<I", int(clamped.vgpr[10][l])))[0]
+            else:
+                x = struct.unpack("<d", struct.pack("<Q", int(plain.vgpr[10][l]) | int(plain.vgpr[11][l]) << 32))[0]
+                g = struct.unpack("<d", struct.pack("<Q", int(clamped.vgpr[10][l]) | int(clamped.vgpr[11][l]) << 32))[0]
+            exp = 0.0 if (x != x or x <= 0) else min(x, 1.0)
+            if g != exp or g != g:
+                problems.append(f"{text} clamp, lane {l}: unclamped {x!r}, clamped {g!r}, "
+                                f"expected {exp!r}")
+                break
+    assert not problems, f"{len(problems)} ops:\n" + "\n".join(problems)
+
+
+def test_vop3_omod_on_every_float_op():
+    """With denormals flushed (MODE 0x300: OMOD works only then, per CLRX), `op ... mul:2`,
+    `mul:4`, `div:2` scale the unmodified result exactly (checked where the scaled value is
+    a normal number or an infinity)."""
+    import math
+    import struct
+    rng = np.random.default_rng(9)
+    vals = rng.uniform(-3, 3, size=(8, 64)).astype(np.float32).view(np.uint32).copy()
+    vgpr = {2 + i: vals[i] for i in range(8)}
+    problems = []
+    for d in gfx7_rows():
+        if d.encoding != "VOP3" or not any(k == "omod" for _, k in d.operands):
+            continue
+        bits = _float_result_bits(d.name)
+        if bits is None:
+            continue
+        text = instance(d)
+        plain = run_snippet(assemble(text + "\ns_endpgm"), vgpr=vgpr, m0=0, mode=0x300)
+        for mod, factor in (("mul:2", 2.0), ("mul:4", 4.0), ("div:2", 0.5)):
+            st = run_snippet(assemble(f"{text} {mod}\ns_endpgm"), vgpr=vgpr, m0=0, mode=0x300)
+            for l in range(64):
+                if bits == 32:
+                    x = struct.unpack("<f", struct.pack("<I", int(plain.vgpr[10][l])))[0]
+                    g = struct.unpack("<f", struct.pack("<I", int(st.vgpr[10][l])))[0]
+                    tiny, big = 2.0 ** -126, 2.0 ** 128
+                else:
+                    x = struct.unpack("<d", struct.pack("<Q", int(plain.vgpr[10][l]) | int(plain.vgpr[11][l]) << 32))[0]
+                    g = struct.unpack("<d", struct.pack("<Q", int(st.vgpr[10][l]) | int(st.vgpr[11][l]) << 32))[0]
+                    tiny, big = 2.0 ** -1022, math.inf
+                if x != x:
+                    if g == g:
+                        problems.append(f"{text} {mod} lane {l}: NaN became {g!r}")
+                        break
+                    continue
+                y = x * factor
+                if y != 0 and not math.isinf(x) and not tiny <= abs(y) < big:
+                    continue
+                if g != y:
+                    problems.append(f"{text} {mod} lane {l}: plain {x!r} -> {g!r}, expected {y!r}")
+                    break
+    assert not problems, f"{len(problems)} cases:\n" + "\n".join(problems)
