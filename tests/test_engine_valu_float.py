@@ -508,3 +508,53 @@ def test_inline_float_constants_and_literals():
     assert (st.vgpr[16] == f2u(-1.0)).all()
     assert all(int(st.vgpr[18][l]) | int(st.vgpr[19][l]) << 32 == d2u(5.0) for l in range(64))
     assert all(int(st.vgpr[20][l]) | int(st.vgpr[21][l]) << 32 == d2u(6.0) for l in range(64))
+
+
+def test_mad_family_flushes_denormals_even_when_mode_keeps_them():
+    """CLRX (V_MAD_F32, V_MAC_F32, V_MAD_LEGACY_F32, V_MADAK/MADMK_F32): 'it flush denormals'
+    — which is why LLVM does not form v_mad_f32 when f32 denormals are enabled. v_fma_f32
+    keeps them (MODE 0x3F0)."""
+    tiny = f2u(2.0 ** -126)
+    st = run("""
+    v_mad_f32 v10, v0, v1, v2          // 2^-126 * 0.5 = 2^-127: a denormal result
+    v_mov_b32 v11, v2
+    v_mac_f32 v11, v0, v1
+    v_madak_f32 v12, v0, v1, 0x0
+    v_mad_legacy_f32 v13, v0, v1, v2
+    v_fma_f32 v14, v0, v1, v2
+    v_mad_f32 v15, v3, v4, v2          // denormal input 2^-149 * 2^100: flushed to 0
+    v_fma_f32 v16, v3, v4, v2
+    """, vgpr={0: tiny, 1: f2u(0.5), 2: 0, 3: 1, 4: f2u(2.0 ** 100)})
+    for r in (10, 11, 12, 13, 15):
+        assert (st.vgpr[r] & 0x7FFFFFFF == 0).all(), r
+    assert (st.vgpr[14] == 0x00400000).all()
+    assert (st.vgpr[16] == f2u(2.0 ** -49)).all()
+
+
+def test_f64_denormals_kept_and_flushed():
+    den = 1                                  # smallest f64 denormal, 2^-1074
+    half = d2u(0.5)
+    src = "v_add_f64 v[10:11], v[0:1], v[0:1]\nv_mul_f64 v[12:13], v[2:3], v[4:5]"
+    vg = {0: den & M32, 1: den >> 32, 2: d2u(2.0 ** -1022) & M32, 3: d2u(2.0 ** -1022) >> 32,
+          4: half & M32, 5: half >> 32}
+    st = run(src, vgpr=vg)                   # MODE 0x3F0: f64 denormals kept
+    assert (st.vgpr[10] == 2).all() and (st.vgpr[11] == 0).all()
+    exp = d2u(2.0 ** -1023)
+    assert (st.vgpr[12] == exp & M32).all() and (st.vgpr[13] == exp >> 32).all()
+    st = run(src, vgpr=vg, mode=0x330)       # f64 denormals flushed, f32 kept
+    assert (st.vgpr[10] == 0).all() and (st.vgpr[11] & 0x7FFFFFFF == 0).all()
+    assert (st.vgpr[12] == 0).all() and (st.vgpr[13] & 0x7FFFFFFF == 0).all()
+
+
+def test_signalling_compares_give_the_same_masks():
+    vals = [0.0, -0.0, 1.0, -1.0, float("nan"), float("inf"), float("-inf"), 2.0]
+    pairs = [(x, y) for x in vals for y in vals]
+    a, b = [p[0] for p in pairs], [p[1] for p in pairs]
+    lines = []
+    for i, rel in enumerate(CMPS):
+        lines.append(f"v_cmps_{rel}_f32 vcc, v0, v1\ns_mov_b64 s[{10 + 2 * i}:{11 + 2 * i}], vcc")
+    st = run("\n".join(lines), vgpr={0: arr([f2u(x) for x in a]), 1: arr([f2u(x) for x in b])})
+    for i, (rel, f) in enumerate(CMPS.items()):
+        exp = sum(1 << l for l in range(64) if f(a[l], b[l]))
+        got = int(st.sgpr[10 + 2 * i]) | int(st.sgpr[11 + 2 * i]) << 32
+        assert got == exp, f"v_cmps_{rel}_f32: got {got:#x} expected {exp:#x}"
