@@ -81,7 +81,7 @@ def error_from_wave(prog: Program, ws: np.ndarray, w: int, kernel: str | None = 
 
 def run_snippet(source_or_bytes, sgpr=None, vgpr=None, exec_mask=0xFFFF_FFFF_FFFF_FFFF, mode=None,
                 *, vcc=0, m0=0xFFFFFFFF, scc=0, num_vgprs=256, num_sgprs=104, lds_bytes=65536,
-                memory=None, step_limit=DEFAULT_STEP_LIMIT) -> WaveState:
+                lds=None, memory=None, step_limit=DEFAULT_STEP_LIMIT) -> WaveState:
     """Run code as one wave until s_endpgm and return its final state.
 
     ``sgpr`` maps SGPR index -> uint32; ``vgpr`` maps VGPR index -> one value for all lanes or
@@ -123,7 +123,14 @@ def run_snippet(source_or_bytes, sgpr=None, vgpr=None, exec_mask=0xFFFF_FFFF_FFF
     ws[0, E.WS_SGPRS] = num_sgprs
     ws[0, E.WS_VCOUNT] = num_vgprs
     ws[0, E.WS_LDS_SIZE] = lds_bytes
+    lds_init = lds
     lds = np.zeros(lds_bytes + 65536, np.uint8)   # LDS, then the GDS region
+    if lds_init is not None:
+        init = np.frombuffer(bytes(lds_init), np.uint8) if not isinstance(lds_init, np.ndarray) \
+            else np.ascontiguousarray(lds_init).view(np.uint8).ravel()
+        if init.size > lds_bytes:
+            raise GcnEmuError(f"initial LDS contents of {init.size} bytes exceed lds_bytes={lds_bytes}")
+        lds[:init.size] = init
     mem = memory if memory is not None else Memory()
     data, mapped = mem.arrays()
     base = _MEM_BASE
