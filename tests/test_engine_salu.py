@@ -558,3 +558,53 @@ PASS:
     st = run(src, sgpr={2: 0xFF, 3: 0})
     assert st.sgpr[10] == 0
     assert st.sgpr[11] == 1
+
+
+@pytest.mark.parametrize("scc,vcc,ex", [(1, 0, 0), (0, 1, M64), (1, 1 << 63, 1)])
+def test_s_getreg_status(scc, vcc, ex):
+    # STATUS (SI/CI ISA): SCC bit 0, EXECZ bit 9, VCCZ bit 10, VALID bit 16
+    st = run("s_getreg_b32 s0, hwreg(HW_REG_STATUS)", scc=scc, vcc=vcc, exec_mask=ex)
+    v = int(st.sgpr[0])
+    assert v & 1 == scc
+    assert (v >> 9) & 1 == int(ex == 0)
+    assert (v >> 10) & 1 == int(vcc == 0)
+    assert (v >> 16) & 1 == 1
+
+
+@pytest.mark.parametrize("nv,ns,lds", [(24, 40, 4096), (256, 104, 65536), (4, 8, 0), (128, 16, 256)])
+def test_s_getreg_gpr_and_lds_alloc(nv, ns, lds):
+    # GPR_ALLOC: VGPR_SIZE [13:8] in 4-register granules minus 1, SGPR_SIZE [27:24] in
+    # 8-register granules minus 1; LDS_ALLOC: LDS_SIZE [20:12] in 64-dword granules
+    st = run("s_getreg_b32 s0, hwreg(HW_REG_GPR_ALLOC)\ns_getreg_b32 s1, hwreg(HW_REG_LDS_ALLOC)\n"
+             "s_getreg_b32 s2, hwreg(HW_REG_GPR_ALLOC, 8, 6)\ns_getreg_b32 s3, hwreg(HW_REG_GPR_ALLOC, 24, 4)",
+             num_vgprs=nv, num_sgprs=ns, lds_bytes=lds)
+    assert (int(st.sgpr[0]) >> 8) & 0x3F == nv // 4 - 1
+    assert (int(st.sgpr[0]) >> 24) & 0xF == ns // 8 - 1
+    assert st.sgpr[2] == nv // 4 - 1 and st.sgpr[3] == ns // 8 - 1
+    assert (int(st.sgpr[1]) >> 12) & 0x1FF == lds // 256
+
+
+def test_sendmsg_sethalt_barrier_and_nops():
+    st = run("""
+    s_barrier                            // one wave: the barrier is met at once
+    s_nop 7
+    s_waitcnt vmcnt(0) & lgkmcnt(0)
+    s_setprio 2
+    s_sleep 1
+    s_mov_b32 m0, 0x77
+    s_sendmsg sendmsg(MSG_INTERRUPT)
+    s_sendmsg 0x22
+    s_sethalt 1
+    s_mov_b32 s0, 1
+    """)
+    assert st.status == "halted"
+    assert st.sgpr[0] == 0
+    assert st.messages == [(1, 0x77), (0x22, 0x77)]
+    # offsets: 6 four-byte instructions + s_mov with literal (8) + 2 sendmsg = 36 at sethalt
+    assert st.pc == 40
+    assert st.instructions == 9
+
+
+def test_endpgm_in_the_middle():
+    st = run("s_mov_b32 s0, 1\ns_endpgm\ns_mov_b32 s0, 2\ns_endpgm")
+    assert st.sgpr[0] == 1 and st.status == "done" and st.instructions == 2
