@@ -105,3 +105,42 @@ def test_sgpr_and_literal_sources_in_vop2_vop3():
         assert st.vgpr[12][l] == ((1000 & 0xFFFFFF) * (x & 0xFFFFFF) + 1000) & M32
         assert st.vgpr[13][l] == (x >> 4) & 0xFF
         assert st.vgpr[14][l] == (((0xAABBCCDD << 32) | x) >> 8) & M32
+
+
+LDS_DIRECT_SRC = """
+    s_mov_b32 m0, -1
+    v_mov_b32 v0, 0
+    v_mov_b32 v1, 0x8081f2f3
+    ds_write_b32 v0, v1 offset:16
+    s_waitcnt lgkmcnt(0)
+    s_mov_b32 m0, 0x20010            // b32 at byte 16
+    v_mov_b32 v2, src_lds_direct
+    s_mov_b32 m0, 0x00010            // unsigned byte
+    v_mov_b32 v3, src_lds_direct
+    s_mov_b32 m0, 0x10010            // unsigned short
+    v_mov_b32 v4, src_lds_direct
+    s_mov_b32 m0, 0x40010            // signed byte
+    v_mov_b32 v5, src_lds_direct
+    s_mov_b32 m0, 0x50010            // signed short
+    v_mov_b32 v6, src_lds_direct
+    s_mov_b32 m0, 0x00013            // unsigned byte at 19
+    v_add_i32 v7, vcc, src_lds_direct, v0
+"""
+
+
+def test_lds_direct_dword():
+    st = run(LDS_DIRECT_SRC)
+    assert (st.vgpr[2] == 0x8081F2F3).all()
+
+
+@pytest.mark.xfail(strict=True, reason="engine.read_vector (code 254, LDS_DIRECT) always reads a "
+                   "dword and ignores the data type in M0[18:16]")
+def test_lds_direct_data_types():
+    # CLRX GcnOperands.md: M0[15:0] byte offset, M0[18:16] format: 0 unsigned byte,
+    # 1 unsigned 16-bit, 2 32-bit, 4 signed byte, 5 signed 16-bit
+    st = run(LDS_DIRECT_SRC)
+    assert (st.vgpr[3] == 0xF3).all()
+    assert (st.vgpr[4] == 0xF2F3).all()
+    assert (st.vgpr[5] == 0xFFFFFFF3).all()
+    assert (st.vgpr[6] == 0xFFFFF2F3).all()
+    assert (st.vgpr[7] == 0x80).all()
