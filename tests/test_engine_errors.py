@@ -175,3 +175,24 @@ def test_label_spelled_like_a_modifier():
     if not all(_llvm_tools()):
         pytest.skip("llvm-mc not available")
     assert assemble(src) == _assemble_llvm(src)
+
+
+def test_v_movrel_past_the_allocation_is_an_error():
+    with pytest.raises(ExecutionError) as ei:
+        run("v_movrels_b32 v0, v10", m0=246)
+    assert "v256" in str(ei.value) and ei.value.pc == 0
+    with pytest.raises(ExecutionError) as ei:
+        run("v_movreld_b32 v10, v0", m0=10, num_vgprs=16)
+    assert "v20" in str(ei.value) and "v_movreld_b32" in str(ei.value)
+
+
+@pytest.mark.xfail(strict=True, reason="engine.py H_MOVRELS/H_MOVRELD range-check base+M0 only "
+                   "below s104: past the allocation they silently read inline constants "
+                   "(s10+M0=140 reads 12) or VCC/TTMP/M0/EXEC, and write VCC/EXEC")
+@pytest.mark.parametrize("src,m0", [("s_movrels_b32 s0, s10", 130), ("s_movrels_b32 s0, s10", 96),
+                                    ("s_movreld_b32 s10, s0", 116), ("s_movreld_b32 s10, s0", 96),
+                                    ("s_movrels_b64 s[0:1], s[10:11]", 92)])
+def test_s_movrel_past_the_allocation_is_an_error(src, m0):
+    # like v_movrel*, an index past the wave's SGPRs (s0..s103 here) is a register-range error
+    with pytest.raises(ExecutionError, match="outside"):
+        run(src, m0=m0, sgpr={0: 0x1234})
