@@ -558,3 +558,59 @@ def test_signalling_compares_give_the_same_masks():
         exp = sum(1 << l for l in range(64) if f(a[l], b[l]))
         got = int(st.sgpr[10 + 2 * i]) | int(st.sgpr[11 + 2 * i]) << 32
         assert got == exp, f"v_cmps_{rel}_f32: got {got:#x} expected {exp:#x}"
+
+
+def ulp32(x):
+    """Size of one f32 ulp at |x| (denormal spacing below 2^-126)."""
+    x = abs(x)
+    if x < 2.0 ** -126:
+        return 2.0 ** -149
+    return 2.0 ** (math.floor(math.log2(x)) - 23)
+
+
+def test_transcendentals_within_one_ulp_and_specials():
+    rng = random.Random(31)
+    pos = [u2f(f2u(rng.uniform(0, 1) * 2.0 ** rng.randrange(-100, 100))) for _ in range(52)]
+    pos += [1.0, 2.0, 4.0, 0.25, 3.0, 1e-30, 1e30, 7.0, 0.1, 100.0, 1234.5, 2.0 ** -126]
+    ang = [u2f(f2u(rng.uniform(-4, 4))) for _ in range(60)] + [0.0, 0.25, 0.5, -0.125]
+    st = run("""
+    v_rcp_f32 v10, v0
+    v_sqrt_f32 v11, v0
+    v_rsq_f32 v12, v0
+    v_log_f32 v13, v0
+    v_exp_f32 v14, v1
+    v_sin_f32 v15, v2
+    v_cos_f32 v16, v2
+    """, vgpr={0: arr([f2u(x) for x in pos]), 1: arr([f2u(x / 8) for x in ang]),
+               2: arr([f2u(x) for x in ang])})
+    for l in range(64):
+        x = pos[l]
+        refs = {10: 1 / x, 11: math.sqrt(x), 12: 1 / math.sqrt(x), 13: math.log2(x),
+                14: 2.0 ** u2f(f2u(ang[l] / 8))}
+        for reg, ref in refs.items():
+            g = u2f(int(st.vgpr[reg][l]))
+            assert abs(g - ref) <= ulp32(ref), (reg, l, x, g, ref)
+        a = ang[l]
+        for reg, ref in ((15, math.sin(2 * math.pi * a)), (16, math.cos(2 * math.pi * a))):
+            g = u2f(int(st.vgpr[reg][l]))
+            assert abs(g - ref) <= ulp32(ref) + 2.0 ** -24, (reg, l, a, g, ref)
+
+
+def test_transcendental_special_values():
+    inf, nan = float("inf"), float("nan")
+    xs = [0.0, -0.0, inf, -inf, nan, -1.0, 1.0, 4.0] * 8
+    st = run("v_rcp_f32 v10, v0\nv_sqrt_f32 v11, v0\nv_rsq_f32 v12, v0\nv_log_f32 v13, v0\n"
+             "v_exp_f32 v14, v0", vgpr={0: arr([f2u(x) for x in xs])})
+
+    def same(g, e):
+        return (math.isnan(g) and math.isnan(e)) or (g == e and math.copysign(1, g) == math.copysign(1, e))
+    # IEEE-style results at the special points, per input of xs[:8] (rcp, sqrt, rsq, log2, exp2)
+    rows = [(inf, 0.0, inf, -inf, 1.0), (-inf, -0.0, -inf, -inf, 1.0), (0.0, inf, 0.0, inf, inf),
+            (-0.0, nan, nan, nan, 0.0), (nan,) * 5, (-1.0, nan, nan, nan, 0.5),
+            (1.0, 1.0, 1.0, 0.0, 2.0), (0.25, 2.0, 0.5, 2.0, 16.0)]
+    for l in range(8):
+        x = xs[l]
+        row = rows[l]
+        for reg, e in zip(range(10, 15), row):
+            g = u2f(int(st.vgpr[reg][l]))
+            assert same(g, e), (reg, x, g, e)
