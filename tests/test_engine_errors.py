@@ -196,3 +196,19 @@ def test_s_movrel_past_the_allocation_is_an_error(src, m0):
     # like v_movrel*, an index past the wave's SGPRs (s0..s103 here) is a register-range error
     with pytest.raises(ExecutionError, match="outside"):
         run(src, m0=m0, sgpr={0: 0x1234})
+
+
+def test_vgpr_inputs_accept_ints_and_float32():
+    p = code("s_nop 0")
+    assert run_snippet(p, vgpr={0: 1.5}).vgpr[0][0] == 0x3FC00000          # a float: f32 bits
+    assert run_snippet(p, vgpr={0: np.full(64, 1.5, np.float32)}).vgpr[0][5] == 0x3FC00000
+    assert run_snippet(p, vgpr={0: [-1] * 64}).vgpr[0][7] == M32
+    assert run_snippet(p, vgpr={0: np.arange(64, dtype=np.uint32)}).vgpr[0][9] == 9
+
+
+@pytest.mark.xfail(strict=True, reason="wave.run_snippet: a 64-element float64 array is converted "
+                   "with astype(uint32) (1.5 -> 1) while a float scalar becomes f32 bits")
+def test_vgpr_float64_array_is_treated_like_a_float_scalar():
+    p = code("s_nop 0")
+    st = run_snippet(p, vgpr={0: np.full(64, 1.5)})
+    assert st.vgpr[0][0] == 0x3FC00000
