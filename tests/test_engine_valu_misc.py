@@ -363,3 +363,27 @@ def test_round_mode_switched_by_s_setreg():
     assert (st.vgpr[11] == f2u(1.0 + 2.0 ** -23)).all()
     assert (st.vgpr[12] == f2u(1.0)).all()
     assert st.mode == 0x3F0
+
+
+@pytest.mark.parametrize("rmode", [RNE, UP, DOWN, RTZ])
+def test_conversions_follow_the_f32_round_mode(rmode):
+    rng = random.Random(40 + rmode)
+    ints = [rng.getrandbits(32) for _ in range(56)] + [2 ** 24 + 1, 2 ** 24 + 3, M32, 2 ** 31 + 1,
+                                                       0x80000001, 0xFFFFFF7F, 1, 0]
+    dbl = [rng.uniform(-1, 1) * 2.0 ** rng.randrange(-140, 130) for _ in range(60)] + \
+        [1 + 2.0 ** -24, -(1 + 2.0 ** -24), 3.4028235677973366e38, 1e-45]
+    db = [d2u(x) for x in dbl]
+    mode = 0x3F0 | rmode | (rmode << 2)
+    st = run("v_cvt_f32_u32 v10, v0\nv_cvt_f32_i32 v11, v0\nv_cvt_f32_f64 v12, v[2:3]\n"
+             "v_cvt_i32_f32 v13, v10", vgpr={0: arr(ints), 2: arr(db), 3: arr([x >> 32 for x in db])},
+             mode=mode)
+    for l in range(64):
+        assert int(st.vgpr[10][l]) == f2u(round_dir(Fraction(ints[l]), rmode)), (l, ints[l])
+        q = Fraction(sgn(ints[l]))
+        assert int(st.vgpr[11][l]) == f2u(round_dir(q, rmode)) if q else st.vgpr[11][l] == 0, l
+        q = Fraction(dbl[l])
+        exp = f2u(round_dir(q, rmode)) if q else 0
+        assert int(st.vgpr[12][l]) == exp, (rmode, l, dbl[l], hex(int(st.vgpr[12][l])), hex(exp))
+        # float -> int conversions truncate whatever the round mode
+        v = u2f(int(st.vgpr[10][l]))
+        assert sgn(int(st.vgpr[13][l])) == max(-2 ** 31, min(2 ** 31 - 1, math.trunc(v))), l
