@@ -171,8 +171,15 @@ class LoadedProgram:
                 raise LoaderError(f"no kernel named {name!r}; kernels: {self.kernel_names or 'none'}")
             info = self._infos[name]
             co = self.code_object
+            prog = None
             if co is not None and co.text_address <= info.entry_address < co.text_address + len(co.text):
-                prog = self._text()
+                try:
+                    prog = self._text()
+                except LoaderError:
+                    # .text is not pure code (code object v2 keeps amd_kernel_code_t headers
+                    # there): decode this kernel's own bytes only
+                    prog = None
+            if prog is not None:
                 row = prog.pc_index.get(info.entry_address - co.text_address)
                 if row is None:
                     raise LoaderError(f"kernel {name}: entry 0x{info.entry_address:x} is not at an "

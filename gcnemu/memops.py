@@ -439,8 +439,10 @@ def ds_instruction(ins, w, sregs, ws, vgpr, lds, scratch):
         if not _lane_on(ex, l):
             continue
         addr = np.int64(_vreg(vgpr, ws, w, vaddr, l))
+        # the LDS address adder is 32 bits wide: compilers fold a negative base register into
+        # a positive offset (e.g. ADDR = -4*lid, offset:252) and rely on the wrap
         if kind == K_LOAD:
-            a = (addr + offset16) & ~np.int64(align - 1)
+            a = ((addr + offset16) & 0xFFFFFFFF) & ~np.int64(align - 1)
             ok = a + nb <= limit
             if size < 4:
                 v = _lds_read(lds, base, a, size) if ok else U64(0)
@@ -452,7 +454,7 @@ def ds_instruction(ins, w, sregs, ws, vgpr, lds, scratch):
                     v = _lds_read(lds, base, a + 4 * i, 4) if ok else U64(0)
                     _vset(vgpr, ws, w, vdst + i, l, v)
         elif kind == K_STORE:
-            a = (addr + offset16) & ~np.int64(align - 1)
+            a = ((addr + offset16) & 0xFFFFFFFF) & ~np.int64(align - 1)
             if a + nb <= limit:
                 if size < 4:
                     _lds_write(lds, base, a, _vreg(vgpr, ws, w, d0, l), size)
@@ -462,7 +464,7 @@ def ds_instruction(ins, w, sregs, ws, vgpr, lds, scratch):
         elif kind == K_LOAD2 or kind == K_STORE2 or kind == K_WRXCHG2:
             scale = nb * (64 if st64 else 1)
             for k in range(2):
-                a = (addr + (off0 if k == 0 else off1) * scale) & ~np.int64(nb - 1)
+                a = ((addr + (off0 if k == 0 else off1) * scale) & 0xFFFFFFFF) & ~np.int64(nb - 1)
                 ok = a + nb <= limit
                 if kind == K_LOAD2:
                     for i in range(count):
@@ -493,7 +495,7 @@ def ds_instruction(ins, w, sregs, ws, vgpr, lds, scratch):
                 v = _lds_read(lds, base, b, nb)
                 lds_atomic(lds, base, a, aop, v, U64(0), nb, scratch)
         else:  # K_ATOMIC
-            a = (addr + offset16) & ~np.int64(nb - 1)
+            a = ((addr + offset16) & 0xFFFFFFFF) & ~np.int64(nb - 1)
             v = _vreg(vgpr, ws, w, d0, l)
             c = U64(0)
             if count == 2:
