@@ -144,3 +144,23 @@ def test_lds_direct_data_types():
     assert (st.vgpr[5] == 0xFFFFFFF3).all()
     assert (st.vgpr[6] == 0xFFFFF2F3).all()
     assert (st.vgpr[7] == 0x80).all()
+
+
+def test_scalar_inline_constants_32_and_64():
+    st = run("""
+    s_mov_b32 s0, 0.5
+    s_add_u32 s1, s10, 1.0
+    s_mov_b32 s2, -16
+    s_and_b64 s[4:5], s[12:13], -2
+    s_or_b64 s[6:7], s[12:13], 2.0
+    s_mov_b64 s[8:9], 0x87654321        // a 32-bit literal for a 64-bit operand
+    s_xor_b32 s3, s10, 0xFFFF0000
+    """, sgpr={10: 1, 12: 0x13, 13: 0x80000000})
+    assert st.sgpr[0] == 0x3F000000
+    assert st.sgpr[1] == 0x3F800001
+    assert st.sgpr[2] == (-16) & M32
+    assert int(st.sgpr[4]) | int(st.sgpr[5]) << 32 == 0x8000000000000012
+    assert int(st.sgpr[6]) | int(st.sgpr[7]) << 32 == 0x8000000000000013 | d2u(2.0)
+    assert st.sgpr[3] == 0xFFFF0001
+    # the high half of a 32-bit literal for a 64-bit integer operand is not pinned down here
+    assert st.sgpr[8] == 0x87654321 and st.sgpr[9] in (0, M32)
