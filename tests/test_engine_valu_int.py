@@ -351,3 +351,41 @@ def test_cndmask_vcc_and_sgpr_pair():
         assert st.vgpr[10][l] == (b[l] if (m1 >> l) & 1 else a[l])
         assert st.vgpr[11][l] == (b[l] if (m2 >> l) & 1 else a[l])
         assert st.vgpr[12][l] == (M32 if (m2 >> l) & 1 else 0)
+
+
+def _sad_bytes(s0, s1, masked):
+    t = 0
+    for i in range(4):
+        x, y = (s0 >> 8 * i) & 0xFF, (s1 >> 8 * i) & 0xFF
+        if masked and y == 0:
+            continue
+        t += abs(x - y)
+    return t
+
+
+def test_qsad_mqsad_against_clrx_pseudocode():
+    rng = random.Random(17)
+    s0 = [rng.getrandbits(64) for _ in range(64)]
+    s1 = [rng.getrandbits(32) & rng.choice([M32, 0xFF00FF00, 0x00FFFF00, 0xFFFFFFFF]) for _ in range(64)]
+    s2 = [sum(rng.randrange(0, 60000) << (16 * i) for i in range(4)) for _ in range(64)]
+    acc = [[rng.getrandbits(32) if rng.random() < 0.7 else 0xFFFFFFF0 for _ in range(4)]
+           for _ in range(64)]
+    vg = {0: arr(s0), 1: arr([x >> 32 for x in s0]), 2: arr(s1), 4: arr(s2),
+          5: arr([x >> 32 for x in s2])}
+    for i in range(4):
+        vg[20 + i] = arr([a[i] for a in acc])
+    st = run("""
+    v_qsad_pk_u16_u8 v[10:11], v[0:1], v2, v[4:5]
+    v_mqsad_pk_u16_u8 v[12:13], v[0:1], v2, v[4:5]
+    v_mqsad_u32_u8 v[14:17], v[0:1], v2, v[20:23]
+    """, vgpr=vg)
+    for l in range(64):
+        q = mq = 0
+        for n in range(4):
+            win = (s0[l] >> (8 * n)) & M32
+            q |= ((_sad_bytes(win, s1[l], False) + ((s2[l] >> 16 * n) & 0xFFFF)) & 0xFFFF) << 16 * n
+            mq |= ((_sad_bytes(win, s1[l], True) + ((s2[l] >> 16 * n) & 0xFFFF)) & 0xFFFF) << 16 * n
+            u = min(_sad_bytes(win, s1[l], True) + acc[l][n], M32)
+            assert int(st.vgpr[14 + n][l]) == u, (l, n)
+        assert int(st.vgpr[10][l]) | int(st.vgpr[11][l]) << 32 == q, l
+        assert int(st.vgpr[12][l]) | int(st.vgpr[13][l]) << 32 == mq, l
