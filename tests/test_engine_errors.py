@@ -212,3 +212,31 @@ def test_vgpr_float64_array_is_treated_like_a_float_scalar():
     p = code("s_nop 0")
     st = run_snippet(p, vgpr={0: np.full(64, 1.5)})
     assert st.vgpr[0][0] == 0x3FC00000
+
+
+def test_error_pc_after_literals_and_branches():
+    src = """
+    s_mov_b32 s0, 0x12345678        // 0: 8 bytes with its literal
+    s_branch L                      // 8
+    s_nop 0                         // 12
+L:  v_add_f32 v1, 0x40490fdb, v1    // 16: 8 bytes
+    v_mov_b32 v0, v100              // 24
+    """
+    with pytest.raises(ExecutionError) as ei:
+        run(src, num_vgprs=8)
+    check_error(ei, 24, "v_mov_b32", "v100", "outside")
+
+
+def test_error_in_a_loop_names_the_failing_iteration_pc():
+    # the loop writes v[s0] via movreld; it fails on the iteration where M0 leaves the allocation
+    src = """
+    s_mov_b32 m0, 0
+LOOP:
+    v_movreld_b32 v0, v1            // 4
+    s_add_u32 m0, m0, 1             // 8
+    s_cmp_lt_u32 m0, 100            // 12
+    s_cbranch_scc1 LOOP             // 16
+    """
+    with pytest.raises(ExecutionError) as ei:
+        run(src, num_vgprs=10, vgpr={1: 5})
+    check_error(ei, 4, "v_movreld_b32", "v10", "outside")
