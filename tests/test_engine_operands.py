@@ -164,3 +164,19 @@ def test_scalar_inline_constants_32_and_64():
     assert st.sgpr[3] == 0xFFFF0001
     # the high half of a 32-bit literal for a 64-bit integer operand is not pinned down here
     assert st.sgpr[8] == 0x87654321 and st.sgpr[9] in (0, M32)
+
+
+def test_flat_scratch_ttmp_tba_tma_registers():
+    st = run("""
+    s_mov_b64 flat_scratch, s[0:1]
+    s_mov_b32 ttmp0, s2
+    s_mov_b32 ttmp11, s3
+    s_mov_b32 s4, ttmp0
+    s_mov_b32 s5, ttmp11
+    s_mov_b64 tba, s[0:1]
+    s_mov_b64 s[6:7], tba
+    s_mov_b32 s8, flat_scratch_hi
+    """, sgpr={0: 0x1000, 1: 0x2, 2: 0xAB, 3: 0xCD})
+    assert st.flat_scratch == 0x2_0000_1000
+    assert st.sgpr[4] == 0xAB and st.sgpr[5] == 0xCD
+    assert list(st.sgpr[6:9]) == [0x1000, 0x2, 0x2]
