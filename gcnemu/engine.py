@@ -84,7 +84,13 @@ ALL_LANES = np.uint64(0xFFFFFFFFFFFFFFFF)
 # program columns (kept in step with gcnemu/program.py)
 (C_H, C_K, C_PC, C_SIZE, C_S0, C_S1, C_S2, C_DST, C_SDST, C_W0, C_W1, C_W2, C_WD, C_ABS, C_NEG,
  C_CLAMP, C_OMOD, C_LIT, C_IMM, C_TGT, C_FLAGS, C_OMODW, C_F0, C_F1, C_F2, C_F3, C_F4, C_F5,
- C_F6, C_F7, C_UNIT, C_ROW) = range(32)
+ C_F6, C_F7, C_UNIT, C_ROW, C_K0, C_K1, C_K2, C_KD, C_V0, C_V1, C_V2, C_SMAX, C_VMAX,
+ C_FAST) = range(42)
+
+# operand kinds the decoder precomputes for the fast path (columns C_K0, C_K1, C_K2, C_KD):
+# absent, SGPR/special register read from sregs, constant (value in C_V0/1/2), VGPR; any
+# other operand (SCC, VCCZ, EXECZ, LDS_DIRECT, invalid codes) leaves C_FAST 0.
+K_NONE, K_SREG, K_CONST, K_VGPR = 0, 1, 2, 3
 
 _F32_CONSTS = np.array([0x3F000000, 0xBF000000, 0x3F800000, 0xBF800000,
                         0x40000000, 0xC0000000, 0x40800000, 0xC0800000], np.uint64)
@@ -242,10 +248,10 @@ def write_vector(vgpr, ws, w, r, ndw, res, exec_mask):
 def apply_input_mods(row, ndw, absbit, negbit):
     sign = U64(1) << U64(63 if ndw >= 2 else 31)
     if absbit:
-        for l in range(64):
+        for l in range(row.shape[0]):
             row[l] &= ~sign
     if negbit:
-        for l in range(64):
+        for l in range(row.shape[0]):
             row[l] ^= sign
 
 
@@ -276,58 +282,363 @@ def hwreg_value(sregs, ws, w, hw_id):
 
 # --- the wave loop --------------------------------------------------------------------------
 @njit
+def step_generic(code, pc, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faults, msgs,
+                 tmp, exports):
+    """Execute the instruction at row pc on ws/sregs state (the general path: every handler,
+    every operand kind, every error). Returns the next row."""
+    s0 = tmp[0]
+    s1 = tmp[1]
+    s2 = tmp[2]
+    res = tmp[3]
+    n = code.shape[0]
+    ins = code[pc]
+    h = ins[C_H]
+    next_pc = pc + 1
+    if h == H_SALU:
+        ndw0 = ins[C_W0]
+        lit_high = (ins[C_FLAGS] & FL_LIT_HIGH) != 0
+        a = read_scalar(sregs, ws, w, ins[C_S0], ndw0, ins[C_LIT], lit_high)
+        b = U64(0)
+        if ins[C_S1] >= 0:
+            b = read_scalar(sregs, ws, w, ins[C_S1], ins[C_W1], ins[C_LIT], lit_high)
+        d = U64(0)
+        if ins[C_DST] >= 0 and ins[C_DST] < 128:
+            d = read_scalar(sregs, ws, w, ins[C_DST], ins[C_WD], 0, False)
+        r, scc = D.salu_exec(ins[C_K], a, b, d, U64(ws[w, WS_SCC]))
+        if ws[w, WS_STATUS] != ST_READY:
+            return pc
+        ws[w, WS_SCC] = np.int64(scc)
+        if ins[C_DST] >= 0:
+            write_scalar(sregs, ws, w, ins[C_DST], ins[C_WD], r)
+        ws[w, WS_SALU] += 1
+    elif h == H_VALU or h == H_VCMP:
+        exec_mask = get_exec(sregs, w)
+        flags = ins[C_FLAGS]
+        lit_high = (flags & FL_LIT_HIGH) != 0
+        read_vector(vgpr, sregs, ws, w, ins[C_S0], ins[C_W0], ins[C_LIT], lit_high, lds, s0)
+        if ins[C_S1] >= 0:
+            read_vector(vgpr, sregs, ws, w, ins[C_S1], ins[C_W1], ins[C_LIT], lit_high, lds, s1)
+        else:
+            s1[:] = 0
+        cin = U64(0)
+        if flags & FL_CIN_S2:
+            cin = read_scalar(sregs, ws, w, ins[C_S2], 2, ins[C_LIT], False)
+            s2[:] = 0
+        elif ins[C_S2] >= 0:
+            read_vector(vgpr, sregs, ws, w, ins[C_S2], ins[C_W2], ins[C_LIT], lit_high, lds, s2)
+        else:
+            s2[:] = 0
+        if flags & FL_CIN_VCC:
+            cin = get_vcc(sregs, w)
+        if ins[C_ABS] | ins[C_NEG]:
+            apply_input_mods(s0, ins[C_W0], ins[C_ABS] & 1, ins[C_NEG] & 1)
+            apply_input_mods(s1, ins[C_W1], ins[C_ABS] & 2, ins[C_NEG] & 2)
+            apply_input_mods(s2, ins[C_W2], ins[C_ABS] & 4, ins[C_NEG] & 4)
+        if ws[w, WS_STATUS] != ST_READY:
+            return pc
+        fl = call_valu(ins[C_K], s0.ctypes.data, s1.ctypes.data, s2.ctypes.data, res.ctypes.data,
+                       cin, exec_mask, ws[w, WS_MODE])
+        if ins[C_OMODW] != 0 and (ins[C_OMOD] | ins[C_CLAMP]) != 0:
+            apply_output_mods(res, exec_mask, ins[C_OMODW], ins[C_OMOD], ins[C_CLAMP], ws[w, WS_MODE])
+        if flags & FL_CMP:
+            m = fl & exec_mask
+            write_scalar(sregs, ws, w, ins[C_SDST], 2, m)
+            if flags & FL_CMPX:
+                set_pair(sregs, w, EXEC_LO, m)
+        else:
+            write_vector(vgpr, ws, w, ins[C_DST], ins[C_WD], res, exec_mask)
+            if flags & FL_FLAGS_TO_SDST:
+                write_scalar(sregs, ws, w, ins[C_SDST], 2, fl & exec_mask)
+        ws[w, WS_VALU] += 1
+    elif h == H_ENDPGM:
+        ws[w, WS_STATUS] = ST_DONE
+    elif h == H_BRANCH:
+        next_pc = branch_to(ws, w, ins)
+    elif h == H_CBRANCH:
+        k = ins[C_K]
+        take = False
+        if k == 0:
+            take = ws[w, WS_SCC] == 0
+        elif k == 1:
+            take = ws[w, WS_SCC] != 0
+        elif k == 2:
+            take = get_vcc(sregs, w) == U64(0)
+        elif k == 3:
+            take = get_vcc(sregs, w) != U64(0)
+        elif k == 4:
+            take = get_exec(sregs, w) == U64(0)
+        elif k == 5:
+            take = get_exec(sregs, w) != U64(0)
+        if take:
+            next_pc = branch_to(ws, w, ins)
+            ws[w, WS_TAKEN] += 1
+    elif h == H_NOP or h == H_WAITCNT:
+        pass
+    elif h == H_BARRIER:
+        ws[w, WS_STATUS] = ST_BARRIER
+    elif h == H_SAVEEXEC:
+        ex = get_exec(sregs, w)
+        s = read_scalar(sregs, ws, w, ins[C_S0], 2, ins[C_LIT], False)
+        k = ins[C_K]
+        if k == 0:
+            nx = s & ex
+        elif k == 1:
+            nx = s | ex
+        elif k == 2:
+            nx = s ^ ex
+        elif k == 3:
+            nx = s & ~ex
+        elif k == 4:
+            nx = s | ~ex
+        elif k == 5:
+            nx = ~(s & ex)
+        elif k == 6:
+            nx = ~(s | ex)
+        else:
+            nx = ~(s ^ ex)
+        write_scalar(sregs, ws, w, ins[C_DST], 2, ex)
+        set_pair(sregs, w, EXEC_LO, nx)
+        ws[w, WS_SCC] = 1 if nx != U64(0) else 0
+        ws[w, WS_SALU] += 1
+    elif h == H_SMRD_LOAD or h == H_MEMTIME:
+        smem(code, ins, w, sregs, ws, mem_data, mem_mapped, mem_base, faults)
+    elif h == H_READLANE:
+        lane = np.int64(read_scalar(sregs, ws, w, ins[C_S1], 1, ins[C_LIT], False) & U64(63))
+        r = ins[C_S0] - 256
+        if ins[C_S0] < 256:
+            fail(ws, w, ERR_BAD_OPERAND, ins[C_S0])
+        elif vgpr_ok(ws, w, r, 1):
+            write_scalar(sregs, ws, w, ins[C_DST], 1, U64(vgpr[ws[w, WS_VBASE] + r, lane]))
+        ws[w, WS_VALU] += 1
+    elif h == H_WRITELANE:
+        lane = np.int64(read_scalar(sregs, ws, w, ins[C_S1], 1, ins[C_LIT], False) & U64(63))
+        v = read_scalar(sregs, ws, w, ins[C_S0], 1, ins[C_LIT], False)
+        if vgpr_ok(ws, w, ins[C_DST], 1):
+            vgpr[ws[w, WS_VBASE] + ins[C_DST], lane] = np.uint32(v)
+        ws[w, WS_VALU] += 1
+    elif h == H_READFIRSTLANE:
+        ex = get_exec(sregs, w)
+        lane = 0
+        for l in range(64):
+            if (ex >> U64(l)) & U64(1):
+                lane = l
+                break
+        read_vector(vgpr, sregs, ws, w, ins[C_S0], 1, ins[C_LIT], False, lds, s0)
+        write_scalar(sregs, ws, w, ins[C_DST], 1, s0[lane] & MASK32)
+        ws[w, WS_VALU] += 1
+    elif h == H_VMOVRELS or h == H_VMOVRELD or h == H_VMOVRELSD:
+        m0 = np.int64(sregs[w, M0])
+        exec_mask = get_exec(sregs, w)
+        src = ins[C_S0]
+        if h != H_VMOVRELD:
+            if src < 256:
+                fail(ws, w, ERR_BAD_OPERAND, src)
+                return pc
+            src = src + m0
+        read_vector(vgpr, sregs, ws, w, src, 1, ins[C_LIT], False, lds, s0)
+        dst = ins[C_DST] + (m0 if h != H_VMOVRELS else 0)
+        write_vector(vgpr, ws, w, dst, 1, s0, exec_mask)
+        ws[w, WS_VALU] += 1
+    elif h == H_MQSAD:
+        exec_mask = get_exec(sregs, w)
+        read_vector(vgpr, sregs, ws, w, ins[C_S0], 2, ins[C_LIT], False, lds, s0)
+        read_vector(vgpr, sregs, ws, w, ins[C_S1], 1, ins[C_LIT], False, lds, s1)
+        read_vector(vgpr, sregs, ws, w, ins[C_S2], 2, ins[C_LIT], False, lds, s2)
+        if ins[C_S2] >= 256:
+            read_vector(vgpr, sregs, ws, w, ins[C_S2] + 2, 2, ins[C_LIT], False, lds, res)
+        else:
+            res[:] = 0
+        mqsad(vgpr, ws, w, ins[C_DST], s0, s1, s2, res, exec_mask)
+        ws[w, WS_VALU] += 1
+    elif h == H_MOVRELS or h == H_MOVRELD:
+        m0 = np.int64(sregs[w, M0])
+        src = ins[C_S0] + (m0 if h == H_MOVRELS else 0)
+        dst = ins[C_DST] + (m0 if h == H_MOVRELD else 0)
+        v = read_scalar(sregs, ws, w, src, ins[C_W0], ins[C_LIT], False)
+        write_scalar(sregs, ws, w, dst, ins[C_WD], v)
+        ws[w, WS_SALU] += 1
+    elif h == H_GETPC:
+        write_scalar(sregs, ws, w, ins[C_DST], 2,
+                     U64(ws[w, WS_CODE_BASE] + code[pc, C_PC] + code[pc, C_SIZE]))
+    elif h == H_SETPC or h == H_SWAPPC:
+        target = np.int64(read_scalar(sregs, ws, w, ins[C_S0], 2, ins[C_LIT], False))
+        if h == H_SWAPPC:
+            write_scalar(sregs, ws, w, ins[C_DST], 2,
+                         U64(ws[w, WS_CODE_BASE] + code[pc, C_PC] + code[pc, C_SIZE]))
+        next_pc = row_of_pc(code, target - ws[w, WS_CODE_BASE])
+        if next_pc < 0:
+            fail(ws, w, ERR_BRANCH_TARGET, target)
+    elif h == H_GETREG:
+        simm = ins[C_IMM]
+        hw_id = simm & 0x3F
+        off = (simm >> 6) & 0x1F
+        size = ((simm >> 11) & 0x1F) + 1
+        v = (hwreg_value(sregs, ws, w, hw_id) >> U64(off)) & ((U64(1) << U64(size)) - U64(1))
+        write_scalar(sregs, ws, w, ins[C_DST], 1, v)
+        ws[w, WS_SALU] += 1
+    elif h == H_SETREG:
+        simm = ins[C_IMM]
+        hw_id = simm & 0x3F
+        off = (simm >> 6) & 0x1F
+        size = ((simm >> 11) & 0x1F) + 1
+        if ins[C_S0] == 255:
+            v = U64(ins[C_LIT]) & MASK32
+        else:
+            v = read_scalar(sregs, ws, w, ins[C_S0], 1, 0, False)
+        mask = ((U64(1) << U64(size)) - U64(1)) << U64(off)
+        if hw_id == 1:
+            ws[w, WS_MODE] = np.int64((U64(ws[w, WS_MODE]) & ~mask) | ((v << U64(off)) & mask))
+        elif hw_id == 3:
+            ws[w, WS_TRAPSTS] = np.int64((U64(ws[w, WS_TRAPSTS]) & ~mask) | ((v << U64(off)) & mask))
+        ws[w, WS_SALU] += 1
+    elif h == H_CBRANCH_I_FORK or h == H_CBRANCH_G_FORK:
+        next_pc = fork(code, ins, pc, w, sregs, ws)
+    elif h == H_CBRANCH_JOIN:
+        next_pc = join(code, ins, pc, w, sregs, ws)
+    elif h == H_SENDMSG:
+        k = ws[w, WS_MSG_COUNT]
+        if k < msgs.shape[0]:
+            msgs[k, 0] = w
+            msgs[k, 1] = ins[C_IMM]
+            msgs[k, 2] = np.int64(sregs[w, M0])
+            msgs[k, 3] = pc
+        ws[w, WS_MSG_COUNT] = k + 1
+    elif h == H_SETHALT:
+        if ins[C_IMM] & 1:
+            ws[w, WS_STATUS] = ST_HALTED
+    elif h == H_TRAP:
+        fail(ws, w, ERR_TRAP, ins[C_IMM] & 0xFF)
+    elif h == H_RFE:
+        target = np.int64(read_scalar(sregs, ws, w, ins[C_S0], 2, ins[C_LIT], False))
+        next_pc = row_of_pc(code, target - ws[w, WS_CODE_BASE])
+        if next_pc < 0:
+            fail(ws, w, ERR_BRANCH_TARGET, target)
+    elif h >= H_DS and h <= H_EXP:
+        memory_instruction(code, ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base,
+                           faults, tmp, exports)
+    else:
+        fail(ws, w, ERR_UNIMPLEMENTED, h)
+    return next_pc
+
+# --- the fast path -----------------------------------------------------------------------
+@njit(inline="always")
+def _sread(sregs, w, kind, c, ndw, val):
+    """A scalar operand the decoder classified (C_K*: K_SREG or a constant/absent in C_V*)."""
+    if kind == K_SREG:
+        v = U64(sregs[w, c])
+        if ndw >= 2:
+            v |= U64(sregs[w, c + 1]) << U64(32)
+        return v
+    return U64(val)
+
+
+@njit(inline="always")
+def _vread(out, vgpr, sregs, w, kind, c, ndw, val, vbase):
+    """Fill out[] with a classified VALU source (runtime trip counts keep the loops vector)."""
+    nl = out.shape[0]
+    if kind == K_VGPR:
+        row = vbase + c - 256
+        a = vgpr[row]
+        if ndw >= 2:
+            b = vgpr[row + 1]
+            for l in range(nl):
+                out[l] = U64(a[l]) | (U64(b[l]) << U64(32))
+        else:
+            for l in range(nl):
+                out[l] = U64(a[l])
+        return
+    v = _sread(sregs, w, kind, c, ndw, val)
+    for l in range(nl):
+        out[l] = v
+
+
+@njit(inline="always")
+def _vwrite(vgpr, row, ndw, res, ex):
+    nl = res.shape[0]
+    a = vgpr[row]
+    if ex == ALL_LANES:
+        for l in range(nl):
+            a[l] = np.uint32(res[l] & MASK32)
+        if ndw >= 2:
+            b = vgpr[row + 1]
+            for l in range(nl):
+                b[l] = np.uint32(res[l] >> U64(32))
+        return
+    for l in range(nl):
+        a[l] = np.uint32(res[l] & MASK32) if (ex >> U64(l)) & U64(1) else a[l]
+    if ndw >= 2:
+        b = vgpr[row + 1]
+        for l in range(nl):
+            b[l] = np.uint32(res[l] >> U64(32)) if (ex >> U64(l)) & U64(1) else b[l]
+
+
+@njit
 def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faults, msgs,
              step_limit, tmp, exports):
-    """Run wave w until it ends, reaches a barrier, halts or fails. Returns its status."""
+    """Run wave w until it ends, reaches a barrier, halts or fails. Returns its status.
+
+    The hot handlers (SALU, VALU, compares, branches, saveexec, nop) run here on local copies
+    of PC, SCC, the step and instruction counters, using operand kinds and constants the
+    decoder precomputed (gcnemu/program.py: C_K*, C_V*, C_SMAX, C_VMAX, C_FAST). Everything
+    else -- and any instruction whose operands need a run-time check that fails -- goes to
+    `step_generic` with the locals written back to ws first and reloaded after.
+    """
+    if ws[w, WS_STATUS] != ST_READY:
+        return ws[w, WS_STATUS]
     n = code.shape[0]
     s0 = tmp[0]
     s1 = tmp[1]
     s2 = tmp[2]
     res = tmp[3]
-    while ws[w, WS_STATUS] == ST_READY:
-        pc = ws[w, WS_PC]
-        if pc < 0 or pc >= n:
-            fail(ws, w, ERR_PC_RANGE, pc)
+    nsg = ws[w, WS_SGPRS]
+    vcount = ws[w, WS_VCOUNT]
+    vbase = ws[w, WS_VBASE]
+    pc = ws[w, WS_PC]
+    scc = ws[w, WS_SCC]
+    steps = ws[w, WS_STEPS]
+    insts = ws[w, WS_INSTS]
+    nsalu = ws[w, WS_SALU]
+    nvalu = ws[w, WS_VALU]
+    ntaken = ws[w, WS_TAKEN]
+    mode = ws[w, WS_MODE]
+    while True:
+        if pc < 0 or pc >= n or steps >= step_limit:
             break
-        if ws[w, WS_STEPS] >= step_limit:
-            fail(ws, w, ERR_STEP_LIMIT, step_limit)
-            break
-        ws[w, WS_STEPS] += 1
-        ins = code[pc]
-        h = ins[C_H]
+        steps += 1
+        h = code[pc, C_H]
         next_pc = pc + 1
-        if h == H_SALU:
-            ndw0 = ins[C_W0]
-            lit_high = (ins[C_FLAGS] & FL_LIT_HIGH) != 0
-            a = read_scalar(sregs, ws, w, ins[C_S0], ndw0, ins[C_LIT], lit_high)
-            b = U64(0)
-            if ins[C_S1] >= 0:
-                b = read_scalar(sregs, ws, w, ins[C_S1], ins[C_W1], ins[C_LIT], lit_high)
-            d = U64(0)
-            if ins[C_DST] >= 0 and ins[C_DST] < 128:
-                d = read_scalar(sregs, ws, w, ins[C_DST], ins[C_WD], 0, False)
-            r, scc = D.salu_exec(ins[C_K], a, b, d, U64(ws[w, WS_SCC]))
-            if ws[w, WS_STATUS] != ST_READY:
-                break
-            ws[w, WS_SCC] = np.int64(scc)
-            if ins[C_DST] >= 0:
-                write_scalar(sregs, ws, w, ins[C_DST], ins[C_WD], r)
-            ws[w, WS_SALU] += 1
-        elif h == H_VALU or h == H_VCMP:
-            exec_mask = get_exec(sregs, w)
+        if h == H_NOP or h == H_WAITCNT:
+            pass
+        elif h == H_SALU and code[pc, C_FAST] != 0 and code[pc, C_SMAX] <= nsg:
+            kd = code[pc, C_KD]
+            dc = code[pc, C_DST]
+            wd = code[pc, C_WD]
+            a = _sread(sregs, w, code[pc, C_K0], code[pc, C_S0], code[pc, C_W0], code[pc, C_V0])
+            b = _sread(sregs, w, code[pc, C_K1], code[pc, C_S1], code[pc, C_W1], code[pc, C_V1])
+            d = _sread(sregs, w, kd, dc, wd, 0)
+            r, sc = D.salu_exec(code[pc, C_K], a, b, d, U64(scc))
+            scc = np.int64(sc)
+            if kd == K_SREG:
+                sregs[w, dc] = np.uint32(r & MASK32)
+                if wd >= 2:
+                    sregs[w, dc + 1] = np.uint32(r >> U64(32))
+            nsalu += 1
+        elif (h == H_VALU or h == H_VCMP) and code[pc, C_FAST] != 0 and \
+                code[pc, C_SMAX] <= nsg and code[pc, C_VMAX] <= vcount:
+            ins = code[pc]
+            ex = get_exec(sregs, w)
             flags = ins[C_FLAGS]
-            lit_high = (flags & FL_LIT_HIGH) != 0
-            read_vector(vgpr, sregs, ws, w, ins[C_S0], ins[C_W0], ins[C_LIT], lit_high, lds, s0)
-            if ins[C_S1] >= 0:
-                read_vector(vgpr, sregs, ws, w, ins[C_S1], ins[C_W1], ins[C_LIT], lit_high, lds, s1)
+            _vread(s0, vgpr, sregs, w, ins[C_K0], ins[C_S0], ins[C_W0], ins[C_V0], vbase)
+            if ins[C_K1] != K_NONE:
+                _vread(s1, vgpr, sregs, w, ins[C_K1], ins[C_S1], ins[C_W1], ins[C_V1], vbase)
             else:
                 s1[:] = 0
             cin = U64(0)
             if flags & FL_CIN_S2:
-                cin = read_scalar(sregs, ws, w, ins[C_S2], 2, ins[C_LIT], False)
+                cin = _sread(sregs, w, ins[C_K2], ins[C_S2], 2, ins[C_V2])
                 s2[:] = 0
-            elif ins[C_S2] >= 0:
-                read_vector(vgpr, sregs, ws, w, ins[C_S2], ins[C_W2], ins[C_LIT], lit_high, lds, s2)
+            elif ins[C_K2] != K_NONE:
+                _vread(s2, vgpr, sregs, w, ins[C_K2], ins[C_S2], ins[C_W2], ins[C_V2], vbase)
             else:
                 s2[:] = 0
             if flags & FL_CIN_VCC:
@@ -336,33 +647,27 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
                 apply_input_mods(s0, ins[C_W0], ins[C_ABS] & 1, ins[C_NEG] & 1)
                 apply_input_mods(s1, ins[C_W1], ins[C_ABS] & 2, ins[C_NEG] & 2)
                 apply_input_mods(s2, ins[C_W2], ins[C_ABS] & 4, ins[C_NEG] & 4)
-            if ws[w, WS_STATUS] != ST_READY:
-                break
-            fl = call_valu(ins[C_K], s0.ctypes.data, s1.ctypes.data, s2.ctypes.data, res.ctypes.data,
-                           cin, exec_mask, ws[w, WS_MODE])
+            fl = call_valu(ins[C_K], s0.ctypes.data, s1.ctypes.data, s2.ctypes.data,
+                           res.ctypes.data, cin, ex, mode)
             if ins[C_OMODW] != 0 and (ins[C_OMOD] | ins[C_CLAMP]) != 0:
-                apply_output_mods(res, exec_mask, ins[C_OMODW], ins[C_OMOD], ins[C_CLAMP], ws[w, WS_MODE])
+                apply_output_mods(res, ex, ins[C_OMODW], ins[C_OMOD], ins[C_CLAMP], mode)
             if flags & FL_CMP:
-                m = fl & exec_mask
-                write_scalar(sregs, ws, w, ins[C_SDST], 2, m)
+                m = fl & ex
+                set_pair(sregs, w, ins[C_SDST], m)
                 if flags & FL_CMPX:
                     set_pair(sregs, w, EXEC_LO, m)
             else:
-                write_vector(vgpr, ws, w, ins[C_DST], ins[C_WD], res, exec_mask)
+                _vwrite(vgpr, vbase + ins[C_DST], ins[C_WD], res, ex)
                 if flags & FL_FLAGS_TO_SDST:
-                    write_scalar(sregs, ws, w, ins[C_SDST], 2, fl & exec_mask)
-            ws[w, WS_VALU] += 1
-        elif h == H_ENDPGM:
-            ws[w, WS_STATUS] = ST_DONE
-        elif h == H_BRANCH:
-            next_pc = branch_to(ws, w, ins)
+                    set_pair(sregs, w, ins[C_SDST], fl & ex)
+            nvalu += 1
         elif h == H_CBRANCH:
-            k = ins[C_K]
+            k = code[pc, C_K]
             take = False
             if k == 0:
-                take = ws[w, WS_SCC] == 0
+                take = scc == 0
             elif k == 1:
-                take = ws[w, WS_SCC] != 0
+                take = scc != 0
             elif k == 2:
                 take = get_vcc(sregs, w) == U64(0)
             elif k == 3:
@@ -372,16 +677,17 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             elif k == 5:
                 take = get_exec(sregs, w) != U64(0)
             if take:
-                next_pc = branch_to(ws, w, ins)
-                ws[w, WS_TAKEN] += 1
-        elif h == H_NOP or h == H_WAITCNT:
-            pass
-        elif h == H_BARRIER:
-            ws[w, WS_STATUS] = ST_BARRIER
-        elif h == H_SAVEEXEC:
+                t = code[pc, C_TGT]
+                ntaken += 1
+                if t < 0:
+                    break
+                next_pc = t
+        elif h == H_BRANCH and code[pc, C_TGT] >= 0:
+            next_pc = code[pc, C_TGT]
+        elif h == H_SAVEEXEC and code[pc, C_FAST] != 0 and code[pc, C_SMAX] <= nsg:
             ex = get_exec(sregs, w)
-            s = read_scalar(sregs, ws, w, ins[C_S0], 2, ins[C_LIT], False)
-            k = ins[C_K]
+            s = _sread(sregs, w, code[pc, C_K0], code[pc, C_S0], 2, code[pc, C_V0])
+            k = code[pc, C_K]
             if k == 0:
                 nx = s & ex
             elif k == 1:
@@ -398,133 +704,59 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
                 nx = ~(s | ex)
             else:
                 nx = ~(s ^ ex)
-            write_scalar(sregs, ws, w, ins[C_DST], 2, ex)
+            set_pair(sregs, w, code[pc, C_DST], ex)
             set_pair(sregs, w, EXEC_LO, nx)
-            ws[w, WS_SCC] = 1 if nx != U64(0) else 0
-            ws[w, WS_SALU] += 1
-        elif h == H_SMRD_LOAD or h == H_MEMTIME:
-            smem(code, ins, w, sregs, ws, mem_data, mem_mapped, mem_base, faults)
-        elif h == H_READLANE:
-            lane = np.int64(read_scalar(sregs, ws, w, ins[C_S1], 1, ins[C_LIT], False) & U64(63))
-            r = ins[C_S0] - 256
-            if ins[C_S0] < 256:
-                fail(ws, w, ERR_BAD_OPERAND, ins[C_S0])
-            elif vgpr_ok(ws, w, r, 1):
-                write_scalar(sregs, ws, w, ins[C_DST], 1, U64(vgpr[ws[w, WS_VBASE] + r, lane]))
-            ws[w, WS_VALU] += 1
-        elif h == H_WRITELANE:
-            lane = np.int64(read_scalar(sregs, ws, w, ins[C_S1], 1, ins[C_LIT], False) & U64(63))
-            v = read_scalar(sregs, ws, w, ins[C_S0], 1, ins[C_LIT], False)
-            if vgpr_ok(ws, w, ins[C_DST], 1):
-                vgpr[ws[w, WS_VBASE] + ins[C_DST], lane] = np.uint32(v)
-            ws[w, WS_VALU] += 1
-        elif h == H_READFIRSTLANE:
-            ex = get_exec(sregs, w)
-            lane = 0
-            for l in range(64):
-                if (ex >> U64(l)) & U64(1):
-                    lane = l
-                    break
-            read_vector(vgpr, sregs, ws, w, ins[C_S0], 1, ins[C_LIT], False, lds, s0)
-            write_scalar(sregs, ws, w, ins[C_DST], 1, s0[lane] & MASK32)
-            ws[w, WS_VALU] += 1
-        elif h == H_VMOVRELS or h == H_VMOVRELD or h == H_VMOVRELSD:
-            m0 = np.int64(sregs[w, M0])
-            exec_mask = get_exec(sregs, w)
-            src = ins[C_S0]
-            if h != H_VMOVRELD:
-                if src < 256:
-                    fail(ws, w, ERR_BAD_OPERAND, src)
-                    break
-                src = src + m0
-            read_vector(vgpr, sregs, ws, w, src, 1, ins[C_LIT], False, lds, s0)
-            dst = ins[C_DST] + (m0 if h != H_VMOVRELS else 0)
-            write_vector(vgpr, ws, w, dst, 1, s0, exec_mask)
-            ws[w, WS_VALU] += 1
-        elif h == H_MQSAD:
-            exec_mask = get_exec(sregs, w)
-            read_vector(vgpr, sregs, ws, w, ins[C_S0], 2, ins[C_LIT], False, lds, s0)
-            read_vector(vgpr, sregs, ws, w, ins[C_S1], 1, ins[C_LIT], False, lds, s1)
-            read_vector(vgpr, sregs, ws, w, ins[C_S2], 2, ins[C_LIT], False, lds, s2)
-            if ins[C_S2] >= 256:
-                read_vector(vgpr, sregs, ws, w, ins[C_S2] + 2, 2, ins[C_LIT], False, lds, res)
-            else:
-                res[:] = 0
-            mqsad(vgpr, ws, w, ins[C_DST], s0, s1, s2, res, exec_mask)
-            ws[w, WS_VALU] += 1
-        elif h == H_MOVRELS or h == H_MOVRELD:
-            m0 = np.int64(sregs[w, M0])
-            src = ins[C_S0] + (m0 if h == H_MOVRELS else 0)
-            dst = ins[C_DST] + (m0 if h == H_MOVRELD else 0)
-            v = read_scalar(sregs, ws, w, src, ins[C_W0], ins[C_LIT], False)
-            write_scalar(sregs, ws, w, dst, ins[C_WD], v)
-            ws[w, WS_SALU] += 1
-        elif h == H_GETPC:
-            write_scalar(sregs, ws, w, ins[C_DST], 2,
-                         U64(ws[w, WS_CODE_BASE] + code[pc, C_PC] + code[pc, C_SIZE]))
-        elif h == H_SETPC or h == H_SWAPPC:
-            target = np.int64(read_scalar(sregs, ws, w, ins[C_S0], 2, ins[C_LIT], False))
-            if h == H_SWAPPC:
-                write_scalar(sregs, ws, w, ins[C_DST], 2,
-                             U64(ws[w, WS_CODE_BASE] + code[pc, C_PC] + code[pc, C_SIZE]))
-            next_pc = row_of_pc(code, target - ws[w, WS_CODE_BASE])
-            if next_pc < 0:
-                fail(ws, w, ERR_BRANCH_TARGET, target)
-        elif h == H_GETREG:
-            simm = ins[C_IMM]
-            hw_id = simm & 0x3F
-            off = (simm >> 6) & 0x1F
-            size = ((simm >> 11) & 0x1F) + 1
-            v = (hwreg_value(sregs, ws, w, hw_id) >> U64(off)) & ((U64(1) << U64(size)) - U64(1))
-            write_scalar(sregs, ws, w, ins[C_DST], 1, v)
-            ws[w, WS_SALU] += 1
-        elif h == H_SETREG:
-            simm = ins[C_IMM]
-            hw_id = simm & 0x3F
-            off = (simm >> 6) & 0x1F
-            size = ((simm >> 11) & 0x1F) + 1
-            if ins[C_S0] == 255:
-                v = U64(ins[C_LIT]) & MASK32
-            else:
-                v = read_scalar(sregs, ws, w, ins[C_S0], 1, 0, False)
-            mask = ((U64(1) << U64(size)) - U64(1)) << U64(off)
-            if hw_id == 1:
-                ws[w, WS_MODE] = np.int64((U64(ws[w, WS_MODE]) & ~mask) | ((v << U64(off)) & mask))
-            elif hw_id == 3:
-                ws[w, WS_TRAPSTS] = np.int64((U64(ws[w, WS_TRAPSTS]) & ~mask) | ((v << U64(off)) & mask))
-            ws[w, WS_SALU] += 1
-        elif h == H_CBRANCH_I_FORK or h == H_CBRANCH_G_FORK:
-            next_pc = fork(code, ins, pc, w, sregs, ws)
-        elif h == H_CBRANCH_JOIN:
-            next_pc = join(code, ins, pc, w, sregs, ws)
-        elif h == H_SENDMSG:
-            k = ws[w, WS_MSG_COUNT]
-            if k < msgs.shape[0]:
-                msgs[k, 0] = w
-                msgs[k, 1] = ins[C_IMM]
-                msgs[k, 2] = np.int64(sregs[w, M0])
-                msgs[k, 3] = pc
-            ws[w, WS_MSG_COUNT] = k + 1
-        elif h == H_SETHALT:
-            if ins[C_IMM] & 1:
-                ws[w, WS_STATUS] = ST_HALTED
-        elif h == H_TRAP:
-            fail(ws, w, ERR_TRAP, ins[C_IMM] & 0xFF)
-        elif h == H_RFE:
-            target = np.int64(read_scalar(sregs, ws, w, ins[C_S0], 2, ins[C_LIT], False))
-            next_pc = row_of_pc(code, target - ws[w, WS_CODE_BASE])
-            if next_pc < 0:
-                fail(ws, w, ERR_BRANCH_TARGET, target)
-        elif h >= H_DS and h <= H_EXP:
-            memory_instruction(code, ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base,
-                               faults, tmp, exports)
+            scc = 1 if nx != U64(0) else 0
+            nsalu += 1
         else:
-            fail(ws, w, ERR_UNIMPLEMENTED, h)
-        if ws[w, WS_STATUS] == ST_ERROR:
-            break
-        ws[w, WS_INSTS] += 1
-        ws[w, WS_PC] = next_pc
+            # the general path, on ws: write the locals back, run, reload
+            ws[w, WS_PC] = pc
+            ws[w, WS_SCC] = scc
+            ws[w, WS_STEPS] = steps
+            ws[w, WS_INSTS] = insts
+            ws[w, WS_SALU] = nsalu
+            ws[w, WS_VALU] = nvalu
+            ws[w, WS_TAKEN] = ntaken
+            next_pc = step_generic(code, pc, w, sregs, ws, vgpr, lds, mem_data, mem_mapped,
+                                   mem_base, faults, msgs, tmp, exports)
+            scc = ws[w, WS_SCC]
+            steps = ws[w, WS_STEPS]
+            insts = ws[w, WS_INSTS]
+            nsalu = ws[w, WS_SALU]
+            nvalu = ws[w, WS_VALU]
+            ntaken = ws[w, WS_TAKEN]
+            mode = ws[w, WS_MODE]
+            st = ws[w, WS_STATUS]
+            if st != ST_READY:
+                if st == ST_ERROR:
+                    break
+                insts += 1
+                pc = next_pc
+                break
+        insts += 1
+        pc = next_pc
+    ws[w, WS_SCC] = scc
+    ws[w, WS_STEPS] = steps
+    ws[w, WS_INSTS] = insts
+    ws[w, WS_SALU] = nsalu
+    ws[w, WS_VALU] = nvalu
+    ws[w, WS_TAKEN] = ntaken
+    if ws[w, WS_STATUS] == ST_READY:
+        # left the loop at a PC, step-limit or branch-target error: report it at this PC
+        ws[w, WS_PC] = pc
+        if pc < 0 or pc >= n:
+            fail(ws, w, ERR_PC_RANGE, pc)
+        elif steps >= step_limit:
+            fail(ws, w, ERR_STEP_LIMIT, step_limit)
+        else:
+            # a taken branch to a target outside the program: the step is counted, the
+            # instruction is not (as in step_generic)
+            t = code[pc, C_TGT]
+            fail(ws, w, ERR_BRANCH_TARGET, -1 - t)
+    elif ws[w, WS_STATUS] != ST_ERROR:
+        ws[w, WS_PC] = pc
     return ws[w, WS_STATUS]
+
 
 
 @njit(inline="always")

@@ -25,8 +25,9 @@ from .sem.fp import output_modifier_width
 # Columns of Program.code
 (C_H, C_K, C_PC, C_SIZE, C_S0, C_S1, C_S2, C_DST, C_SDST, C_W0, C_W1, C_W2, C_WD, C_ABS, C_NEG,
  C_CLAMP, C_OMOD, C_LIT, C_IMM, C_TGT, C_FLAGS, C_OMODW, C_F0, C_F1, C_F2, C_F3, C_F4, C_F5,
- C_F6, C_F7, C_UNIT, C_ROW) = range(32)
-NCOL = 32
+ C_F6, C_F7, C_UNIT, C_ROW, C_K0, C_K1, C_K2, C_KD, C_V0, C_V1, C_V2, C_SMAX, C_VMAX,
+ C_FAST) = range(42)
+NCOL = 42
 
 _VALU_INDEX = {n: i for i, n in enumerate(VALU_NAMES)}
 _SALU_INDEX = {n: i for i, n in enumerate(SALU_NAMES)}
@@ -301,9 +302,119 @@ def build_program(instructions: list, name: str = "snippet") -> Program:
         code[i, C_ROW] = i
         if ins.defn.encoding in ("MUBUF", "MTBUF"):
             code[i, C_S0] = ins.fields["soffset"]
+        _fast_columns(code[i])
     if not instructions:
         code[0, C_H] = E.H_ENDPGM
     return Program(code, list(instructions), pc_index, name)
+
+
+_M32 = 0xFFFFFFFF
+_M64 = 0xFFFFFFFFFFFFFFFF
+
+
+def _scalar_operand(code: int, ndw: int, lit: int, lit_high: bool):
+    """(kind, constant, sgpr end) of a scalar operand as the engine's read_scalar sees it.
+
+    kind is K_SREG for registers 0..127, K_CONST for inline constants and literals (their
+    value, as read_scalar would return it, is the constant), None for operands whose value
+    is dynamic (VCCZ, EXECZ, SCC) or invalid: those instructions take the general path.
+    sgpr end is code + ndw for SGPRs 0..103 (checked against the wave's allocation), else 0.
+    """
+    if code < 0:
+        return E.K_NONE, 0, 0
+    if code < 128:
+        return E.K_SREG, 0, (code + ndw if code <= 103 else 0)
+    if code <= 192:
+        return E.K_CONST, code - 128, 0
+    if code <= 208:
+        v = (-(code - 192)) & _M64
+        return E.K_CONST, (v if ndw >= 2 else v & _M32), 0
+    if 240 <= code <= 247:
+        t = E._F64_CONSTS if ndw >= 2 else E._F32_CONSTS
+        return E.K_CONST, int(t[code - 240]), 0
+    if code == 255:
+        v = int(lit) & _M32
+        return E.K_CONST, (v << 32 if ndw >= 2 and lit_high else v), 0
+    return None, 0, 0
+
+
+def _vector_operand(code: int, ndw: int, lit: int, lit_high: bool):
+    """(kind, constant, sgpr end, vgpr end) of a VALU source as read_vector sees it."""
+    if code >= 256:
+        return E.K_VGPR, 0, 0, code - 256 + ndw
+    if code == 254:   # LDS_DIRECT
+        return None, 0, 0, 0
+    k, v, se = _scalar_operand(code, ndw, lit, lit_high)
+    return k, v, se, 0
+
+
+def _sdst_ok(code: int) -> bool:
+    return 0 <= code <= 127 and code != 125
+
+
+def _i64(v: int) -> int:
+    v &= _M64
+    return v - (1 << 64) if v >= 1 << 63 else v
+
+
+def _fast_columns(r: np.ndarray) -> None:
+    """Precompute what the engine's fast path needs: operand kinds (C_K0/1/2/D), constant
+    operand values (C_V0/1/2), the SGPR and VGPR allocation the operands need (C_SMAX,
+    C_VMAX; compared with the wave's at run time) and C_FAST = 1 when every operand is one
+    the fast path handles. Instructions left at C_FAST 0 run the engine's general path."""
+    h = int(r[C_H])
+    lit = int(r[C_LIT])
+    lit_high = (int(r[C_FLAGS]) & E.FL_LIT_HIGH) != 0
+    kinds, vals, smax, vmax = [E.K_NONE] * 3, [0] * 3, 0, 0
+    ok = True
+    kd = E.K_NONE
+    if h == E.H_SALU:
+        for i, (c, wc) in enumerate(((C_S0, C_W0), (C_S1, C_W1))):
+            k, v, se = _scalar_operand(int(r[c]), int(r[wc]), lit, lit_high)
+            ok &= k is not None and (i == 1 or int(r[c]) >= 0)
+            kinds[i], vals[i], smax = (k or 0), v, max(smax, se)
+        d, wd = int(r[C_DST]), int(r[C_WD])
+        if d >= 0:
+            ok &= _sdst_ok(d) and wd <= 2
+            kd = E.K_SREG
+            if 0 <= d <= 103:
+                smax = max(smax, d + wd)
+    elif h == E.H_SAVEEXEC:
+        k, v, se = _scalar_operand(int(r[C_S0]), 2, lit, False)
+        ok &= k is not None
+        kinds[0], vals[0], smax = (k or 0), v, se
+        d = int(r[C_DST])
+        ok &= _sdst_ok(d)
+        if 0 <= d <= 103:
+            smax = max(smax, d + 2)
+    elif h in (E.H_VALU, E.H_VCMP):
+        flags = int(r[C_FLAGS])
+        ops = [(C_S0, C_W0), (C_S1, C_W1), (C_S2, C_W2)]
+        for i, (c, wc) in enumerate(ops):
+            code = int(r[c])
+            if i == 0 or code >= 0:
+                if i == 2 and flags & E.FL_CIN_S2:
+                    k, v, se = _scalar_operand(code, 2, lit, False)
+                    ve = 0
+                else:
+                    k, v, se, ve = _vector_operand(code, int(r[wc]), lit, lit_high)
+                ok &= k is not None and code >= 0
+                kinds[i], vals[i], smax, vmax = (k or 0), v, max(smax, se), max(vmax, ve)
+        if flags & (E.FL_CMP | E.FL_FLAGS_TO_SDST):
+            sd = int(r[C_SDST])
+            ok &= _sdst_ok(sd)
+            if 0 <= sd <= 103:
+                smax = max(smax, sd + 2)
+        if not flags & E.FL_CMP:
+            d = int(r[C_DST])
+            ok &= d >= 0
+            vmax = max(vmax, d + int(r[C_WD]))
+    else:
+        return
+    r[C_K0], r[C_K1], r[C_K2], r[C_KD] = kinds[0], kinds[1], kinds[2], kd
+    r[C_V0], r[C_V1], r[C_V2] = _i64(vals[0]), _i64(vals[1]), _i64(vals[2])
+    r[C_SMAX], r[C_VMAX] = smax, vmax
+    r[C_FAST] = 1 if ok else 0
 
 
 def program_from_bytes(code: bytes, name: str = "snippet", base: int = 0) -> Program:
