@@ -614,3 +614,38 @@ def test_transcendental_special_values():
         for reg, e in zip(range(10, 15), row):
             g = u2f(int(st.vgpr[reg][l]))
             assert same(g, e), (reg, x, g, e)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32))
+def test_f32_min_max_med3_and_f64_modifiers(seed):
+    rng = random.Random(seed)
+    a, b, c = f32_lanes(rng), f32_lanes(rng), f32_lanes(rng)
+    d = [d2u(rng.uniform(-1e6, 1e6)) for _ in range(64)]
+    e = [d2u(rng.uniform(-1e-6, 1e6)) for _ in range(64)]
+    st = run("""
+    v_min_f32 v10, v0, v1
+    v_max_f32 v11, v0, v1
+    v_min3_f32 v12, v0, v1, v2
+    v_max3_f32 v13, v0, v1, v2
+    v_med3_f32 v14, v0, v1, v2
+    v_add_f64 v[16:17], -v[4:5], |v[6:7]|
+    v_fma_f64 v[18:19], -|v[4:5]|, v[6:7], -v[6:7]
+    v_mul_f64 v[20:21], |v[4:5]|, -|v[6:7]|
+    """, vgpr={0: arr(a), 1: arr(b), 2: arr(c), 4: arr(d), 5: arr([x >> 32 for x in d]),
+               6: arr(e), 7: arr([x >> 32 for x in e])})
+    for l in range(64):
+        x, y, z = F(a[l]), F(b[l]), F(c[l])
+        for reg, vals, pick in ((10, (x, y), min), (11, (x, y), max), (12, (x, y, z), min),
+                                (13, (x, y, z), max), (14, (x, y, z), lambda *v: sorted(v)[1])):
+            exp = pick(*vals)
+            g = F(int(st.vgpr[reg][l]))
+            # equal values of different sign (+0/-0) may come back either way
+            assert g == exp, (reg, l, [hex(v) for v in (a[l], b[l], c[l])], g, exp)
+        p, q = Fraction(u2d(d[l])), Fraction(u2d(e[l]))
+
+        def g64(r):
+            return int(st.vgpr[r][l]) | int(st.vgpr[r + 1][l]) << 32
+        assert g64(16) == r64(-p + abs(q)) or (-p + abs(q) == 0 and g64(16) & ~(1 << 63) == 0)
+        assert g64(18) == r64(-abs(p) * q - q) or (-abs(p) * q - q == 0)
+        assert g64(20) == r64(abs(p) * -abs(q), neg_zero=True)
