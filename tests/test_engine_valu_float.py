@@ -649,3 +649,43 @@ def test_f32_min_max_med3_and_f64_modifiers(seed):
         assert g64(16) == r64(-p + abs(q)) or (-p + abs(q) == 0 and g64(16) & ~(1 << 63) == 0)
         assert g64(18) == r64(-abs(p) * q - q) or (-abs(p) * q - q == 0)
         assert g64(20) == r64(abs(p) * -abs(q), neg_zero=True)
+
+
+def test_cvt_f32_f16_exhaustive():
+    """All 65536 half values (f16 denormals kept in MODE 0x3F0) against numpy's exact
+    float16 -> float32 widening; NaNs only need to stay NaNs."""
+    halves = np.arange(65536, dtype=np.uint32).reshape(-1, 16, 64)      # 64 snippets x 16 regs
+    ref = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(np.float16).astype(np.float32)
+    ref = ref.view(np.uint32).reshape(-1, 16, 64)
+    src = "\n".join(f"v_cvt_f32_f16 v{16 + i}, v{i}" for i in range(16))
+    nan_in = ((halves & 0x7C00) == 0x7C00) & ((halves & 0x3FF) != 0)
+    for k in range(halves.shape[0]):
+        st = run(src, vgpr={i: halves[k, i] for i in range(16)})
+        got = st.vgpr[16:32]
+        ok_nan = ((got & 0x7F800000) == 0x7F800000) & ((got & 0x7FFFFF) != 0)
+        good = np.where(nan_in[k], ok_nan, got == ref[k])
+        assert good.all(), (k, np.argwhere(~good)[:3])
+
+
+def test_cvt_f16_f32_ties_and_neighbours():
+    """Every midpoint between consecutive positive halves (a round-to-nearest-even tie), and
+    its f32 neighbours, converted with v_cvt_f16_f32 against numpy's float32 -> float16."""
+    h = np.arange(0, 0x7C00, dtype=np.uint16)
+    lo = h.view(np.float16).astype(np.float64)
+    hi = (h + 1).view(np.float16).astype(np.float64)
+    hi[-1] = 65536.0                                      # the tie above 65504 is 65520
+    mid = ((lo + hi) / 2).astype(np.float32)              # exact: 12 significant bits
+    m = mid.view(np.uint32)
+    vals = np.concatenate([m, m + 1, m - 1, m | 0x80000000])
+    vals = vals[vals != 0xFFFFFFFF]
+    pad = (-len(vals)) % 1024
+    vals = np.concatenate([vals, np.zeros(pad, np.uint32)]).reshape(-1, 16, 64)
+    with np.errstate(over="ignore"):
+        ref = vals.view(np.float32).astype(np.float16).view(np.uint16).astype(np.uint32)
+    src = "\n".join(f"v_cvt_f16_f32 v{16 + i}, v{i}" for i in range(16))
+    for k in range(vals.shape[0]):
+        st = run(src, vgpr={i: vals[k, i] for i in range(16)})
+        got = st.vgpr[16:32] & 0xFFFF
+        bad = np.argwhere(got != ref[k])
+        assert not len(bad), [(hex(int(vals[k][tuple(b)])), hex(int(got[tuple(b)])),
+                               hex(int(ref[k][tuple(b)]))) for b in bad[:3]]
