@@ -387,3 +387,48 @@ def test_conversions_follow_the_f32_round_mode(rmode):
         # float -> int conversions truncate whatever the round mode
         v = u2f(int(st.vgpr[10][l]))
         assert sgn(int(st.vgpr[13][l])) == max(-2 ** 31, min(2 ** 31 - 1, math.trunc(v))), l
+
+
+def _fma_edge_cases():
+    """(a, b, c) f32 triples where a single rounding of a*b+c differs from rounding twice or
+    from ignoring the smaller term."""
+    t = 2.0 ** -12
+    cases = [
+        (1 + t, 1 + t, 0.0),                  # a*b = 1 + 2^-11 + 2^-24: an exact tie
+        (1 + t, 1 + t, 2.0 ** -100),          # ... broken upward by a tiny c
+        (1 + t, 1 + t, -(2.0 ** -100)),       # ... broken downward
+        (1.0, 2.0 ** -24, 1.0),               # product exactly half an ulp of c: tie
+        (1.0 + 2.0 ** -23, 2.0 ** -24, 1.0),  # just above the tie
+        (1.0, 2.0 ** -80, 1.0),               # product far below c's ulp
+        (-1.0, 2.0 ** -80, 1.0),
+        (1.0 + 2.0 ** -23, 1.0, 2.0 ** -80),  # c far below the product's ulp
+        (1.0 + 2.0 ** -23, 1.0, -(2.0 ** -80)),
+        (1.0 + 2.0 ** -23, 1.0 - 2.0 ** -24, -1.0),   # cancellation: exact small result
+        (2.0 ** -70, 2.0 ** -70, 2.0 ** -149),        # product below the denormal range
+        (2.0 ** -70, -(2.0 ** -70), 2.0 ** -149),
+        (3.0, 2.0 ** -127, -(2.0 ** -126)),           # denormal result
+        (2.0 ** 64, 2.0 ** 64, -(2.0 ** 127)),        # overflow threshold region
+        (1.5 * 2.0 ** 127, 1.0, 2.0 ** 104),          # MAX + ... rounding at the top
+        (-(2.0 ** -10), 2.0 ** -10, 2.0 ** -20),      # exact zero
+    ]
+    return cases
+
+
+@pytest.mark.parametrize("rmode", [RNE, UP, DOWN, RTZ])
+def test_fma_f32_single_rounding_edge_cases(rmode):
+    cases = _fma_edge_cases()
+    cases = (cases * 4)[:64]
+    a = [f2u(x[0]) for x in cases]
+    b = [f2u(x[1]) for x in cases]
+    c = [f2u(x[2]) for x in cases]
+    st = run("v_fma_f32 v10, v0, v1, v2", vgpr={0: arr(a), 1: arr(b), 2: arr(c)},
+             mode=0x3F0 | rmode | (rmode << 2))
+    for l in range(len(_fma_edge_cases())):
+        q = Fraction(u2f(a[l])) * Fraction(u2f(b[l])) + Fraction(u2f(c[l]))
+        g = int(st.vgpr[10][l])
+        if q == 0:
+            # exact zero: +0, or -0 when rounding toward -inf
+            assert g == (0x80000000 if rmode == DOWN else 0), (rmode, l, hex(g))
+            continue
+        exp = f2u(round_dir(q, rmode))
+        assert g == exp, (rmode, l, cases[l], hex(g), hex(exp))
