@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
-from snippets import M32, M64, run, f2u, u2f, d2u, sgn
+from snippets import M32, M64, run, f2u, u2f, d2u
 
 SETTINGS = settings(max_examples=30, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])

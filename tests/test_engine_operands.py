@@ -7,7 +7,7 @@ import pytest
 
 from gcnemu.wave import run_snippet
 
-from snippets import M32, M64, assemble, run, f2u, u2f, d2u, u2d
+from snippets import M32, M64, assemble, run, f2u, d2u, u2d
 
 
 def g64(st, r, l=0):

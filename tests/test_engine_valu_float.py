@@ -6,14 +6,12 @@ Default snippet MODE (0x3F0): round to nearest even, f32/f64 denormals kept, DX1
 """
 import math
 import random
-import struct
 from fractions import Fraction
 
 import numpy as np
-import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
-from snippets import M32, M64, run, f2u, u2f, d2u, u2d, sgn
+from snippets import M32, run, f2u, u2f, d2u, u2d, sgn
 
 SETTINGS = settings(max_examples=25, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])

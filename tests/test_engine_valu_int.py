@@ -8,7 +8,6 @@ Each op writes its own result VGPR(s); carry-out masks are copied to SGPRs.
 import random
 
 import numpy as np
-import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
 from snippets import M32, M64, run, sgn
