@@ -326,3 +326,47 @@ def test_vop3_omod_on_every_float_op():
                     problems.append(f"{text} {mod} lane {l}: plain {x!r} -> {g!r}, expected {y!r}")
                     break
     assert not problems, f"{len(problems)} cases:\n" + "\n".join(problems)
+
+
+def test_scalar_constant_and_literal_src0_equal_a_vgpr_holding_the_value():
+    """For every VOP1/VOP2/VOPC op, src0 given as an SGPR, an inline integer constant or a
+    32-bit literal gives the same result as a VGPR holding that value in every lane (64-bit
+    sources: the pair's value, the sign-extended constant)."""
+    rng = np.random.default_rng(10)
+    base = {i: rng.integers(0, 1 << 32, 64, dtype=np.uint64).astype(np.uint32) for i in range(2, 10)}
+    diffs = []
+    for d in gfx7_rows():
+        if d.encoding not in ("VOP1", "VOP2", "VOPC") or d.name in IGNORES_EXEC or d.name == "v_nop":
+            continue
+        kinds = dict(d.operands)
+        skind = kinds.get("src0") or kinds.get("src")
+        if skind is None or not skind.startswith("src"):
+            continue
+        wide = _width(skind) == 2
+        text = instance(d)                  # src0 is v2 (v[2:3])
+        reg = "v[2:3]" if wide else "v2"
+        assert reg in text, text
+        variants = [("-7", (-7) & ((1 << 64) - 1)), ("64", 64)]
+        # the constant bus carries one scalar value: ops that already read VCC or M0, or
+        # carry a literal (madmk/madak), take only inline constants here (as in llvm-mc)
+        bus_free = not (d.reads & {"VCC", "M0"}) and not any(k == "fimm32" for _, k in d.operands)
+        if bus_free:
+            variants.append(("s[2:3]" if wide else "s2", 0x89ABCDEF_3F800000 if wide else 0x3F800000))
+            if not wide and "literal" in operand_kinds()[skind][1]:
+                variants.append(("0x12345", 0x12345))
+        for op, value in variants:
+            other = text.replace(reg, op, 1)
+            vg = dict(base)
+            vg[2] = np.full(64, value & M32_, np.uint32)
+            vg[3] = np.full(64, value >> 32, np.uint32) if wide else base[3]
+            sg = {2: value & M32_, 3: value >> 32} if op.startswith("s") else {}
+            try:
+                a = run_snippet(assemble(text + "\ns_endpgm"), vgpr=vg, sgpr=sg, m0=0, vcc=0x1234)
+                b = run_snippet(assemble(other + "\ns_endpgm"), vgpr=vg, sgpr=sg, m0=0, vcc=0x1234)
+            except Exception as e:   # noqa: BLE001 - report, do not stop the walk
+                diffs.append(f"{other}: {type(e).__name__}: {e}")
+                continue
+            if not np.array_equal(a.vgpr[10:16], b.vgpr[10:16]) or a.vcc != b.vcc or a.exec != b.exec:
+                diffs.append(f"{other} differs from {text} with the value in VGPRs "
+                             f"({int(a.vgpr[10][0]):#x} vs {int(b.vgpr[10][0]):#x}, vcc {a.vcc:#x} vs {b.vcc:#x})")
+    assert not diffs, f"{len(diffs)} cases:\n" + "\n".join(diffs)
