@@ -370,3 +370,53 @@ def test_scalar_constant_and_literal_src0_equal_a_vgpr_holding_the_value():
                 diffs.append(f"{other} differs from {text} with the value in VGPRs "
                              f"({int(a.vgpr[10][0]):#x} vs {int(b.vgpr[10][0]):#x}, vcc {a.vcc:#x} vs {b.vcc:#x})")
     assert not diffs, f"{len(diffs)} cases:\n" + "\n".join(diffs)
+
+
+def test_vop3_src1_src2_from_sgprs_and_constants():
+    """For every VOP3 row, src1 or src2 given as an SGPR (pair) or an inline integer constant
+    gives the same result as VGPRs holding that value."""
+    rng = np.random.default_rng(11)
+    base = {i: rng.integers(0, 1 << 32, 64, dtype=np.uint64).astype(np.uint32) for i in range(2, 10)}
+    diffs = []
+    checked = 0
+    for d in gfx7_rows():
+        if d.encoding != "VOP3" or d.name in IGNORES_EXEC:
+            continue
+        kinds = dict(d.operands)
+        text = instance(d)
+        has_sgpr = any(k.startswith("ssrc") for _, k in d.operands) or bool(d.reads & {"M0", "VCC"})
+        for role, vreg in (("src1", 4), ("src2", 6)):
+            kind = kinds.get(role)
+            if kind is None or not kind.startswith("src"):
+                continue
+            wide = _width(kind) == 2
+            reg = f"v[{vreg}:{vreg + 1}]" if wide else f"v{vreg}"
+            if reg not in text:
+                continue
+            variants = [("-7", (-7) & ((1 << 64) - 1)), ("33", 33)]
+            if not has_sgpr:
+                variants.append((f"s[{vreg}:{vreg + 1}]" if wide else f"s{vreg}",
+                                 0x01234567_C0400000 if wide else 0xC0400000))
+            for op, value in variants:
+                # replace the operand in its position only (after the destination)
+                head, _, tail = text.partition(" ")
+                parts = [p.strip() for p in tail.split(",")]
+                idx = [i for i, p in enumerate(parts) if p == reg]
+                if not idx:
+                    continue
+                parts[idx[-1]] = op
+                other = f"{head} {', '.join(parts)}"
+                vg = dict(base)
+                vg[vreg] = np.full(64, value & M32_, np.uint32)
+                if wide:
+                    vg[vreg + 1] = np.full(64, value >> 32, np.uint32)
+                sg = {vreg: value & M32_, vreg + 1: value >> 32}
+                a = run_snippet(assemble(text + "\ns_endpgm"), vgpr=vg, sgpr=sg, m0=0, vcc=0x1234)
+                b = run_snippet(assemble(other + "\ns_endpgm"), vgpr=vg, sgpr=sg, m0=0, vcc=0x1234)
+                checked += 1
+                sa = (int(a.sgpr[10]), int(a.sgpr[11]))
+                sb = (int(b.sgpr[10]), int(b.sgpr[11]))
+                if not np.array_equal(a.vgpr[10:16], b.vgpr[10:16]) or sa != sb or a.exec != b.exec:
+                    diffs.append(f"{other} differs from {text} with the value in VGPRs")
+    assert checked > 500
+    assert not diffs, f"{len(diffs)} cases:\n" + "\n".join(diffs)
