@@ -240,3 +240,13 @@ LOOP:
     with pytest.raises(ExecutionError) as ei:
         run(src, num_vgprs=10, vgpr={1: 5})
     check_error(ei, 4, "v_movreld_b32", "v10", "outside")
+
+
+@pytest.mark.xfail(strict=True, reason="gcnemu.isa.assembler refuses exec as a VOP3 sdst (operand kind "
+                   "sdst64_0 from LLVM's doc lacks exec) although llvm-mc -mcpu=bonaire accepts it")
+@pytest.mark.parametrize("src", ["v_cmp_eq_u32_e64 exec, v0, v1", "v_add_i32_e64 v0, exec, v1, v2"])
+def test_vop3_sdst_exec_assembles_like_llvm_mc(src):
+    from snippets import _assemble_llvm, _llvm_tools
+    if not all(_llvm_tools()):
+        pytest.skip("llvm-mc not available")
+    assert assemble(src) == _assemble_llvm(src)
