@@ -250,3 +250,16 @@ def test_vop3_sdst_exec_assembles_like_llvm_mc(src):
     if not all(_llvm_tools()):
         pytest.skip("llvm-mc not available")
     assert assemble(src) == _assemble_llvm(src)
+
+
+def test_reserved_destination_125_is_an_error():
+    with pytest.raises(ExecutionError) as ei:
+        run_snippet(sop1(3, 125, 0) + ENDPGM)           # s_mov_b32 <125>, s0
+    assert "125" in str(ei.value) and ei.value.pc == 0
+
+
+@pytest.mark.xfail(strict=True, reason="engine.read_scalar accepts the reserved scalar source code 125 "
+                   "(it reads sregs[125]) while write_scalar rejects it")
+def test_reserved_source_125_is_an_error():
+    with pytest.raises((ExecutionError, GcnEmuError), match="125"):
+        run_snippet(sop1(3, 10, 125) + ENDPGM)          # s_mov_b32 s10, <125>
