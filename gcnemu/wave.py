@@ -111,7 +111,12 @@ def run_snippet(source_or_bytes, sgpr=None, vgpr=None, exec_mask=0xFFFF_FFFF_FFF
         else:
             if arr.shape != (64,):
                 raise GcnEmuError(f"vgpr {k}: give one value or 64 values, not shape {arr.shape}")
-            vg[k, :] = arr.view(np.uint32) if arr.dtype.itemsize == 4 else arr.astype(np.uint32)
+            if arr.dtype.kind == "f":
+                vg[k, :] = arr.astype(np.float32).view(np.uint32)   # floats become f32 bits
+            elif arr.dtype.itemsize == 4:
+                vg[k, :] = arr.view(np.uint32)
+            else:
+                vg[k, :] = (arr.astype(np.int64) & 0xFFFFFFFF).astype(np.uint32)
     E_EXEC = int(exec_mask) & 0xFFFFFFFFFFFFFFFF
     sregs[0, E.EXEC_LO] = E_EXEC & 0xFFFFFFFF
     sregs[0, E.EXEC_HI] = E_EXEC >> 32

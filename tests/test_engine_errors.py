@@ -206,8 +206,6 @@ def test_vgpr_inputs_accept_ints_and_float32():
     assert run_snippet(p, vgpr={0: np.arange(64, dtype=np.uint32)}).vgpr[0][9] == 9
 
 
-@pytest.mark.xfail(strict=True, reason="wave.run_snippet: a 64-element float64 array is converted "
-                   "with astype(uint32) (1.5 -> 1) while a float scalar becomes f32 bits")
 def test_vgpr_float64_array_is_treated_like_a_float_scalar():
     p = code("s_nop 0")
     st = run_snippet(p, vgpr={0: np.full(64, 1.5)})
@@ -242,8 +240,6 @@ LOOP:
     check_error(ei, 4, "v_movreld_b32", "v10", "outside")
 
 
-@pytest.mark.xfail(strict=True, reason="gcnemu.isa.assembler refuses exec as a VOP3 sdst (operand kind "
-                   "sdst64_0 from LLVM's doc lacks exec) although llvm-mc -mcpu=bonaire accepts it")
 @pytest.mark.parametrize("src", ["v_cmp_eq_u32_e64 exec, v0, v1", "v_add_i32_e64 v0, exec, v1, v2"])
 def test_vop3_sdst_exec_assembles_like_llvm_mc(src):
     from snippets import _assemble_llvm, _llvm_tools

@@ -289,6 +289,11 @@ def _src(tok: _Tok, kind: str, name: str, role: str) -> _Src:
     if reg is not None:
         code, n = reg
         cls = "v" if code >= 256 else CODE_CLASS.get(code, "?")
+        if cls == "exec" and kind == "sdst64_0" and "SMRD" not in table.by_name().get(name, {}):
+            # LLVM's gfx7 doc lists no exec for this kind, but llvm-mc (the encoding oracle)
+            # accepts it for SALU and VOP3 destinations (s_and_saveexec_b64 exec, ...,
+            # v_cmp_*_e64 exec, ...); only SMRD destinations reject it
+            classes = classes | {"exec"}
         if cls not in classes and not (cls == "trap" and code >= 112 and "ttmp" in classes):
             raise _NoFit(f"'{text}' is not allowed as {role} here (expected {_describe(classes)})",
                          tok.col)
