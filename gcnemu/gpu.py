@@ -461,6 +461,7 @@ class GPU:
         data, mapped = mem.arrays()
         totals = {k: 0 for k in _COUNTER_COLUMNS}
         fault_list, messages, export_list = [], [], []
+        waves_run = 0
         mem.lock()
         try:
             if nworkers == 1:
@@ -475,6 +476,7 @@ class GPU:
                 pool.shutdown()
                 results = (per_worker[j % nworkers][j // nworkers] for j in range(len(batches)))
             for res in results:
+                waves_run += res.waves
                 for k in totals:
                     totals[k] += res.totals[k]
                 fault_list.extend(res.faults)
@@ -484,9 +486,8 @@ class GPU:
                     raise res.error
         finally:
             mem.unlock()
-        rep = DispatchReport(info.name, tuple(grid), tuple(block), ngroups,
-                             ngroups * waves_per_group, totals, fault_list, messages, export_list,
-                             occupancy=occ)
+        rep = DispatchReport(info.name, tuple(grid), tuple(block), ngroups, waves_run, totals,
+                             fault_list, messages, export_list, occupancy=occ)
         rep.workers = nworkers
         rep.serial_reason = serial_reason if int(workers) > 1 else ""
         return rep
@@ -511,6 +512,7 @@ class GPU:
                                 np.int64(MEM_BASE), st.faults, st.msgs, np.int64(self.step_limit),
                                 st.exports)
         res = _BatchResult()
+        res.waves = len(ids)
         res.exports = read_exports(st.exports)
         self.gds[:] = st.lds[-self.config.gds_bytes:]
         res.totals = {k: int(ws[ids, col].sum()) for k, col in _COUNTER_COLUMNS.items()}
@@ -643,6 +645,7 @@ class _BatchResult:
         self.messages = []
         self.exports = []
         self.error = None
+        self.waves = 0
 
 
 def _needs_serial(prog: Program) -> str:

@@ -96,3 +96,12 @@ def test_local_argument_and_partial_workgroups_run():
     y, x = _saxpy(gpu, 100)
     gpu.dispatch(k, grid=(100,), block=(64,), args=[y, x, np.float32(2), np.uint32(100)])
     assert np.array_equal(y.to_numpy(np.float32), np.float32(2) * np.arange(100, dtype=np.float32) + 1)
+
+
+def test_report_counts_the_waves_that_ran():
+    # 2049 work-items in groups of 1024: two full groups of 16 waves and one of a single wave
+    gpu = gcnemu.GPU()
+    k = gcnemu.load(SAXPY).kernel("saxpy")
+    y, x = _saxpy(gpu, 2049)
+    rep = gpu.dispatch(k, grid=(2049,), block=(1024,), args=[y, x, np.float32(1), np.uint32(2049)])
+    assert rep.workgroups == 3 and rep.waves == 33
