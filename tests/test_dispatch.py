@@ -99,9 +99,9 @@ def test_local_argument_and_partial_workgroups_run():
 
 
 def test_report_counts_the_waves_that_ran():
-    # 2049 work-items in groups of 1024: two full groups of 16 waves and one of a single wave
+    # 513 work-items in groups of 256: two full groups of 4 waves and one of a single wave
     gpu = gcnemu.GPU()
     k = gcnemu.load(SAXPY).kernel("saxpy")
-    y, x = _saxpy(gpu, 2049)
-    rep = gpu.dispatch(k, grid=(2049,), block=(1024,), args=[y, x, np.float32(1), np.uint32(2049)])
-    assert rep.workgroups == 3 and rep.waves == 33
+    y, x = _saxpy(gpu, 513)
+    rep = gpu.dispatch(k, grid=(513,), block=(256,), args=[y, x, np.float32(1), np.uint32(513)])
+    assert rep.workgroups == 3 and rep.waves == 9
