@@ -319,8 +319,16 @@ def _cmp_pred(x, y, pred):
 
 @njit(cache=True)
 def _cmp32(a, b, pred, mode):
-    """f32 compare; denormal inputs are flushed per MODE before comparing."""
-    return _cmp_pred(fp.in32(U64(a), mode), fp.in32(U64(b), mode), pred)
+    """f32 compare; denormal inputs are flushed per MODE before comparing.  The f32 values are
+    compared as f32 (the same order as their exact values; NaNs unordered)."""
+    a = U64(a) & U64(_M32)
+    b = U64(b) & U64(_M32)
+    if fp.flush_in32(mode):
+        if (a & U64(0x7F800000)) == 0:
+            a = a & U64(_S32)
+        if (b & U64(0x7F800000)) == 0:
+            b = b & U64(_S32)
+    return _cmp_pred(fp.as_f32(a), fp.as_f32(b), pred)
 
 
 @njit(cache=True)
@@ -1009,36 +1017,337 @@ def _to_u8(b, mode):
     return U64(I64(v))
 
 
+# =========================================================================== fast paths
+# The engine calls an op once per lane from a generated row loop (dispatch_gen `_row_<op>`).
+# The common ops below are inlined into that loop at numba-IR level (inline="always"), and in
+# round-to-nearest-even -- the mode compilers emit -- they are computed *without any call*: the
+# host's IEEE f32/f64 arithmetic is exactly RNE (denormal inputs and results included: the host
+# runs without FTZ/DAZ, which the exact cores rely on as well), and what the host does
+# differently -- MODE denormal flushing, NaN propagation, the canonical generated NaN -- is
+# applied with cheap selects on the bit patterns.  A call-free loop body lets LLVM vectorise
+# the row.  f32 add/sub/mul/fma/mad handle the directed roundings call-free as well (_dir32);
+# v_ldexp_f32 too; the other ops send the other rounding modes to the exact cores above,
+# unchanged, behind a MODE test that is loop invariant (LLVM unswitches the loop on it).
+# v_ldexp_f64 and v_cvt_f32_f64 keep a data-dependent call for results outside the normal range.  Every path here returns the bits
+# the core would return (tests/test_sem_valu_float.py: test_fast_path_*).
+
+@njit(cache=True, inline="always")
+def _nm32(b):
+    """b (low 32 bits, high half zero) is a normal f32 (nonzero, finite, not denormal)."""
+    return ((b & U64(_A32)) - U64(0x800000)) < U64(0x7F000000)
+
+
+@njit(cache=True, inline="always")
+def _nm64(b):
+    """b is a normal f64."""
+    return ((b & U64(_A64)) - U64(0x0010000000000000)) < U64(0x7FE0000000000000)
+
+
+@njit(cache=True, inline="always")
+def _rne32(mode):
+    """MODE rounds f32 results to nearest even."""
+    return (I64(mode) & 3) == 0
+
+
+@njit(cache=True, inline="always")
+def _rne64(mode):
+    """MODE rounds f64 results to nearest even."""
+    return (I64(mode) & 12) == 0
+
+
+@njit(cache=True, inline="always")
+def _out32(r, fo, a, b):
+    """Finish a host f32 result r of operands a, b: output flushing, then NaN rules (first NaN
+    operand quieted, a NaN made from non-NaN operands -> +qNaN)."""
+    if fo and (r & U64(0x7F800000)) == 0:
+        r = r & U64(_S32)
+    if (r & U64(_A32)) > U64(0x7F800000):
+        r = U64(F32_QNAN)
+    if fp.is_nan32(b):
+        r = fp.quiet32(b)
+    if fp.is_nan32(a):
+        r = fp.quiet32(a)
+    return r
+
+
+@njit(cache=True, inline="always")
+def _out64(r, fo, a, b):
+    """_out32 for f64."""
+    if fo and (r & U64(0x7FF0000000000000)) == 0:
+        r = r & U64(_S64)
+    if (r & U64(_A64)) > U64(0x7FF0000000000000):
+        r = U64(F64_QNAN)
+    if fp.is_nan64(b):
+        r = fp.quiet64(b)
+    if fp.is_nan64(a):
+        r = fp.quiet64(a)
+    return r
+
+
+@njit(cache=True, inline="always")
+def _dir32(r, s64, err, rm):
+    """Round to MODE rounding rm, given r = RNE(v) (f32 bits) of an exact value v = s64 + err
+    (s64 a float64, err its exact residual): one ulp step in the mode's direction where v lies
+    on that side of r, call-free.  err - (r - s64) has the sign of v - r: r - s64 is exact
+    (Sterbenz; or r is 0 or inf) and so is err, so the one rounded subtraction keeps the sign.
+    NaN and inf operands give a NaN difference and no step; an RNE overflow to inf steps back
+    to the largest finite value where the mode says so."""
+    t = err - (np.float64(fp.as_f32(r)) - s64)
+    # branch-free, so that the row loop stays one block and vectorises: "away" means one ulp
+    # up in magnitude, "toward" one ulp down (never from a zero r: v would be nearer to 0)
+    pos = (r & U64(_S32)) == 0
+    above = t > 0.0
+    below = t < 0.0
+    away = ((rm == RUP) & above & pos) | ((rm == RDN) & below & (not pos))
+    toward = (((rm == RUP) | (rm == RTZ)) & above & (not pos)) | (
+        ((rm == RDN) | (rm == RTZ)) & below & pos)
+    return r + U64(away) - U64(toward)
+
+
+@njit(cache=True, inline="always")
+def _add32_m(a, b, rm, fi, fo):
+    """_add32 (a, b masked) in any MODE rounding, call-free."""
+    xa = fp.flush32(a, fi)
+    xb = fp.flush32(b, fi)
+    x = fp.as_f32(xa)
+    y = fp.as_f32(xb)
+    r = fp.f32_bits(x + y)
+    if rm != RNE:
+        s, err = fp.two_sum(np.float64(x), np.float64(y))
+        r = _dir32(r, s, err, rm)
+        if (rm == RDN) & (s == 0.0) & (err == 0.0) & ((xa | xb) != 0):
+            # an exact zero sum is -0 in round-down unless both operands are +0
+            r = U64(_S32)
+    return _out32(r, fo, a, b)
+
+
+@njit(cache=True, inline="always")
+def _mul32_m(a, b, rm, fi, fo):
+    """_mul32 (a, b masked) in any MODE rounding, call-free (the f64 product is exact)."""
+    x = fp.as_f32(fp.flush32(a, fi))
+    y = fp.as_f32(fp.flush32(b, fi))
+    r = fp.f32_bits(x * y)
+    if rm != RNE:
+        r = _dir32(r, np.float64(x) * np.float64(y), 0.0, rm)
+    return _out32(r, fo, a, b)
+
+
+@njit(cache=True, inline="always")
+def _fast_add32(a, b, mode):
+    """_add32 (a, b masked to 32 bits) with MODE's own flush flags."""
+    return _add32_m(a, b, fp.rmode32(mode), fp.flush_in32(mode), fp.flush_out32(mode))
+
+
+@njit(cache=True, inline="always")
+def _fast_mul32(a, b, mode):
+    """_mul32 (a, b masked) with MODE's own flush flags."""
+    return _mul32_m(a, b, fp.rmode32(mode), fp.flush_in32(mode), fp.flush_out32(mode))
+
+
+@njit(cache=True, inline="always")
+def _fast_mad32(a, b, c, mode):
+    """_mad32(a, b, c, mode, False) (operands masked): the product rounded per MODE and flushed,
+    then the sum (denormals always flushed)."""
+    rm = fp.rmode32(mode)
+    if rm == RNE:
+        # the same calls with a constant mode: one loop-invariant branch for the row loop
+        p = _mul32_m(a, b, RNE, True, True)
+        r = _add32_m(p, c, RNE, True, True)
+    else:
+        p = _mul32_m(a, b, rm, True, True)
+        r = _add32_m(p, c, rm, True, True)
+    if fp.is_nan32(p) and fp.is_nan32(c) and not (fp.is_nan32(a) or fp.is_nan32(b)):
+        r = fp.quiet32(c)
+    return r
+
+
+@njit(cache=True, inline="always")
+def _fast_fma32(a, b, c, mode):
+    """_fma32 (operands masked), call-free: the host fma is RNE; the f64 product is exact and
+    TwoSum gives the exact residual of the sum for the other modes."""
+    rm = fp.rmode32(mode)
+    fi = fp.flush_in32(mode)
+    xa = fp.flush32(a, fi)
+    xb = fp.flush32(b, fi)
+    xc = fp.flush32(c, fi)
+    x = fp.as_f32(xa)
+    y = fp.as_f32(xb)
+    z = fp.as_f32(xc)
+    r = fp.f32_bits(fp.fma32(x, y, z))
+    if rm != RNE:
+        p = np.float64(x) * np.float64(y)
+        s, err = fp.two_sum(p, np.float64(z))
+        r = _dir32(r, s, err, rm)
+        if (rm == RDN) & (s == 0.0) & (err == 0.0) & (
+                (((xa ^ xb) | xc) & U64(_S32)) != 0 or p != 0.0 or z != 0.0):
+            r = U64(_S32)
+    r = _out32(r, fp.flush_out32(mode), b, c)
+    if fp.is_nan32(a):
+        r = fp.quiet32(a)
+    return r
+
+
+@njit(cache=True, inline="always")
+def _fast_minmax32(a, b, want_max, mode):
+    """_minmax32 (operands masked), call-free in every mode."""
+    fi = fp.flush_in32(mode)
+    fo = fp.flush_out32(mode)
+    x = fp.flush32(a, fi)
+    y = fp.flush32(b, fi)
+    fx = fp.as_f32(x)
+    fy = fp.as_f32(y)
+    if fx == fy:
+        # equal values differ only for +-0: min prefers the negative one
+        r = (x & y) if want_max else (x | y)
+    elif (fx > fy) == want_max:
+        r = x
+    else:
+        r = y
+    na = fp.is_nan32(a)
+    nb = fp.is_nan32(b)
+    if nb:
+        r = x
+    if na:
+        r = y
+    r = fp.flush32(r, fo)
+    if na and nb:
+        r = fp.quiet32(a)
+    if fp.ieee_mode(mode):
+        if fp.is_snan32(b):
+            r = fp.quiet32(b)
+        if fp.is_snan32(a):
+            r = fp.quiet32(a)
+    return r
+
+
+@njit(cache=True, inline="always")
+def _fast_minmax64(a, b, want_max, mode):
+    """_minmax64, call-free in every mode."""
+    fi = fp.flush_in64(mode)
+    fo = fp.flush_out64(mode)
+    x = fp.flush64(a, fi)
+    y = fp.flush64(b, fi)
+    fx = fp.as_f64(x)
+    fy = fp.as_f64(y)
+    if fx == fy:
+        r = (x & y) if want_max else (x | y)
+    elif (fx > fy) == want_max:
+        r = x
+    else:
+        r = y
+    na = fp.is_nan64(a)
+    nb = fp.is_nan64(b)
+    if nb:
+        r = x
+    if na:
+        r = y
+    r = fp.flush64(r, fo)
+    if na and nb:
+        r = fp.quiet64(a)
+    if fp.ieee_mode(mode):
+        if fp.is_snan64(b):
+            r = fp.quiet64(b)
+        if fp.is_snan64(a):
+            r = fp.quiet64(a)
+    return r
+
+
+@njit(cache=True, inline="always")
+def _fast_round32(a, mode, kind):
+    """_f32_round_op (a masked), call-free: floor/ceil/trunc/rint in f32 are exact and give zero
+    results the sign the core gives them."""
+    x = fp.as_f32(fp.flush32(a, fp.flush_in32(mode)))
+    if kind == 0:
+        r = np.floor(x)
+    elif kind == 1:
+        r = np.ceil(x)
+    elif kind == 2:
+        r = np.trunc(x)
+    else:
+        r = np.rint(x)
+    rb = fp.f32_bits(r)
+    if fp.is_nan32(a):
+        rb = fp.quiet32(a)
+    return rb
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _fast_rcp32(a, mode):
+    """_rcp32 (a masked): in RNE the host's f32 division is the correctly rounded quotient."""
+    if _rne32(mode):
+        x = fp.as_f32(fp.flush32(a, fp.flush_in32(mode)))
+        return _out32(fp.f32_bits(np.float32(1.0) / x), fp.flush_out32(mode), a, a)
+    return _rcp32(a, mode)
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _fast_rsq32(a, mode):
+    """_rsq32 (a masked): the same f64 evaluation, rounded by fptrunc as pack_f32 does in RNE
+    (the result of an f32 input is always in the f32 normal range)."""
+    if _rne32(mode):
+        b = fp.flush32(a, True)
+        r = fp.f32_bits(np.float32(1.0 / np.sqrt(np.float64(fp.as_f32(b)))))
+        if (b & U64(_S32)) != 0 and b != U64(_S32):
+            r = U64(F32_NEG_QNAN)
+        if fp.is_nan32(a):
+            r = fp.quiet32(a)
+        return r
+    return _rsq32(a, mode)
+
+
+@njit(cache=True, inline="always")
+def _fast_sqrt32(a, mode):
+    """_sqrt32 (a masked): in RNE the host's f32 sqrt is the correctly rounded root."""
+    if _rne32(mode):
+        b = fp.flush32(a, fp.flush_in32(mode))
+        r = fp.f32_bits(np.sqrt(fp.as_f32(b)))
+        if (b & U64(_S32)) != 0 and b != U64(_S32):
+            r = U64(F32_NEG_QNAN)
+        if fp.is_nan32(a):
+            r = fp.quiet32(a)
+        return r
+    return _sqrt32(a, mode)
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _fast_rcp64(a, mode):
+    """_rcp64 in RNE: the host's division is the correctly rounded quotient."""
+    if _rne64(mode):
+        x = fp.as_f64(fp.flush64(a, fp.flush_in64(mode)))
+        return _out64(fp.f64_bits(1.0 / x), fp.flush_out64(mode), a, a)
+    return _rcp64(a, mode)
+
+
 # =========================================================================== ops: VOP2/VOP3 arith f32
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_add_f32(s0, s1, s2, cin, lane, mode):
     """D = S0 + S1 (f32), correctly rounded per MODE, denormals per MODE."""
-    return _add32(s0, s1, mode, fp.flush_in32(mode), fp.flush_out32(mode)), U64(0)
+    return _fast_add32(U64(s0) & U64(_M32), U64(s1) & U64(_M32), mode), U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_sub_f32(s0, s1, s2, cin, lane, mode):
     """D = S0 - S1 (f32)."""
     b = U64(s1) & U64(_M32)
     if not fp.is_nan32(b):
         b = b ^ U64(_S32)
-    return _add32(s0, b, mode, fp.flush_in32(mode), fp.flush_out32(mode)), U64(0)
+    return _fast_add32(U64(s0) & U64(_M32), b, mode), U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_subrev_f32(s0, s1, s2, cin, lane, mode):
     """D = S1 - S0 (f32)."""
     a = U64(s0) & U64(_M32)
     if not fp.is_nan32(a):
         a = a ^ U64(_S32)
-    return _add32(s1, a, mode, fp.flush_in32(mode), fp.flush_out32(mode)), U64(0)
+    return _fast_add32(U64(s1) & U64(_M32), a, mode), U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_mul_f32(s0, s1, s2, cin, lane, mode):
     """D = S0 * S1 (f32), correctly rounded per MODE."""
-    return _mul32(s0, s1, mode, fp.flush_in32(mode), fp.flush_out32(mode)), U64(0)
+    return _fast_mul32(U64(s0) & U64(_M32), U64(s1) & U64(_M32), mode), U64(0)
 
 
 @njit(cache=True)
@@ -1047,10 +1356,11 @@ def v_mul_legacy_f32(s0, s1, s2, cin, lane, mode):
     return _mul_legacy32(s0, s1, mode, fp.flush_in32(mode), fp.flush_out32(mode)), U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_mad_f32(s0, s1, s2, cin, lane, mode):
     """D = S0*S1 + S2, not fused (product rounded per MODE), f32 denormals always flushed."""
-    return _mad32(s0, s1, s2, mode, False), U64(0)
+    return _fast_mad32(U64(s0) & U64(_M32), U64(s1) & U64(_M32), U64(s2) & U64(_M32),
+                       mode), U64(0)
 
 
 @njit(cache=True)
@@ -1059,10 +1369,11 @@ def v_mad_legacy_f32(s0, s1, s2, cin, lane, mode):
     return _mad32(s0, s1, s2, mode, True), U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_mac_f32(s0, s1, s2, cin, lane, mode):
     """D = S0*S1 + D (s2 = old D); same arithmetic as v_mad_f32."""
-    return _mad32(s0, s1, s2, mode, False), U64(0)
+    return _fast_mad32(U64(s0) & U64(_M32), U64(s1) & U64(_M32), U64(s2) & U64(_M32),
+                       mode), U64(0)
 
 
 @njit(cache=True)
@@ -1071,34 +1382,37 @@ def v_mac_legacy_f32(s0, s1, s2, cin, lane, mode):
     return _mad32(s0, s1, s2, mode, True), U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_madmk_f32(s0, s1, s2, cin, lane, mode):
     """D = S0*K + S1 (engine passes K in s2); unfused, denormals flushed."""
-    return _mad32(s0, s2, s1, mode, False), U64(0)
+    return _fast_mad32(U64(s0) & U64(_M32), U64(s2) & U64(_M32), U64(s1) & U64(_M32),
+                       mode), U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_madak_f32(s0, s1, s2, cin, lane, mode):
     """D = S0*S1 + K (engine passes K in s2); unfused, denormals flushed."""
-    return _mad32(s0, s1, s2, mode, False), U64(0)
+    return _fast_mad32(U64(s0) & U64(_M32), U64(s1) & U64(_M32), U64(s2) & U64(_M32),
+                       mode), U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_fma_f32(s0, s1, s2, cin, lane, mode):
     """D = fma(S0, S1, S2) (f32, single rounding, every MODE rounding exact)."""
-    return _fma32(s0, s1, s2, mode), U64(0)
+    return _fast_fma32(U64(s0) & U64(_M32), U64(s1) & U64(_M32), U64(s2) & U64(_M32),
+                       mode), U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_min_f32(s0, s1, s2, cin, lane, mode):
     """D = min(S0, S1); IEEE mode: sNaN -> quieted sNaN; one NaN -> the other operand."""
-    return _minmax32(s0, s1, False, mode), U64(0)
+    return _fast_minmax32(U64(s0) & U64(_M32), U64(s1) & U64(_M32), False, mode), U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_max_f32(s0, s1, s2, cin, lane, mode):
     """D = max(S0, S1); IEEE mode: sNaN -> quieted sNaN; one NaN -> the other operand."""
-    return _minmax32(s0, s1, True, mode), U64(0)
+    return _fast_minmax32(U64(s0) & U64(_M32), U64(s1) & U64(_M32), True, mode), U64(0)
 
 
 @njit(cache=True)
@@ -1125,16 +1439,18 @@ def v_max_legacy_f32(s0, s1, s2, cin, lane, mode):
     return fp.flush32(fp.flush32(r, fi), fp.flush_out32(mode)), U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_min3_f32(s0, s1, s2, cin, lane, mode):
     """D = min(min(S0, S1), S2) with v_min_f32's NaN rules (a NaN operand is skipped)."""
-    return _minmax32(_minmax32(s0, s1, False, mode), s2, False, mode), U64(0)
+    r = _fast_minmax32(U64(s0) & U64(_M32), U64(s1) & U64(_M32), False, mode)
+    return _fast_minmax32(r, U64(s2) & U64(_M32), False, mode), U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_max3_f32(s0, s1, s2, cin, lane, mode):
     """D = max(max(S0, S1), S2) with v_max_f32's NaN rules."""
-    return _minmax32(_minmax32(s0, s1, True, mode), s2, True, mode), U64(0)
+    r = _fast_minmax32(U64(s0) & U64(_M32), U64(s1) & U64(_M32), True, mode)
+    return _fast_minmax32(r, U64(s2) & U64(_M32), True, mode), U64(0)
 
 
 @njit(cache=True)
@@ -1156,19 +1472,21 @@ def v_med3_f32(s0, s1, s2, cin, lane, mode):
     return _minmax32(lo, _minmax32(hi, c, False, mode), True, mode), U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_ldexp_f32(s0, s1, s2, cin, lane, mode):
     """D = S0 * 2**S1 (S1 a signed int32), one MODE rounding."""
     a = U64(s0) & U64(_M32)
-    if fp.is_nan32(a):
-        return fp.quiet32(a), U64(0)
-    if fp.is_inf32(a):
-        return a, U64(0)
-    a = fp.flush32(a, fp.flush_in32(mode))
-    if (a & U64(_A32)) == 0:
-        return a, U64(0)
-    n = I64(np.int32(np.uint32(U64(s1) & U64(_M32))))
-    return _ldexp_bits(a, n, 23, 8, fp.rmode32(mode), fp.flush_out32(mode)), U64(0)
+    # call-free: with S1 clamped to +-350 (beyond it the f32 result is the same overflow or
+    # underflow) the f64 product is exact, fptrunc rounds it RNE once and _dir32 steps it for
+    # the directed modes; inf and zero pass, NaN is quieted by _out32
+    n = min(max(I64(np.int32(np.uint32(U64(s1) & U64(_M32)))), I64(-350)), I64(350))
+    v = np.float64(fp.as_f32(fp.flush32(a, fp.flush_in32(mode)))) * fp.as_f64(
+        U64(n + 1023) << U64(52))
+    rm = fp.rmode32(mode)
+    r = fp.f32_bits(np.float32(v))
+    if rm != RNE:
+        r = _dir32(r, v, 0.0, rm)
+    return _out32(r, fp.flush_out32(mode), a, a), U64(0)
 
 
 @njit(cache=True)
@@ -1182,75 +1500,112 @@ def v_mullit_f32(s0, s1, s2, cin, lane, mode):
 
 # =========================================================================== ops: f64 arith
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_add_f64(s0, s1, s2, cin, lane, mode):
     """D = S0 + S1 (f64), correctly rounded per MODE."""
-    return _add64(s0, s1, mode), U64(0)
+    a = U64(s0)
+    b = U64(s1)
+    if _rne64(mode):
+        fi = fp.flush_in64(mode)
+        x = fp.as_f64(fp.flush64(a, fi))
+        y = fp.as_f64(fp.flush64(b, fi))
+        return _out64(fp.f64_bits(x + y), fp.flush_out64(mode), a, b), U64(0)
+    return _add64(a, b, mode), U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_mul_f64(s0, s1, s2, cin, lane, mode):
     """D = S0 * S1 (f64), correctly rounded per MODE."""
-    return _mul64(s0, s1, mode), U64(0)
+    a = U64(s0)
+    b = U64(s1)
+    if _rne64(mode):
+        fi = fp.flush_in64(mode)
+        x = fp.as_f64(fp.flush64(a, fi))
+        y = fp.as_f64(fp.flush64(b, fi))
+        return _out64(fp.f64_bits(x * y), fp.flush_out64(mode), a, b), U64(0)
+    return _mul64(a, b, mode), U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_fma_f64(s0, s1, s2, cin, lane, mode):
     """D = fma(S0, S1, S2) (f64), a single MODE rounding, exact in every rounding mode."""
-    return _fma64(s0, s1, s2, mode), U64(0)
+    a = U64(s0)
+    b = U64(s1)
+    c = U64(s2)
+    if _rne64(mode):
+        fi = fp.flush_in64(mode)
+        x = fp.as_f64(fp.flush64(a, fi))
+        y = fp.as_f64(fp.flush64(b, fi))
+        z = fp.as_f64(fp.flush64(c, fi))
+        r = _out64(fp.f64_bits(fp.fma64(x, y, z)), fp.flush_out64(mode), b, c)
+        if fp.is_nan64(a):
+            r = fp.quiet64(a)
+        return r, U64(0)
+    return _fma64(a, b, c, mode), U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_min_f64(s0, s1, s2, cin, lane, mode):
     """D = min(S0, S1) (f64), NaN rules as v_min_f32."""
-    return _minmax64(s0, s1, False, mode), U64(0)
+    return _fast_minmax64(U64(s0), U64(s1), False, mode), U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_max_f64(s0, s1, s2, cin, lane, mode):
     """D = max(S0, S1) (f64), NaN rules as v_max_f32."""
-    return _minmax64(s0, s1, True, mode), U64(0)
+    return _fast_minmax64(U64(s0), U64(s1), True, mode), U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_ldexp_f64(s0, s1, s2, cin, lane, mode):
     """D = S0 * 2**S1 (S1 a signed int32), one MODE rounding."""
     a = U64(s0)
+    ne = I64((a >> U64(52)) & U64(0x7FF)) + I64(np.int32(np.uint32(U64(s1) & U64(_M32))))
+    if _nm64(a) and ne >= 1 and ne <= 2046:
+        # a normal result of a normal input is exact: only the exponent field changes
+        return (a & U64(0x800FFFFFFFFFFFFF)) | (U64(ne) << U64(52)), U64(0)
+    return _ldexp64_slow(a, s1, mode), U64(0)
+
+
+@njit(cache=True)
+def _ldexp64_slow(a, s1, mode):
+    """v_ldexp_f64 for every input."""
+    a = U64(a)
     if fp.is_nan64(a):
-        return fp.quiet64(a), U64(0)
+        return fp.quiet64(a)
     if fp.is_inf64(a):
-        return a, U64(0)
+        return a
     a = fp.flush64(a, fp.flush_in64(mode))
     if (a & U64(_A64)) == 0:
-        return a, U64(0)
+        return a
     n = I64(np.int32(np.uint32(U64(s1) & U64(_M32))))
-    return _ldexp_bits(a, n, 52, 11, fp.rmode64(mode), fp.flush_out64(mode)), U64(0)
+    return _ldexp_bits(a, n, 52, 11, fp.rmode64(mode), fp.flush_out64(mode))
 
 
 # =========================================================================== ops: rounding family
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_floor_f32(s0, s1, s2, cin, lane, mode):
     """D = floor(S0); inf/NaN pass through (NaN quieted)."""
-    return _f32_round_op(s0, mode, 0), U64(0)
+    return _fast_round32(U64(s0) & U64(_M32), mode, 0), U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_ceil_f32(s0, s1, s2, cin, lane, mode):
     """D = ceil(S0)."""
-    return _f32_round_op(s0, mode, 1), U64(0)
+    return _fast_round32(U64(s0) & U64(_M32), mode, 1), U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_trunc_f32(s0, s1, s2, cin, lane, mode):
     """D = trunc(S0)."""
-    return _f32_round_op(s0, mode, 2), U64(0)
+    return _fast_round32(U64(s0) & U64(_M32), mode, 2), U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_rndne_f32(s0, s1, s2, cin, lane, mode):
     """D = round-half-even(S0) to an integer value."""
-    return _f32_round_op(s0, mode, 3), U64(0)
+    return _fast_round32(U64(s0) & U64(_M32), mode, 3), U64(0)
 
 
 @njit(cache=True)
@@ -1277,38 +1632,77 @@ def v_rndne_f64(s0, s1, s2, cin, lane, mode):
     return _f64_round_op(s0, mode, 3), U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_fract_f32(s0, s1, s2, cin, lane, mode):
     """D = min(S0 - floor(S0), 0x3f7fffff); inf -> +qNaN, NaN quieted (LLVM's fold)."""
     a = U64(s0) & U64(_M32)
+    if _rne32(mode):
+        # floor is exact in f32 and the f32 subtraction rounds the exact difference once (RNE)
+        x = fp.as_f32(fp.flush32(a, fp.flush_in32(mode)))
+        r = fp.f32_bits(x - np.floor(x))
+        if fp.flush_out32(mode) and (r & U64(0x7F800000)) == 0:
+            r = r & U64(_S32)
+        if r > U64(0x3F7FFFFF) and r < U64(_S32):
+            r = U64(0x3F7FFFFF)
+        if fp.is_inf32(a):
+            r = U64(F32_QNAN)
+        if fp.is_nan32(a):
+            r = fp.quiet32(a)
+        return r, U64(0)
+    return _fract32_slow(a, mode), U64(0)
+
+
+@njit(cache=True)
+def _fract32_slow(a, mode):
+    """v_fract_f32 for every input (a masked to 32 bits)."""
     if fp.is_nan32(a):
-        return fp.quiet32(a), U64(0)
+        return fp.quiet32(a)
     if fp.is_inf32(a):
-        return U64(F32_QNAN), U64(0)
+        return U64(F32_QNAN)
     v = fp.in32(a, mode)
     fl = np.floor(v)
     s, err = fp.two_sum(v, -fl)
     r = fp.pack_f32(s, err, fp.rmode32(mode), fp.flush_out32(mode))
     if r > U64(0x3F7FFFFF) and r < U64(_S32):
         r = U64(0x3F7FFFFF)
-    return r, U64(0)
+    return r
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_fract_f64(s0, s1, s2, cin, lane, mode):
     """D = min(S0 - floor(S0), 0x3fefffffffffffff); inf -> +qNaN, NaN quieted."""
     a = U64(s0)
+    if _rne64(mode):
+        # floor is exact and the subtraction rounds the exact difference once (RNE)
+        x = fp.as_f64(fp.flush64(a, fp.flush_in64(mode)))
+        r = fp.f64_bits(x - np.floor(x))
+        if fp.flush_out64(mode) and (r & U64(0x7FF0000000000000)) == 0:
+            r = r & U64(_S64)
+        if r > U64(0x3FEFFFFFFFFFFFFF) and r < U64(_S64):
+            r = U64(0x3FEFFFFFFFFFFFFF)
+        if fp.is_inf64(a):
+            r = U64(F64_QNAN)
+        if fp.is_nan64(a):
+            r = fp.quiet64(a)
+        return r, U64(0)
+    return _fract64_slow(a, mode), U64(0)
+
+
+@njit(cache=True)
+def _fract64_slow(a, mode):
+    """v_fract_f64 for every input."""
+    a = U64(a)
     if fp.is_nan64(a):
-        return fp.quiet64(a), U64(0)
+        return fp.quiet64(a)
     if fp.is_inf64(a):
-        return U64(F64_QNAN), U64(0)
+        return U64(F64_QNAN)
     v = fp.in64(a, mode)
     fl = np.floor(v)
     s, err = fp.two_sum(v, -fl)
     r = fp.pack_f64(s, err, fp.rmode64(mode), fp.flush_out64(mode))
     if r > U64(0x3FEFFFFFFFFFFFFF) and r < U64(_S64):
         r = U64(0x3FEFFFFFFFFFFFFF)
-    return r, U64(0)
+    return r
 
 
 @njit(cache=True)
@@ -1375,82 +1769,93 @@ def v_frexp_exp_i32_f64(s0, s1, s2, cin, lane, mode):
 
 # =========================================================================== ops: transcendentals
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_rcp_f32(s0, s1, s2, cin, lane, mode):
     """D = 1/S0, emulated correctly rounded per MODE (hardware: <= 1 ULP); +-0 -> +-inf."""
-    return _rcp32(s0, mode), U64(0)
+    return _fast_rcp32(U64(s0) & U64(_M32), mode), U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_rcp_iflag_f32(s0, s1, s2, cin, lane, mode):
     """Same value as v_rcp_f32 (only the exception flag differs on hardware)."""
-    return _rcp32(s0, mode), U64(0)
+    return _fast_rcp32(U64(s0) & U64(_M32), mode), U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_rcp_clamp_f32(s0, s1, s2, cin, lane, mode):
     """v_rcp_f32 with an infinite result clamped to +-MAX_FLOAT."""
-    r = _rcp32(s0, mode)
+    r = _fast_rcp32(U64(s0) & U64(_M32), mode)
     if fp.is_inf32(r):
         return (r & U64(_S32)) | U64(F32_MAX), U64(0)
     return r, U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_rcp_legacy_f32(s0, s1, s2, cin, lane, mode):
     """v_rcp_f32, but a zero input or an infinite result gives a zero with S0's sign."""
-    r = _rcp32(s0, mode)
+    r = _fast_rcp32(U64(s0) & U64(_M32), mode)
     if fp.is_inf32(r):
         return r & U64(_S32), U64(0)
     return r, U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_rcp_f64(s0, s1, s2, cin, lane, mode):
     """D = 1/S0 (f64), emulated correctly rounded (hardware: ~2**-26 relative error)."""
-    return _rcp64(s0, mode), U64(0)
+    return _fast_rcp64(U64(s0), mode), U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_rcp_clamp_f64(s0, s1, s2, cin, lane, mode):
     """v_rcp_f64 with an infinite result clamped to +-MAX_DOUBLE."""
-    r = _rcp64(s0, mode)
+    r = _fast_rcp64(U64(s0), mode)
     if fp.is_inf64(r):
         return (r & U64(_S64)) | U64(F64_MAX), U64(0)
     return r, U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_sqrt_f32(s0, s1, s2, cin, lane, mode):
     """D = sqrt(S0), emulated correctly rounded per MODE; negative -> -NaN."""
-    return _sqrt32(s0, mode), U64(0)
+    return _fast_sqrt32(U64(s0) & U64(_M32), mode), U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_sqrt_f64(s0, s1, s2, cin, lane, mode):
     """D = sqrt(S0) (f64), emulated correctly rounded per MODE; negative -> -NaN."""
-    return _sqrt64(s0, mode), U64(0)
+    a = U64(s0)
+    if _rne64(mode):
+        # the host's root is the correctly rounded one (the core's scaling for tiny inputs
+        # changes nothing in RNE); specials as the core: +-0 and +inf pass, negative -> -NaN
+        b = fp.flush64(a, fp.flush_in64(mode))
+        r = fp.f64_bits(np.sqrt(fp.as_f64(b)))
+        if (b & U64(_S64)) != 0 and b != U64(_S64):
+            r = U64(F64_NEG_QNAN)
+        if fp.is_nan64(a):
+            r = fp.quiet64(a)
+        return r, U64(0)
+    return _sqrt64(a, mode), U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_rsq_f32(s0, s1, s2, cin, lane, mode):
     """D = 1/sqrt(S0); error <= 0.5 ULP + 2**-28 ULP; denormal inputs flushed; neg -> -NaN."""
-    return _rsq32(s0, mode), U64(0)
+    return _fast_rsq32(U64(s0) & U64(_M32), mode), U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_rsq_clamp_f32(s0, s1, s2, cin, lane, mode):
     """v_rsq_f32 with +-inf results clamped to +-MAX_FLOAT."""
-    r = _rsq32(s0, mode)
+    r = _fast_rsq32(U64(s0) & U64(_M32), mode)
     if fp.is_inf32(r):
         return (r & U64(_S32)) | U64(F32_MAX), U64(0)
     return r, U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_rsq_legacy_f32(s0, s1, s2, cin, lane, mode):
     """v_rsq_f32, but an infinite result becomes +0 (CLRX)."""
-    r = _rsq32(s0, mode)
+    r = _fast_rsq32(U64(s0) & U64(_M32), mode)
     if fp.is_inf32(r):
         return U64(0), U64(0)
     return r, U64(0)
@@ -1538,7 +1943,7 @@ def v_div_fmas_f32(s0, s1, s2, cin, lane, mode):
     b = U64(s1) & U64(_M32)
     c = U64(s2) & U64(_M32)
     if U64(cin) == 0:
-        return _fma32(a, b, c, mode), U64(0)
+        return _fast_fma32(a, b, c, mode), U64(0)
     k = 64.0 if abs(fp.f32_value(c)) >= 2.0 else -64.0
     if (fp.is_nan32(a) or fp.is_nan32(b) or fp.is_nan32(c) or fp.is_inf32(a) or fp.is_inf32(b)
             or fp.is_inf32(c)):
@@ -1715,15 +2120,19 @@ def v_cubetc_f32(s0, s1, s2, cin, lane, mode):
 
 # =========================================================================== ops: conversions
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_cvt_f32_i32(s0, s1, s2, cin, lane, mode):
     """D = (float)(int32)S0, rounded per MODE."""
+    if _rne32(mode):
+        return fp.f32_bits(np.float32(np.int32(np.uint32(U64(s0) & U64(_M32))))), U64(0)
     return _int_to_f32(I64(np.int32(np.uint32(U64(s0) & U64(_M32)))), mode), U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_cvt_f32_u32(s0, s1, s2, cin, lane, mode):
     """D = (float)(uint32)S0, rounded per MODE."""
+    if _rne32(mode):
+        return fp.f32_bits(np.float32(np.uint32(U64(s0) & U64(_M32)))), U64(0)
     return _int_to_f32(I64(U64(s0) & U64(_M32)), mode), U64(0)
 
 
@@ -1741,22 +2150,31 @@ def v_cvt_f64_u32(s0, s1, s2, cin, lane, mode):
     return fp.f64_bits(v), U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_cvt_i32_f32(s0, s1, s2, cin, lane, mode):
     """D = (int32)trunc(S0), saturating; NaN -> 0."""
     a = U64(s0) & U64(_M32)
+    # call-free: |S0| < 2**31 truncates (a denormal gives 0, flushed or not), the rest saturates
+    # by sign
+    r = U64(I64(fp.as_f32(a))) & U64(_M32)
+    if (a & U64(0x7F800000)) >= U64(0x4F000000):
+        r = U64(0x80000000) if (a & U64(_S32)) != 0 else U64(0x7FFFFFFF)
     if fp.is_nan32(a):
-        return U64(0), U64(0)
-    return _f_to_i32(fp.in32(a, mode), -2147483648.0, 2147483647.0), U64(0)
+        r = U64(0)
+    return r, U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_cvt_u32_f32(s0, s1, s2, cin, lane, mode):
     """D = (uint32)trunc(S0), saturating at 0 and 0xffffffff; NaN -> 0."""
     a = U64(s0) & U64(_M32)
-    if fp.is_nan32(a):
-        return U64(0), U64(0)
-    return _f_to_i32(fp.in32(a, mode), 0.0, 4294967295.0), U64(0)
+    # call-free: 0 <= S0 < 2**32 truncates, larger (+inf too) saturates, negative or NaN -> 0
+    r = U64(I64(fp.as_f32(a))) & U64(_M32)
+    if a >= U64(0x4F800000):
+        r = U64(_M32)
+    if a > U64(0x7F800000):
+        r = U64(0)
+    return r, U64(0)
 
 
 @njit(cache=True)
@@ -1798,10 +2216,14 @@ def v_cvt_rpi_i32_f32(s0, s1, s2, cin, lane, mode):
     return _f_to_i32(np.floor(fp.f32_value(h)), -2147483648.0, 2147483647.0), U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_cvt_f32_f64(s0, s1, s2, cin, lane, mode):
     """D = (float)S0, rounded per the f32 MODE rounding; overflow -> inf/MAX per mode."""
     a = U64(s0)
+    ex = (a >> U64(52)) & U64(0x7FF)
+    if _rne32(mode) and ex >= U64(897) and ex <= U64(1150):
+        # f32 normal range: fptrunc rounds RNE; a rounding overflow to inf is RNE's too
+        return fp.f32_bits(np.float32(fp.as_f64(a))), U64(0)
     if fp.is_nan64(a):
         return (((a >> U64(32)) & U64(_S32)) | U64(0x7FC00000)
                 | ((a >> U64(29)) & U64(0x7FFFFF))), U64(0)
@@ -1814,14 +2236,15 @@ def v_cvt_f32_f64(s0, s1, s2, cin, lane, mode):
     return fp.round_pack(sign, m, e, False, 23, 8, fp.rmode32(mode), fp.flush_out32(mode)), U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def v_cvt_f64_f32(s0, s1, s2, cin, lane, mode):
     """D = (double)S0 (exact; NaN payload kept and quieted)."""
     a = U64(s0) & U64(_M32)
+    r = fp.f64_bits(np.float64(fp.as_f32(fp.flush32(a, fp.flush_in32(mode)))))
     if fp.is_nan32(a):
-        return (((a & U64(_S32)) << U64(32)) | U64(0x7FF8000000000000)
-                | ((a & U64(0x7FFFFF)) << U64(29))), U64(0)
-    return fp.f64_bits(fp.in32(a, mode)), U64(0)
+        r = (((a & U64(_S32)) << U64(32)) | U64(0x7FF8000000000000)
+             | ((a & U64(0x7FFFFF)) << U64(29)))
+    return r, U64(0)
 
 
 @njit(cache=True)
