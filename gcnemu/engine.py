@@ -521,7 +521,31 @@ def step_generic(code, pc, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_ba
     return next_pc
 
 # --- the fast path -----------------------------------------------------------------------
-@njit(inline="always")
+# Helpers here are plain @njit, not inline="always": numba's IR inlining binds array
+# arguments to new variables with atomic incref/decref (NRT) around them, which cost more
+# than the instruction itself; a plain call passes arrays borrowed and LLVM inlines it.
+@njit
+def _exec(sregs, w):
+    return U64(sregs[w, EXEC_LO]) | (U64(sregs[w, EXEC_HI]) << U64(32))
+
+
+@njit
+def _vcc(sregs, w):
+    return U64(sregs[w, VCC_LO]) | (U64(sregs[w, VCC_HI]) << U64(32))
+
+
+@njit
+def _inmods(row, ndw, absbit, negbit):
+    apply_input_mods(row, ndw, absbit, negbit)
+
+
+@njit
+def _setpair(sregs, w, code, v):
+    sregs[w, code] = np.uint32(v & MASK32)
+    sregs[w, code + 1] = np.uint32(v >> U64(32))
+
+
+@njit
 def _sread(sregs, w, kind, c, ndw, val):
     """A scalar operand the decoder classified (C_K*: K_SREG or a constant/absent in C_V*)."""
     if kind == K_SREG:
@@ -530,46 +554,6 @@ def _sread(sregs, w, kind, c, ndw, val):
             v |= U64(sregs[w, c + 1]) << U64(32)
         return v
     return U64(val)
-
-
-@njit(inline="always")
-def _vread(out, vgpr, sregs, w, kind, c, ndw, val, vbase):
-    """Fill out[] with a classified VALU source (runtime trip counts keep the loops vector)."""
-    nl = out.shape[0]
-    if kind == K_VGPR:
-        row = vbase + c - 256
-        a = vgpr[row]
-        if ndw >= 2:
-            b = vgpr[row + 1]
-            for l in range(nl):
-                out[l] = U64(a[l]) | (U64(b[l]) << U64(32))
-        else:
-            for l in range(nl):
-                out[l] = U64(a[l])
-        return
-    v = _sread(sregs, w, kind, c, ndw, val)
-    for l in range(nl):
-        out[l] = v
-
-
-@njit(inline="always")
-def _vwrite(vgpr, row, ndw, res, ex):
-    nl = res.shape[0]
-    a = vgpr[row]
-    if ex == ALL_LANES:
-        for l in range(nl):
-            a[l] = np.uint32(res[l] & MASK32)
-        if ndw >= 2:
-            b = vgpr[row + 1]
-            for l in range(nl):
-                b[l] = np.uint32(res[l] >> U64(32))
-        return
-    for l in range(nl):
-        a[l] = np.uint32(res[l] & MASK32) if (ex >> U64(l)) & U64(1) else a[l]
-    if ndw >= 2:
-        b = vgpr[row + 1]
-        for l in range(nl):
-            b[l] = np.uint32(res[l] >> U64(32)) if (ex >> U64(l)) & U64(1) else b[l]
 
 
 @njit
@@ -601,6 +585,12 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
     nvalu = ws[w, WS_VALU]
     ntaken = ws[w, WS_TAKEN]
     mode = ws[w, WS_MODE]
+    zmask = 0
+    nl = tmp.shape[1]
+    p0 = s0.ctypes.data
+    p1 = s1.ctypes.data
+    p2 = s2.ctypes.data
+    pres = res.ctypes.data
     while True:
         if pc < 0 or pc >= n or steps >= step_limit:
             break
@@ -625,41 +615,77 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             nsalu += 1
         elif (h == H_VALU or h == H_VCMP) and code[pc, C_FAST] != 0 and \
                 code[pc, C_SMAX] <= nsg and code[pc, C_VMAX] <= vcount:
-            ins = code[pc]
-            ex = get_exec(sregs, w)
-            flags = ins[C_FLAGS]
-            _vread(s0, vgpr, sregs, w, ins[C_K0], ins[C_S0], ins[C_W0], ins[C_V0], vbase)
-            if ins[C_K1] != K_NONE:
-                _vread(s1, vgpr, sregs, w, ins[C_K1], ins[C_S1], ins[C_W1], ins[C_V1], vbase)
-            else:
-                s1[:] = 0
+            ex = _exec(sregs, w)
+            flags = code[pc, C_FLAGS]
             cin = U64(0)
-            if flags & FL_CIN_S2:
-                cin = _sread(sregs, w, ins[C_K2], ins[C_S2], 2, ins[C_V2])
-                s2[:] = 0
-            elif ins[C_K2] != K_NONE:
-                _vread(s2, vgpr, sregs, w, ins[C_K2], ins[C_S2], ins[C_W2], ins[C_V2], vbase)
-            else:
-                s2[:] = 0
+            # sources into tmp rows 0..2, written out here (no helper taking arrays: see
+            # _exec); absent sources are zero rows, zmask remembers rows already zero
+            for i in range(3):
+                kind = code[pc, C_K0 + i]
+                c = code[pc, C_S0 + i]
+                ndw = code[pc, C_W0 + i]
+                if i == 2 and flags & FL_CIN_S2:
+                    cin = U64(sregs[w, c]) | (U64(sregs[w, c + 1]) << U64(32)) \
+                        if kind == K_SREG else U64(code[pc, C_V2])
+                    kind = K_NONE
+                if kind == K_NONE:
+                    if not (zmask >> i) & 1:
+                        for l in range(nl):
+                            tmp[i, l] = U64(0)
+                        zmask |= 1 << i
+                    continue
+                zmask &= ~(1 << i)
+                if kind == K_VGPR:
+                    row = vbase + c - 256
+                    if ndw >= 2:
+                        for l in range(nl):
+                            tmp[i, l] = U64(vgpr[row, l]) | (U64(vgpr[row + 1, l]) << U64(32))
+                    else:
+                        for l in range(nl):
+                            tmp[i, l] = U64(vgpr[row, l])
+                    continue
+                if kind == K_SREG:
+                    v = U64(sregs[w, c])
+                    if ndw >= 2:
+                        v |= U64(sregs[w, c + 1]) << U64(32)
+                else:
+                    v = U64(code[pc, C_V0 + i])
+                for l in range(nl):
+                    tmp[i, l] = v
             if flags & FL_CIN_VCC:
-                cin = get_vcc(sregs, w)
-            if ins[C_ABS] | ins[C_NEG]:
-                apply_input_mods(s0, ins[C_W0], ins[C_ABS] & 1, ins[C_NEG] & 1)
-                apply_input_mods(s1, ins[C_W1], ins[C_ABS] & 2, ins[C_NEG] & 2)
-                apply_input_mods(s2, ins[C_W2], ins[C_ABS] & 4, ins[C_NEG] & 4)
-            fl = call_valu(ins[C_K], s0.ctypes.data, s1.ctypes.data, s2.ctypes.data,
-                           res.ctypes.data, cin, ex, mode)
-            if ins[C_OMODW] != 0 and (ins[C_OMOD] | ins[C_CLAMP]) != 0:
-                apply_output_mods(res, ex, ins[C_OMODW], ins[C_OMOD], ins[C_CLAMP], mode)
+                cin = _vcc(sregs, w)
+            if code[pc, C_ABS] | code[pc, C_NEG]:
+                _inmods(s0, code[pc, C_W0], code[pc, C_ABS] & 1, code[pc, C_NEG] & 1)
+                _inmods(s1, code[pc, C_W1], code[pc, C_ABS] & 2, code[pc, C_NEG] & 2)
+                _inmods(s2, code[pc, C_W2], code[pc, C_ABS] & 4, code[pc, C_NEG] & 4)
+                zmask = 0
+            fl = call_valu(code[pc, C_K], p0, p1, p2,
+                           pres, cin, ex, mode)
+            if code[pc, C_OMODW] != 0 and (code[pc, C_OMOD] | code[pc, C_CLAMP]) != 0:
+                apply_output_mods(res, ex, code[pc, C_OMODW], code[pc, C_OMOD], code[pc, C_CLAMP], mode)
             if flags & FL_CMP:
                 m = fl & ex
-                set_pair(sregs, w, ins[C_SDST], m)
+                _setpair(sregs, w, code[pc, C_SDST], m)
                 if flags & FL_CMPX:
-                    set_pair(sregs, w, EXEC_LO, m)
+                    _setpair(sregs, w, EXEC_LO, m)
             else:
-                _vwrite(vgpr, vbase + ins[C_DST], ins[C_WD], res, ex)
+                row = vbase + code[pc, C_DST]
+                if ex == ALL_LANES:
+                    for l in range(nl):
+                        vgpr[row, l] = np.uint32(tmp[3, l] & MASK32)
+                    if code[pc, C_WD] >= 2:
+                        for l in range(nl):
+                            vgpr[row + 1, l] = np.uint32(tmp[3, l] >> U64(32))
+                else:
+                    for l in range(nl):
+                        vgpr[row, l] = np.uint32(tmp[3, l] & MASK32) if (ex >> U64(l)) & U64(1) \
+                            else vgpr[row, l]
+                    if code[pc, C_WD] >= 2:
+                        for l in range(nl):
+                            vgpr[row + 1, l] = np.uint32(tmp[3, l] >> U64(32)) \
+                                if (ex >> U64(l)) & U64(1) else vgpr[row + 1, l]
                 if flags & FL_FLAGS_TO_SDST:
-                    set_pair(sregs, w, ins[C_SDST], fl & ex)
+                    _setpair(sregs, w, code[pc, C_SDST], fl & ex)
             nvalu += 1
         elif h == H_CBRANCH:
             k = code[pc, C_K]
@@ -669,13 +695,13 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             elif k == 1:
                 take = scc != 0
             elif k == 2:
-                take = get_vcc(sregs, w) == U64(0)
+                take = _vcc(sregs, w) == U64(0)
             elif k == 3:
-                take = get_vcc(sregs, w) != U64(0)
+                take = _vcc(sregs, w) != U64(0)
             elif k == 4:
-                take = get_exec(sregs, w) == U64(0)
+                take = _exec(sregs, w) == U64(0)
             elif k == 5:
-                take = get_exec(sregs, w) != U64(0)
+                take = _exec(sregs, w) != U64(0)
             if take:
                 t = code[pc, C_TGT]
                 ntaken += 1
@@ -685,7 +711,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
         elif h == H_BRANCH and code[pc, C_TGT] >= 0:
             next_pc = code[pc, C_TGT]
         elif h == H_SAVEEXEC and code[pc, C_FAST] != 0 and code[pc, C_SMAX] <= nsg:
-            ex = get_exec(sregs, w)
+            ex = _exec(sregs, w)
             s = _sread(sregs, w, code[pc, C_K0], code[pc, C_S0], 2, code[pc, C_V0])
             k = code[pc, C_K]
             if k == 0:
@@ -704,8 +730,8 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
                 nx = ~(s | ex)
             else:
                 nx = ~(s ^ ex)
-            set_pair(sregs, w, code[pc, C_DST], ex)
-            set_pair(sregs, w, EXEC_LO, nx)
+            _setpair(sregs, w, code[pc, C_DST], ex)
+            _setpair(sregs, w, EXEC_LO, nx)
             scc = 1 if nx != U64(0) else 0
             nsalu += 1
         else:
@@ -717,6 +743,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             ws[w, WS_SALU] = nsalu
             ws[w, WS_VALU] = nvalu
             ws[w, WS_TAKEN] = ntaken
+            zmask = 0
             next_pc = step_generic(code, pc, w, sregs, ws, vgpr, lds, mem_data, mem_mapped,
                                    mem_base, faults, msgs, tmp, exports)
             scc = ws[w, WS_SCC]
