@@ -521,39 +521,13 @@ def step_generic(code, pc, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_ba
     return next_pc
 
 # --- the fast path -----------------------------------------------------------------------
-# Helpers here are plain @njit, not inline="always": numba's IR inlining binds array
-# arguments to new variables with atomic incref/decref (NRT) around them, which cost more
-# than the instruction itself; a plain call passes arrays borrowed and LLVM inlines it.
-@njit
-def _exec(sregs, w):
-    return U64(sregs[w, EXEC_LO]) | (U64(sregs[w, EXEC_HI]) << U64(32))
-
-
-@njit
-def _vcc(sregs, w):
-    return U64(sregs[w, VCC_LO]) | (U64(sregs[w, VCC_HI]) << U64(32))
-
-
+# No helper taking an array is called on the hot path: numba wraps array arguments of
+# inline="always" helpers, row views (vgpr[row]) and calls in atomic NRT incref/decref
+# (lock inc/dec), which perf showed at 35-50 % of the time of SALU and VALU instructions.
+# Operand reads and writes are written out in run_wave with 2-D indexing instead.
 @njit
 def _inmods(row, ndw, absbit, negbit):
     apply_input_mods(row, ndw, absbit, negbit)
-
-
-@njit
-def _setpair(sregs, w, code, v):
-    sregs[w, code] = np.uint32(v & MASK32)
-    sregs[w, code + 1] = np.uint32(v >> U64(32))
-
-
-@njit
-def _sread(sregs, w, kind, c, ndw, val):
-    """A scalar operand the decoder classified (C_K*: K_SREG or a constant/absent in C_V*)."""
-    if kind == K_SREG:
-        v = U64(sregs[w, c])
-        if ndw >= 2:
-            v |= U64(sregs[w, c + 1]) << U64(32)
-        return v
-    return U64(val)
 
 
 @njit
@@ -603,9 +577,24 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             kd = code[pc, C_KD]
             dc = code[pc, C_DST]
             wd = code[pc, C_WD]
-            a = _sread(sregs, w, code[pc, C_K0], code[pc, C_S0], code[pc, C_W0], code[pc, C_V0])
-            b = _sread(sregs, w, code[pc, C_K1], code[pc, C_S1], code[pc, C_W1], code[pc, C_V1])
-            d = _sread(sregs, w, kd, dc, wd, 0)
+            # operands written out here (see the note above _inmods)
+            a = U64(code[pc, C_V0])
+            if code[pc, C_K0] == K_SREG:
+                c = code[pc, C_S0]
+                a = U64(sregs[w, c])
+                if code[pc, C_W0] >= 2:
+                    a |= U64(sregs[w, c + 1]) << U64(32)
+            b = U64(code[pc, C_V1])
+            if code[pc, C_K1] == K_SREG:
+                c = code[pc, C_S1]
+                b = U64(sregs[w, c])
+                if code[pc, C_W1] >= 2:
+                    b |= U64(sregs[w, c + 1]) << U64(32)
+            d = U64(0)
+            if kd == K_SREG:
+                d = U64(sregs[w, dc])
+                if wd >= 2:
+                    d |= U64(sregs[w, dc + 1]) << U64(32)
             r, sc = D.salu_exec(code[pc, C_K], a, b, d, U64(scc))
             scc = np.int64(sc)
             if kd == K_SREG:
@@ -615,11 +604,11 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             nsalu += 1
         elif (h == H_VALU or h == H_VCMP) and code[pc, C_FAST] != 0 and \
                 code[pc, C_SMAX] <= nsg and code[pc, C_VMAX] <= vcount:
-            ex = _exec(sregs, w)
+            ex = (U64(sregs[w, EXEC_LO]) | (U64(sregs[w, EXEC_HI]) << U64(32)))
             flags = code[pc, C_FLAGS]
             cin = U64(0)
             # sources into tmp rows 0..2, written out here (no helper taking arrays: see
-            # _exec); absent sources are zero rows, zmask remembers rows already zero
+            # the note above _inmods); absent sources are zero rows, zmask remembers rows already zero
             for i in range(3):
                 kind = code[pc, C_K0 + i]
                 c = code[pc, C_S0 + i]
@@ -653,7 +642,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
                 for l in range(nl):
                     tmp[i, l] = v
             if flags & FL_CIN_VCC:
-                cin = _vcc(sregs, w)
+                cin = (U64(sregs[w, VCC_LO]) | (U64(sregs[w, VCC_HI]) << U64(32)))
             if code[pc, C_ABS] | code[pc, C_NEG]:
                 _inmods(s0, code[pc, C_W0], code[pc, C_ABS] & 1, code[pc, C_NEG] & 1)
                 _inmods(s1, code[pc, C_W1], code[pc, C_ABS] & 2, code[pc, C_NEG] & 2)
@@ -665,9 +654,15 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
                 apply_output_mods(res, ex, code[pc, C_OMODW], code[pc, C_OMOD], code[pc, C_CLAMP], mode)
             if flags & FL_CMP:
                 m = fl & ex
-                _setpair(sregs, w, code[pc, C_SDST], m)
+                sp = code[pc, C_SDST]
+                sv = m
+                sregs[w, sp] = np.uint32(sv & MASK32)
+                sregs[w, sp + 1] = np.uint32(sv >> U64(32))
                 if flags & FL_CMPX:
-                    _setpair(sregs, w, EXEC_LO, m)
+                    sp = EXEC_LO
+                    sv = m
+                    sregs[w, sp] = np.uint32(sv & MASK32)
+                    sregs[w, sp + 1] = np.uint32(sv >> U64(32))
             else:
                 row = vbase + code[pc, C_DST]
                 if ex == ALL_LANES:
@@ -685,7 +680,10 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
                             vgpr[row + 1, l] = np.uint32(tmp[3, l] >> U64(32)) \
                                 if (ex >> U64(l)) & U64(1) else vgpr[row + 1, l]
                 if flags & FL_FLAGS_TO_SDST:
-                    _setpair(sregs, w, code[pc, C_SDST], fl & ex)
+                    sp = code[pc, C_SDST]
+                    sv = fl & ex
+                    sregs[w, sp] = np.uint32(sv & MASK32)
+                    sregs[w, sp + 1] = np.uint32(sv >> U64(32))
             nvalu += 1
         elif h == H_CBRANCH:
             k = code[pc, C_K]
@@ -695,13 +693,13 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             elif k == 1:
                 take = scc != 0
             elif k == 2:
-                take = _vcc(sregs, w) == U64(0)
+                take = (U64(sregs[w, VCC_LO]) | (U64(sregs[w, VCC_HI]) << U64(32))) == U64(0)
             elif k == 3:
-                take = _vcc(sregs, w) != U64(0)
+                take = (U64(sregs[w, VCC_LO]) | (U64(sregs[w, VCC_HI]) << U64(32))) != U64(0)
             elif k == 4:
-                take = _exec(sregs, w) == U64(0)
+                take = (U64(sregs[w, EXEC_LO]) | (U64(sregs[w, EXEC_HI]) << U64(32))) == U64(0)
             elif k == 5:
-                take = _exec(sregs, w) != U64(0)
+                take = (U64(sregs[w, EXEC_LO]) | (U64(sregs[w, EXEC_HI]) << U64(32))) != U64(0)
             if take:
                 t = code[pc, C_TGT]
                 ntaken += 1
@@ -711,8 +709,11 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
         elif h == H_BRANCH and code[pc, C_TGT] >= 0:
             next_pc = code[pc, C_TGT]
         elif h == H_SAVEEXEC and code[pc, C_FAST] != 0 and code[pc, C_SMAX] <= nsg:
-            ex = _exec(sregs, w)
-            s = _sread(sregs, w, code[pc, C_K0], code[pc, C_S0], 2, code[pc, C_V0])
+            ex = (U64(sregs[w, EXEC_LO]) | (U64(sregs[w, EXEC_HI]) << U64(32)))
+            s = U64(code[pc, C_V0])
+            if code[pc, C_K0] == K_SREG:
+                c = code[pc, C_S0]
+                s = U64(sregs[w, c]) | (U64(sregs[w, c + 1]) << U64(32))
             k = code[pc, C_K]
             if k == 0:
                 nx = s & ex
@@ -730,8 +731,14 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
                 nx = ~(s | ex)
             else:
                 nx = ~(s ^ ex)
-            _setpair(sregs, w, code[pc, C_DST], ex)
-            _setpair(sregs, w, EXEC_LO, nx)
+            sp = code[pc, C_DST]
+            sv = ex
+            sregs[w, sp] = np.uint32(sv & MASK32)
+            sregs[w, sp + 1] = np.uint32(sv >> U64(32))
+            sp = EXEC_LO
+            sv = nx
+            sregs[w, sp] = np.uint32(sv & MASK32)
+            sregs[w, sp + 1] = np.uint32(sv >> U64(32))
             scc = 1 if nx != U64(0) else 0
             nsalu += 1
         else:
