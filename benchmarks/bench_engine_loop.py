@@ -68,6 +68,24 @@ CASES = {
     v_add_i32 v2, vcc, v2, v15
     v_mov_b32 v16, s0
 """),
+    "valu_float": _loop("""
+    v_cvt_f32_u32 v3, v1
+    v_add_f32 v4, v3, 1.0
+    v_mul_f32 v5, v4, 0.5
+    v_mad_f32 v6, -v5, v3, v4
+    v_max_f32 v7, v6, v5
+    v_min_f32 v8, |v7|, v4
+    v_sub_f32 v9, v8, v3
+    v_mac_f32 v10, v9, v4
+    v_add_f32 v11, -v10, s1
+    v_mul_f32 v12, v11, v11
+    v_fma_f32 v13, v12, 2.0, -v3
+    v_cvt_u32_f32 v14, v13
+    v_add_f32 v15, v14, v12 clamp
+    v_mul_f32 v16, v15, v4 mul:2
+    v_mov_b32 v17, v16
+    v_rcp_f32 v18, v4
+"""),
     "mixed": _loop("""
     v_add_i32 v3, vcc, v1, v2
     s_add_u32 s1, s1, s0

@@ -526,11 +526,6 @@ def step_generic(code, pc, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_ba
 # (lock inc/dec), which perf showed at 35-50 % of the time of SALU and VALU instructions.
 # Operand reads and writes are written out in run_wave with 2-D indexing instead.
 @njit
-def _inmods(row, ndw, absbit, negbit):
-    apply_input_mods(row, ndw, absbit, negbit)
-
-
-@njit
 def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faults, msgs,
              step_limit, tmp, exports):
     """Run wave w until it ends, reaches a barrier, halts or fails. Returns its status.
@@ -577,7 +572,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             kd = code[pc, C_KD]
             dc = code[pc, C_DST]
             wd = code[pc, C_WD]
-            # operands written out here (see the note above _inmods)
+            # operands written out here (see the note above run_wave)
             a = U64(code[pc, C_V0])
             if code[pc, C_K0] == K_SREG:
                 c = code[pc, C_S0]
@@ -608,7 +603,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             flags = code[pc, C_FLAGS]
             cin = U64(0)
             # sources into tmp rows 0..2, written out here (no helper taking arrays: see
-            # the note above _inmods); absent sources are zero rows, zmask remembers rows already zero
+            # the note above run_wave); absent sources are zero rows, zmask remembers rows already zero
             for i in range(3):
                 kind = code[pc, C_K0 + i]
                 c = code[pc, C_S0 + i]
@@ -644,9 +639,14 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             if flags & FL_CIN_VCC:
                 cin = (U64(sregs[w, VCC_LO]) | (U64(sregs[w, VCC_HI]) << U64(32)))
             if code[pc, C_ABS] | code[pc, C_NEG]:
-                _inmods(s0, code[pc, C_W0], code[pc, C_ABS] & 1, code[pc, C_NEG] & 1)
-                _inmods(s1, code[pc, C_W1], code[pc, C_ABS] & 2, code[pc, C_NEG] & 2)
-                _inmods(s2, code[pc, C_W2], code[pc, C_ABS] & 4, code[pc, C_NEG] & 4)
+                # input modifiers (as apply_input_mods), on all three rows like the general path
+                for i in range(3):
+                    sign = U64(1) << U64(63 if code[pc, C_W0 + i] >= 2 else 31)
+                    am = sign if (code[pc, C_ABS] >> i) & 1 else U64(0)
+                    nm = sign if (code[pc, C_NEG] >> i) & 1 else U64(0)
+                    if am | nm:
+                        for l in range(nl):
+                            tmp[i, l] = (tmp[i, l] & ~am) ^ nm
                 zmask = 0
             fl = call_valu(code[pc, C_K], p0, p1, p2,
                            pres, cin, ex, mode)
