@@ -286,10 +286,6 @@ def step_generic(code, pc, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_ba
                  tmp, exports):
     """Execute the instruction at row pc on ws/sregs state (the general path: every handler,
     every operand kind, every error). Returns the next row."""
-    s0 = tmp[0]
-    s1 = tmp[1]
-    s2 = tmp[2]
-    res = tmp[3]
     n = code.shape[0]
     ins = code[pc]
     h = ins[C_H]
@@ -312,6 +308,10 @@ def step_generic(code, pc, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_ba
             write_scalar(sregs, ws, w, ins[C_DST], ins[C_WD], r)
         ws[w, WS_SALU] += 1
     elif h == H_VALU or h == H_VCMP:
+        s0 = tmp[0]
+        s1 = tmp[1]
+        s2 = tmp[2]
+        res = tmp[3]
         exec_mask = get_exec(sregs, w)
         flags = ins[C_FLAGS]
         lit_high = (flags & FL_LIT_HIGH) != 0
@@ -417,6 +417,10 @@ def step_generic(code, pc, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_ba
             vgpr[ws[w, WS_VBASE] + ins[C_DST], lane] = np.uint32(v)
         ws[w, WS_VALU] += 1
     elif h == H_READFIRSTLANE:
+        s0 = tmp[0]
+        s1 = tmp[1]
+        s2 = tmp[2]
+        res = tmp[3]
         ex = get_exec(sregs, w)
         lane = 0
         for l in range(64):
@@ -427,6 +431,10 @@ def step_generic(code, pc, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_ba
         write_scalar(sregs, ws, w, ins[C_DST], 1, s0[lane] & MASK32)
         ws[w, WS_VALU] += 1
     elif h == H_VMOVRELS or h == H_VMOVRELD or h == H_VMOVRELSD:
+        s0 = tmp[0]
+        s1 = tmp[1]
+        s2 = tmp[2]
+        res = tmp[3]
         m0 = np.int64(sregs[w, M0])
         exec_mask = get_exec(sregs, w)
         src = ins[C_S0]
@@ -440,6 +448,10 @@ def step_generic(code, pc, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_ba
         write_vector(vgpr, ws, w, dst, 1, s0, exec_mask)
         ws[w, WS_VALU] += 1
     elif h == H_MQSAD:
+        s0 = tmp[0]
+        s1 = tmp[1]
+        s2 = tmp[2]
+        res = tmp[3]
         exec_mask = get_exec(sregs, w)
         read_vector(vgpr, sregs, ws, w, ins[C_S0], 2, ins[C_LIT], False, lds, s0)
         read_vector(vgpr, sregs, ws, w, ins[C_S1], 1, ins[C_LIT], False, lds, s1)
