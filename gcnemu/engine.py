@@ -763,8 +763,14 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             ws[w, WS_VALU] = nvalu
             ws[w, WS_TAKEN] = ntaken
             zmask = 0
-            next_pc = step_generic(code, pc, w, sregs, ws, vgpr, lds, mem_data, mem_mapped,
-                                   mem_base, faults, msgs, tmp, exports)
+            if h >= H_DS and h <= H_EXP:
+                # memory families directly (one call fewer, each call passes arrays that
+                # numba increfs atomically)
+                memory_instruction(code, code[pc], w, sregs, ws, vgpr, lds, mem_data,
+                                   mem_mapped, mem_base, faults, tmp, exports)
+            else:
+                next_pc = step_generic(code, pc, w, sregs, ws, vgpr, lds, mem_data, mem_mapped,
+                                       mem_base, faults, msgs, tmp, exports)
             scc = ws[w, WS_SCC]
             steps = ws[w, WS_STEPS]
             insts = ws[w, WS_INSTS]
