@@ -146,6 +146,9 @@ def sgpr_ok(ws, w, code, ndw):
 @njit(inline="always")
 def read_scalar(sregs, ws, w, code, ndw, lit, lit_high):
     """Value of a scalar operand (register, inline constant, literal) of 1 or 2 dwords."""
+    if code == 125:
+        fail(ws, w, ERR_BAD_OPERAND, code)
+        return U64(0)
     if code < 128:
         if not sgpr_ok(ws, w, code, ndw):
             return U64(0)
@@ -210,13 +213,22 @@ def read_vector(vgpr, sregs, ws, w, code, ndw, lit, lit_high, lds, out):
             for l in range(64):
                 out[l] = U64(vgpr[row, l])
         return
-    if code == 254:  # LDS_DIRECT: one dword from LDS at M0[15:0], the same for every lane
-        addr = np.int64(sregs[w, M0] & np.uint32(0xFFFF))
+    if code == 254:
+        # LDS_DIRECT: one value from LDS at M0[15:0], the same for every lane; M0[18:16] is the
+        # type: 0 u8, 1 u16, 2 dword, 4 i8, 5 i16 (CLRX GcnOperands.md)
+        m0 = sregs[w, M0]
+        addr = np.int64(m0 & np.uint32(0xFFFF))
+        typ = np.int64((m0 >> np.uint32(16)) & np.uint32(7))
+        nb = 1 if (typ & 3) == 0 else (2 if (typ & 3) == 1 else 4)
         v = U64(0)
         base = ws[w, WS_LDS_BASE]
-        if addr + 4 <= ws[w, WS_LDS_SIZE]:
-            for b in range(4):
+        if addr + nb <= ws[w, WS_LDS_SIZE]:
+            for b in range(nb):
                 v |= U64(lds[base + addr + b]) << U64(8 * b)
+        if typ == 4 and v >= U64(0x80):
+            v |= U64(0xFFFFFF00)
+        elif typ == 5 and v >= U64(0x8000):
+            v |= U64(0xFFFF0000)
         for l in range(64):
             out[l] = v
         return
@@ -258,8 +270,8 @@ def apply_input_mods(row, ndw, absbit, negbit):
 # --- hardware registers (s_getreg/s_setreg) -------------------------------------------------
 @njit
 def hwreg_value(sregs, ws, w, hw_id):
-    if hw_id == 1:
-        return U64(ws[w, WS_MODE])
+    if hw_id == 1:   # MODE, with the fork/join stack pointer in bits 31:29
+        return (U64(ws[w, WS_MODE]) & U64(0x1FFFFFFF)) | (U64(ws[w, WS_CSP] & 7) << U64(29))
     if hw_id == 2:  # STATUS: SCC(0), EXECZ(9), VCCZ(10), IN_BARRIER(12), VALID(16)
         s = U64(ws[w, WS_SCC]) | (U64(1) << U64(16))
         if get_exec(sregs, w) == U64(0):
@@ -466,6 +478,12 @@ def step_generic(code, pc, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_ba
         m0 = np.int64(sregs[w, M0])
         src = ins[C_S0] + (m0 if h == H_MOVRELS else 0)
         dst = ins[C_DST] + (m0 if h == H_MOVRELD else 0)
+        # the M0-relative register must stay among the wave's SGPRs (not run into VCC/EXEC)
+        rel = src if h == H_MOVRELS else dst
+        nd = ins[C_W0] if h == H_MOVRELS else ins[C_WD]
+        if rel < 0 or rel + nd > min(ws[w, WS_SGPRS], 104):
+            fail(ws, w, ERR_SGPR_RANGE, rel + nd - 1)
+            return next_pc
         v = read_scalar(sregs, ws, w, src, ins[C_W0], ins[C_LIT], False)
         write_scalar(sregs, ws, w, dst, ins[C_WD], v)
         ws[w, WS_SALU] += 1
@@ -497,9 +515,12 @@ def step_generic(code, pc, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_ba
             v = U64(ins[C_LIT]) & MASK32
         else:
             v = read_scalar(sregs, ws, w, ins[C_S0], 1, 0, False)
-        mask = ((U64(1) << U64(size)) - U64(1)) << U64(off)
+        mask = (((U64(1) << U64(size)) - U64(1)) << U64(off)) & MASK32
         if hw_id == 1:
-            ws[w, WS_MODE] = np.int64((U64(ws[w, WS_MODE]) & ~mask) | ((v << U64(off)) & mask))
+            cur = hwreg_value(sregs, ws, w, 1)
+            new = (cur & ~mask) | ((v << U64(off)) & mask)
+            ws[w, WS_MODE] = np.int64(new)
+            ws[w, WS_CSP] = np.int64((new >> U64(29)) & U64(7))   # MODE[31:29] is the CSP
         elif hw_id == 3:
             ws[w, WS_TRAPSTS] = np.int64((U64(ws[w, WS_TRAPSTS]) & ~mask) | ((v << U64(off)) & mask))
         ws[w, WS_SALU] += 1
@@ -508,13 +529,15 @@ def step_generic(code, pc, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_ba
     elif h == H_CBRANCH_JOIN:
         next_pc = join(code, ins, pc, w, sregs, ws)
     elif h == H_SENDMSG:
-        k = ws[w, WS_MSG_COUNT]
+        # msgs[0, 0] counts the messages of all waves; rows 1.. hold (wave, simm16, M0, pc)
+        k = msgs[0, 0] + 1
         if k < msgs.shape[0]:
             msgs[k, 0] = w
             msgs[k, 1] = ins[C_IMM]
             msgs[k, 2] = np.int64(sregs[w, M0])
             msgs[k, 3] = pc
-        ws[w, WS_MSG_COUNT] = k + 1
+        msgs[0, 0] = k
+        ws[w, WS_MSG_COUNT] += 1
     elif h == H_SETHALT:
         if ins[C_IMM] & 1:
             ws[w, WS_STATUS] = ST_HALTED
@@ -878,9 +901,12 @@ def fork(code, ins, pc, w, sregs, ws):
 
 @njit
 def join(code, ins, pc, w, sregs, ws):
-    """s_cbranch_join: pop the fork stack (with an empty stack the join falls through)."""
+    """s_cbranch_join SSRC0: SSRC0 holds the CSP saved before the matching fork (read from
+    MODE[31:29]); when CSP still equals it nothing was pushed and the join falls through,
+    otherwise it pops the fork stack: EXEC and PC of the half that still has to run."""
+    saved = np.int64(read_scalar(sregs, ws, w, ins[C_S0], 1, ins[C_LIT], False) & U64(7))
     csp = ws[w, WS_CSP]
-    if csp == 0:
+    if csp == saved or csp == 0:
         return pc + 1
     csp -= 1
     ws[w, WS_CSP] = csp

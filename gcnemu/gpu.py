@@ -522,8 +522,9 @@ class GPU:
                 addr, row, lane, wr = (int(x) for x in st.faults[w, i])
                 res.faults.append(self._describe_fault(info, prog, batch, w, wpg, groups, addr, row,
                                                        lane, wr))
-        nmsg = min(int(ws[ids, E.WS_MSG_COUNT].sum()), st.msgs.shape[0])
-        res.messages = [(int(st.msgs[i, 0]), int(st.msgs[i, 1]), int(st.msgs[i, 2])) for i in range(nmsg)]
+        nmsg = min(int(st.msgs[0, 0]), st.msgs.shape[0] - 1)
+        res.messages = [(int(st.msgs[i, 0]), int(st.msgs[i, 1]), int(st.msgs[i, 2]))
+                        for i in range(1, nmsg + 1)]
         if bad >= 0:
             g = batch[bad // wpg]
             gid = (g % groups[0], (g // groups[0]) % groups[1], g // (groups[0] * groups[1]))
@@ -636,6 +637,7 @@ class _BatchState:
         self.lds[:-self.gds_bytes] = 0
         self.lds[-self.gds_bytes:] = gds
         self.exports[0, 0] = 0
+        self.msgs[0, 0] = 0
 
 
 class _BatchResult:

@@ -322,6 +322,8 @@ def _scalar_operand(code: int, ndw: int, lit: int, lit_high: bool):
     """
     if code < 0:
         return E.K_NONE, 0, 0
+    if code == 125:   # reserved: the general path reports it
+        return None, 0, 0
     if code < 128:
         return E.K_SREG, 0, (code + ndw if code <= 103 else 0)
     if code <= 192:

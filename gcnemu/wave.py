@@ -154,15 +154,15 @@ def run_snippet(source_or_bytes, sgpr=None, vgpr=None, exec_mask=0xFFFF_FFFF_FFF
     else:
         last = prog.instructions[-1] if prog.instructions else None
         pc = (last.offset + last.size) if last else 0
-    nmsg = min(int(ws[0, E.WS_MSG_COUNT]), msgs.shape[0])
+    nmsg = min(int(msgs[0, 0]), msgs.shape[0] - 1)
     nf = min(int(ws[0, E.WS_FAULTS]), faults.shape[1])
     return WaveState(
         sgpr=sregs[0, :104].copy(), vgpr=vg[:num_vgprs].copy(),
         exec=int(sregs[0, E.EXEC_LO]) | (int(sregs[0, E.EXEC_HI]) << 32),
         vcc=int(sregs[0, E.VCC_LO]) | (int(sregs[0, E.VCC_HI]) << 32),
-        scc=int(ws[0, E.WS_SCC]), m0=int(sregs[0, E.M0]), pc=pc, mode=int(ws[0, E.WS_MODE]),
+        scc=int(ws[0, E.WS_SCC]), m0=int(sregs[0, E.M0]), pc=pc, mode=(int(ws[0, E.WS_MODE]) & 0x1FFFFFFF) | ((int(ws[0, E.WS_CSP]) & 7) << 29),
         status=status, instructions=int(ws[0, E.WS_INSTS]),
-        messages=[(int(msgs[i, 1]), int(msgs[i, 2])) for i in range(nmsg)],
+        messages=[(int(msgs[i, 1]), int(msgs[i, 2])) for i in range(1, nmsg + 1)],
         faults=[(int(faults[0, i, 0]), _byte_pc(prog, int(faults[0, i, 1])), int(faults[0, i, 2]),
                  int(faults[0, i, 3])) for i in range(nf)],
         exports=read_exports(exports),

@@ -186,12 +186,9 @@ def test_v_movrel_past_the_allocation_is_an_error():
     assert "v20" in str(ei.value) and "v_movreld_b32" in str(ei.value)
 
 
-@pytest.mark.xfail(strict=True, reason="engine.py H_MOVRELS/H_MOVRELD range-check base+M0 only "
-                   "below s104: past the allocation they silently read inline constants "
-                   "(s10+M0=140 reads 12) or VCC/TTMP/M0/EXEC, and write VCC/EXEC")
 @pytest.mark.parametrize("src,m0", [("s_movrels_b32 s0, s10", 130), ("s_movrels_b32 s0, s10", 96),
                                     ("s_movreld_b32 s10, s0", 116), ("s_movreld_b32 s10, s0", 96),
-                                    ("s_movrels_b64 s[0:1], s[10:11]", 92)])
+                                    ("s_movrels_b64 s[0:1], s[10:11]", 94)])  # M0 counts dwords: s[104:105]
 def test_s_movrel_past_the_allocation_is_an_error(src, m0):
     # like v_movrel*, an index past the wave's SGPRs (s0..s103 here) is a register-range error
     with pytest.raises(ExecutionError, match="outside"):
@@ -254,8 +251,6 @@ def test_reserved_destination_125_is_an_error():
     assert "125" in str(ei.value) and ei.value.pc == 0
 
 
-@pytest.mark.xfail(strict=True, reason="engine.read_scalar accepts the reserved scalar source code 125 "
-                   "(it reads sregs[125]) while write_scalar rejects it")
 def test_reserved_source_125_is_an_error():
     with pytest.raises((ExecutionError, GcnEmuError), match="125"):
         run_snippet(sop1(3, 10, 125) + ENDPGM)          # s_mov_b32 s10, <125>

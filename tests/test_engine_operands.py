@@ -133,8 +133,6 @@ def test_lds_direct_dword():
     assert (st.vgpr[2] == 0x8081F2F3).all()
 
 
-@pytest.mark.xfail(strict=True, reason="engine.read_vector (code 254, LDS_DIRECT) always reads a "
-                   "dword and ignores the data type in M0[18:16]")
 def test_lds_direct_data_types():
     # CLRX GcnOperands.md: M0[15:0] byte offset, M0[18:16] format: 0 unsigned byte,
     # 1 unsigned 16-bit, 2 32-bit, 4 signed byte, 5 signed 16-bit

@@ -512,8 +512,6 @@ JOIN:
     assert [int(x) for x in st.vgpr[1]] == [2 if (mask >> l) & 1 else 1 for l in range(64)]
 
 
-@pytest.mark.xfail(strict=True, reason="engine.join ignores SSRC0 (saved CSP): it pops whenever "
-                   "CSP > 0, so a join closing a non-splitting inner fork pops the outer entry")
 def test_cbranch_join_honours_saved_csp():
     """A fork that does not split pushes nothing; the join that closes it compares the CSP
     with its saved value (SSRC0) and must not pop the enclosing fork's entry (CLRX:
@@ -545,7 +543,6 @@ def test_s_setpc_to_a_bad_address_is_an_error():
     assert ei.value.pc == 0
 
 
-@pytest.mark.xfail(strict=True, reason="engine keeps CSP in WS_CSP only; MODE[31:29] (CSP) reads 0")
 def test_fork_csp_is_visible_in_mode():
     """CLRX (S_CBRANCH_I_FORK): 'Control stack pointer is stored in CSP (3 last bits in MODE
     register)'; the compiler saves it with s_getreg for the matching s_cbranch_join."""
@@ -610,8 +607,6 @@ def test_endpgm_in_the_middle():
     assert st.sgpr[0] == 1 and st.status == "done" and st.instructions == 2
 
 
-@pytest.mark.xfail(strict=True, reason="engine.py H_SETREG: the field mask ((1<<size)-1)<<offset is "
-                   "not clipped to 32 bits, so offset+size > 32 sets MODE bits 32+ (mode 0x3c00003f0)")
 def test_s_setreg_field_past_bit_31_is_clipped():
     st = run("s_setreg_b32 hwreg(HW_REG_MODE, 30, 4), s0\ns_getreg_b32 s1, hwreg(HW_REG_MODE)",
              sgpr={0: 0xF})
