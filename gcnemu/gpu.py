@@ -290,7 +290,7 @@ class GPU:
     """An emulated gfx7 GPU with its own memory."""
 
     def __init__(self, preset: str | GPUConfig = "xbox-one", *, step_limit: int = 50_000_000,
-                 waves_per_batch: int = 512):
+                 waves_per_batch: int = 128):
         if isinstance(preset, GPUConfig):
             self.config = preset
         else:
