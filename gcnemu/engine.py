@@ -267,6 +267,27 @@ def apply_input_mods(row, ndw, absbit, negbit):
             row[l] ^= sign
 
 
+@njit(inline="always")
+def saveexec_result(k, s, ex):
+    """The new EXEC of s_<op>_saveexec_b64 number k (and, or, xor, andn2, orn2, nand, nor,
+    xnor) from SSRC0 = s and the old EXEC (scalars only: no array, no refcount)."""
+    if k == 0:
+        return s & ex
+    if k == 1:
+        return s | ex
+    if k == 2:
+        return s ^ ex
+    if k == 3:
+        return s & ~ex
+    if k == 4:
+        return s | ~ex
+    if k == 5:
+        return ~(s & ex)
+    if k == 6:
+        return ~(s | ex)
+    return ~(s ^ ex)
+
+
 # --- hardware registers (s_getreg/s_setreg) -------------------------------------------------
 @njit
 def hwreg_value(sregs, ws, w, hw_id):
@@ -391,23 +412,7 @@ def step_generic(code, pc, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_ba
     elif h == H_SAVEEXEC:
         ex = get_exec(sregs, w)
         s = read_scalar(sregs, ws, w, ins[C_S0], 2, ins[C_LIT], False)
-        k = ins[C_K]
-        if k == 0:
-            nx = s & ex
-        elif k == 1:
-            nx = s | ex
-        elif k == 2:
-            nx = s ^ ex
-        elif k == 3:
-            nx = s & ~ex
-        elif k == 4:
-            nx = s | ~ex
-        elif k == 5:
-            nx = ~(s & ex)
-        elif k == 6:
-            nx = ~(s | ex)
-        else:
-            nx = ~(s ^ ex)
+        nx = saveexec_result(ins[C_K], s, ex)
         write_scalar(sregs, ws, w, ins[C_DST], 2, ex)
         set_pair(sregs, w, EXEC_LO, nx)
         ws[w, WS_SCC] = 1 if nx != U64(0) else 0
@@ -749,23 +754,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             if code[pc, C_K0] == K_SREG:
                 c = code[pc, C_S0]
                 s = U64(sregs[w, c]) | (U64(sregs[w, c + 1]) << U64(32))
-            k = code[pc, C_K]
-            if k == 0:
-                nx = s & ex
-            elif k == 1:
-                nx = s | ex
-            elif k == 2:
-                nx = s ^ ex
-            elif k == 3:
-                nx = s & ~ex
-            elif k == 4:
-                nx = s | ~ex
-            elif k == 5:
-                nx = ~(s & ex)
-            elif k == 6:
-                nx = ~(s | ex)
-            else:
-                nx = ~(s ^ ex)
+            nx = saveexec_result(code[pc, C_K], s, ex)
             sp = code[pc, C_DST]
             sv = ex
             sregs[w, sp] = np.uint32(sv & MASK32)
