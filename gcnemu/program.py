@@ -15,7 +15,6 @@ import numpy as np
 from . import engine as E
 from .dispatch_gen import SALU_NAMES, VALU_NAMES
 from .opkernels import valu_address
-from .errors import DecodeError
 from .isa import table
 from .isa.decoder import Instruction, decode
 from .isa.encoding import LITERAL, VCC_LO
@@ -419,9 +418,7 @@ def _fast_columns(r: np.ndarray) -> None:
     r[C_FAST] = 1 if ok else 0
 
 
-def program_from_bytes(code: bytes, name: str = "snippet", base: int = 0) -> Program:
-    """Decode machine code and build its Program (offsets are relative to the code start)."""
-    try:
-        return build_program(decode(code), name)
-    except DecodeError:
-        raise
+def program_from_bytes(code: bytes, name: str = "snippet") -> Program:
+    """Decode machine code and build its Program (offsets are relative to the code start);
+    undecodable bytes raise DecodeError naming the offset."""
+    return build_program(decode(code), name)
