@@ -99,12 +99,6 @@ _F64_CONSTS = np.array([0x3FE0000000000000, 0xBFE0000000000000, 0x3FF00000000000
                         0x4010000000000000, 0xC010000000000000], np.uint64)
 
 
-def memory_subop(enc: str, name: str) -> int:
-    """The memory handler's sub-operation for a mnemonic (see gcnemu/memops.py)."""
-    from .memops import subop
-    return subop(enc, name)
-
-
 # --- register access ------------------------------------------------------------------------
 @njit(inline="always")
 def get_exec(sregs, w):
