@@ -42,31 +42,52 @@ def _accepts(fn, name):
         return False
 
 
-WORKER_CASES = [("default", {}), ("waves_per_batch=128", {"waves_per_batch": 128})]
+HIST_N, HIST_GRID = 1 << 20, 16384
 
 
-@pytest.mark.parametrize("config,gpu_kwargs", WORKER_CASES, ids=[c for c, _ in WORKER_CASES])
-def test_workers(benchmark, config, gpu_kwargs):
+def _histogram_args():
+    data = np.minimum(np.random.default_rng(5).exponential(40.0, HIST_N), 255).astype(np.uint8)
+    return [corpus.In(data), np.uint32(HIST_N), corpus.InOut(np.zeros(256, np.uint32))]
+
+
+#: (label, GPU arguments, corpus kernel, kernel name, argument maker, grid, block)
+WORKER_CASES = [
+    ("mandelbrot, default batches", {}, "mandelbrot", "mandelbrot", _mandelbrot_args, (W, H), (16, 8)),
+    ("mandelbrot, 64-wave batches", {"waves_per_batch": 64}, "mandelbrot", "mandelbrot",
+     _mandelbrot_args, (W, H), (16, 8)),
+    ("histogram (global atomics)", {}, "histogram", "histogram256", _histogram_args,
+     (HIST_GRID,), (256,)),
+]
+
+
+@pytest.mark.parametrize("config,gpu_kwargs,kname,entry,make_args,grid,block", WORKER_CASES,
+                         ids=[c[0] for c in WORKER_CASES])
+def test_workers(benchmark, config, gpu_kwargs, kname, entry, make_args, grid, block):
     """workers=1 and workers=2 dispatches alternate within each round (the machine's load
     changes from second to second; alternating keeps the ratio fair); speedup = median time
-    with 1 worker / median time with 2. The GPU's default batch of 512 waves gives this launch
-    (768 waves) only 2 batches, so the second case uses smaller batches (6)."""
+    with 1 worker / median time with 2. The histogram's no-return atomic adds commute, so it
+    runs on both workers (gcnemu/gpu.py `_needs_serial`)."""
     import gcnemu
 
     benchmark.group = "workers"
     if not _accepts(gcnemu.GPU.dispatch, "workers"):
-        if config == "default":
+        if config == WORKER_CASES[0][0]:
             gcnbench.record("workers", text="not available (GPU.dispatch has no 'workers' argument)")
         pytest.skip("not available: GPU.dispatch has no 'workers' argument")
     gpu = gcnemu.GPU(**gpu_kwargs)
-    k = _kernel()
-    args, bufs = gcnbench.device_args(gpu, _mandelbrot_args())
-    launch = dict(grid=(W, H), block=(16, 8), args=args)
+    k = gcnemu.load(str(corpus.hsaco_path(kname))).kernel(entry)
+    host_args = make_args()
+    args, bufs = gcnbench.device_args(gpu, host_args)
+    launch = dict(grid=grid, block=block, args=args)
     results, times, cpu, reports = {}, {1: [], 2: []}, {1: [], 2: []}, {}
     for w in (1, 2):  # untimed: compile / cache load, and the results to compare
+        for i, b in bufs.items():
+            if isinstance(host_args[i], corpus.InOut):
+                b.write(host_args[i].array)   # the histogram accumulates into its bins
         reports[w] = gpu.dispatch(k, workers=w, **launch)
-        results[w] = bufs[0].to_numpy(np.uint32, W * H).copy()
-    assert np.array_equal(results[1], results[2]), "workers=2 changed the result"
+        results[w] = [b.to_numpy(np.uint8).copy() for b in bufs.values()]
+    assert all(np.array_equal(x, y) for x, y in zip(results[1], results[2])), \
+        "workers=2 changed the result"
 
     def run():
         for w in (1, 2):
@@ -90,7 +111,7 @@ def test_workers(benchmark, config, gpu_kwargs):
                                 winst_per_s_workers2=winst / t2, loadavg_1min=load,
                                 cpu_per_wall_workers2=par)
     gcnbench.record("workers", text=(
-        f"mandelbrot {W}x{H} ({rep.waves} waves, GPU {config}): workers=1 {t1:.3f} s "
+        f"{config} ({rep.waves} waves): workers=1 {t1:.3f} s "
         f"({winst / t1 / 1e6:.2f} M winst/s), workers=2 {t2:.3f} s ({winst / t2 / 1e6:.2f} M winst/s): "
         f"speedup {t1 / t2:.2f}x; threads used {used}, CPU/wall {par:.2f}{' (' + why + ')' if why else ''}; "
         f"1-min load average {load:.1f} on {os.cpu_count()} CPUs"))

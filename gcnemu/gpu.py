@@ -650,20 +650,43 @@ class _BatchResult:
         self.waves = 0
 
 
+#: global atomic ops whose results do not depend on their order: the ops of one class commute
+#: with each other (add and sub are both modular additions); different classes do not
+_COMMUTING_ATOMICS = {"add": "add", "sub": "add", "and": "and", "or": "or", "xor": "xor",
+                      "smin": "smin", "umin": "umin", "smax": "smax", "umax": "umax"}
+
+
 def _needs_serial(prog: Program) -> str:
     """Why a program's workgroups must run in order on one worker ('' if they need not).
 
-    Workgroups of a race-free kernel only interact through atomics and GDS; everything else
-    they write lands at distinct addresses, so running batches on two threads gives the same
-    bits. Atomics and GDS make results depend on order (and the emulated memory has no host
-    atomics), so such kernels run serially.
+    Workgroups of a race-free kernel only interact through global atomics and GDS; everything
+    else they write lands at distinct addresses, so running batches on two threads gives the
+    same bits. Global atomics are made thread-safe by memory.mem_atomic (a host compare-and-
+    swap), so their final memory contents do not depend on the interleaving when they do not
+    return the old value (GLC=0) and all of them belong to one commuting class of the same
+    width (e.g. only atomic adds/subs of dwords, as a histogram does). Any other atomic (one
+    that returns the old value, swap, cmpswap, inc/dec, float ops, or a mix of classes) makes
+    the result order-dependent, and GDS state is kept per worker: such kernels run serially.
     """
+    classes = set()
     for ins in prog.instructions:
         n = ins.name
-        if "atomic" in n:
-            return f"uses {n} (global atomics are order-dependent)"
-        if ins.defn.encoding == "DS" and (ins.fields.get("gds") or n.startswith(("ds_gws", "ds_ordered"))):
-            return f"uses {n} with GDS"
+        if ins.defn.encoding == "DS":
+            if ins.fields.get("gds") or n.startswith(("ds_gws", "ds_ordered")):
+                return f"uses {n} with GDS"
+            continue   # LDS atomics stay within one workgroup, which one worker runs
+        if "_atomic_" not in n:
+            continue
+        op = n.split("_atomic_", 1)[1]
+        wide = op.endswith("_x2")
+        op = op[:-3] if wide else op
+        if ins.fields.get("glc"):
+            return f"uses {n} with glc (returns the old value: the order of atomics shows)"
+        if op not in _COMMUTING_ATOMICS:
+            return f"uses {n} (the order of {op} atomics changes the result)"
+        classes.add((_COMMUTING_ATOMICS[op], wide))
+        if len(classes) > 1:
+            return f"uses {n} together with other kinds of global atomics (they do not commute)"
     return ""
 
 

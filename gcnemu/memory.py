@@ -192,24 +192,34 @@ def _fminmax(a, b, want_min):
     return a if a > b else b
 
 
-@njit(cache=True)
-def mem_atomic(data, mapped, base, addr, op, value, cmp, nbytes):
-    """Atomic read-modify-write of a 4- or 8-byte word at ``addr`` (op: ATOMIC_* constant).
+@intrinsic
+def _cas(typingctx, data, offset, expected, desired, nbytes):
+    """Compare-and-swap of the naturally aligned 4- or 8-byte word at byte ``offset`` of the
+    uint8 array ``data`` (sequentially consistent, a host ``lock cmpxchg``): stores ``desired``
+    if the word equals ``expected``. Returns the word's value before (uint64)."""
+    if not (isinstance(data, types.Array) and isinstance(nbytes, types.IntegerLiteral)):
+        return None
+    width = nbytes.literal_value * 8
+    sig = types.uint64(data, offset, expected, desired, nbytes)
 
-    ``value`` is the data operand, ``cmp`` the compare operand of CMPSWAP/FCMPSWAP (ignored
-    otherwise). Returns (old value as uint64, ok); unmapped: (0, False) and memory unchanged.
-    The engine serialises lanes, so per-lane calls in lane order are atomic by construction.
-    """
-    o = _locate(data, mapped, base, addr, nbytes)
-    if o < 0:
-        return np.uint64(0), False
-    bits = nbytes * 8
+    def codegen(context, builder, signature, args):
+        arr = context.make_array(signature.args[0])(context, builder, args[0])
+        it = ir.IntType(width)
+        ptr = builder.bitcast(builder.gep(arr.data, [args[1]]), it.as_pointer())
+        exp = builder.trunc(args[2], it) if width < 64 else args[2]
+        new = builder.trunc(args[3], it) if width < 64 else args[3]
+        pair = builder.cmpxchg(ptr, exp, new, "seq_cst", "seq_cst")
+        old = builder.extract_value(pair, 0)
+        return builder.zext(old, ir.IntType(64)) if width < 64 else old
+    return sig, codegen
+
+
+@njit(cache=True)
+def atomic_new_value(old, op, v, c, bits):
+    """The value an atomic op (ATOMIC_* constant) leaves in a ``bits``-wide word holding
+    ``old``, with data operand ``v`` and compare operand ``c`` (all masked to ``bits``).
+    Returns (new, ok); ok is False for an unknown op."""
     mask = np.uint64(0xFFFFFFFFFFFFFFFF) if bits == 64 else (np.uint64(1) << np.uint64(bits)) - np.uint64(1)
-    old = np.uint64(0)
-    for i in range(nbytes):
-        old |= np.uint64(data[o + i]) << np.uint64(8 * i)
-    v = np.uint64(value) & mask
-    c = np.uint64(cmp) & mask
     new = old
     if op == ATOMIC_SWAP:
         new = v
@@ -258,6 +268,48 @@ def mem_atomic(data, mapped, base, addr, op, value, cmp, nbytes):
             else:
                 new = v
     else:
+        return old, False
+    return new, True
+
+
+@njit(cache=True)
+def mem_atomic(data, mapped, base, addr, op, value, cmp, nbytes):
+    """Atomic read-modify-write of a 4- or 8-byte word at ``addr`` (op: ATOMIC_* constant).
+
+    ``value`` is the data operand, ``cmp`` the compare operand of CMPSWAP/FCMPSWAP (ignored
+    otherwise). Returns (old value as uint64, ok); unmapped: (0, False) and memory unchanged.
+
+    A naturally aligned word is updated with a host compare-and-swap loop, so the update is
+    atomic also between the threads of a multi-worker dispatch (gcnemu/gpu.py runs kernels
+    whose global atomics commute on two workers). A misaligned word is updated byte by byte:
+    atomic only with respect to the calling thread's own lanes.
+    """
+    o = _locate(data, mapped, base, addr, nbytes)
+    if o < 0:
+        return np.uint64(0), False
+    bits = nbytes * 8
+    mask = np.uint64(0xFFFFFFFFFFFFFFFF) if bits == 64 else (np.uint64(1) << np.uint64(bits)) - np.uint64(1)
+    v = np.uint64(value) & mask
+    c = np.uint64(cmp) & mask
+    if (data.ctypes.data + o) % nbytes == 0:
+        # CAS(0, 0) is an atomic read that never changes the word
+        cur = _cas(data, o, np.uint64(0), np.uint64(0), 8) if nbytes == 8 else \
+            _cas(data, o, np.uint64(0), np.uint64(0), 4)
+        while True:
+            new, ok = atomic_new_value(cur, op, v, c, bits)
+            if not ok:
+                return cur, False
+            if new == cur:
+                return cur, True
+            prev = _cas(data, o, cur, new, 8) if nbytes == 8 else _cas(data, o, cur, new, 4)
+            if prev == cur:
+                return cur, True
+            cur = prev
+    old = np.uint64(0)
+    for i in range(nbytes):
+        old |= np.uint64(data[o + i]) << np.uint64(8 * i)
+    new, ok = atomic_new_value(old, op, v, c, bits)
+    if not ok:
         return old, False
     for i in range(nbytes):
         data[o + i] = np.uint8((new >> np.uint64(8 * i)) & np.uint64(0xFF))
