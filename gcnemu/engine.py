@@ -570,9 +570,11 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
     else -- and any instruction whose operands need a run-time check that fails -- goes to
     `step_generic` with the locals written back to ws first and reloaded after.
 
-    ``tr`` is the timing trace (gcnemu/timing/trace.py) when it has more than one element,
-    else timing is off and nothing is recorded. When the trace has no room left the wave stops
-    before its next instruction, still ready, and ``tr[1]`` is set (the caller grows it).
+    ``tr`` is the timing trace (gcnemu/timing/trace.py), or None when timing is off: numba
+    then compiles a specialisation without the recording (its ``tr is not None`` branches are
+    pruned at compile time), so the functional loop is unchanged. When the trace has no room
+    left the wave stops before its next instruction, still ready, and ``tr[1]`` is set (the
+    caller grows it).
     """
     if ws[w, WS_STATUS] != ST_READY:
         return ws[w, WS_STATUS]
@@ -598,12 +600,11 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
     p1 = s1.ctypes.data
     p2 = s2.ctypes.data
     pres = res.ctypes.data
-    # timing trace: one int check per instruction when timing is off
-    tracing = tr.shape[0] > 1
+    # timing trace (tr is None: compiled out)
     tp = 0
     tcap = 0
     full = False
-    if tracing:
+    if tr is not None:
         tp = tr[0]
         tcap = tr.shape[0]
         if tp + TRACE_SLACK > tcap:
@@ -615,7 +616,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
         if pc < 0 or pc >= n or steps >= step_limit:
             break
         h = code[pc, C_H]
-        if tracing:
+        if tr is not None:
             if tp + TRACE_SLACK > tcap:
                 full = True
                 break
@@ -824,7 +825,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
     ws[w, WS_SALU] = nsalu
     ws[w, WS_VALU] = nvalu
     ws[w, WS_TAKEN] = ntaken
-    if tracing:
+    if tr is not None:
         tr[0] = tp
         if full:
             tr[1] = 1
@@ -1041,8 +1042,9 @@ def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, 
                 run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base,
                          faults, msgs, step_limit, tmp, exports, tr)
                 progressed = True
-                if tr.shape[0] > 1 and tr[1] != 0:
-                    return -2
+                if tr is not None:
+                    if tr[1] != 0:
+                        return -2
                 if ws[w, WS_STATUS] == ST_ERROR:
                     return w
         # release barriers: a group whose live waves all wait

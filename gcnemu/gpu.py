@@ -546,7 +546,7 @@ class GPU:
         res = _BatchResult()
         if self.timing:
             from .timing.model import split_trace
-            offsets, streams = split_trace(st.trace, ws.shape[0], prog.code)
+            offsets, streams = split_trace(st.trace, ws.shape[0], prog)
             res.trace = (np.asarray(batch, np.int64)[ids // wpg], ids % wpg, offsets[ids],
                          offsets[ids + 1], streams)
         res.waves = len(ids)
@@ -666,8 +666,9 @@ class _BatchState:
         self.msgs = np.zeros((1024, 4), np.int64)
         self.exports = new_export_buffer(1024)
         self.scratch = scratch
-        # the timing trace (gcnemu/timing/trace.py); one element = timing off
-        self.trace = np.zeros(1 << 18 if timing else 1, np.int64)
+        # the timing trace (gcnemu/timing/trace.py); None = timing off (the engine's
+        # specialisation without recording)
+        self.trace = np.zeros(1 << 18, np.int64) if timing else None
 
     def grow_trace(self):
         t = np.zeros(2 * self.trace.shape[0], np.int64)
@@ -683,7 +684,7 @@ class _BatchState:
         self.lds[-self.gds_bytes:] = gds
         self.exports[0, 0] = 0
         self.msgs[0, 0] = 0
-        if self.trace.shape[0] > 1:
+        if self.trace is not None:
             self.trace[0] = 2
             self.trace[1] = 0
 

@@ -116,3 +116,14 @@ def test_timing_config_needs_timing():
         gcnemu.GPU(timing_config=TimingConfig())
     with pytest.raises(ValueError, match="negative"):
         TimingConfig(l2_latency=-1)
+
+
+def test_cli_run_timing(tmp_path, capsys):
+    from gcnemu.cli import main
+    p = tmp_path / "chain.s"
+    p.write_text(valu_program(20))
+    assert main(["run", str(p), "--kernel", "chain", "--grid", "64", "--timing"]) == 0
+    out = capsys.readouterr().out
+    # assembly kernels claim 256 VGPRs (one wave per SIMD); one wave: 20 v_add + s_endpgm
+    assert "timing: 84 cycles (1 waves)" in out
+    assert "SQ_ACTIVE_INST_VALU" in out

@@ -80,19 +80,9 @@ FP = 256   # DRAM bus time is kept in 1/256 cycles
 
 # --- trace demultiplexing ---------------------------------------------------------------------
 @njit
-def _record_len(code, row, tr, i):
-    """Entries after the row entry at tr[i - 1] that belong to its memory record."""
-    h = code[row, E.C_H]
-    if h == E.H_DS or h == E.H_MIMG:
-        return 1
-    if h == E.H_SMRD_LOAD or (h >= E.H_FLAT and h <= E.H_MTBUF):
-        return 1 + tr[i]
-    return 0
-
-
-@njit
-def split_trace_code(tr, nwaves, code):
-    """Per-wave streams from a batch trace: (offsets[nwaves + 1], streams)."""
+def split_trace_kinds(tr, nwaves, rec):
+    """Per-wave streams from a batch trace: (offsets[nwaves + 1], streams). ``rec[row]`` says
+    what follows a row entry: 0 nothing, 1 one entry, 2 a count n and n entries."""
     end = tr[0]
     counts = np.zeros(nwaves + 1, np.int64)
     w = 0
@@ -103,7 +93,8 @@ def split_trace_code(tr, nwaves, code):
             w = -v - 1
             i += 1
             continue
-        k = 1 + _record_len(code, v, tr, i + 1)
+        r = rec[v]
+        k = 1 if r == 0 else (2 if r == 1 else 2 + tr[i + 1])
         counts[w + 1] += k
         i += k
     offsets = np.cumsum(counts)
@@ -116,18 +107,33 @@ def split_trace_code(tr, nwaves, code):
             w = -v - 1
             i += 1
             continue
-        k = 1 + _record_len(code, v, tr, i + 1)
+        r = rec[v]
+        k = 1 if r == 0 else (2 if r == 1 else 2 + tr[i + 1])
+        q = pos[w]
         for j in range(k):
-            out[pos[w] + j] = tr[i + j]
-        pos[w] += k
+            out[q + j] = tr[i + j]
+        pos[w] = q + k
         i += k
     return offsets, out
 
 
-def split_trace(tr, nwaves, code):
+def record_kinds(prog) -> np.ndarray:
+    """Per row: which memory record follows it in a trace (see split_trace_kinds); the rows
+    gcnemu/timing/trace.py records for."""
+    cache = prog.__dict__.setdefault("_timing_tables", {})
+    if "rec" not in cache:
+        h = prog.code[:, E.C_H]
+        rec = np.zeros(len(h), np.int64)
+        rec[(h == E.H_DS) | (h == E.H_MIMG)] = 1
+        rec[(h == E.H_SMRD_LOAD) | ((h >= E.H_FLAT) & (h <= E.H_MTBUF))] = 2
+        cache["rec"] = rec
+    return cache["rec"]
+
+
+def split_trace(tr, nwaves, prog):
     """Per-wave streams of a batch trace (see gcnemu/timing/trace.py): (offsets, streams);
     wave w's entries are streams[offsets[w]:offsets[w + 1]]."""
-    return split_trace_code(tr, nwaves, code)
+    return split_trace_kinds(tr, nwaves, record_kinds(prog))
 
 
 # --- caches ------------------------------------------------------------------------------------
@@ -233,6 +239,10 @@ def simulate(streams, wbeg, wend, group_first, group_cu, ncu, nsimd, wps, gpc,
     ng = group_first.shape[0] - 1
     # per wave
     ptr = wbeg.copy()
+    ncat = np.zeros(nw, np.int64)      # category of each wave's next instruction (cached)
+    for w in range(nw):
+        if wbeg[w] < wend[w]:
+            ncat[w] = rcat[streams[wbeg[w]]]
     ready = np.zeros(nw, np.int64)
     status = np.zeros(nw, np.int64)       # 0 pending, 1 active, 2 at barrier, 3 done
     wsimd = np.zeros(nw, np.int64)
@@ -269,6 +279,9 @@ def simulate(streams, wbeg, wend, group_first, group_cu, ncu, nsimd, wps, gpc,
     slots = np.full((ncu * nsimd, wps), -1, np.int64)
     nslot = np.zeros(ncu * nsimd, np.int64)
     valu_free = np.zeros(ncu * nsimd, np.int64)
+    # earliest cycle at which a wave of the SIMD may issue: SIMDs with nothing to do are
+    # not scanned (lowered by launches and barrier releases)
+    wake = np.zeros(ncu * nsimd, np.int64)
     ta_free = np.zeros(ncu, np.int64)
     lds_free = np.zeros(ncu, np.int64)
     exp_free = np.zeros(ncu, np.int64)
@@ -314,16 +327,27 @@ def simulate(streams, wbeg, wend, group_first, group_cu, ncu, nsimd, wps, gpc,
         issued_any = False
         for cu in range(ncu):
             sid = cu * nsimd + simd
+            if wake[sid] > t:
+                if wake[sid] < nmin:
+                    nmin = wake[sid]
+                continue
             used = 0
             nmem = 0
             ended = False
+            smin = INF
+            floor = INF     # earliest release/launch time this scan caused
             for si in range(nslot[sid]):
                 w = slots[sid, si]
                 if status[w] != 1:
                     continue
                 if ready[w] > t:
-                    if ready[w] < nmin:
-                        nmin = ready[w]
+                    if ready[w] < smin:
+                        smin = ready[w]
+                    continue
+                cat = ncat[w]
+                if cat != C.CAT_INTERNAL and (used >> cat) & 1:
+                    ctr[X_WAIT_INST] += nsimd    # its port is taken: its SIMD's next turn
+                    smin = t + 1
                     continue
                 p = ptr[w]
                 row = streams[p]
@@ -336,8 +360,8 @@ def simulate(streams, wbeg, wend, group_first, group_cu, ncu, nsimd, wps, gpc,
                     if u > t:
                         ctr[X_WAIT_ANY] += u - t
                         ready[w] = u
-                        if u < nmin:
-                            nmin = u
+                        if u < smin:
+                            smin = u
                         continue
                 # the category's port and unit
                 ok = (used >> cat) & 1 == 0
@@ -352,7 +376,7 @@ def simulate(streams, wbeg, wend, group_first, group_cu, ncu, nsimd, wps, gpc,
                         ok = nmem < 2 and exp_free[cu] <= t
                 if not ok:
                     ctr[X_WAIT_INST] += nsimd    # it waits until its SIMD's next turn
-                    nmin = t + 1
+                    smin = t + 1
                     continue
                 # issue
                 issued_any = True
@@ -470,16 +494,22 @@ def simulate(streams, wbeg, wend, group_first, group_cu, ncu, nsimd, wps, gpc,
                     ctr[X_ACT_MISC] += cost
                 ctr[X_ACT_ANY] += cost
                 ptr[w] = nxt
+                if nxt < wend[w]:
+                    ncat[w] = rcat[streams[nxt]]
                 busy = cost
                 if cat == C.CAT_BRANCH and nxt < wend[w] and streams[nxt] != row + 1:
                     busy = rtaken[row]
                 ready[w] = t + busy
+                if t + busy < smin:
+                    smin = t + busy
                 if fl & C.F_BARRIER:
                     g = wgrp[w]
                     status[w] = 2
                     garr[g] += 1
                     if garr[g] >= glive[g]:
                         _release(g, group_first, status, ready, t + busy, garr, ctr)
+                        _wake_cu(wake, cu, nsimd, t + busy)
+                        floor = min(floor, t + busy)
                 elif fl & C.F_END or nxt >= wend[w]:
                     status[w] = 3
                     wave_out[w, 1] = t + busy
@@ -491,6 +521,8 @@ def simulate(streams, wbeg, wend, group_first, group_cu, ncu, nsimd, wps, gpc,
                         cu_ngroups[cu] -= 1
                     elif garr[g] > 0 and garr[g] >= glive[g]:
                         _release(g, group_first, status, ready, t + busy, garr, ctr)
+                        _wake_cu(wake, cu, nsimd, t + busy)
+                        floor = min(floor, t + busy)
             if ended:
                 # compact the SIMD's list, then launch what now fits on the CU
                 m = 0
@@ -520,8 +552,12 @@ def simulate(streams, wbeg, wend, group_first, group_cu, ncu, nsimd, wps, gpc,
                 resident_total += after - old
                 if resident_total == 0:
                     ctr[X_BUSY] += t + 4 - busy_since
-                nmin = t + 1
+                _wake_cu(wake, cu, nsimd, t + 4)
+                floor = min(floor, t + 4)
                 _ = gone + before
+            wake[sid] = min(smin, floor)
+            if smin < nmin:
+                nmin = smin
         if issued_any:
             idle = 0
             nmin = INF
@@ -546,6 +582,13 @@ def simulate(streams, wbeg, wend, group_first, group_cu, ncu, nsimd, wps, gpc,
     ctr[X_CYCLES] = cycles
     ctr[X_WAVES] = nw
     return cycles
+
+
+@njit
+def _wake_cu(wake, cu, nsimd, at):
+    for s in range(cu * nsimd, (cu + 1) * nsimd):
+        if at < wake[s]:
+            wake[s] = at
 
 
 @njit
