@@ -273,6 +273,8 @@ class DispatchReport:
     #: timing mode only: int64 [waves, 2] start and end cycle of each wave, in dispatch order
     #: (workgroup by workgroup, waves of a workgroup in order)
     wave_cycles: np.ndarray | None = None
+    #: timing mode only: int64 [waves]: the CU each wave ran on in the cycle model
+    wave_cu: np.ndarray | None = None
 
     @property
     def instructions(self) -> int:
@@ -518,6 +520,7 @@ class GPU:
             rep.cycles = t.cycles
             rep.counters.update(t.counters)
             rep.wave_cycles = t.wave_cycles
+            rep.wave_cu = t.wave_cu
         return rep
 
     def _run_batches(self, ctx, st, batches, data, mapped):

@@ -2,10 +2,11 @@
 
 What it models (the seeds in ../shared/seeds):
 
-* Placement: workgroup g runs on CU g mod #CUs (as the functional dispatch places it); a CU
-  takes its workgroups in order, as many as the kernel's occupancy allows (waves per SIMD,
-  workgroups per CU: gcnemu.gpu.occupancy); a workgroup's waves go to consecutive SIMDs,
-  starting where the CU's previous workgroup stopped (round robin).
+* Placement: workgroups launch in dispatch order; at the start the CUs take them in turn
+  (round robin), then each goes to the CU where resources freed first, as many per CU as
+  the kernel's occupancy allows (waves per SIMD, workgroups per CU: gcnemu.gpu.occupancy);
+  each wave goes to the SIMD of its CU with the fewest resident waves. (The functional
+  HW_ID register keeps the static placement of gcnemu/gpu.py: workgroup g on CU g mod #CUs.)
 * Issue (cu-whitepaper "Instruction scheduling"): on cycle t each CU considers SIMD t mod 4;
   its waves, oldest first, may each issue one instruction, at most one per category (VALU,
   SALU/SMEM, branch) and at most two of VMEM, LDS, export/GDS, each of those at most one.
@@ -232,9 +233,10 @@ def _push(q, n, w, done, t):
 
 
 @njit
-def simulate(streams, wbeg, wend, group_first, group_cu, ncu, nsimd, wps, gpc,
-             rcat, rflags, rcost, rtaken, rwait, P, wave_out, ctr):
-    """Run the model; fills wave_out[w] = (start, end) and the counters; returns the cycles."""
+def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
+             rcat, rflags, rcost, rtaken, rwait, P, wave_out, wave_cu, ctr):
+    """Run the model; fills wave_out[w] = (start, end), wave_cu[w] and the counters; returns
+    the cycles."""
     nw = wbeg.shape[0]
     ng = group_first.shape[0] - 1
     # per wave
@@ -259,18 +261,8 @@ def simulate(streams, wbeg, wend, group_first, group_cu, ncu, nsimd, wps, gpc,
     # per group
     glive = np.zeros(ng, np.int64)
     garr = np.zeros(ng, np.int64)
-    # per CU: its groups in order
-    cu_count = np.zeros(ncu + 1, np.int64)
-    for g in range(ng):
-        cu_count[group_cu[g] + 1] += 1
-    cu_first = np.cumsum(cu_count)
-    cu_groups = np.empty(ng, np.int64)
-    fill = cu_first[:ncu].copy()
-    for g in range(ng):
-        c = group_cu[g]
-        cu_groups[fill[c]] = g
-        fill[c] += 1
-    cu_next = cu_first[:ncu].copy()
+    # workgroups launch in order, each on a CU with room for it (gnext[0]: the next one)
+    gnext = np.zeros(1, np.int64)
     cu_ngroups = np.zeros(ncu, np.int64)
     cu_rr = np.zeros(ncu, np.int64)
     cu_resident = np.zeros(ncu, np.int64)
@@ -308,11 +300,17 @@ def simulate(streams, wbeg, wend, group_first, group_cu, ncu, nsimd, wps, gpc,
     resident_total = 0
     busy_since = np.int64(0)
     t = np.int64(0)
-    # launch what fits at time 0
-    for cu in range(ncu):
-        done_waves += _launch(cu, t, cu_next, cu_first, cu_groups, cu_ngroups, cu_rr, group_first,
-                              nsimd, wps, gpc, slots, nslot, status, ready, wsimd, glive, wbeg,
-                              wend, wave_out, P)
+    # at time 0 the CUs take workgroups in turn (round robin) until none fits
+    placed = True
+    while placed:
+        placed = False
+        for cu in range(ncu):
+            fin, n = _launch(cu, t, 1, gnext, ng, cu_ngroups, cu_rr, group_first, nsimd, wps, gpc,
+                             slots, nslot, status, ready, wsimd, glive, wbeg, wend, wave_out,
+                             wave_cu, P)
+            done_waves += fin
+            if n > 0:
+                placed = True
     for cu in range(ncu):
         k = 0
         for s in range(nsimd):
@@ -536,9 +534,10 @@ def simulate(streams, wbeg, wend, group_first, group_cu, ncu, nsimd, wps, gpc,
                 before = 0
                 for s in range(nsimd):
                     before += nslot[cu * nsimd + s]
-                done_waves += _launch(cu, t + 4, cu_next, cu_first, cu_groups, cu_ngroups, cu_rr,
-                                      group_first, nsimd, wps, gpc, slots, nslot, status, ready,
-                                      wsimd, glive, wbeg, wend, wave_out, P)
+                fin, _n = _launch(cu, t + 4, ng, gnext, ng, cu_ngroups, cu_rr, group_first, nsimd,
+                                  wps, gpc, slots, nslot, status, ready, wsimd, glive, wbeg, wend,
+                                  wave_out, wave_cu, P)
+                done_waves += fin
                 after = 0
                 for s in range(nsimd):
                     after += nslot[cu * nsimd + s]
@@ -603,16 +602,18 @@ def _release(g, group_first, status, ready, at, garr, ctr):
 
 
 @njit
-def _launch(cu, t, cu_next, cu_first, cu_groups, cu_ngroups, cu_rr, group_first, nsimd, wps,
-            gpc, slots, nslot, status, ready, wsimd, glive, wbeg, wend, wave_out, P):
-    """Launch the CU's next workgroups, in order, while they fit: each wave goes to the SIMD
-    with the fewest resident waves (ties: round robin from where the previous workgroup
-    started). Returns the number of waves that ended at once (empty streams)."""
+def _launch(cu, t, limit, gnext, ng, cu_ngroups, cu_rr, group_first, nsimd, wps, gpc, slots,
+            nslot, status, ready, wsimd, glive, wbeg, wend, wave_out, wave_cu, P):
+    """Launch the dispatch's next workgroups (in order, at most ``limit``) on CU ``cu`` while
+    they fit: each wave goes to the SIMD with the fewest resident waves (ties: round robin
+    from where the CU's previous workgroup started). Returns (waves that ended at once, i.e.
+    had empty streams; workgroups launched)."""
     finished = 0
+    launched = 0
     pick = np.empty(64, np.int64)
     load = np.empty(nsimd, np.int64)
-    while cu_next[cu] < cu_first[cu + 1] and cu_ngroups[cu] < gpc:
-        g = cu_groups[cu_next[cu]]
+    while gnext[0] < ng and launched < limit and cu_ngroups[cu] < gpc:
+        g = gnext[0]
         n = group_first[g + 1] - group_first[g]
         for s in range(nsimd):
             load[s] = nslot[cu * nsimd + s]
@@ -635,6 +636,7 @@ def _launch(cu, t, cu_next, cu_first, cu_groups, cu_ngroups, cu_rr, group_first,
             s = pick[k % 64]
             sid = cu * nsimd + s
             wsimd[w] = s
+            wave_cu[w] = cu
             ready[w] = t + P[P_LAUNCH]
             wave_out[w, 0] = t
             if wbeg[w] >= wend[w]:
@@ -647,10 +649,11 @@ def _launch(cu, t, cu_next, cu_first, cu_groups, cu_ngroups, cu_rr, group_first,
             nslot[sid] += 1
             glive[g] += 1
         cu_rr[cu] = (cu_rr[cu] + n) % nsimd
-        cu_next[cu] += 1
+        gnext[0] += 1
+        launched += 1
         if glive[g] > 0:
             cu_ngroups[cu] += 1
-    return finished
+    return finished, launched
 
 
 # --- the Python entry ------------------------------------------------------------------------
@@ -661,6 +664,7 @@ class TimingResult:
     cycles: int
     counters: dict
     wave_cycles: np.ndarray     #: int64 [waves, 2]: start and end cycle of each wave
+    wave_cu: np.ndarray         #: int64 [waves]: the CU each wave ran on
 
 
 def _params(tc, config) -> np.ndarray:
@@ -721,15 +725,15 @@ def time_dispatch(prog, traces, config, tc, occ, waves_per_group) -> TimingResul
     wg, wbeg, wend = wg[order], wbeg[order], wend[order]
     uniq, first = np.unique(wg, return_index=True)
     group_first = np.append(first, len(wg)).astype(np.int64)
-    group_cu = (uniq % config.compute_units).astype(np.int64)
     cat, flags, cost, taken, wait = tables_for(prog, config, tc)
     P = _params(tc, config)
     wave_out = np.zeros((len(wg), 2), np.int64)
+    wave_cu = np.zeros(len(wg), np.int64)
     ctr = np.zeros(len(COUNTER_NAMES), np.int64)
-    cycles = simulate(streams, wbeg, wend, group_first, group_cu, config.compute_units,
+    cycles = simulate(streams, wbeg, wend, group_first, config.compute_units,
                       config.simds_per_cu, occ.waves_per_simd, occ.workgroups_per_cu,
-                      cat, flags, cost, taken, wait, P, wave_out, ctr)
+                      cat, flags, cost, taken, wait, P, wave_out, wave_cu, ctr)
     if cycles < 0:
         raise RuntimeError("timing model: no wave can issue (internal error)")
     counters = {name: int(ctr[i]) for i, name in enumerate(COUNTER_NAMES)}
-    return TimingResult(int(cycles), counters, wave_out)
+    return TimingResult(int(cycles), counters, wave_out, wave_cu)
