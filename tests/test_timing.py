@@ -127,3 +127,28 @@ def test_cli_run_timing(tmp_path, capsys):
     # assembly kernels claim 256 VGPRs (one wave per SIMD); one wave: 20 v_add + s_endpgm
     assert "timing: 84 cycles (1 waves)" in out
     assert "SQ_ACTIVE_INST_VALU" in out
+
+
+BARRIER = """
+v_readfirstlane_b32 s8, v0
+s_cmp_eq_u32 s8, 0
+s_cbranch_scc1 skip
+{slow}
+skip:
+s_barrier
+s_endpgm
+"""
+
+
+def test_barrier_waits_for_the_slowest_wave(tmp_path):
+    """Workgroup of 2 waves (SIMDs 0 and 1); wave 0 jumps straight to s_barrier, wave 1 first
+    runs m v_rsq_f32 (16 cycles each). Wave 0: v_readfirstlane 0, s_cmp 4, s_cbranch taken at 8
+    (CLRX: 20 cycles when taken), s_barrier at 28. Wave 1: 1, 5, not taken at 9 (4 cycles),
+    v_rsq at 13 + 16i, s_barrier at 13 + 16m: both released at 17 + 16m; s_endpgm: wave 1 at
+    17 + 16m, wave 0 at its SIMD's next turn 20 + 16m, ending at 24 + 16m."""
+    m = 5
+    k = asm_kernel(tmp_path, "bar", BARRIER.format(slow="\n".join(["v_rsq_f32 v1, v0"] * m)))
+    rep = gcnemu.GPU(timing=True).dispatch(k, grid=(128,), block=(128,))
+    assert rep.cycles == 24 + 16 * m
+    assert rep.wave_cycles.tolist() == [[0, 24 + 16 * m], [0, 21 + 16 * m]]
+    assert rep.counters["SQ_WAIT_ANY"] == (17 + 16 * m) - 32

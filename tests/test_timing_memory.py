@@ -99,3 +99,30 @@ def test_lds_latency(tmp_path):
     # v_lshlrev at 0, one ds_read at 4 (done 4 + 39 = 43), s_waitcnt issues at 44, s_endpgm 48
     rep = _lds_cycles(tmp_path, 2, 1)
     assert rep.cycles == 52
+
+
+STORE = """
+s_load_dwordx2 s[4:5], s[0:1], 0x0
+v_lshlrev_b32 v1, 2, v0
+s_waitcnt lgkmcnt(0)
+v_add_i32 v1, vcc, s4, v1
+v_mov_b32 v2, s5
+v_addc_u32 v2, vcc, 0, v2, vcc
+flat_store_dword v[1:2], v0
+s_endpgm
+"""
+
+
+def test_stores_write_through_to_the_l2(tmp_path):
+    gpu = gcnemu.GPU(timing=True)
+    out = gpu.empty(256)
+    rep = gpu.dispatch(asm_kernel(tmp_path, "st", STORE), grid=(64,), block=(64,), args=[out])
+    assert np.array_equal(out.to_numpy(np.uint32), np.arange(64))
+    # 64 dwords = 4 lines written through (no L1 allocation), allocated in the L2 without a
+    # DRAM read; the kernel-argument line is the only DRAM read
+    assert rep.counters["TCP_TCC_WRITE_REQ"] == 4 and rep.counters["TCP_TCC_READ_REQ"] == 0
+    assert rep.counters["TCC_MISS"] == 5 and rep.counters["TCC_EA_RDREQ"] == 1
+    # the dispatch ends when the stores are acknowledged by the L2: the store issues at
+    # 20 + 50 + 100 = 170 -> s_waitcnt at 172, v_add 176, v_mov 180, v_addc 184, store 188;
+    # texture unit 4 cycles, L2 50: done 242 (s_endpgm ends at 196)
+    assert rep.cycles == 242

@@ -249,12 +249,17 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     status = np.zeros(nw, np.int64)       # 0 pending, 1 active, 2 at barrier, 3 done
     wsimd = np.zeros(nw, np.int64)
     wgrp = np.zeros(nw, np.int64)
-    vq = np.zeros((nw, Q), np.int64)
-    vn = np.zeros(nw, np.int64)
-    lq = np.zeros((nw, Q), np.int64)
-    ln = np.zeros(nw, np.int64)
-    eq = np.zeros((nw, Q), np.int64)
-    en = np.zeros(nw, np.int64)
+    # outstanding memory operations per resident wave (rows handed out at launch)
+    nq = ncu * nsimd * wps
+    vq = np.zeros((nq, Q), np.int64)
+    vn = np.zeros(nq, np.int64)
+    lq = np.zeros((nq, Q), np.int64)
+    ln = np.zeros(nq, np.int64)
+    eq = np.zeros((nq, Q), np.int64)
+    en = np.zeros(nq, np.int64)
+    qrow = np.zeros(nw, np.int64)
+    qfree = np.arange(nq)[::-1].copy()
+    qtop = np.full(1, nq, np.int64)
     for g in range(ng):
         for w in range(group_first[g], group_first[g + 1]):
             wgrp[w] = g
@@ -307,7 +312,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
         for cu in range(ncu):
             fin, n = _launch(cu, t, 1, gnext, ng, cu_ngroups, cu_rr, group_first, nsimd, wps, gpc,
                              slots, nslot, status, ready, wsimd, glive, wbeg, wend, wave_out,
-                             wave_cu, P)
+                             wave_cu, qrow, qfree, qtop, vn, ln, en, P)
             done_waves += fin
             if n > 0:
                 placed = True
@@ -352,9 +357,10 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                 cat = rcat[row]
                 fl = rflags[row]
                 if fl & C.F_WAITCNT:
-                    u = _waitcnt_until(vq, vn, w, rwait[row, 0], t)
-                    u = max(u, _waitcnt_until(eq, en, w, rwait[row, 1], t))
-                    u = max(u, _waitcnt_until(lq, ln, w, rwait[row, 2], t))
+                    q = qrow[w]
+                    u = _waitcnt_until(vq, vn, q, rwait[row, 0], t)
+                    u = max(u, _waitcnt_until(eq, en, q, rwait[row, 1], t))
+                    u = max(u, _waitcnt_until(lq, ln, q, rwait[row, 2], t))
                     if u > t:
                         ctr[X_WAIT_ANY] += u - t
                         ready[w] = u
@@ -428,11 +434,12 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                     ta_free[cu] = t + ta_time
                     done = tq + lat
                     # vmcnt returns in order
-                    if vn[w] > 0:
-                        done = max(done, vq[w, vn[w] - 1])
-                    _push(vq, vn, w, done, t)
+                    q = qrow[w]
+                    if vn[q] > 0:
+                        done = max(done, vq[q, vn[q] - 1])
+                    _push(vq, vn, q, done, t)
                     if fl & C.F_FLAT:
-                        _push(lq, ln, w, done, t)
+                        _push(lq, ln, qrow[w], done, t)
                     if done > last_mem:
                         last_mem = done
                     ctr[X_ACT_VMEM] += cost
@@ -443,18 +450,21 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                     lds_free[cu] = t + cost * deg
                     ctr[X_LDS_CONFLICT] += cost * (deg - 1)
                     done = t + P[P_LDS_LAT] + cost * (deg - 1)
-                    _push(lq, ln, w, done, t)
+                    _push(lq, ln, qrow[w], done, t)
+                    last_mem = max(last_mem, done)
                     ctr[X_ACT_LDS] += cost
                 elif fl & C.F_GDS:
                     nmem += 1
                     nxt = p + 2
                     exp_free[cu] = t + cost
-                    _push(lq, ln, w, t + P[P_GDS_LAT], t)
+                    _push(lq, ln, qrow[w], t + P[P_GDS_LAT], t)
+                    last_mem = max(last_mem, t + P[P_GDS_LAT])
                     ctr[X_ACT_EXP] += cost
                 elif fl & C.F_EXP:
                     nmem += 1
                     exp_free[cu] = t + cost
-                    _push(eq, en, w, t + P[P_EXP_LAT], t)
+                    _push(eq, en, qrow[w], t + P[P_EXP_LAT], t)
+                    last_mem = max(last_mem, t + P[P_EXP_LAT])
                     ctr[X_ACT_EXP] += cost
                 elif fl & C.F_SMEM:
                     lat = P[P_K_LAT]
@@ -479,7 +489,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                         if lt > lat:
                             lat = lt
                     done = t + lat
-                    _push(lq, ln, w, done, t)
+                    _push(lq, ln, qrow[w], done, t)
                     if done > last_mem:
                         last_mem = done
                     ctr[X_ACT_SCA] += cost
@@ -510,6 +520,8 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                         floor = min(floor, t + busy)
                 elif fl & C.F_END or nxt >= wend[w]:
                     status[w] = 3
+                    qfree[qtop[0]] = qrow[w]      # its outstanding stores are in last_mem
+                    qtop[0] += 1
                     wave_out[w, 1] = t + busy
                     done_waves += 1
                     ended = True
@@ -536,7 +548,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                     before += nslot[cu * nsimd + s]
                 fin, _n = _launch(cu, t + 4, ng, gnext, ng, cu_ngroups, cu_rr, group_first, nsimd,
                                   wps, gpc, slots, nslot, status, ready, wsimd, glive, wbeg, wend,
-                                  wave_out, wave_cu, P)
+                                  wave_out, wave_cu, qrow, qfree, qtop, vn, ln, en, P)
                 done_waves += fin
                 after = 0
                 for s in range(nsimd):
@@ -603,7 +615,8 @@ def _release(g, group_first, status, ready, at, garr, ctr):
 
 @njit
 def _launch(cu, t, limit, gnext, ng, cu_ngroups, cu_rr, group_first, nsimd, wps, gpc, slots,
-            nslot, status, ready, wsimd, glive, wbeg, wend, wave_out, wave_cu, P):
+            nslot, status, ready, wsimd, glive, wbeg, wend, wave_out, wave_cu, qrow, qfree, qtop,
+            vn, ln, en, P):
     """Launch the dispatch's next workgroups (in order, at most ``limit``) on CU ``cu`` while
     they fit: each wave goes to the SIMD with the fewest resident waves (ties: round robin
     from where the CU's previous workgroup started). Returns (waves that ended at once, i.e.
@@ -645,6 +658,12 @@ def _launch(cu, t, limit, gnext, ng, cu_ngroups, cu_rr, group_first, nsimd, wps,
                 finished += 1
                 continue
             status[w] = 1
+            qtop[0] -= 1
+            q = qfree[qtop[0]]
+            qrow[w] = q
+            vn[q] = 0
+            ln[q] = 0
+            en[q] = 0
             slots[sid, nslot[sid]] = w
             nslot[sid] += 1
             glive[g] += 1
