@@ -253,7 +253,9 @@ def assembly_kernel_info(name: str, code: bytes) -> KernelInfo:
 
 @dataclass
 class DispatchReport:
-    """What a dispatch did: launch shape, instruction counts (rocprof names), faults."""
+    """What a dispatch did: launch shape, instruction counts (rocprof names), faults; in
+    timing mode (GPU(timing=True)) also the simulated cycles, timing counters
+    (gcnemu.timing.model.COUNTER_NAMES) and per-wave start/end cycles."""
 
     kernel: str
     grid: tuple
@@ -282,10 +284,13 @@ class DispatchReport:
         return self.counters.get("SQ_INSTS", 0)
 
     def summary(self) -> str:
+        """One line: launch shape, wave-instructions, emulation speed, faults (and the
+        simulated cycles in timing mode)."""
         rate = self.instructions / self.wall_seconds / 1e6 if self.wall_seconds > 0 else 0.0
         return (f"{self.kernel}: grid {self.grid} block {self.block}, {self.workgroups} workgroups, "
                 f"{self.waves} waves, {self.instructions} wave-instructions in {self.wall_seconds:.3f} s "
-                f"({rate:.1f} M/s), {len(self.faults)} faults")
+                f"({rate:.1f} M/s), {len(self.faults)} faults"
+                + (f", {self.cycles} simulated cycles" if self.cycles is not None else ""))
 
 
 _COUNTER_COLUMNS = {"SQ_INSTS": E.WS_INSTS, "SQ_INSTS_VALU": E.WS_VALU, "SQ_INSTS_SALU": E.WS_SALU,

@@ -152,3 +152,15 @@ def test_barrier_waits_for_the_slowest_wave(tmp_path):
     assert rep.cycles == 24 + 16 * m
     assert rep.wave_cycles.tolist() == [[0, 24 + 16 * m], [0, 21 + 16 * m]]
     assert rep.counters["SQ_WAIT_ANY"] == (17 + 16 * m) - 32
+
+
+def test_long_instruction_penalty_is_a_parameter(tmp_path):
+    """clrx-gcn-timings: an 8-byte instruction "may require 4 extra cycles"; off by default
+    (TimingConfig.long_instruction_cycles = 0), 8 cycles per v_mad_f32 (VOP3) when set to 4."""
+    n = 10
+    k = asm_kernel(tmp_path, "mad", valu_program(n, "v_mad_f32 v1, v1, v0, v0"))
+    off = gcnemu.GPU(timing=True).dispatch(k, grid=(64,), block=(64,))
+    on = gcnemu.GPU(timing=True, timing_config=TimingConfig(long_instruction_cycles=4)).dispatch(
+        k, grid=(64,), block=(64,))
+    assert off.cycles == 4 * n + 4
+    assert on.cycles == 8 * n + 4

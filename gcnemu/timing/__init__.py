@@ -9,3 +9,4 @@ rocprof-named counters and per-wave start/end cycles.
 
 This package's __init__ stays import-light: the engine imports gcnemu.timing.trace.
 """
+from .config import TimingConfig  # noqa: F401  (a plain dataclass: no numba, no engine)

@@ -249,6 +249,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     status = np.zeros(nw, np.int64)       # 0 pending, 1 active, 2 at barrier, 3 done
     wsimd = np.zeros(nw, np.int64)
     wgrp = np.zeros(nw, np.int64)
+    barr_ready = np.zeros(nw, np.int64)   # when a wave at a barrier would have been ready
     # outstanding memory operations per resident wave (rows handed out at launch)
     nq = ncu * nsimd * wps
     vq = np.zeros((nq, Q), np.int64)
@@ -325,6 +326,12 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
             resident_total += k
     idle = 0
     nmin = INF
+    # hot counters kept in locals (stored in ctr at the end)
+    a_wait = np.int64(0)
+    a_any = np.int64(0)
+    a_valu = np.int64(0)
+    a_sca = np.int64(0)
+    a_misc = np.int64(0)
     while done_waves < nw:
         simd = t % nsimd
         issued_any = False
@@ -341,15 +348,13 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
             floor = INF     # earliest release/launch time this scan caused
             for si in range(nslot[sid]):
                 w = slots[sid, si]
-                if status[w] != 1:
-                    continue
-                if ready[w] > t:
+                if ready[w] > t:       # (waves at a barrier have ready = INF)
                     if ready[w] < smin:
                         smin = ready[w]
                     continue
                 cat = ncat[w]
                 if cat != C.CAT_INTERNAL and (used >> cat) & 1:
-                    ctr[X_WAIT_INST] += nsimd    # its port is taken: its SIMD's next turn
+                    a_wait += nsimd    # its port is taken: its SIMD's next turn
                     smin = t + 1
                     continue
                 p = ptr[w]
@@ -379,7 +384,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                     elif cat == C.CAT_EXPGDS:
                         ok = nmem < 2 and exp_free[cu] <= t
                 if not ok:
-                    ctr[X_WAIT_INST] += nsimd    # it waits until its SIMD's next turn
+                    a_wait += nsimd    # it waits until its SIMD's next turn
                     smin = t + 1
                     continue
                 # issue
@@ -495,12 +500,12 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                     ctr[X_ACT_SCA] += cost
                 elif cat == C.CAT_VALU:
                     valu_free[sid] = t + cost
-                    ctr[X_ACT_VALU] += cost
+                    a_valu += cost
                 elif cat == C.CAT_SALU:
-                    ctr[X_ACT_SCA] += cost
+                    a_sca += cost
                 else:
-                    ctr[X_ACT_MISC] += cost
-                ctr[X_ACT_ANY] += cost
+                    a_misc += cost
+                a_any += cost
                 ptr[w] = nxt
                 if nxt < wend[w]:
                     ncat[w] = rcat[streams[nxt]]
@@ -513,9 +518,11 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                 if fl & C.F_BARRIER:
                     g = wgrp[w]
                     status[w] = 2
+                    barr_ready[w] = ready[w]
+                    ready[w] = INF
                     garr[g] += 1
                     if garr[g] >= glive[g]:
-                        _release(g, group_first, status, ready, t + busy, garr, ctr)
+                        _release(g, group_first, status, ready, barr_ready, t + busy, garr, ctr)
                         _wake_cu(wake, cu, nsimd, t + busy)
                         floor = min(floor, t + busy)
                 elif fl & C.F_END or nxt >= wend[w]:
@@ -530,7 +537,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                     if glive[g] == 0:
                         cu_ngroups[cu] -= 1
                     elif garr[g] > 0 and garr[g] >= glive[g]:
-                        _release(g, group_first, status, ready, t + busy, garr, ctr)
+                        _release(g, group_first, status, ready, barr_ready, t + busy, garr, ctr)
                         _wake_cu(wake, cu, nsimd, t + busy)
                         floor = min(floor, t + busy)
             if ended:
@@ -583,6 +590,11 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                 t += 1
             if idle > 64 * nsimd and nmin >= INF:
                 return -1    # nothing can ever issue (cannot happen for traces of real runs)
+    ctr[X_WAIT_INST] += a_wait
+    ctr[X_ACT_ANY] += a_any
+    ctr[X_ACT_VALU] += a_valu
+    ctr[X_ACT_SCA] += a_sca
+    ctr[X_ACT_MISC] += a_misc
     end = np.int64(0)
     for w in range(nw):
         if wave_out[w, 1] > end:
@@ -603,12 +615,12 @@ def _wake_cu(wake, cu, nsimd, at):
 
 
 @njit
-def _release(g, group_first, status, ready, at, garr, ctr):
+def _release(g, group_first, status, ready, barr_ready, at, garr, ctr):
     """Release a workgroup's waves waiting at s_barrier at time ``at``."""
     for v in range(group_first[g], group_first[g + 1]):
         if status[v] == 2:
             status[v] = 1
-            ctr[X_WAIT_ANY] += max(0, at - ready[v])
+            ctr[X_WAIT_ANY] += max(0, at - barr_ready[v])
             ready[v] = at
     garr[g] = 0
 
