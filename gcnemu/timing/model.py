@@ -359,8 +359,40 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                     continue
                 p = ptr[w]
                 row = streams[p]
-                cat = rcat[row]
                 fl = rflags[row]
+                if fl == 0 and p + 1 < wend[w]:
+                    # fast path: a plain VALU, SALU, branch or internal instruction that is
+                    # not the wave's last (no memory, s_waitcnt, barrier or end)
+                    cost = rcost[row]
+                    if cat == C.CAT_VALU:
+                        if valu_free[sid] > t:
+                            a_wait += nsimd
+                            smin = t + 1
+                            continue
+                        valu_free[sid] = t + cost
+                        a_valu += cost
+                        used |= 1 << C.CAT_VALU
+                    elif cat == C.CAT_SALU:
+                        a_sca += cost
+                        used |= 1 << C.CAT_SALU
+                    else:
+                        a_misc += cost
+                        if cat == C.CAT_BRANCH:
+                            used |= 1 << C.CAT_BRANCH
+                    a_any += cost
+                    issued_any = True
+                    nxt = p + 1
+                    ptr[w] = nxt
+                    nr = streams[nxt]
+                    ncat[w] = rcat[nr]
+                    busy = cost
+                    if cat == C.CAT_BRANCH and nr != row + 1:
+                        busy = rtaken[row]
+                    ready[w] = t + busy
+                    if t + busy < smin:
+                        smin = t + busy
+                    continue
+                cat = rcat[row]
                 if fl & C.F_WAITCNT:
                     q = qrow[w]
                     u = _waitcnt_until(vq, vn, q, rwait[row, 0], t)
