@@ -221,7 +221,10 @@ def _push(q, n, w, done, t):
                 q[w, m] = q[w, i]
                 m += 1
         k = m
-        if k >= Q:   # still full: forget the earliest (the wave waits for it below anyway)
+        if k >= Q:
+            # still Q in flight: forget the earliest (a later s_waitcnt no longer waits for
+            # it). The hardware's counters hold at most 15 (vmcnt, lgkmcnt) and 7 (expcnt)
+            # outstanding operations, so real code waits long before Q = 32.
             j = 0
             for i in range(k):
                 if q[w, i] < q[w, j]:
@@ -580,11 +583,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                     if status[w] != 3:
                         slots[sid, m] = w
                         m += 1
-                gone = nslot[sid] - m
                 nslot[sid] = m
-                before = 0
-                for s in range(nsimd):
-                    before += nslot[cu * nsimd + s]
                 fin, _n = _launch(cu, t + 4, ng, gnext, ng, cu_ngroups, cu_rr, group_first, nsimd,
                                   wps, gpc, slots, nslot, status, ready, wsimd, glive, wbeg, wend,
                                   wave_out, wave_cu, qrow, qfree, qtop, vn, ln, en, P)
@@ -604,7 +603,6 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                     ctr[X_BUSY] += t + 4 - busy_since
                 _wake_cu(wake, cu, nsimd, t + 4)
                 floor = min(floor, t + 4)
-                _ = gone + before
             wake[sid] = min(smin, floor)
             if smin < nmin:
                 nmin = smin
