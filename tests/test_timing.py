@@ -164,3 +164,11 @@ def test_long_instruction_penalty_is_a_parameter(tmp_path):
         k, grid=(64,), block=(64,))
     assert off.cycles == 4 * n + 4
     assert on.cycles == 8 * n + 4
+
+
+def test_s_sleep_and_s_nop_durations(tmp_path):
+    """CLRX GcnInstrsSopp.md: s_sleep sleeps (SIMM16 & 7) x 64 cycles; s_nop waits
+    (SIMM16 & 7) + 1 cycles, within its 4-cycle issue here."""
+    k = asm_kernel(tmp_path, "slp", "s_sleep 3\ns_nop 7\ns_nop 1\ns_endpgm\n")
+    rep = gcnemu.GPU(timing=True).dispatch(k, grid=(64,), block=(64,))
+    assert rep.cycles == 3 * 64 + 8 + 4 + 4

@@ -67,6 +67,12 @@ def row_tables(prog, dpfactor: int, default_cycles: int, long_cycles: int):
             cat[i] = CAT_EXPGDS
         else:
             cat[i] = CAT_VMEM
+        if d.name == "s_sleep":
+            # CLRX GcnInstrsSopp.md: "Sleep approximately by (SIMM16&0x7)*64 cycles"
+            cost[i] = taken[i] = max(cost[i], 64 * (ins.fields["simm16"] & 7))
+        elif d.name == "s_nop":
+            # CLRX GcnInstrsSopp.md: "Do nothing by (SIMM16&7) + 1 cycles" (within its issue)
+            cost[i] = taken[i] = max(cost[i], (ins.fields["simm16"] & 7) + 1)
         if d.name == "s_waitcnt":
             s = ins.fields["simm16"]
             vm, ex, lgkm = s & 0xF, (s >> 4) & 7, (s >> 8) & 0xF
