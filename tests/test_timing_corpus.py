@@ -6,18 +6,27 @@ import pytest
 import gcnemu
 from kernels import corpus
 
-CASES = ["mandelbrot", "matmul_tiled", "histogram", "nu_barrier_loop", "asm_mubuf", "asm_ds",
-         "asm_smrd", "asm_mimg", "func_calls", "bitonic_sort", "nu_double_lds", "atomics_global"]
-
-
-@pytest.mark.parametrize("name", [c for c in CASES if c in corpus.list_kernels()])
+@pytest.mark.parametrize("name", corpus.list_kernels())
 def test_same_results_with_timing_on_and_off(name):
     off, case = corpus.run_case(name, gcnemu.GPU(), seed=3)
-    on, _ = corpus.run_case(name, gcnemu.GPU(timing=True), seed=3)
+    gpu = gcnemu.GPU(timing=True)
+    reports = []
+    dispatch = gpu.dispatch
+
+    def keep(*a, **k):
+        reports.append(dispatch(*a, **k))
+        return reports[-1]
+
+    gpu.dispatch = keep
+    on, _ = corpus.run_case(name, gpu, seed=3)
     assert off.keys() == on.keys()
     for i in off:
         assert off[i].tobytes() == on[i].tobytes(), f"{name}: output {i} differs with timing on"
     corpus.compare_results(case, on)
+    rep = reports[-1]
+    assert rep.cycles > 0 and rep.wave_cycles.shape == (rep.waves, 2)
+    assert (rep.wave_cycles[:, 1] >= rep.wave_cycles[:, 0]).all()
+    assert rep.counters["GRBM_GUI_ACTIVE"] == rep.cycles >= rep.wave_cycles[:, 1].max()
 
 
 def _timed(workers, trace_room=None):
