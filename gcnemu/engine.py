@@ -565,7 +565,7 @@ def step_generic(code, pc, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_ba
 # Operand reads and writes are written out in run_wave with 2-D indexing instead.
 @njit
 def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faults, msgs,
-             step_limit, tmp, exports):
+             step_limit, tmp, exports, tr):
     """Run wave w until it ends, reaches a barrier, halts or fails. Returns its status.
 
     The hot handlers (SALU, VALU, compares, branches, saveexec, nop) run here on local copies
@@ -573,6 +573,12 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
     decoder precomputed (gcnemu/program.py: C_K*, C_V*, C_SMAX, C_VMAX, C_FAST). Everything
     else -- and any instruction whose operands need a run-time check that fails -- goes to
     `step_generic` with the locals written back to ws first and reloaded after.
+
+    ``tr`` is the timing trace (gcnemu/timing/trace.py), or None when timing is off: numba
+    then compiles a specialisation without the recording (its ``tr is not None`` branches are
+    pruned at compile time), so the functional loop is unchanged. When the trace has no room
+    left the wave stops before its next instruction, still ready, and ``tr[1]`` is set (the
+    caller grows it).
     """
     if ws[w, WS_STATUS] != ST_READY:
         return ws[w, WS_STATUS]
@@ -598,11 +604,31 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
     p1 = s1.ctypes.data
     p2 = s2.ctypes.data
     pres = res.ctypes.data
-    while True:
+    # timing trace (tr is None: compiled out)
+    tp = 0
+    tcap = 0
+    full = False
+    if tr is not None:
+        tp = tr[0]
+        tcap = tr.shape[0]
+        if tp + TRACE_SLACK > tcap:
+            full = True
+        else:
+            tr[tp] = -(w + 1)
+            tp += 1
+    while not full:
         if pc < 0 or pc >= n or steps >= step_limit:
             break
-        steps += 1
         h = code[pc, C_H]
+        if tr is not None:
+            if tp + TRACE_SLACK > tcap:
+                full = True
+                break
+            tr[tp] = pc
+            tp += 1
+            if h == H_SMRD_LOAD or (h >= H_DS and h <= H_MIMG):
+                tp = trace_memory(code, pc, w, sregs, ws, vgpr, tr, tp)
+        steps += 1
         next_pc = pc + 1
         if h == H_NOP or h == H_WAITCNT:
             pass
@@ -803,6 +829,12 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
     ws[w, WS_SALU] = nsalu
     ws[w, WS_VALU] = nvalu
     ws[w, WS_TAKEN] = ntaken
+    if tr is not None:
+        tr[0] = tp
+        if full:
+            tr[1] = 1
+            ws[w, WS_PC] = pc
+            return ws[w, WS_STATUS]
     if ws[w, WS_STATUS] == ST_READY:
         # left the loop at a PC, step-limit or branch-target error: report it at this PC
         ws[w, WS_PC] = pc
@@ -989,17 +1021,20 @@ def record_fault(ws, w, faults, addr, lane, is_write):
 
 
 from .memops import memory_instruction  # noqa: E402  (needs the helpers above)
+from .timing.trace import TRACE_SLACK, trace_memory  # noqa: E402  (needs the helpers above)
 
 
 # --- scheduling -----------------------------------------------------------------------------
 @njit
 def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base,
-                    faults, msgs, step_limit, exports):
+                    faults, msgs, step_limit, exports, tr):
     """Run the waves of one or more workgroups to completion, honouring s_barrier.
 
     Waves run one at a time, each until it ends or reaches a barrier; when every live wave
     of a workgroup waits at the barrier, they are all released. The order is fixed, so
-    results are deterministic.
+    results are deterministic. Returns -1 when done, the id of a wave that failed, or -2 when
+    the timing trace ``tr`` is full (grow it and call again: the waves resume where they
+    stopped).
     """
     tmp = np.empty((4, 64), np.uint64)
     nw = wave_ids.shape[0]
@@ -1009,8 +1044,11 @@ def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, 
             w = wave_ids[i]
             if ws[w, WS_STATUS] == ST_READY:
                 run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base,
-                         faults, msgs, step_limit, tmp, exports)
+                         faults, msgs, step_limit, tmp, exports, tr)
                 progressed = True
+                if tr is not None:
+                    if tr[1] != 0:
+                        return -2
                 if ws[w, WS_STATUS] == ST_ERROR:
                     return w
         # release barriers: a group whose live waves all wait

@@ -253,7 +253,9 @@ def assembly_kernel_info(name: str, code: bytes) -> KernelInfo:
 
 @dataclass
 class DispatchReport:
-    """What a dispatch did: launch shape, instruction counts (rocprof names), faults."""
+    """What a dispatch did: launch shape, instruction counts (rocprof names), faults; in
+    timing mode (GPU(timing=True)) also the simulated cycles, timing counters
+    (gcnemu.timing.model.COUNTER_NAMES) and per-wave start/end cycles."""
 
     kernel: str
     grid: tuple
@@ -268,6 +270,13 @@ class DispatchReport:
     occupancy: Occupancy | None = None
     workers: int = 1          #: threads the dispatch ran on
     serial_reason: str = ""   #: why more workers were asked for but one was used
+    #: timing mode only (GPU(timing=True)): simulated GPU cycles of the whole dispatch
+    cycles: int | None = None
+    #: timing mode only: int64 [waves, 2] start and end cycle of each wave, in dispatch order
+    #: (workgroup by workgroup, waves of a workgroup in order)
+    wave_cycles: np.ndarray | None = None
+    #: timing mode only: int64 [waves]: the CU each wave ran on in the cycle model
+    wave_cu: np.ndarray | None = None
 
     @property
     def instructions(self) -> int:
@@ -275,10 +284,13 @@ class DispatchReport:
         return self.counters.get("SQ_INSTS", 0)
 
     def summary(self) -> str:
+        """One line: launch shape, wave-instructions, emulation speed, faults (and the
+        simulated cycles in timing mode)."""
         rate = self.instructions / self.wall_seconds / 1e6 if self.wall_seconds > 0 else 0.0
         return (f"{self.kernel}: grid {self.grid} block {self.block}, {self.workgroups} workgroups, "
                 f"{self.waves} waves, {self.instructions} wave-instructions in {self.wall_seconds:.3f} s "
-                f"({rate:.1f} M/s), {len(self.faults)} faults")
+                f"({rate:.1f} M/s), {len(self.faults)} faults"
+                + (f", {self.cycles} simulated cycles" if self.cycles is not None else ""))
 
 
 _COUNTER_COLUMNS = {"SQ_INSTS": E.WS_INSTS, "SQ_INSTS_VALU": E.WS_VALU, "SQ_INSTS_SALU": E.WS_SALU,
@@ -290,7 +302,11 @@ class GPU:
     """An emulated gfx7 GPU with its own memory."""
 
     def __init__(self, preset: str | GPUConfig = "xbox-one", *, step_limit: int = 50_000_000,
-                 waves_per_batch: int = 128):
+                 waves_per_batch: int = 128, timing: bool = False, timing_config=None):
+        """``timing=True`` adds the cycle model (gcnemu/timing): every dispatch also returns
+        ``report.cycles``, timing counters and per-wave start/end cycles; the functional
+        results are the same bits as without it. ``timing_config`` (a
+        gcnemu.timing.TimingConfig) overrides the cache and latency parameters."""
         if isinstance(preset, GPUConfig):
             self.config = preset
         else:
@@ -300,6 +316,17 @@ class GPU:
         self.memory = Memory()
         self.step_limit = step_limit
         self.waves_per_batch = waves_per_batch
+        if timing_config is not None and not timing:
+            raise GcnEmuError("timing_config is given but timing is off: use GPU(timing=True, ...)")
+        self.timing = bool(timing)
+        if self.timing:
+            from .timing.config import TimingConfig
+            self.timing_config = timing_config if timing_config is not None else TimingConfig()
+            if not isinstance(self.timing_config, TimingConfig):
+                raise GcnEmuError(f"timing_config must be a gcnemu.timing.TimingConfig, not "
+                                  f"{type(self.timing_config).__name__}")
+        else:
+            self.timing_config = None
         self.gds = np.zeros(self.config.gds_bytes, np.uint8)
         self._dispatch_id = 0
         self._images = {}     # id(code object) -> (code object, GPU address of its image)
@@ -457,10 +484,10 @@ class GPU:
                 scratch = mem.allocate_scratch(priv, nwaves * 64, name=f"{info.name}.scratch{i}")
                 temps.append(scratch.address)
             states.append(_BatchState(nbatch_groups, nwaves, vcount, lds_per_group,
-                                      self.config.gds_bytes, scratch))
+                                      self.config.gds_bytes, scratch, self.timing))
         data, mapped = mem.arrays()
         totals = {k: 0 for k in _COUNTER_COLUMNS}
-        fault_list, messages, export_list = [], [], []
+        fault_list, messages, export_list, traces = [], [], [], []
         waves_run = 0
         mem.lock()
         try:
@@ -480,6 +507,8 @@ class GPU:
                 for k in totals:
                     totals[k] += res.totals[k]
                 fault_list.extend(res.faults)
+                if res.trace is not None:
+                    traces.append(res.trace)
                 messages.extend(res.messages)
                 export_list.extend(res.exports)
                 if res.error is not None:
@@ -490,6 +519,13 @@ class GPU:
                              fault_list, messages, export_list, occupancy=occ)
         rep.workers = nworkers
         rep.serial_reason = serial_reason if int(workers) > 1 else ""
+        if self.timing:
+            from .timing.model import time_dispatch
+            t = time_dispatch(prog, traces, self.config, self.timing_config, occ, waves_per_group)
+            rep.cycles = t.cycles
+            rep.counters.update(t.counters)
+            rep.wave_cycles = t.wave_cycles
+            rep.wave_cu = t.wave_cu
         return rep
 
     def _run_batches(self, ctx, st, batches, data, mapped):
@@ -508,10 +544,19 @@ class GPU:
         st.reset(self.gds)
         ids = self._init_batch(ctx, st, batch)
         ws = st.ws
-        bad = E.run_group_waves(prog.code, ids, st.sregs, ws, st.vgpr, st.lds, data, mapped,
-                                np.int64(MEM_BASE), st.faults, st.msgs, np.int64(self.step_limit),
-                                st.exports)
+        while True:
+            bad = E.run_group_waves(prog.code, ids, st.sregs, ws, st.vgpr, st.lds, data, mapped,
+                                    np.int64(MEM_BASE), st.faults, st.msgs, np.int64(self.step_limit),
+                                    st.exports, st.trace)
+            if bad != -2:
+                break
+            st.grow_trace()   # the timing trace filled up: the waves resume where they stopped
         res = _BatchResult()
+        if self.timing:
+            from .timing.model import split_trace
+            offsets, streams = split_trace(st.trace, ws.shape[0], prog)
+            res.trace = (np.asarray(batch, np.int64)[ids // wpg], ids % wpg, offsets[ids],
+                         offsets[ids + 1], streams)
         res.waves = len(ids)
         res.exports = read_exports(st.exports)
         self.gds[:] = st.lds[-self.config.gds_bytes:]
@@ -619,7 +664,7 @@ class GPU:
 class _BatchState:
     """The arrays one worker runs its batches of workgroups in (private per worker thread)."""
 
-    def __init__(self, ngroups, nwaves, vcount, lds_per_group, gds_bytes, scratch):
+    def __init__(self, ngroups, nwaves, vcount, lds_per_group, gds_bytes, scratch, timing=False):
         self.lds = np.zeros(ngroups * lds_per_group + gds_bytes, np.uint8)
         self.gds_bytes = gds_bytes
         self.sregs = np.zeros((nwaves, 128), np.uint32)
@@ -629,6 +674,15 @@ class _BatchState:
         self.msgs = np.zeros((1024, 4), np.int64)
         self.exports = new_export_buffer(1024)
         self.scratch = scratch
+        # the timing trace (gcnemu/timing/trace.py); None = timing off (the engine's
+        # specialisation without recording)
+        self.trace = np.zeros(1 << 18, np.int64) if timing else None
+
+    def grow_trace(self):
+        t = np.zeros(2 * self.trace.shape[0], np.int64)
+        t[:self.trace.shape[0]] = self.trace
+        t[1] = 0
+        self.trace = t
 
     def reset(self, gds):
         self.sregs[:] = 0
@@ -638,6 +692,9 @@ class _BatchState:
         self.lds[-self.gds_bytes:] = gds
         self.exports[0, 0] = 0
         self.msgs[0, 0] = 0
+        if self.trace is not None:
+            self.trace[0] = 2
+            self.trace[1] = 0
 
 
 class _BatchResult:
@@ -648,6 +705,7 @@ class _BatchResult:
         self.exports = []
         self.error = None
         self.waves = 0
+        self.trace = None    #: timing mode: (batch's group ids, per-wave streams)
 
 
 #: global atomic ops whose results do not depend on their order: the ops of one class commute

@@ -17,7 +17,8 @@ from numba import njit as _njit
 JIT_OPTIONS = dict(cache=True, fastmath=False, boundscheck=False, error_model="numpy", nogil=True)
 
 PACKAGE = Path(__file__).resolve().parent
-_JITTED_SOURCES = ("engine.py", "memops.py", "opkernels.py", "dispatch_gen.py", "memory.py", "jit.py", "sem")
+_JITTED_SOURCES = ("engine.py", "memops.py", "opkernels.py", "dispatch_gen.py", "memory.py", "jit.py", "sem",
+                   "timing/trace.py")
 
 
 def njit(*args, **kwargs):

@@ -3,6 +3,7 @@
     gcnemu run k.hsaco --kernel saxpy --grid 1024 --block 256 \\
         --arg inout:y.npy --arg in:x.npy --arg f32:2.0 --arg u32:1024
     gcnemu run --example            # the built-in saxpy example, checked against numpy
+    gcnemu run ... --timing         # also print simulated cycles and timing counters
 
 Argument forms (in kernel argument order):
   in:PATH.npy          input buffer
@@ -76,6 +77,19 @@ def parse_args(specs, gpu):
     return args, writeback
 
 
+def timing_summary(rep) -> str:
+    """Cycles and the main timing counters of a timing-mode DispatchReport, as text."""
+    c = rep.counters
+    lines = [f"timing: {rep.cycles} cycles ({rep.waves} waves)"]
+    for name in ("SQ_WAVE_CYCLES", "SQ_BUSY_CYCLES", "SQ_WAIT_ANY", "SQ_WAIT_INST_ANY",
+                 "SQ_ACTIVE_INST_VALU", "SQ_ACTIVE_INST_SCA", "SQ_ACTIVE_INST_VMEM",
+                 "SQ_ACTIVE_INST_LDS", "SQ_LDS_BANK_CONFLICT", "TCP_TOTAL_CACHE_ACCESSES",
+                 "TCP_HIT", "TCP_TCC_READ_REQ", "TCC_HIT", "TCC_MISS", "TCC_EA_RDREQ",
+                 "SQC_DCACHE_HITS", "SQC_DCACHE_MISSES"):
+        lines.append(f"  {name:26s} {c.get(name, 0)}")
+    return "\n".join(lines)
+
+
 def run_example(out=sys.stdout) -> int:
     """Run the built-in saxpy example and check it against numpy."""
     import gcnemu
@@ -105,7 +119,7 @@ def cmd_run(args) -> int:
         return run_example()
     if not args.file or not args.kernel or not args.grid:
         raise GcnEmuError("gcnemu run needs FILE, --kernel and --grid (or --example)")
-    gpu = gcnemu.GPU(args.gpu)
+    gpu = gcnemu.GPU(args.gpu, timing=args.timing)
     prog = gcnemu.load(args.file)
     grid = _dims(args.grid)
     block = _dims(args.block) if args.block else tuple(min(g, 64) for g in grid)
@@ -115,6 +129,8 @@ def cmd_run(args) -> int:
     for buf, path, dtype, shape in writeback:
         np.save(path, buf.to_numpy(dtype).reshape(shape))
     print(rep.summary())
+    if args.timing:
+        print(timing_summary(rep))
     for f in rep.faults[:10]:
         print("fault:", f)
     return 0
@@ -131,5 +147,7 @@ def add_parser(sub) -> None:
     r.add_argument("--gpu", default="xbox-one", help="GPU preset (default xbox-one)")
     r.add_argument("--allow-faults", action="store_true",
                    help="report unmapped accesses instead of failing")
+    r.add_argument("--timing", action="store_true",
+                   help="timing mode: also print simulated cycles and timing counters")
     r.add_argument("--example", action="store_true", help="run the built-in saxpy example")
     r.set_defaults(func=cmd_run)

@@ -144,7 +144,7 @@ def run_snippet(source_or_bytes, sgpr=None, vgpr=None, exec_mask=0xFFFF_FFFF_FFF
     wave_ids = np.zeros(1, np.int64)
     exports = new_export_buffer(256)
     bad = E.run_group_waves(prog.code, wave_ids, sregs, ws, vg, lds, data, mapped, np.int64(base),
-                            faults, msgs, np.int64(step_limit), exports)
+                            faults, msgs, np.int64(step_limit), exports, None)
     if bad >= 0:
         raise error_from_wave(prog, ws, 0)
     status = {E.ST_DONE: "done", E.ST_HALTED: "halted", E.ST_BARRIER: "barrier"}.get(int(ws[0, E.WS_STATUS]), "?")

@@ -1,0 +1,108 @@
+"""Per-row timing tables of a decoded Program, built from the ISA table (never hard-coded).
+
+For each program row: the issue category of the seed's CU scheduler, the issue cost in cycles
+(the CLRX column of gcnemu/isa/gfx7.tsv through `InstrDef.cost`), the cost of a taken branch
+(the CLRX "4/20" entries: not taken / taken), behaviour flags and the s_waitcnt thresholds.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import engine as E
+from ..isa.table import parse_cycles
+from ..memops import K_ATOMIC, K_STORE, K_STORE2, K_STORE_FORMAT
+
+# issue categories (cu-whitepaper, "Instruction scheduling": per cycle at most one of each,
+# from different waves; VMEM, LDS and export/GDS: at most two of them per cycle)
+CAT_VALU, CAT_SALU, CAT_BRANCH, CAT_VMEM, CAT_LDS, CAT_EXPGDS, CAT_INTERNAL = range(7)
+CATEGORY_NAMES = ("VALU", "SALU/SMEM", "BRANCH", "VMEM", "LDS", "EXPORT/GDS", "INTERNAL")
+
+# row flags
+F_WAITCNT, F_BARRIER, F_END, F_SMEM, F_VMEM, F_STORE, F_ATOMIC, F_FLAT, F_LDS, F_GDS, F_EXP, \
+    F_MIMG, F_LONG, F_NOREC = (1 << i for i in range(14))
+
+#: s_* instructions the sequencer handles itself (no issue port of the five categories)
+_INTERNAL = {"s_nop", "s_waitcnt", "s_barrier", "s_sleep", "s_setprio", "s_sethalt", "s_endpgm",
+             "s_icache_inv", "s_incperflevel", "s_decperflevel", "s_ttracedata", "s_setkill",
+             "s_trap"}
+
+
+def row_tables(prog, dpfactor: int, default_cycles: int, long_cycles: int):
+    """(category, flags, cost, taken_cost, waitcnt[n, 3]) int64 arrays, one entry per row.
+
+    waitcnt holds (vmcnt, expcnt, lgkmcnt) of s_waitcnt rows: a field at its maximum (15, 7,
+    15 on gfx7) means "do not wait" and is stored as -1."""
+    n = prog.code.shape[0]
+    cat = np.full(n, CAT_INTERNAL, np.int64)
+    flags = np.zeros(n, np.int64)
+    cost = np.full(n, default_cycles, np.int64)
+    taken = np.full(n, default_cycles, np.int64)
+    wait = np.full((n, 3), -1, np.int64)
+    for i, ins in enumerate(prog.instructions):
+        d = ins.defn
+        h = int(prog.code[i, E.C_H])
+        sub = int(prog.code[i, E.C_K])
+        glc = bool(ins.fields.get("glc", 0))
+        c = parse_cycles(d.cycles, dpfactor, glc)
+        cost[i] = default_cycles if c is None else c
+        taken[i] = cost[i]
+        if "/" in d.cycles and "DPFACTOR" not in d.cycles:
+            t = parse_cycles(d.cycles.split("/", 1)[1], dpfactor, glc)   # "4/20": taken cost
+            if t is not None:
+                taken[i] = t
+        if ins.size > 4 and long_cycles:
+            flags[i] |= F_LONG
+        unit = d.unit
+        if d.name in _INTERNAL:
+            cat[i] = CAT_INTERNAL
+        elif unit == "VALU":
+            cat[i] = CAT_VALU
+        elif unit in ("SALU", "SMEM", "SPECIAL"):
+            cat[i] = CAT_SALU
+        elif unit == "BRANCH":
+            cat[i] = CAT_BRANCH
+        elif unit == "LDS":
+            cat[i] = CAT_LDS
+        elif unit == "EXPORT":
+            cat[i] = CAT_EXPGDS
+        else:
+            cat[i] = CAT_VMEM
+        if d.name == "s_sleep":
+            # CLRX GcnInstrsSopp.md: "Sleep approximately by (SIMM16&0x7)*64 cycles"
+            cost[i] = taken[i] = max(cost[i], 64 * (ins.fields["simm16"] & 7))
+        elif d.name == "s_nop":
+            # CLRX GcnInstrsSopp.md: "Do nothing by (SIMM16&7) + 1 cycles" (within its issue)
+            cost[i] = taken[i] = max(cost[i], (ins.fields["simm16"] & 7) + 1)
+        if d.name == "s_waitcnt":
+            s = ins.fields["simm16"]
+            vm, ex, lgkm = s & 0xF, (s >> 4) & 7, (s >> 8) & 0xF
+            flags[i] |= F_WAITCNT
+            wait[i] = (vm if vm < 15 else -1, ex if ex < 7 else -1, lgkm if lgkm < 15 else -1)
+        elif d.name == "s_barrier":
+            flags[i] |= F_BARRIER
+        elif h == E.H_ENDPGM:
+            flags[i] |= F_END
+        elif h == E.H_SMRD_LOAD:
+            flags[i] |= F_SMEM
+        elif h == E.H_MEMTIME:
+            flags[i] |= F_SMEM | F_NOREC
+        elif h == E.H_DS:
+            if ins.fields.get("gds"):
+                flags[i] |= F_GDS
+                cat[i] = CAT_EXPGDS
+            else:
+                flags[i] |= F_LDS
+        elif h in (E.H_FLAT, E.H_MUBUF, E.H_MTBUF, E.H_MIMG):
+            flags[i] |= F_VMEM
+            kind = sub & 0xFF
+            if kind in (K_STORE, K_STORE2, K_STORE_FORMAT):
+                flags[i] |= F_STORE
+            elif kind == K_ATOMIC:
+                flags[i] |= F_ATOMIC
+            if h == E.H_FLAT:
+                flags[i] |= F_FLAT
+            if h == E.H_MIMG:
+                flags[i] |= F_MIMG
+        elif h == E.H_EXP:
+            flags[i] |= F_EXP
+    return cat, flags, cost, taken, wait

@@ -1,0 +1,800 @@
+"""The cycle model: replays the waves' traces on the CUs under the seeds' issue rules.
+
+What it models (the seeds in ../shared/seeds):
+
+* Placement: workgroups launch in dispatch order; at the start the CUs take them in turn
+  (round robin), then each goes to the CU where resources freed first, as many per CU as
+  the kernel's occupancy allows (waves per SIMD, workgroups per CU: gcnemu.gpu.occupancy);
+  each wave goes to the SIMD of its CU with the fewest resident waves. (The functional
+  HW_ID register keeps the static placement of gcnemu/gpu.py: workgroup g on CU g mod #CUs.)
+* Issue (cu-whitepaper "Instruction scheduling"): on cycle t each CU considers SIMD t mod 4;
+  its waves, oldest first, may each issue one instruction, at most one per category (VALU,
+  SALU/SMEM, branch) and at most two of VMEM, LDS, export/GDS, each of those at most one.
+  A wave is busy for its instruction's issue cost (CLRX tables, e.g. 4 for full-rate VALU,
+  16 for transcendentals, 20 for a taken branch); a SIMD's VALU is busy for the VALU cost
+  (a 16-cycle op is "re-issued until complete"). Dependent VALU instructions do not stall
+  (the seed: results are forwarded).
+* Memory: s_waitcnt waits until at most N operations of a counter are outstanding (vmcnt:
+  VMEM and FLAT; lgkmcnt: LDS, GDS, SMEM, FLAT; expcnt: exports). VMEM: the texture unit
+  takes one 64-byte line per cycle (at least 4 cycles per instruction), each line goes
+  through the CU's L1 (16 KB, 64-way LRU, write-through), the shared L2 (4 channels of
+  128 KB, 8-way LRU, write-back) and DRAM (latency plus a bandwidth queue); SMEM through a
+  K$ per 4 CUs; LDS: the access's bank-conflict degree k multiplies its cost.
+* s_barrier: a workgroup's waves wait until all its live waves arrived.
+
+The result: total cycles (the last wave's end or the last memory completion), per-wave start
+and end cycles, and counters with rocprof names (see COUNTER_NAMES).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import engine as E
+from ..jit import njit
+from . import costs as C
+
+INF = np.int64(1) << 62
+Q = 32           # outstanding operations remembered per wave and counter
+
+#: counters the model returns (rocprof names; cycles are GPU clock cycles, not quad-cycles)
+COUNTER_NAMES = (
+    "GRBM_GUI_ACTIVE",           # cycles of the dispatch (GPU busy)
+    "SQ_WAVES",                  # waves run
+    "SQ_WAVE_CYCLES",            # wave-cycles: sum over waves of (end - start)
+    "SQ_BUSY_CYCLES",            # cycles with at least one wave resident on the GPU
+    "SQ_BUSY_CU_CYCLES",         # sum over CUs of the cycles with at least one wave resident
+    "SQ_WAIT_ANY",               # wave-cycles spent in s_waitcnt and s_barrier waits
+    "SQ_WAIT_INST_ANY",          # wave-cycles a ready instruction waited for its issue slot/unit
+    "SQ_ACTIVE_INST_ANY",        # wave-cycles spent issuing instructions (sum of issue costs)
+    "SQ_ACTIVE_INST_VALU",
+    "SQ_ACTIVE_INST_SCA",        # SALU and SMEM
+    "SQ_ACTIVE_INST_VMEM",
+    "SQ_ACTIVE_INST_LDS",
+    "SQ_ACTIVE_INST_EXP",        # exports and GDS
+    "SQ_ACTIVE_INST_MISC",       # branches and sequencer-internal instructions
+    "SQ_LDS_BANK_CONFLICT",      # cycles the LDS spent on bank-conflict replays
+    "TCP_TOTAL_CACHE_ACCESSES",  # 64-byte lines looked up in the L1s by vector memory
+    "TCP_HIT",                   # vector-load lines that hit the L1
+    "TCP_TCC_READ_REQ",          # L1 read misses sent to the L2
+    "TCP_TCC_WRITE_REQ",         # lines written through to the L2
+    "TCP_TCC_ATOMIC_REQ",        # lines of atomics (performed in the L2)
+    "TCC_HIT",
+    "TCC_MISS",
+    "TCC_EA_RDREQ",              # L2 line reads from DRAM
+    "TCC_EA_WRREQ",              # dirty L2 lines written back to DRAM
+    "SQC_DCACHE_HITS",           # K$ (scalar data cache) line hits
+    "SQC_DCACHE_MISSES",
+)
+(X_CYCLES, X_WAVES, X_WAVE_CYCLES, X_BUSY, X_BUSY_CU, X_WAIT_ANY, X_WAIT_INST, X_ACT_ANY,
+ X_ACT_VALU, X_ACT_SCA, X_ACT_VMEM, X_ACT_LDS, X_ACT_EXP, X_ACT_MISC, X_LDS_CONFLICT,
+ X_TCP_ACC, X_TCP_HIT, X_TCP_RD, X_TCP_WR, X_TCP_AT, X_TCC_HIT, X_TCC_MISS, X_EA_RD, X_EA_WR,
+ X_K_HIT, X_K_MISS) = range(len(COUNTER_NAMES))
+
+# parameter vector indices (TimingConfig, flattened for numba)
+(P_L1_LAT, P_L2_LAT, P_DRAM_LAT, P_DRAM_LINE_FP, P_TA_BYTES, P_IMAGE, P_L1_SETS, P_L1_WAYS,
+ P_L2_CH, P_L2_SETS, P_L2_WAYS, P_K_LAT, P_K_SETS, P_K_WAYS, P_K_CUS, P_LDS_LAT, P_GDS_LAT,
+ P_EXP_LAT, P_LONG, P_LAUNCH, NPARAM) = range(21)
+FP = 256   # DRAM bus time is kept in 1/256 cycles
+
+
+# --- trace demultiplexing ---------------------------------------------------------------------
+@njit
+def split_trace_kinds(tr, nwaves, rec):
+    """Per-wave streams from a batch trace: (offsets[nwaves + 1], streams). ``rec[row]`` says
+    what follows a row entry: 0 nothing, 1 one entry, 2 a count n and n entries."""
+    end = tr[0]
+    counts = np.zeros(nwaves + 1, np.int64)
+    w = 0
+    i = 2
+    while i < end:
+        v = tr[i]
+        if v < 0:
+            w = -v - 1
+            i += 1
+            continue
+        r = rec[v]
+        k = 1 if r == 0 else (2 if r == 1 else 2 + tr[i + 1])
+        counts[w + 1] += k
+        i += k
+    offsets = np.cumsum(counts)
+    out = np.empty(offsets[nwaves], np.int64)
+    pos = offsets[:nwaves].copy()
+    i = 2
+    while i < end:
+        v = tr[i]
+        if v < 0:
+            w = -v - 1
+            i += 1
+            continue
+        r = rec[v]
+        k = 1 if r == 0 else (2 if r == 1 else 2 + tr[i + 1])
+        q = pos[w]
+        for j in range(k):
+            out[q + j] = tr[i + j]
+        pos[w] = q + k
+        i += k
+    return offsets, out
+
+
+def record_kinds(prog) -> np.ndarray:
+    """Per row: which memory record follows it in a trace (see split_trace_kinds); the rows
+    gcnemu/timing/trace.py records for."""
+    cache = prog.__dict__.setdefault("_timing_tables", {})
+    if "rec" not in cache:
+        h = prog.code[:, E.C_H]
+        rec = np.zeros(len(h), np.int64)
+        rec[(h == E.H_DS) | (h == E.H_MIMG)] = 1
+        rec[(h == E.H_SMRD_LOAD) | ((h >= E.H_FLAT) & (h <= E.H_MTBUF))] = 2
+        cache["rec"] = rec
+    return cache["rec"]
+
+
+def split_trace(tr, nwaves, prog):
+    """Per-wave streams of a batch trace (see gcnemu/timing/trace.py): (offsets, streams);
+    wave w's entries are streams[offsets[w]:offsets[w + 1]]."""
+    return split_trace_kinds(tr, nwaves, record_kinds(prog))
+
+
+# --- caches ------------------------------------------------------------------------------------
+@njit
+def _cache_access(tags, stamps, base, ways, line, clock, allocate):
+    """Look ``line`` up in the set of ``ways`` entries at ``base``; LRU. Returns (hit, entry,
+    evicted line or -1); on a miss with ``allocate`` the least recently used entry takes the
+    line (entry -1 on a miss without allocation)."""
+    victim = base
+    oldest = INF
+    for i in range(base, base + ways):
+        if tags[i] == line:
+            stamps[i] = clock
+            return True, i, np.int64(-1)
+        if stamps[i] < oldest:
+            oldest = stamps[i]
+            victim = i
+    if not allocate:
+        return False, -1, np.int64(-1)
+    ev = tags[victim]
+    tags[victim] = line
+    stamps[victim] = clock
+    return False, victim, ev
+
+
+@njit
+def _l2_access(l2tags, l2stamps, l2dirty, l2rdy, P, line, clock, t, dram, write, ctr):
+    """One line through the L2 (and DRAM on a miss), requested at cycle t. Returns its
+    latency. A line is allocated when requested; a later hit still waits until its data has
+    arrived (l2rdy). dram[0] is the DRAM bus's next free time in 1/256 cycles."""
+    ch = line % P[P_L2_CH]
+    s = (line // P[P_L2_CH]) % P[P_L2_SETS]
+    base = (ch * P[P_L2_SETS] + s) * P[P_L2_WAYS]
+    hit, i, ev = _cache_access(l2tags, l2stamps, base, P[P_L2_WAYS], line, clock, True)
+    if hit:
+        ctr[X_TCC_HIT] += 1
+        if write:
+            l2dirty[i] = 1
+        return max(P[P_L2_LAT], l2rdy[i] - t)
+    ctr[X_TCC_MISS] += 1
+    t_fp = t * FP
+    if ev >= 0 and l2dirty[i]:
+        ctr[X_EA_WR] += 1          # write back the evicted dirty line (uses the bus, no wait)
+        dram[0] = max(dram[0], t_fp) + P[P_DRAM_LINE_FP]
+    l2dirty[i] = 1 if write else 0
+    if write:
+        lat = P[P_L2_LAT]          # write-allocate, byte-masked: no read of the old line
+    else:
+        ctr[X_EA_RD] += 1
+        start = max(dram[0], t_fp)
+        dram[0] = start + P[P_DRAM_LINE_FP]
+        lat = P[P_L2_LAT] + P[P_DRAM_LAT] + (start - t_fp + FP - 1) // FP
+    l2rdy[i] = t + lat
+    return lat
+
+
+# --- the scheduler -------------------------------------------------------------------------------
+@njit
+def _waitcnt_until(q, n, w, limit, t):
+    """Earliest time >= t at which at most ``limit`` of wave w's outstanding operations in
+    queue q (n[w] entries) are still in flight; drops those done by then."""
+    k = n[w]
+    if limit < 0 or k <= limit:
+        return t
+    tmp = np.sort(q[w, :k])
+    until = max(t, tmp[k - limit - 1])
+    m = 0
+    for i in range(k):
+        if q[w, i] > until:
+            q[w, m] = q[w, i]
+            m += 1
+    n[w] = m
+    return until
+
+
+@njit
+def _push(q, n, w, done, t):
+    """Remember an outstanding operation finishing at ``done`` (drops finished ones first)."""
+    k = n[w]
+    if k >= Q:
+        m = 0
+        for i in range(k):
+            if q[w, i] > t:
+                q[w, m] = q[w, i]
+                m += 1
+        k = m
+        if k >= Q:
+            # still Q in flight: forget the earliest (a later s_waitcnt no longer waits for
+            # it). The hardware's counters hold at most 15 (vmcnt, lgkmcnt) and 7 (expcnt)
+            # outstanding operations, so real code waits long before Q = 32.
+            j = 0
+            for i in range(k):
+                if q[w, i] < q[w, j]:
+                    j = i
+            q[w, j] = q[w, k - 1]
+            k -= 1
+    q[w, k] = done
+    n[w] = k + 1
+
+
+@njit
+def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
+             rcat, rflags, rcost, rtaken, rwait, P, wave_out, wave_cu, ctr):
+    """Run the model; fills wave_out[w] = (start, end), wave_cu[w] and the counters; returns
+    the cycles."""
+    nw = wbeg.shape[0]
+    ng = group_first.shape[0] - 1
+    # per wave
+    ptr = wbeg.copy()
+    ncat = np.zeros(nw, np.int64)      # category of each wave's next instruction (cached)
+    for w in range(nw):
+        if wbeg[w] < wend[w]:
+            ncat[w] = rcat[streams[wbeg[w]]]
+    ready = np.zeros(nw, np.int64)
+    status = np.zeros(nw, np.int64)       # 0 pending, 1 active, 2 at barrier, 3 done
+    wsimd = np.zeros(nw, np.int64)
+    wgrp = np.zeros(nw, np.int64)
+    barr_ready = np.zeros(nw, np.int64)   # when a wave at a barrier would have been ready
+    # outstanding memory operations per resident wave (rows handed out at launch)
+    nq = ncu * nsimd * wps
+    vq = np.zeros((nq, Q), np.int64)
+    vn = np.zeros(nq, np.int64)
+    lq = np.zeros((nq, Q), np.int64)
+    ln = np.zeros(nq, np.int64)
+    eq = np.zeros((nq, Q), np.int64)
+    en = np.zeros(nq, np.int64)
+    qrow = np.zeros(nw, np.int64)
+    qfree = np.arange(nq)[::-1].copy()
+    qtop = np.full(1, nq, np.int64)
+    for g in range(ng):
+        for w in range(group_first[g], group_first[g + 1]):
+            wgrp[w] = g
+    # per group
+    glive = np.zeros(ng, np.int64)
+    garr = np.zeros(ng, np.int64)
+    # workgroups launch in order, each on a CU with room for it (gnext[0]: the next one)
+    gnext = np.zeros(1, np.int64)
+    cu_ngroups = np.zeros(ncu, np.int64)
+    cu_rr = np.zeros(ncu, np.int64)
+    cu_resident = np.zeros(ncu, np.int64)
+    cu_busy_since = np.zeros(ncu, np.int64)
+    # per SIMD: resident waves, oldest first
+    slots = np.full((ncu * nsimd, wps), -1, np.int64)
+    nslot = np.zeros(ncu * nsimd, np.int64)
+    valu_free = np.zeros(ncu * nsimd, np.int64)
+    # earliest cycle at which a wave of the SIMD may issue: SIMDs with nothing to do are
+    # not scanned (lowered by launches and barrier releases)
+    wake = np.zeros(ncu * nsimd, np.int64)
+    ta_free = np.zeros(ncu, np.int64)
+    lds_free = np.zeros(ncu, np.int64)
+    exp_free = np.zeros(ncu, np.int64)
+    # caches
+    l1_ways = P[P_L1_WAYS]
+    l1_sets = P[P_L1_SETS]
+    l1tags = np.full(ncu * l1_sets * l1_ways, -1, np.int64)
+    l1stamps = np.zeros(ncu * l1_sets * l1_ways, np.int64)
+    l2n = P[P_L2_CH] * P[P_L2_SETS] * P[P_L2_WAYS]
+    l2tags = np.full(l2n, -1, np.int64)
+    l2stamps = np.zeros(l2n, np.int64)
+    l2dirty = np.zeros(l2n, np.int64)
+    l2rdy = np.zeros(l2n, np.int64)
+    l1rdy = np.zeros(ncu * l1_sets * l1_ways, np.int64)
+    nk = (ncu + P[P_K_CUS] - 1) // P[P_K_CUS]
+    kn = nk * P[P_K_SETS] * P[P_K_WAYS]
+    ktags = np.full(kn, -1, np.int64)
+    kstamps = np.zeros(kn, np.int64)
+    krdy = np.zeros(kn, np.int64)
+    dram = np.zeros(1, np.int64)
+    clock = np.int64(0)
+    last_mem = np.int64(0)
+    done_waves = 0
+    resident_total = 0
+    busy_since = np.int64(0)
+    t = np.int64(0)
+    # at time 0 the CUs take workgroups in turn (round robin) until none fits
+    placed = True
+    while placed:
+        placed = False
+        for cu in range(ncu):
+            fin, n = _launch(cu, t, 1, gnext, ng, cu_ngroups, cu_rr, group_first, nsimd, wps, gpc,
+                             slots, nslot, status, ready, wsimd, glive, wbeg, wend, wave_out,
+                             wave_cu, qrow, qfree, qtop, vn, ln, en, P)
+            done_waves += fin
+            if n > 0:
+                placed = True
+    for cu in range(ncu):
+        k = 0
+        for s in range(nsimd):
+            k += nslot[cu * nsimd + s]
+        if k > 0:
+            cu_resident[cu] = k
+            resident_total += k
+    idle = 0
+    nmin = INF
+    # hot counters kept in locals (stored in ctr at the end)
+    a_wait = np.int64(0)
+    a_any = np.int64(0)
+    a_valu = np.int64(0)
+    a_sca = np.int64(0)
+    a_misc = np.int64(0)
+    while done_waves < nw:
+        simd = t % nsimd
+        issued_any = False
+        for cu in range(ncu):
+            sid = cu * nsimd + simd
+            if wake[sid] > t:
+                if wake[sid] < nmin:
+                    nmin = wake[sid]
+                continue
+            used = 0
+            nmem = 0
+            ended = False
+            smin = INF
+            floor = INF     # earliest release/launch time this scan caused
+            for si in range(nslot[sid]):
+                w = slots[sid, si]
+                if ready[w] > t:       # (waves at a barrier have ready = INF)
+                    if ready[w] < smin:
+                        smin = ready[w]
+                    continue
+                cat = ncat[w]
+                if cat != C.CAT_INTERNAL and (used >> cat) & 1:
+                    a_wait += nsimd    # its port is taken: its SIMD's next turn
+                    smin = t + 1
+                    continue
+                p = ptr[w]
+                row = streams[p]
+                fl = rflags[row]
+                if fl == 0 and p + 1 < wend[w]:
+                    # fast path: a plain VALU, SALU, branch or internal instruction that is
+                    # not the wave's last (no memory, s_waitcnt, barrier or end)
+                    cost = rcost[row]
+                    if cat == C.CAT_VALU:
+                        if valu_free[sid] > t:
+                            a_wait += nsimd
+                            smin = t + 1
+                            continue
+                        valu_free[sid] = t + cost
+                        a_valu += cost
+                        used |= 1 << C.CAT_VALU
+                    elif cat == C.CAT_SALU:
+                        a_sca += cost
+                        used |= 1 << C.CAT_SALU
+                    else:
+                        a_misc += cost
+                        if cat == C.CAT_BRANCH:
+                            used |= 1 << C.CAT_BRANCH
+                    a_any += cost
+                    issued_any = True
+                    nxt = p + 1
+                    ptr[w] = nxt
+                    nr = streams[nxt]
+                    ncat[w] = rcat[nr]
+                    busy = cost
+                    if cat == C.CAT_BRANCH and nr != row + 1:
+                        busy = rtaken[row]
+                    ready[w] = t + busy
+                    if t + busy < smin:
+                        smin = t + busy
+                    continue
+                cat = rcat[row]
+                if fl & C.F_WAITCNT:
+                    q = qrow[w]
+                    u = _waitcnt_until(vq, vn, q, rwait[row, 0], t)
+                    u = max(u, _waitcnt_until(eq, en, q, rwait[row, 1], t))
+                    u = max(u, _waitcnt_until(lq, ln, q, rwait[row, 2], t))
+                    if u > t:
+                        ctr[X_WAIT_ANY] += u - t
+                        ready[w] = u
+                        if u < smin:
+                            smin = u
+                        continue
+                # the category's port and unit
+                ok = (used >> cat) & 1 == 0
+                if ok:
+                    if cat == C.CAT_VALU:
+                        ok = valu_free[sid] <= t
+                    elif cat == C.CAT_VMEM:
+                        ok = nmem < 2 and ta_free[cu] <= t
+                    elif cat == C.CAT_LDS:
+                        ok = nmem < 2 and lds_free[cu] <= t
+                    elif cat == C.CAT_EXPGDS:
+                        ok = nmem < 2 and exp_free[cu] <= t
+                if not ok:
+                    a_wait += nsimd    # it waits until its SIMD's next turn
+                    smin = t + 1
+                    continue
+                # issue
+                issued_any = True
+                if cat != C.CAT_INTERNAL:
+                    used |= 1 << cat
+                cost = rcost[row]
+                if fl & C.F_LONG:
+                    cost += P[P_LONG]
+                nxt = p + 1
+                if fl & C.F_VMEM:
+                    nmem += 1
+                    clock += 1
+                    if fl & C.F_MIMG:
+                        nl = 0
+                        nxt = p + 2
+                        ta_time = P[P_IMAGE]
+                        lat = P[P_L1_LAT]
+                    else:
+                        nl = streams[p + 1]
+                        nxt = p + 2 + nl
+                        ta_time = max(4, (nl * 64 + P[P_TA_BYTES] - 1) // P[P_TA_BYTES])
+                        lat = P[P_L1_LAT]
+                    tq = t + ta_time
+                    for j in range(nl):
+                        line = streams[p + 2 + j]
+                        ctr[X_TCP_ACC] += 1
+                        b = (cu * l1_sets + line % l1_sets) * l1_ways
+                        if fl & C.F_ATOMIC:
+                            # atomics are performed in the L2
+                            ctr[X_TCP_AT] += 1
+                            lt = P[P_L1_LAT] + _l2_access(l2tags, l2stamps, l2dirty, l2rdy, P, line,
+                                                         clock, tq, dram, False, ctr)
+                        elif fl & C.F_STORE:
+                            # write-through L1 (no allocation), write-back L2
+                            ctr[X_TCP_WR] += 1
+                            _cache_access(l1tags, l1stamps, b, l1_ways, line, clock, False)
+                            lt = _l2_access(l2tags, l2stamps, l2dirty, l2rdy, P, line, clock, tq,
+                                            dram, True, ctr)
+                        else:
+                            hit, i1, ev = _cache_access(l1tags, l1stamps, b, l1_ways, line, clock, True)
+                            if hit:
+                                ctr[X_TCP_HIT] += 1
+                                lt = max(P[P_L1_LAT], l1rdy[i1] - tq)
+                            else:
+                                ctr[X_TCP_RD] += 1
+                                lt = _l2_access(l2tags, l2stamps, l2dirty, l2rdy, P, line, clock, tq,
+                                                dram, False, ctr)
+                                l1rdy[i1] = tq + lt
+                        if lt > lat:
+                            lat = lt
+                    ta_free[cu] = t + ta_time
+                    done = tq + lat
+                    # vmcnt returns in order
+                    q = qrow[w]
+                    if vn[q] > 0:
+                        done = max(done, vq[q, vn[q] - 1])
+                    _push(vq, vn, q, done, t)
+                    if fl & C.F_FLAT:
+                        _push(lq, ln, qrow[w], done, t)
+                    if done > last_mem:
+                        last_mem = done
+                    ctr[X_ACT_VMEM] += cost
+                elif fl & C.F_LDS:
+                    nmem += 1
+                    deg = streams[p + 1]
+                    nxt = p + 2
+                    lds_free[cu] = t + cost * deg
+                    ctr[X_LDS_CONFLICT] += cost * (deg - 1)
+                    done = t + P[P_LDS_LAT] + cost * (deg - 1)
+                    _push(lq, ln, qrow[w], done, t)
+                    last_mem = max(last_mem, done)
+                    ctr[X_ACT_LDS] += cost
+                elif fl & C.F_GDS:
+                    nmem += 1
+                    nxt = p + 2
+                    exp_free[cu] = t + cost
+                    _push(lq, ln, qrow[w], t + P[P_GDS_LAT], t)
+                    last_mem = max(last_mem, t + P[P_GDS_LAT])
+                    ctr[X_ACT_EXP] += cost
+                elif fl & C.F_EXP:
+                    nmem += 1
+                    exp_free[cu] = t + cost
+                    _push(eq, en, qrow[w], t + P[P_EXP_LAT], t)
+                    last_mem = max(last_mem, t + P[P_EXP_LAT])
+                    ctr[X_ACT_EXP] += cost
+                elif fl & C.F_SMEM:
+                    lat = P[P_K_LAT]
+                    nl = 0
+                    if not fl & C.F_NOREC:      # s_memtime has no address record
+                        nl = streams[p + 1]
+                        nxt = p + 2 + nl
+                    kb = (cu // P[P_K_CUS]) * P[P_K_SETS]
+                    for j in range(nl):
+                        line = streams[p + 2 + j]
+                        clock += 1
+                        hit, ik, ev = _cache_access(ktags, kstamps, (kb + line % P[P_K_SETS]) * P[P_K_WAYS],
+                                                    P[P_K_WAYS], line, clock, True)
+                        if hit:
+                            ctr[X_K_HIT] += 1
+                            lt = max(P[P_K_LAT], krdy[ik] - t)
+                        else:
+                            ctr[X_K_MISS] += 1
+                            lt = P[P_K_LAT] + _l2_access(l2tags, l2stamps, l2dirty, l2rdy, P, line,
+                                                         clock, t, dram, False, ctr)
+                            krdy[ik] = t + lt
+                        if lt > lat:
+                            lat = lt
+                    done = t + lat
+                    _push(lq, ln, qrow[w], done, t)
+                    if done > last_mem:
+                        last_mem = done
+                    ctr[X_ACT_SCA] += cost
+                elif cat == C.CAT_VALU:
+                    valu_free[sid] = t + cost
+                    a_valu += cost
+                elif cat == C.CAT_SALU:
+                    a_sca += cost
+                else:
+                    a_misc += cost
+                a_any += cost
+                ptr[w] = nxt
+                if nxt < wend[w]:
+                    ncat[w] = rcat[streams[nxt]]
+                busy = cost
+                if cat == C.CAT_BRANCH and nxt < wend[w] and streams[nxt] != row + 1:
+                    busy = rtaken[row]
+                ready[w] = t + busy
+                if t + busy < smin:
+                    smin = t + busy
+                if fl & C.F_BARRIER:
+                    g = wgrp[w]
+                    status[w] = 2
+                    barr_ready[w] = ready[w]
+                    ready[w] = INF
+                    garr[g] += 1
+                    if garr[g] >= glive[g]:
+                        _release(g, group_first, status, ready, barr_ready, t + busy, garr, ctr)
+                        _wake_cu(wake, cu, nsimd, t + busy)
+                        floor = min(floor, t + busy)
+                elif fl & C.F_END or nxt >= wend[w]:
+                    status[w] = 3
+                    qfree[qtop[0]] = qrow[w]      # its outstanding stores are in last_mem
+                    qtop[0] += 1
+                    wave_out[w, 1] = t + busy
+                    done_waves += 1
+                    ended = True
+                    g = wgrp[w]
+                    glive[g] -= 1
+                    if glive[g] == 0:
+                        cu_ngroups[cu] -= 1
+                    elif garr[g] > 0 and garr[g] >= glive[g]:
+                        _release(g, group_first, status, ready, barr_ready, t + busy, garr, ctr)
+                        _wake_cu(wake, cu, nsimd, t + busy)
+                        floor = min(floor, t + busy)
+            if ended:
+                # compact the SIMD's list, then launch what now fits on the CU
+                m = 0
+                for si in range(nslot[sid]):
+                    w = slots[sid, si]
+                    if status[w] != 3:
+                        slots[sid, m] = w
+                        m += 1
+                nslot[sid] = m
+                fin, _n = _launch(cu, t + 4, ng, gnext, ng, cu_ngroups, cu_rr, group_first, nsimd,
+                                  wps, gpc, slots, nslot, status, ready, wsimd, glive, wbeg, wend,
+                                  wave_out, wave_cu, qrow, qfree, qtop, vn, ln, en, P)
+                done_waves += fin
+                after = 0
+                for s in range(nsimd):
+                    after += nslot[cu * nsimd + s]
+                # residency accounting for the busy counters
+                old = cu_resident[cu]
+                cu_resident[cu] = after
+                if old > 0 and after == 0:
+                    ctr[X_BUSY_CU] += t + 4 - cu_busy_since[cu]
+                elif old == 0 and after > 0:
+                    cu_busy_since[cu] = t + 4
+                resident_total += after - old
+                if resident_total == 0:
+                    ctr[X_BUSY] += t + 4 - busy_since
+                _wake_cu(wake, cu, nsimd, t + 4)
+                floor = min(floor, t + 4)
+            wake[sid] = min(smin, floor)
+            if smin < nmin:
+                nmin = smin
+        if issued_any:
+            idle = 0
+            nmin = INF
+            t += 1
+        else:
+            idle += 1
+            if idle >= nsimd and nmin > t + 1 and nmin < INF:
+                t = nmin
+                idle = 0
+                nmin = INF
+            else:
+                t += 1
+            if idle > 64 * nsimd and nmin >= INF:
+                return -1    # nothing can ever issue (cannot happen for traces of real runs)
+    ctr[X_WAIT_INST] += a_wait
+    ctr[X_ACT_ANY] += a_any
+    ctr[X_ACT_VALU] += a_valu
+    ctr[X_ACT_SCA] += a_sca
+    ctr[X_ACT_MISC] += a_misc
+    end = np.int64(0)
+    for w in range(nw):
+        if wave_out[w, 1] > end:
+            end = wave_out[w, 1]
+    cycles = max(end, last_mem)
+    for w in range(nw):
+        ctr[X_WAVE_CYCLES] += wave_out[w, 1] - wave_out[w, 0]
+    ctr[X_CYCLES] = cycles
+    ctr[X_WAVES] = nw
+    return cycles
+
+
+@njit
+def _wake_cu(wake, cu, nsimd, at):
+    for s in range(cu * nsimd, (cu + 1) * nsimd):
+        if at < wake[s]:
+            wake[s] = at
+
+
+@njit
+def _release(g, group_first, status, ready, barr_ready, at, garr, ctr):
+    """Release a workgroup's waves waiting at s_barrier at time ``at``."""
+    for v in range(group_first[g], group_first[g + 1]):
+        if status[v] == 2:
+            status[v] = 1
+            ctr[X_WAIT_ANY] += max(0, at - barr_ready[v])
+            ready[v] = at
+    garr[g] = 0
+
+
+@njit
+def _launch(cu, t, limit, gnext, ng, cu_ngroups, cu_rr, group_first, nsimd, wps, gpc, slots,
+            nslot, status, ready, wsimd, glive, wbeg, wend, wave_out, wave_cu, qrow, qfree, qtop,
+            vn, ln, en, P):
+    """Launch the dispatch's next workgroups (in order, at most ``limit``) on CU ``cu`` while
+    they fit: each wave goes to the SIMD with the fewest resident waves (ties: round robin
+    from where the CU's previous workgroup started). Returns (waves that ended at once, i.e.
+    had empty streams; workgroups launched)."""
+    finished = 0
+    launched = 0
+    pick = np.empty(64, np.int64)
+    load = np.empty(nsimd, np.int64)
+    while gnext[0] < ng and launched < limit and cu_ngroups[cu] < gpc:
+        g = gnext[0]
+        n = group_first[g + 1] - group_first[g]
+        for s in range(nsimd):
+            load[s] = nslot[cu * nsimd + s]
+        fits = True
+        for k in range(n):
+            best = -1
+            for j in range(nsimd):
+                s = (cu_rr[cu] + k + j) % nsimd
+                if load[s] < wps and (best < 0 or load[s] < load[best]):
+                    best = s
+            if best < 0:
+                fits = False
+                break
+            pick[k % 64] = best
+            load[best] += 1
+        if not fits:
+            break
+        for k in range(n):
+            w = group_first[g] + k
+            s = pick[k % 64]
+            sid = cu * nsimd + s
+            wsimd[w] = s
+            wave_cu[w] = cu
+            ready[w] = t + P[P_LAUNCH]
+            wave_out[w, 0] = t
+            if wbeg[w] >= wend[w]:
+                status[w] = 3
+                wave_out[w, 1] = t
+                finished += 1
+                continue
+            status[w] = 1
+            qtop[0] -= 1
+            q = qfree[qtop[0]]
+            qrow[w] = q
+            vn[q] = 0
+            ln[q] = 0
+            en[q] = 0
+            slots[sid, nslot[sid]] = w
+            nslot[sid] += 1
+            glive[g] += 1
+        cu_rr[cu] = (cu_rr[cu] + n) % nsimd
+        gnext[0] += 1
+        launched += 1
+        if glive[g] > 0:
+            cu_ngroups[cu] += 1
+    return finished, launched
+
+
+# --- the Python entry ------------------------------------------------------------------------
+@dataclass
+class TimingResult:
+    """What the model gives a DispatchReport."""
+
+    cycles: int
+    counters: dict
+    wave_cycles: np.ndarray     #: int64 [waves, 2]: start and end cycle of each wave
+    wave_cu: np.ndarray         #: int64 [waves]: the CU each wave ran on
+
+
+def _params(tc, config) -> np.ndarray:
+    P = np.zeros(NPARAM, np.int64)
+    P[P_L1_LAT] = tc.l1_latency
+    P[P_L2_LAT] = tc.l2_latency
+    P[P_DRAM_LAT] = tc.dram_latency
+    P[P_DRAM_LINE_FP] = max(1, round(64 / tc.dram_bytes_per_cycle * FP))
+    P[P_TA_BYTES] = tc.ta_bytes_per_cycle
+    P[P_IMAGE] = tc.image_cycles
+    P[P_L1_WAYS] = tc.l1_ways
+    P[P_L1_SETS] = tc.l1_bytes // (64 * tc.l1_ways)
+    P[P_L2_CH] = tc.l2_channels
+    P[P_L2_WAYS] = tc.l2_ways
+    P[P_L2_SETS] = tc.l2_channel_bytes // (64 * tc.l2_ways)
+    P[P_K_LAT] = tc.kcache_latency
+    P[P_K_WAYS] = tc.kcache_ways
+    P[P_K_SETS] = tc.kcache_bytes // (64 * tc.kcache_ways)
+    P[P_K_CUS] = tc.kcache_cus
+    P[P_LDS_LAT] = tc.lds_latency
+    P[P_GDS_LAT] = tc.gds_latency
+    P[P_EXP_LAT] = tc.export_latency
+    P[P_LONG] = tc.long_instruction_cycles
+    P[P_LAUNCH] = tc.launch_cycles
+    return P
+
+
+def tables_for(prog, config, tc):
+    """The program's per-row timing tables (cached on the Program)."""
+    key = (config.dpfactor, tc.default_cycles, tc.long_instruction_cycles)
+    cache = prog.__dict__.setdefault("_timing_tables", {})
+    if key not in cache:
+        cache[key] = C.row_tables(prog, config.dpfactor, tc.default_cycles, tc.long_instruction_cycles)
+    return cache[key]
+
+
+def time_dispatch(prog, traces, config, tc, occ, waves_per_group) -> TimingResult:
+    """Run the model over a dispatch's traces (one tuple per batch, in batch order:
+    (group id of each wave, index in group, stream start, stream end, streams))."""
+    groups, ks, begs, ends, parts = [], [], [], [], []
+    base = 0
+    for g, k, b, e, s in traces:
+        groups.append(g)
+        ks.append(k)
+        begs.append(b + base)
+        ends.append(e + base)
+        parts.append(s)
+        base += s.shape[0]
+    if groups:
+        wg = np.concatenate(groups)
+        wk = np.concatenate(ks)
+        wbeg = np.concatenate(begs)
+        wend = np.concatenate(ends)
+        streams = np.concatenate(parts)
+    else:
+        wg = wk = wbeg = wend = streams = np.zeros(0, np.int64)
+    order = np.lexsort((wk, wg))
+    wg, wbeg, wend = wg[order], wbeg[order], wend[order]
+    uniq, first = np.unique(wg, return_index=True)
+    group_first = np.append(first, len(wg)).astype(np.int64)
+    cat, flags, cost, taken, wait = tables_for(prog, config, tc)
+    P = _params(tc, config)
+    wave_out = np.zeros((len(wg), 2), np.int64)
+    wave_cu = np.zeros(len(wg), np.int64)
+    ctr = np.zeros(len(COUNTER_NAMES), np.int64)
+    cycles = simulate(streams, wbeg, wend, group_first, config.compute_units,
+                      config.simds_per_cu, occ.waves_per_simd, occ.workgroups_per_cu,
+                      cat, flags, cost, taken, wait, P, wave_out, wave_cu, ctr)
+    if cycles < 0:
+        raise RuntimeError("timing model: no wave can issue (internal error)")
+    counters = {name: int(ctr[i]) for i, name in enumerate(COUNTER_NAMES)}
+    return TimingResult(int(cycles), counters, wave_out, wave_cu)

@@ -1,0 +1,197 @@
+"""What the functional engine records for the timing model (only when timing is on).
+
+The engine appends to one int64 array per batch of waves (``tr``):
+
+* ``tr[0]`` the next free position, ``tr[1]`` set to 1 when the buffer filled up (the engine
+  stopped before an instruction; the caller grows the buffer and resumes), entries from 2 on;
+* ``-(w + 1)``: the following entries belong to wave ``w`` of the batch (written each time
+  ``run_wave`` starts running a wave, since waves run one at a time until end or barrier);
+* ``row``: the program row of each executed instruction, in execution order;
+* after the row of a memory instruction, a record computed *before* it executes (a load may
+  overwrite its own address registers):
+  - SMRD loads, FLAT, MUBUF, MTBUF: ``n`` then the ``n`` distinct 64-byte line numbers
+    (address >> 6, sorted) that the active lanes touch (all cache lines are 64 bytes: seed
+    caches-and-coherency);
+  - MIMG: ``-1`` (image addressing is not traced; the model times it at the texture rate);
+  - DS: the bank-conflict degree (1 = conflict free), see `ds_conflict_degree`.
+
+Recording never changes functional state: it only reads registers.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..engine import (C_F0, C_F1, C_F2, C_F3, C_F5, C_F7, C_H, C_IMM, C_K, C_S0, C_S1, EXEC_HI,
+                      EXEC_LO, H_DS, H_FLAT, H_MIMG, H_MTBUF, H_MUBUF, H_SMRD_LOAD, WS_VBASE)
+from ..jit import njit
+from .. import memory as M
+from ..memops import K_LOAD2, K_STORE2, K_WRXCHG2
+
+U64 = np.uint64
+#: room an instruction may need in the trace (row + memory record of up to 128 lines)
+TRACE_SLACK = 160
+#: LDS: 32 banks of 4 bytes (seed clrx-gcn-timings: bank = address bits 2-6)
+LDS_BANKS = 32
+
+
+@njit
+def _scalar_reg(sregs, w, code):
+    if 0 <= code < 128:
+        return np.int64(sregs[w, code])
+    return np.int64(0)
+
+
+@njit
+def _compact_lines(tr, start, n):
+    """Sort tr[start:start+n] in place and drop duplicates; returns the distinct count."""
+    if n <= 1:
+        return n
+    seg = tr[start:start + n]
+    seg.sort()
+    k = 1
+    for i in range(1, n):
+        if seg[i] != seg[k - 1]:
+            seg[k] = seg[i]
+            k += 1
+    return k
+
+
+@njit
+def ds_conflict_degree(addrs, active):
+    """LDS bank-conflict degree of one wave access: the LDS serves a half wave (32 lanes) per
+    pass; within a half wave, lanes whose dword addresses differ but share a bank (bits 2-6)
+    conflict, equal dword addresses are broadcast. The degree is the largest number of distinct
+    dwords one bank must deliver in a half wave (1 = conflict free)."""
+    worst = 1
+    for half in range(2):
+        for b in range(LDS_BANKS):
+            distinct = 0
+            for i in range(32):
+                l = 32 * half + i
+                if not active[l] or ((addrs[l] >> 2) & (LDS_BANKS - 1)) != b:
+                    continue
+                seen = False
+                for j in range(32 * half, l):
+                    if active[j] and (addrs[j] >> 2) == (addrs[l] >> 2):
+                        seen = True
+                        break
+                if not seen:
+                    distinct += 1
+            if distinct > worst:
+                worst = distinct
+    return worst
+
+
+@njit
+def trace_memory(code, pc, w, sregs, ws, vgpr, tr, tp):
+    """Append the memory record of the instruction at row ``pc`` (see the module docstring);
+    returns the new write position. Registers outside the wave's allocation are read as the
+    engine would fail on them: the record is then empty (the instruction fails anyway)."""
+    h = code[pc, C_H]
+    ex = U64(sregs[w, EXEC_LO]) | (U64(sregs[w, EXEC_HI]) << U64(32))
+    vbase = ws[w, WS_VBASE]
+    nrows = vgpr.shape[0]
+    if h == H_DS:
+        sub = code[pc, C_K]
+        kind = sub & 0xFF
+        size = (sub >> 8) & 0xFF
+        st64 = (sub >> 30) & 1
+        if code[pc, C_F2] != 0:      # GDS: no LDS banks involved
+            tr[tp] = 1
+            return tp + 1
+        off = code[pc, C_F0] | (code[pc, C_F1] << 8)
+        if kind == K_LOAD2 or kind == K_STORE2 or kind == K_WRXCHG2:
+            off = code[pc, C_F0] * max(size, 4) * (64 if st64 else 1)
+        row = vbase + code[pc, C_F3]
+        addrs = np.zeros(64, np.int64)
+        active = np.zeros(64, np.bool_)
+        if 0 <= row < nrows:
+            for l in range(64):
+                if (ex >> U64(l)) & U64(1):
+                    active[l] = True
+                    addrs[l] = np.int64(vgpr[row, l]) + off
+        tr[tp] = ds_conflict_degree(addrs, active)
+        return tp + 1
+    if h == H_MIMG:
+        tr[tp] = -1
+        return tp + 1
+    start = tp + 1
+    n = 0
+    if h == H_SMRD_LOAD:
+        ndw = code[pc, C_K]
+        if code[pc, C_F1] != 0:
+            off = _scalar_reg(sregs, w, code[pc, C_S1])
+        else:
+            off = code[pc, C_IMM]
+        s = code[pc, C_S0]
+        if 0 <= s and s + 1 < 128:
+            base = _scalar_reg(sregs, w, s) | (_scalar_reg(sregs, w, s + 1) << 32)
+            if code[pc, C_F0] != 0:      # s_buffer_load: 48-bit base from the V#
+                base &= (np.int64(1) << 48) - 1
+            a = (base + (off & ~3)) & ~np.int64(3)
+            first = a >> 6
+            last = (a + 4 * ndw - 1) >> 6
+            for line in range(first, last + 1):
+                tr[start + n] = line
+                n += 1
+        tr[tp] = n
+        return start + n
+    sub = code[pc, C_K]
+    size = (sub >> 8) & 0xFF
+    count = (sub >> 16) & 0xF
+    nbytes = max(1, min(size, 4) * max(count, 1))
+    if h == H_FLAT:
+        row = vbase + code[pc, C_F2]
+        if 0 <= row and row + 1 < nrows:
+            for l in range(64):
+                if (ex >> U64(l)) & U64(1):
+                    a = np.int64(U64(vgpr[row, l]) | (U64(vgpr[row + 1, l]) << U64(32)))
+                    for line in range(a >> 6, ((a + nbytes - 1) >> 6) + 1):
+                        if n < 128:
+                            tr[start + n] = line
+                            n += 1
+    elif h == H_MUBUF or h == H_MTBUF:
+        offen = code[pc, C_F0]
+        idxen = code[pc, C_F1]
+        addr64 = code[pc, C_F3]
+        vrow = vbase + code[pc, C_F5]
+        srsrc = code[pc, C_F7] * 4
+        if 0 <= srsrc and srsrc + 3 < 128 and 0 <= vrow and vrow + 1 < nrows:
+            w0 = U64(sregs[w, srsrc])
+            w1 = U64(sregs[w, srsrc + 1])
+            w3 = U64(sregs[w, srsrc + 3])
+            base = w0 | ((w1 & U64(0xFFFF)) << U64(32))
+            stride = np.int64((w1 >> U64(16)) & U64(0x3FFF))
+            swizzle = np.int64(w1 >> U64(31))
+            num_records = np.int64(sregs[w, srsrc + 2])
+            element_size = np.int64(2 << ((w3 >> U64(19)) & U64(3)))
+            index_stride = np.int64(8 << ((w3 >> U64(21)) & U64(3)))
+            add_tid = np.int64((w3 >> U64(23)) & U64(1))
+            soffset = U64(_scalar_reg(sregs, w, code[pc, C_S0]))
+            for l in range(64):
+                if not (ex >> U64(l)) & U64(1):
+                    continue
+                vidx = U64(0)
+                voff = U64(0)
+                v64 = U64(0)
+                if addr64:
+                    v64 = U64(vgpr[vrow, l]) | (U64(vgpr[vrow + 1, l]) << U64(32))
+                elif idxen:
+                    vidx = U64(vgpr[vrow, l])
+                    if offen:
+                        voff = U64(vgpr[vrow + 1, l])
+                elif offen:
+                    voff = U64(vgpr[vrow, l])
+                a, inr = M.buffer_address(base, stride, num_records, swizzle, element_size,
+                                          index_stride, add_tid, idxen, offen, addr64, vidx, voff,
+                                          v64, code[pc, C_IMM], soffset, l, 0)
+                if not inr:
+                    continue     # out of range: no memory access
+                a = np.int64(a)
+                for line in range(a >> 6, ((a + nbytes - 1) >> 6) + 1):
+                    if n < 128:
+                        tr[start + n] = line
+                        n += 1
+    n = _compact_lines(tr, start, n)
+    tr[tp] = n
+    return start + n

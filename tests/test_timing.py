@@ -1,0 +1,174 @@
+"""Timing mode: GPU(timing=True) gives the same bits as GPU() plus a cycle count.
+
+Every expected cycle count here is derived by hand from the seeds' rules and figures
+(../shared/seeds) and the TimingConfig parameters, never from the emulator's output:
+
+* a SIMD is considered every 4th cycle, SIMD s on cycles t with t mod 4 == s, so a wave on
+  SIMD s issues at most one full-rate instruction per 4 cycles, starting at cycle s;
+* issue costs are the CLRX figures: v_add_f32 4, v_rsq_f32 16, ds_read_b32 4, s_endpgm 4;
+* a wave ends when its s_endpgm has issued (+ its 4 cycles);
+* waves of different ages on one SIMD: the oldest wins each category.
+"""
+import dataclasses
+
+import numpy as np
+import pytest
+
+import gcnemu
+from gcnemu.gpu import PRESETS
+from gcnemu.timing.config import TimingConfig
+
+
+def asm_kernel(tmp_path, name, body, vgprs=8, sgprs=16):
+    """An assembly kernel whose register counts allow 10 waves per SIMD (the default launch
+    state of assembly kernels claims 256 VGPRs: one wave per SIMD)."""
+    p = tmp_path / f"{name}.s"
+    p.write_text(body)
+    k = gcnemu.load(str(p)).kernel(name)
+    k.info = dataclasses.replace(k.info, vgpr_count=vgprs, sgpr_count=sgprs)
+    return k
+
+
+def valu_program(n, op="v_add_f32 v1, v1, v0"):
+    return "\n".join([op] * n + ["s_endpgm"]) + "\n"
+
+
+def one_cu(**kw):
+    return dataclasses.replace(PRESETS["xbox-one"], name="xbox-one-1cu", compute_units=1, **kw)
+
+
+def test_n_valu_on_one_wave_take_4n_cycles(tmp_path):
+    n = 20
+    k = asm_kernel(tmp_path, "chain", valu_program(n))
+    rep = gcnemu.GPU(timing=True).dispatch(k, grid=(64,), block=(64,))
+    # v_add at 0, 4, ..., 4(n-1); s_endpgm at 4n, done 4 cycles later
+    assert rep.cycles == 4 * n + 4
+    assert rep.counters["SQ_ACTIVE_INST_VALU"] == 4 * n
+    assert rep.wave_cycles.tolist() == [[0, 4 * n + 4]]
+
+
+def test_transcendentals_are_quarter_rate(tmp_path):
+    n = 10
+    k = asm_kernel(tmp_path, "rsq", valu_program(n, "v_rsq_f32 v1, v0"))
+    rep = gcnemu.GPU(timing=True).dispatch(k, grid=(64,), block=(64,))
+    assert rep.cycles == 16 * n + 4      # CLRX: V_RSQ_F32 16 cycles
+
+
+def test_f64_cost_follows_the_dpfactor(tmp_path):
+    n = 10
+    k = asm_kernel(tmp_path, "dadd", valu_program(n, "v_add_f64 v[2:3], v[2:3], v[2:3]"))
+    for preset, dpf in (("xbox-one", 8), ("hd7970", 2)):
+        rep = gcnemu.GPU(preset, timing=True).dispatch(k, grid=(64,), block=(64,))
+        assert rep.cycles == 4 * dpf * n + 4     # CLRX: V_ADD_F64 DPFACTOR*4
+
+
+def test_four_waves_overlap_on_four_simds(tmp_path):
+    n = 20
+    k = asm_kernel(tmp_path, "four", valu_program(n))
+    rep = gcnemu.GPU(timing=True).dispatch(k, grid=(256,), block=(256,))
+    # one wave per SIMD, SIMD s starts at cycle s: the last ends at 3 + 4n + 4
+    assert rep.cycles == 3 + 4 * n + 4
+    assert sorted(rep.wave_cycles[:, 1].tolist()) == [4 * n + 4 + s for s in range(4)]
+
+
+def test_two_waves_per_simd_share_its_valu(tmp_path):
+    n = 20
+    k = asm_kernel(tmp_path, "eight", valu_program(n))
+    rep = gcnemu.GPU(timing=True).dispatch(k, grid=(512,), block=(512,))
+    # per SIMD: 2n VALU slots back to back (the older wave's s_endpgm issues beside the younger
+    # wave's VALU), then the younger wave's s_endpgm; SIMD 3 is 3 cycles late
+    assert rep.cycles == 3 + 4 * 2 * n + 4
+
+
+def test_seed_80_instructions_300_waves_24000_cycles_on_one_cu(tmp_path):
+    """cu-whitepaper: "if a shader has 80 instructions and runs on 300 waves, it should ideally
+    take 24,000 cycles to execute on a single CU" (one full-rate instruction per cycle per CU)."""
+    k = asm_kernel(tmp_path, "eighty", valu_program(80))
+    gpu = gcnemu.GPU(one_cu(), timing=True)
+    rep = gpu.dispatch(k, grid=(300 * 64,), block=(64,))
+    assert rep.waves == 300
+    # 75 waves per SIMD x 80 x 4 cycles = 24,000 VALU cycles per SIMD back to back; plus SIMD 3's
+    # 3-cycle phase and the last wave's s_endpgm (4)
+    assert rep.cycles == 24000 + 3 + 4
+    assert rep.counters["SQ_ACTIVE_INST_VALU"] == 300 * 80 * 4
+
+
+def test_timing_counters_present(tmp_path):
+    k = asm_kernel(tmp_path, "ctr", valu_program(4))
+    rep = gcnemu.GPU(timing=True).dispatch(k, grid=(64,), block=(64,))
+    for name in ("GRBM_GUI_ACTIVE", "SQ_WAVE_CYCLES", "SQ_BUSY_CYCLES", "SQ_WAIT_INST_ANY",
+                 "SQ_ACTIVE_INST_VALU", "TCP_TCC_READ_REQ", "TCC_HIT", "TCC_MISS",
+                 "SQ_LDS_BANK_CONFLICT", "SQC_DCACHE_HITS"):
+        assert name in rep.counters
+    assert rep.counters["GRBM_GUI_ACTIVE"] == rep.cycles == 20
+    assert rep.counters["SQ_WAVE_CYCLES"] == 20
+    assert rep.counters["SQ_BUSY_CYCLES"] == 20
+
+
+def test_functional_mode_has_no_cycles(tmp_path):
+    k = asm_kernel(tmp_path, "func", valu_program(4))
+    rep = gcnemu.GPU().dispatch(k, grid=(64,), block=(64,))
+    assert rep.cycles is None and "GRBM_GUI_ACTIVE" not in rep.counters
+
+
+def test_timing_config_needs_timing():
+    with pytest.raises(gcnemu.GcnEmuError, match="timing is off"):
+        gcnemu.GPU(timing_config=TimingConfig())
+    with pytest.raises(ValueError, match="negative"):
+        TimingConfig(l2_latency=-1)
+
+
+def test_cli_run_timing(tmp_path, capsys):
+    from gcnemu.cli import main
+    p = tmp_path / "chain.s"
+    p.write_text(valu_program(20))
+    assert main(["run", str(p), "--kernel", "chain", "--grid", "64", "--timing"]) == 0
+    out = capsys.readouterr().out
+    # assembly kernels claim 256 VGPRs (one wave per SIMD); one wave: 20 v_add + s_endpgm
+    assert "timing: 84 cycles (1 waves)" in out
+    assert "SQ_ACTIVE_INST_VALU" in out
+
+
+BARRIER = """
+v_readfirstlane_b32 s8, v0
+s_cmp_eq_u32 s8, 0
+s_cbranch_scc1 skip
+{slow}
+skip:
+s_barrier
+s_endpgm
+"""
+
+
+def test_barrier_waits_for_the_slowest_wave(tmp_path):
+    """Workgroup of 2 waves (SIMDs 0 and 1); wave 0 jumps straight to s_barrier, wave 1 first
+    runs m v_rsq_f32 (16 cycles each). Wave 0: v_readfirstlane 0, s_cmp 4, s_cbranch taken at 8
+    (CLRX: 20 cycles when taken), s_barrier at 28. Wave 1: 1, 5, not taken at 9 (4 cycles),
+    v_rsq at 13 + 16i, s_barrier at 13 + 16m: both released at 17 + 16m; s_endpgm: wave 1 at
+    17 + 16m, wave 0 at its SIMD's next turn 20 + 16m, ending at 24 + 16m."""
+    m = 5
+    k = asm_kernel(tmp_path, "bar", BARRIER.format(slow="\n".join(["v_rsq_f32 v1, v0"] * m)))
+    rep = gcnemu.GPU(timing=True).dispatch(k, grid=(128,), block=(128,))
+    assert rep.cycles == 24 + 16 * m
+    assert rep.wave_cycles.tolist() == [[0, 24 + 16 * m], [0, 21 + 16 * m]]
+    assert rep.counters["SQ_WAIT_ANY"] == (17 + 16 * m) - 32
+
+
+def test_long_instruction_penalty_is_a_parameter(tmp_path):
+    """clrx-gcn-timings: an 8-byte instruction "may require 4 extra cycles"; off by default
+    (TimingConfig.long_instruction_cycles = 0), 8 cycles per v_mad_f32 (VOP3) when set to 4."""
+    n = 10
+    k = asm_kernel(tmp_path, "mad", valu_program(n, "v_mad_f32 v1, v1, v0, v0"))
+    off = gcnemu.GPU(timing=True).dispatch(k, grid=(64,), block=(64,))
+    on = gcnemu.GPU(timing=True, timing_config=TimingConfig(long_instruction_cycles=4)).dispatch(
+        k, grid=(64,), block=(64,))
+    assert off.cycles == 4 * n + 4
+    assert on.cycles == 8 * n + 4
+
+
+def test_s_sleep_and_s_nop_durations(tmp_path):
+    """CLRX GcnInstrsSopp.md: s_sleep sleeps (SIMM16 & 7) x 64 cycles; s_nop waits
+    (SIMM16 & 7) + 1 cycles, within its 4-cycle issue here."""
+    k = asm_kernel(tmp_path, "slp", "s_sleep 3\ns_nop 7\ns_nop 1\ns_endpgm\n")
+    rep = gcnemu.GPU(timing=True).dispatch(k, grid=(64,), block=(64,))
+    assert rep.cycles == 3 * 64 + 8 + 4 + 4
