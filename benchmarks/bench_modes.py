@@ -117,25 +117,40 @@ def test_workers(benchmark, config, gpu_kwargs, kname, entry, make_args, grid, b
         f"1-min load average {load:.1f} on {os.cpu_count()} CPUs"))
 
 
-@pytest.mark.parametrize("timing", [False, True])
-def test_timing_mode(benchmark, timing):
+def test_timing_mode(benchmark):
+    """GPU() and GPU(timing=True) dispatches of the same launch alternate within each round
+    (as in test_workers: the machine's load drifts); ratio = median functional time / median
+    timing-mode time (the issue asks for >= 1/3). Both must give the same bits."""
     import gcnemu
 
     benchmark.group = "timing mode"
     if not _accepts(gcnemu.GPU.__init__, "timing"):
-        if timing:
-            gcnbench.record("timing", text="not available (GPU() has no 'timing' argument)")
+        gcnbench.record("timing", text="not available (GPU() has no 'timing' argument)")
         pytest.skip("not available: GPU() has no 'timing' argument")
-    gpu = gcnemu.GPU(timing=timing)
     k = _kernel()
-    args, _ = gcnbench.device_args(gpu, _mandelbrot_args())
-    rep, med, best = gcnbench.measure_dispatch(benchmark, gpu, k, (W, H), (16, 8), args, 3)
-    gcnbench.record_speed(benchmark, "_timing_raw", f"timing={timing}", rep, med, best)
-    raw = {r["kernel"]: r for r in gcnbench.RESULTS["_timing_raw"]}
-    if timing and "timing=False" in raw:
-        off = raw["timing=False"]
-        cycles = getattr(rep, "cycles", None)
-        gcnbench.record("timing", text=(
-            f"mandelbrot {W}x{H}: functional {off['rate'] / 1e6:.2f} M winst/s, timing "
-            f"{rep.instructions / med / 1e6:.2f} M winst/s (slowdown {med / off['seconds']:.2f}x)"
-            + (f", {cycles} simulated cycles" if cycles is not None else "")))
+    gpus, launches, reports, results = {}, {}, {}, {}
+    for mode in (False, True):   # untimed: compile / cache load, and the results to compare
+        gpus[mode] = gcnemu.GPU(timing=mode)
+        args, bufs = gcnbench.device_args(gpus[mode], _mandelbrot_args())
+        launches[mode] = dict(grid=(W, H), block=(16, 8), args=args)
+        reports[mode] = gpus[mode].dispatch(k, **launches[mode])
+        results[mode] = bufs[0].to_numpy(np.uint32, W * H).copy()
+    assert np.array_equal(results[False], results[True]), "timing mode changed the result"
+    times = {False: [], True: []}
+
+    def run():
+        for mode in (False, True):
+            t = time.perf_counter()
+            gpus[mode].dispatch(k, **launches[mode])
+            times[mode].append(time.perf_counter() - t)
+
+    benchmark.pedantic(run, rounds=5, iterations=1)
+    off, on = statistics.median(times[False]), statistics.median(times[True])
+    rep = reports[True]
+    winst = rep.instructions
+    benchmark.extra_info.update(seconds_functional=off, seconds_timing=on, speed_ratio=off / on,
+                                winst=winst, cycles=rep.cycles)
+    gcnbench.record("timing", text=(
+        f"mandelbrot {W}x{H}: functional {off:.3f} s ({winst / off / 1e6:.2f} M winst/s), timing "
+        f"{on:.3f} s ({winst / on / 1e6:.2f} M winst/s): timing mode runs at {off / on:.2f}x "
+        f"functional speed (target >= 0.33); {rep.cycles} simulated cycles"))
