@@ -309,10 +309,10 @@ def hwreg_value(sregs, ws, w, hw_id):
 
 # --- the wave loop --------------------------------------------------------------------------
 @njit
-def step_generic(code, pc, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faults, msgs,
-                 tmp, exports):
+def step_generic(code, pc, w, sregs, ws, vgpr, lds, msgs, tmp):
     """Execute the instruction at row pc on ws/sregs state (the general path: every handler,
-    every operand kind, every error). Returns the next row."""
+    every operand kind, every error; memory and SMRD instructions go from run_wave straight
+    to memory_instruction and smem). Returns the next row."""
     n = code.shape[0]
     ins = code[pc]
     h = ins[C_H]
@@ -411,8 +411,6 @@ def step_generic(code, pc, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_ba
         set_pair(sregs, w, EXEC_LO, nx)
         ws[w, WS_SCC] = 1 if nx != U64(0) else 0
         ws[w, WS_SALU] += 1
-    elif h == H_SMRD_LOAD or h == H_MEMTIME:
-        smem(code, ins, w, sregs, ws, mem_data, mem_mapped, mem_base, faults)
     elif h == H_READLANE:
         lane = np.int64(read_scalar(sregs, ws, w, ins[C_S1], 1, ins[C_LIT], False) & U64(63))
         r = ins[C_S0] - 256
@@ -547,9 +545,6 @@ def step_generic(code, pc, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_ba
         next_pc = row_of_pc(code, target - ws[w, WS_CODE_BASE])
         if next_pc < 0:
             fail(ws, w, ERR_BRANCH_TARGET, target)
-    elif h >= H_DS and h <= H_EXP:
-        memory_instruction(code, ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base,
-                           faults, tmp, exports)
     else:
         fail(ws, w, ERR_UNIMPLEMENTED, h)
     return next_pc
@@ -770,13 +765,19 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             ws[w, WS_TAKEN] = ntaken
             zmask = 0
             if h >= H_DS and h <= H_EXP:
-                # memory families directly (one call fewer, each call passes arrays that
-                # numba increfs atomically)
-                memory_instruction(code, code[pc], w, sregs, ws, vgpr, lds, mem_data,
-                                   mem_mapped, mem_base, faults, tmp, exports)
+                # memory families and SMRD directly (one call fewer); MIMG on its own because
+                # image_instruction allocates and cannot run under memory_instruction's
+                # _nrt=False (see gcnemu/memops.py)
+                if h == H_MIMG:
+                    image_instruction(code[pc], w, sregs, ws, vgpr, mem_data, mem_mapped,
+                                      mem_base, faults, tmp[3].view(np.uint8))
+                else:
+                    memory_instruction(code[pc], w, sregs, ws, vgpr, lds, mem_data, mem_mapped,
+                                       mem_base, faults, tmp, exports)
+            elif h == H_SMRD_LOAD or h == H_MEMTIME:
+                smem(code, code[pc], w, sregs, ws, mem_data, mem_mapped, mem_base, faults)
             else:
-                next_pc = step_generic(code, pc, w, sregs, ws, vgpr, lds, mem_data, mem_mapped,
-                                       mem_base, faults, msgs, tmp, exports)
+                next_pc = step_generic(code, pc, w, sregs, ws, vgpr, lds, msgs, tmp)
             scc = ws[w, WS_SCC]
             steps = ws[w, WS_STEPS]
             insts = ws[w, WS_INSTS]
@@ -931,9 +932,12 @@ def mqsad(vgpr, ws, w, dst, s0, s1, s2lo, s2hi, exec_mask):
             vgpr[row + 3, l] = np.uint32(hi >> U64(32))
 
 
-@njit
+@njit(_nrt=False)
 def smem(code, ins, w, sregs, ws, mem_data, mem_mapped, mem_base, faults):
-    """SMRD: s_load_dword*, s_buffer_load_dword*, s_memtime."""
+    """SMRD: s_load_dword*, s_buffer_load_dword*, s_memtime.
+
+    _nrt=False: it allocates nothing, and numba's atomic incref/decref of its array arguments
+    cost ten times the load itself (see gcnemu/memops.py memory_instruction)."""
     ws[w, WS_SMEM] += 1
     if ins[C_H] == H_MEMTIME:
         # a deterministic clock: 4 cycles per instruction issued so far by this wave
@@ -956,9 +960,7 @@ def smem(code, ins, w, sregs, ws, mem_data, mem_mapped, mem_base, faults):
             o = (off & ~3) + 4 * i
             v = U64(0)
             if o + 4 <= num_records:
-                v, ok = M.mem_load(mem_data, mem_mapped, mem_base, base + o, 4)
-                if not ok:
-                    record_fault(ws, w, faults, base + o, -1, 0)
+                v = _smem_dword(mem_data, mem_mapped, mem_base, base + o, ws, w, faults)
             sregs[w, ins[C_DST] + i] = np.uint32(v & MASK32)
         return
     if not sgpr_ok(ws, w, ins[C_S0], 2):
@@ -966,10 +968,27 @@ def smem(code, ins, w, sregs, ws, mem_data, mem_mapped, mem_base, faults):
     base = np.int64(U64(sregs[w, ins[C_S0]]) | (U64(sregs[w, ins[C_S0] + 1]) << U64(32)))
     addr = (base + off) & ~np.int64(3)
     for i in range(ndw):
-        v, ok = M.mem_load(mem_data, mem_mapped, mem_base, addr + 4 * i, 4)
-        if not ok:
-            record_fault(ws, w, faults, addr + 4 * i, -1, 0)
+        v = _smem_dword(mem_data, mem_mapped, mem_base, addr + 4 * i, ws, w, faults)
         sregs[w, ins[C_DST] + i] = np.uint32(v & MASK32)
+
+
+@njit(inline="always")
+def _smem_dword(mem_data, mem_mapped, mem_base, addr, ws, w, faults):
+    """The dword at addr: read in place when it is backed and mapped (no call per dword),
+    else through memory.mem_load, recording the fault."""
+    ua = U64(addr)
+    ub = U64(mem_base)
+    if ua >= ub and ua - ub <= U64(mem_data.shape[0]) - U64(4):
+        o = np.int64(ua - ub)
+        if mem_mapped[o >> M.PAGE_SHIFT] != 0 and mem_mapped[(o + 3) >> M.PAGE_SHIFT] != 0:
+            v = U64(0)
+            for b in range(4):
+                v |= U64(mem_data[o + b]) << U64(8 * b)
+            return v
+    v, ok = M.mem_load(mem_data, mem_mapped, mem_base, addr, 4)
+    if not ok:
+        record_fault(ws, w, faults, addr, -1, 0)
+    return v
 
 
 @njit
@@ -984,7 +1003,7 @@ def record_fault(ws, w, faults, addr, lane, is_write):
     ws[w, WS_FAULTS] = k + 1
 
 
-from .memops import memory_instruction  # noqa: E402  (needs the helpers above)
+from .memops import image_instruction, memory_instruction  # noqa: E402  (needs the helpers above)
 
 
 # --- scheduling -----------------------------------------------------------------------------

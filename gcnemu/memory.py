@@ -56,7 +56,7 @@ from .errors import MemoryFault
 
 __all__ = [
     "BASE", "PAGE_SIZE", "PAGE_SHIFT", "Memory", "ScratchSegment",
-    "mem_load", "mem_store", "mem_atomic", "buffer_address", "scratch_address",
+    "mem_load", "mem_store", "mem_atomic", "atomic_new", "buffer_address", "scratch_address",
     "decode_vsharp", "encode_vsharp", "decode_tsharp", "decode_ssharp", "scratch_vsharp",
     "VSharp", "TSharp", "SSharp",
     "ATOMIC_SWAP", "ATOMIC_CMPSWAP", "ATOMIC_ADD", "ATOMIC_SUB", "ATOMIC_SMIN", "ATOMIC_UMIN",
@@ -203,11 +203,24 @@ def mem_atomic(data, mapped, base, addr, op, value, cmp, nbytes):
     o = _locate(data, mapped, base, addr, nbytes)
     if o < 0:
         return np.uint64(0), False
-    bits = nbytes * 8
-    mask = np.uint64(0xFFFFFFFFFFFFFFFF) if bits == 64 else (np.uint64(1) << np.uint64(bits)) - np.uint64(1)
     old = np.uint64(0)
     for i in range(nbytes):
         old |= np.uint64(data[o + i]) << np.uint64(8 * i)
+    new, ok = atomic_new(old, op, value, cmp, nbytes)
+    if not ok:
+        return old, False
+    for i in range(nbytes):
+        data[o + i] = np.uint8((new >> np.uint64(8 * i)) & np.uint64(0xFF))
+    return old, True
+
+
+@njit(cache=True)
+def atomic_new(old, op, value, cmp, nbytes):
+    """The value an atomic op (ATOMIC_*) leaves in a 4- or 8-byte word holding ``old``;
+    (new, ok), ok False for an unknown op. Scalars only: the engine's memory paths call it
+    per lane without passing arrays (each array argument costs numba an atomic refcount)."""
+    bits = nbytes * 8
+    mask = np.uint64(0xFFFFFFFFFFFFFFFF) if bits == 64 else (np.uint64(1) << np.uint64(bits)) - np.uint64(1)
     v = np.uint64(value) & mask
     c = np.uint64(cmp) & mask
     new = old
@@ -259,9 +272,7 @@ def mem_atomic(data, mapped, base, addr, op, value, cmp, nbytes):
                 new = v
     else:
         return old, False
-    for i in range(nbytes):
-        data[o + i] = np.uint8((new >> np.uint64(8 * i)) & np.uint64(0xFF))
-    return old, True
+    return new, True
 
 
 # --- buffer addressing --------------------------------------------------------------------------
