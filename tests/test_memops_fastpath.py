@@ -4,12 +4,14 @@ The engine reads and writes whole lane accesses in place when every byte is back
 mapped, and falls back to per-dword accesses (which record faults) otherwise; DS and FLAT use
 uint32 views for aligned dwords and byte loops for the rest. These tests put accesses on
 the boundaries: a multi-dword access half in a buffer's last page and half in its guard page,
-unaligned dwords, bytes with sign extension and GDS at an odd base.
+unaligned dwords, bytes with sign extension, GDS at an odd base, and the per-batch set-up a
+dispatch copies from its first batch.
 """
 from __future__ import annotations
 
 import numpy as np
 
+import gcnemu
 from gcnemu.memory import PAGE_SIZE
 from test_memops_helpers import LANES, Memory, run
 
@@ -107,3 +109,53 @@ def test_ds_gds_at_an_odd_base_uses_the_byte_path():
         assert int(r.vgpr[4, lane]) == (v >> 8) & 0xFF
         nxt = 0x01020304 + (lane + 1) * 0x100 if lane < 15 else 0
         assert (int(r.vgpr[5, lane]), int(r.vgpr[6, lane])) == (v, nxt)
+
+
+KERNEL = """
+s_load_dwordx2 s[6:7], s[0:1], 0x0
+s_getreg_b32 s8, hwreg(HW_REG_HW_ID)
+s_mul_i32 s9, s3, 5
+s_add_u32 s9, s9, s2
+s_lshl_b32 s9, s9, 10
+v_mbcnt_lo_u32_b32_e64 v4, -1, 0
+v_mbcnt_hi_u32_b32_e64 v4, -1, v4
+v_lshlrev_b32_e32 v4, 4, v4
+v_add_i32_e32 v4, vcc, s9, v4
+s_waitcnt lgkmcnt(0)
+v_mov_b32_e32 v5, s7
+v_add_i32_e32 v4, vcc, s6, v4
+v_addc_u32_e32 v5, vcc, 0, v5, vcc
+v_mov_b32_e32 v6, s2
+v_mov_b32_e32 v7, s3
+v_mov_b32_e32 v8, s8
+v_lshlrev_b32_e32 v9, 8, v1
+v_or_b32_e32 v9, v9, v0
+flat_store_dwordx4 v[4:5], v[6:9]
+s_endpgm
+"""
+
+
+def test_batches_copied_from_the_first_set_up_workgroup_ids_and_hw_id(tmp_path):
+    """GPU._init_batch copies a full batch's state from the first one and patches workgroup
+    ids and HW_ID: the same bits as one batch set up from scratch, and the values the ABI
+    gives (a 5 x 3 grid of 8 x 8 groups; x = 36, y = 20 cuts the last column and row)."""
+    src = tmp_path / "ids.s"
+    src.write_text(KERNEL)
+    outs = []
+    for wpb in (1, 2, 1000):
+        gpu = gcnemu.GPU(waves_per_batch=wpb)
+        k = gcnemu.load(str(src)).kernel("ids")
+        out = gpu.empty(15 * 64 * 16)
+        gpu.dispatch(k, grid=(36, 20), block=(8, 8), args=[out])
+        outs.append(out.to_numpy(np.uint32).reshape(15, 64, 4))
+    assert np.array_equal(outs[0], outs[2]) and np.array_equal(outs[1], outs[2])
+    o = outs[0]
+    cus = gcnemu.GPU().config.compute_units
+    for gy in range(3):
+        for gx in range(5):
+            g = gy * 5 + gx
+            sx, sy = (8 if gx < 4 else 4), (8 if gy < 2 else 4)
+            for lane in range(sx * sy):
+                assert list(o[g, lane]) == [gx, gy, (g % cus) << 8,
+                                            (lane % sx) | ((lane // sx) << 8)], (g, lane)
+            assert not o[g, sx * sy:].any()
