@@ -454,7 +454,11 @@ class GPU:
         for i in range(3):
             if grid[i] % block[i]:
                 partial |= gxyz[i] == groups[i] - 1
+        lid = np.arange(waves_per_group * 64).reshape(waves_per_group, 64)
+        ids_table = np.where(lid < group_items, np.stack(
+            (lid % block[0], (lid // block[0]) % block[1], lid // (block[0] * block[1]))), 0).astype(np.uint32)
         ctx = dict(info=info, prog=prog, grid=grid, block=block, groups=groups, gxyz=gxyz,
+                   ids_table=ids_table,
                    partial_before=np.concatenate(([0], np.cumsum(partial))).tolist(),
                    uses_gds=_uses_gds(prog),
                    waves_per_group=waves_per_group, vcount=vcount, scount=scount,
@@ -630,12 +634,20 @@ class GPU:
         if scratch is not None:
             ws[w, E.WS_SCRATCH_BASE] = scratch.address
             ws[w, E.WS_SCRATCH_WAVE] = wave_off
-        lid = 64 * k[:, None] + np.arange(64)[None, :]
-        sx, sy = gsize[0][wg][:, None], gsize[1][wg][:, None]
-        ids = (lid % sx, (lid // sx) % sy, lid // (sx * sy))
-        live = lid < items[wg][:, None]
-        for i in range(min(ctx["vgpr_ids"], 3)):
-            vgpr[w * vcount + i, :] = np.where(live, ids[i], 0).astype(np.uint32)
+        nid = min(ctx["vgpr_ids"], 3)
+        if nid:
+            # work-item ids: whole groups from the block's table, cut groups computed
+            vals = ctx["ids_table"][:nid, k]
+            cut = items[wg] != block[0] * block[1] * block[2]
+            if cut.any():
+                lid = 64 * k[cut, None] + np.arange(64)[None, :]
+                sx, sy = gsize[0][wg[cut]][:, None], gsize[1][wg[cut]][:, None]
+                ids = (lid % sx, (lid // sx) % sy, lid // (sx * sy))
+                live = lid < items[wg[cut]][:, None]
+                for i in range(nid):
+                    vals[i, cut] = np.where(live, ids[i], 0)
+            for i in range(nid):
+                vgpr[w * vcount + i, :] = vals[i]
         w = w.astype(np.int64)
         if full and t is None:
             firsts = {what: first for what, first, count in ctx["sgpr_layout"]}
