@@ -86,6 +86,7 @@ ALL_LANES = np.uint64(0xFFFFFFFFFFFFFFFF)
  C_CLAMP, C_OMOD, C_LIT, C_IMM, C_TGT, C_FLAGS, C_OMODW, C_F0, C_F1, C_F2, C_F3, C_F4, C_F5,
  C_F6, C_F7, C_UNIT, C_ROW, C_K0, C_K1, C_K2, C_KD, C_V0, C_V1, C_V2, C_SMAX, C_VMAX,
  C_FAST) = range(42)
+C_FN = C_V0   # memory rows: address of the family's compiled entry (memops.family_address)
 
 # operand kinds the decoder precomputes for the fast path (columns C_K0, C_K1, C_K2, C_KD):
 # absent, SGPR/special register read from sregs, constant (value in C_V0/1/2), VGPR; any
@@ -311,8 +312,8 @@ def hwreg_value(sregs, ws, w, hw_id):
 @njit
 def step_generic(code, pc, w, sregs, ws, vgpr, lds, msgs, tmp):
     """Execute the instruction at row pc on ws/sregs state (the general path: every handler,
-    every operand kind, every error; memory and SMRD instructions go from run_wave straight
-    to memory_instruction and smem). Returns the next row."""
+    every operand kind, every error; run_wave runs memory instructions (through
+    memops.call_family) and SMRD (smem) itself). Returns the next row."""
     n = code.shape[0]
     ins = code[pc]
     h = ins[C_H]
@@ -765,15 +766,32 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             ws[w, WS_TAKEN] = ntaken
             zmask = 0
             if h >= H_DS and h <= H_EXP:
-                # memory families and SMRD directly (one call fewer); MIMG on its own because
-                # image_instruction allocates and cannot run under memory_instruction's
-                # _nrt=False (see gcnemu/memops.py)
-                if h == H_MIMG:
-                    image_instruction(code[pc], w, sregs, ws, vgpr, mem_data, mem_mapped,
-                                      mem_base, faults, tmp[3].view(np.uint8))
-                else:
-                    memory_instruction(code[pc], w, sregs, ws, vgpr, lds, mem_data, mem_mapped,
-                                       mem_base, faults, tmp, exports)
+                # memory families: each compiled on first use and called by address with
+                # a frame describing the state, in tmp row 2 (see gcnemu/memops.py)
+                tmp[2, FR_INS] = U64(code.ctypes.data + pc * code.strides[0])
+                tmp[2, FR_NCOLS] = U64(code.shape[1])
+                tmp[2, FR_W] = U64(w)
+                tmp[2, FR_SREGS] = U64(sregs.ctypes.data)
+                tmp[2, FR_NW] = U64(ws.shape[0])
+                tmp[2, FR_WS] = U64(ws.ctypes.data)
+                tmp[2, FR_NWS] = U64(ws.shape[1])
+                tmp[2, FR_VGPR] = U64(vgpr.ctypes.data)
+                tmp[2, FR_NV] = U64(vgpr.shape[0])
+                tmp[2, FR_LDS] = U64(lds.ctypes.data)
+                tmp[2, FR_NLDS] = U64(lds.shape[0])
+                tmp[2, FR_DATA] = U64(mem_data.ctypes.data)
+                tmp[2, FR_NDATA] = U64(mem_data.shape[0])
+                tmp[2, FR_MAPPED] = U64(mem_mapped.ctypes.data)
+                tmp[2, FR_NMAPPED] = U64(mem_mapped.shape[0])
+                tmp[2, FR_BASE] = U64(mem_base)
+                tmp[2, FR_FAULTS] = U64(faults.ctypes.data)
+                tmp[2, FR_NF0] = U64(faults.shape[0])
+                tmp[2, FR_NF1] = U64(faults.shape[1])
+                tmp[2, FR_TMP] = U64(tmp.ctypes.data)
+                tmp[2, FR_EXPORTS] = U64(exports.ctypes.data)
+                tmp[2, FR_NEXP] = U64(exports.shape[0])
+                tmp[2, FR_NEXPC] = U64(exports.shape[1])
+                call_family(code[pc, C_FN], p2)
             elif h == H_SMRD_LOAD or h == H_MEMTIME:
                 smem(code, code[pc], w, sregs, ws, mem_data, mem_mapped, mem_base, faults)
             else:
@@ -937,7 +955,7 @@ def smem(code, ins, w, sregs, ws, mem_data, mem_mapped, mem_base, faults):
     """SMRD: s_load_dword*, s_buffer_load_dword*, s_memtime.
 
     _nrt=False: it allocates nothing, and numba's atomic incref/decref of its array arguments
-    cost ten times the load itself (see gcnemu/memops.py memory_instruction)."""
+    cost ten times the load itself (see the note in gcnemu/memops.py)."""
     ws[w, WS_SMEM] += 1
     if ins[C_H] == H_MEMTIME:
         # a deterministic clock: 4 cycles per instruction issued so far by this wave
@@ -1003,7 +1021,10 @@ def record_fault(ws, w, faults, addr, lane, is_write):
     ws[w, WS_FAULTS] = k + 1
 
 
-from .memops import image_instruction, memory_instruction  # noqa: E402  (needs the helpers above)
+from .memops import (  # noqa: E402  (needs the helpers above)
+    FR_BASE, FR_DATA, FR_EXPORTS, FR_FAULTS, FR_INS, FR_LDS, FR_MAPPED, FR_NCOLS, FR_NDATA,
+    FR_NEXP, FR_NEXPC, FR_NF0, FR_NF1, FR_NLDS, FR_NMAPPED, FR_NV, FR_NW, FR_NWS, FR_SREGS,
+    FR_TMP, FR_VGPR, FR_W, FR_WS, call_family)
 
 
 # --- scheduling -----------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 """Vector memory, LDS/GDS, interpolation and export instructions for the engine.
 
 `subop(enc, name)` (Python, at program build time) reduces a mnemonic to an integer that says
-what the access does; `memory_instruction` (numba) carries it out for the active lanes, in
-lane order (so per-lane atomics are atomic by construction).
+what the access does; the family functions (numba, each reached through a C-callable entry
+compiled on first use: `family_address`) carry it out for the active lanes, in lane order
+(so per-lane atomics are atomic by construction).
 
 Sources: CLRX's GcnInstrsDs/Mubuf/Mtbuf/Mimg/Vintrp.md and GcnMemHandling.md
 (shared/reference/clrx-isa-docs). Rules and choices, family by family:
@@ -58,8 +59,12 @@ MIMG: see image_instruction. VINTRP: see interp_instruction. EXP: see export_ins
 from __future__ import annotations
 
 import re
+import threading
 
 import numpy as np
+from llvmlite import ir
+from numba import carray, cfunc, types
+from numba.extending import intrinsic
 
 from . import memory as M
 from .jit import njit
@@ -264,8 +269,8 @@ F32_ONE = U64(0x3F800000)
 
 # Speed of the hot families (DS, FLAT, MUBUF/MTBUF plain loads and stores): numba wraps every
 # array argument of a call and every view in atomic NRT incref/decref, which perf showed at
-# about 40 % of the time of memory-heavy kernels. So memory_instruction and the families are
-# compiled with _nrt=False (they allocate nothing), and their per-lane loops index vgpr, lds
+# about 40 % of the time of memory-heavy kernels. So the families but MIMG (image_sample
+# allocates) are compiled with _nrt=False, and their per-lane loops index vgpr, lds
 # and mem_data directly, aligned dwords through uint32 views, instead of calling _vreg or
 # M.mem_load per lane; the helpers remain for faults and rare cases.
 
@@ -1851,36 +1856,122 @@ def export_instruction(ins, w, sregs, ws, vgpr, exports):
             exports[row, EXPORT_HEADER + 64 * c + l] = np.uint32(v)
 
 
-# --- entry ----------------------------------------------------------------------------------
-@njit(_nrt=False)
-def memory_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faults, tmp,
-                       exports=None):
-    """Run one DS/FLAT/MUBUF/MTBUF/VINTRP/EXP instruction of wave w (MIMG: the engine calls
-    image_instruction, which allocates and so needs numba's NRT, itself).
+# --- entry: one C-callable function per family, compiled on first use --------------------
+# The engine does not link the families: run_wave writes the state arrays' addresses and
+# shapes into a frame (a row of its tmp scratch) and calls the family's compiled entry by
+# address (call_family), as it does for VALU ops. A program compiles only the families it
+# uses (gcnemu/program.py asks family_address when it builds a memory row), which keeps
+# about 20 s of compilation (image sampling alone ~9 s) out of a fresh install's first
+# dispatch of a kernel without, say, images.
 
-    `tmp` is the engine's [4, 64] uint64 scratch; its last row serves as scratch bytes here.
-    `exports` (optional, see new_export_buffer) receives exp data; without it exp is a no-op.
+# frame words
+(FR_INS, FR_W, FR_SREGS, FR_NW, FR_WS, FR_NWS, FR_VGPR, FR_NV, FR_LDS, FR_NLDS, FR_DATA,
+ FR_NDATA, FR_MAPPED, FR_NMAPPED, FR_BASE, FR_FAULTS, FR_NF0, FR_NF1, FR_TMP, FR_EXPORTS,
+ FR_NEXP, FR_NEXPC, FR_NCOLS) = range(23)
+NFRAME = 23
 
-    _nrt=False here and in the families it calls: they allocate nothing, and without NRT numba
-    leaves out the atomic incref/decref of every array argument and view, which cost more
-    than the work of a 64-lane dword access.
-    """
-    h = ins[C_H]
-    scratch = tmp[3].view(np.uint8)
-    if h == H_DS:
-        ds_instruction(ins, w, sregs, ws, vgpr, lds, scratch)
-    elif h == H_FLAT:
-        flat_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faults)
-    elif h == H_MUBUF:
-        buffer_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faults,
-                           False, scratch)
-    elif h == H_MTBUF:
-        buffer_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faults,
-                           True, scratch)
-    elif h == H_VINTRP:
-        interp_instruction(ins, w, sregs, ws, vgpr, lds)
-    elif h == H_EXP:
-        if exports is not None:
-            export_instruction(ins, w, sregs, ws, vgpr, exports)
-    else:
-        fail(ws, w, ERR_UNIMPLEMENTED, h)
+
+def _pointer_intrinsic(nbtype):
+    @intrinsic
+    def as_pointer(typingctx, addr):
+        sig = types.CPointer(nbtype)(addr)
+
+        def codegen(context, builder, signature, args):
+            return builder.inttoptr(args[0], context.get_value_type(types.CPointer(nbtype)))
+        return sig, codegen
+    return as_pointer
+
+
+_p_u8, _p_u32, _p_i64, _p_u64 = (_pointer_intrinsic(t) for t in
+                                 (types.uint8, types.uint32, types.int64, types.uint64))
+
+
+@intrinsic
+def call_family(typingctx, addr, frame):
+    """Call the family entry at ``addr`` with the frame's data pointer."""
+    sig = types.void(addr, frame)
+
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        fnty = ir.FunctionType(ir.VoidType(), [i64.as_pointer()])
+        fn = builder.inttoptr(args[0], fnty.as_pointer())
+        builder.call(fn, [builder.inttoptr(args[1], i64.as_pointer())])
+        return context.get_dummy_value()
+    return sig, codegen
+
+
+@njit(inline="always")
+def _frame_state(fp):
+    """The state arrays a frame describes (views without reference counts)."""
+    f = carray(fp, (NFRAME,))
+    nw = f[FR_NW]
+    return (carray(_p_i64(f[FR_INS]), (f[FR_NCOLS],)), f[FR_W],
+            carray(_p_u32(f[FR_SREGS]), (nw, 128)), carray(_p_i64(f[FR_WS]), (nw, f[FR_NWS])),
+            carray(_p_u32(f[FR_VGPR]), (f[FR_NV], 64)), carray(_p_u8(f[FR_LDS]), (f[FR_NLDS],)),
+            carray(_p_u8(f[FR_DATA]), (f[FR_NDATA],)),
+            carray(_p_u8(f[FR_MAPPED]), (f[FR_NMAPPED],)), f[FR_BASE],
+            carray(_p_i64(f[FR_FAULTS]), (f[FR_NF0], f[FR_NF1], 4)),
+            carray(_p_u64(f[FR_TMP]), (4, 64)),
+            carray(_p_u32(f[FR_EXPORTS]), (f[FR_NEXP], f[FR_NEXPC])))
+
+
+def _ds_entry(fp):
+    ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults, tmp, exports = _frame_state(fp)
+    ds_instruction(ins, w, sregs, ws, vgpr, lds, tmp[3].view(np.uint8))
+
+
+def _flat_entry(fp):
+    ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults, tmp, exports = _frame_state(fp)
+    flat_instruction(ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults)
+
+
+def _mubuf_entry(fp):
+    ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults, tmp, exports = _frame_state(fp)
+    buffer_instruction(ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults, False,
+                       tmp[3].view(np.uint8))
+
+
+def _mtbuf_entry(fp):
+    ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults, tmp, exports = _frame_state(fp)
+    buffer_instruction(ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults, True,
+                       tmp[3].view(np.uint8))
+
+
+def _mimg_entry(fp):
+    ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults, tmp, exports = _frame_state(fp)
+    image_instruction(ins, w, sregs, ws, vgpr, data, mapped, base, faults, tmp[3].view(np.uint8))
+
+
+def _vintrp_entry(fp):
+    ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults, tmp, exports = _frame_state(fp)
+    interp_instruction(ins, w, sregs, ws, vgpr, lds)
+
+
+def _exp_entry(fp):
+    ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults, tmp, exports = _frame_state(fp)
+    export_instruction(ins, w, sregs, ws, vgpr, exports)
+
+
+_ENTRIES = {H_DS: _ds_entry, H_FLAT: _flat_entry, H_MUBUF: _mubuf_entry, H_MTBUF: _mtbuf_entry,
+            H_MIMG: _mimg_entry, H_VINTRP: _vintrp_entry, H_EXP: _exp_entry}
+_FAMILY_SIGNATURE = types.void(types.CPointer(types.int64))
+_family_addresses: dict = {}
+_keep = []
+_lock = threading.Lock()
+
+
+def family_address(h: int) -> int:
+    """Address of the compiled entry of memory family ``h`` (an engine H_* handler),
+    compiling it on first use; 0 for a handler that is not a memory family."""
+    addr = _family_addresses.get(h)
+    if addr is None:
+        if h not in _ENTRIES:
+            return 0
+        with _lock:
+            addr = _family_addresses.get(h)
+            if addr is None:
+                fn = cfunc(_FAMILY_SIGNATURE, cache=True, boundscheck=False,
+                           error_model="numpy")(_ENTRIES[h])
+                _keep.append(fn)
+                addr = _family_addresses[h] = fn.address
+    return addr
