@@ -86,6 +86,7 @@ ALL_LANES = np.uint64(0xFFFFFFFFFFFFFFFF)
  C_CLAMP, C_OMOD, C_LIT, C_IMM, C_TGT, C_FLAGS, C_OMODW, C_F0, C_F1, C_F2, C_F3, C_F4, C_F5,
  C_F6, C_F7, C_UNIT, C_ROW, C_K0, C_K1, C_K2, C_KD, C_V0, C_V1, C_V2, C_SMAX, C_VMAX,
  C_FAST) = range(42)
+C_FN = C_V0   # memory rows: address of the family's compiled entry (memops.family_address)
 
 # operand kinds the decoder precomputes for the fast path (columns C_K0, C_K1, C_K2, C_KD):
 # absent, SGPR/special register read from sregs, constant (value in C_V0/1/2), VGPR; any
@@ -313,10 +314,10 @@ def hwreg_value(sregs, ws, w, hw_id):
 
 # --- the wave loop --------------------------------------------------------------------------
 @njit
-def step_generic(code, pc, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faults, msgs,
-                 tmp, exports):
+def step_generic(code, pc, w, sregs, ws, vgpr, lds, msgs, tmp):
     """Execute the instruction at row pc on ws/sregs state (the general path: every handler,
-    every operand kind, every error). Returns the next row."""
+    every operand kind, every error; run_wave runs memory instructions (through
+    memops.call_family) and SMRD (smem) itself). Returns the next row."""
     n = code.shape[0]
     ins = code[pc]
     h = ins[C_H]
@@ -415,8 +416,6 @@ def step_generic(code, pc, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_ba
         set_pair(sregs, w, EXEC_LO, nx)
         ws[w, WS_SCC] = 1 if nx != U64(0) else 0
         ws[w, WS_SALU] += 1
-    elif h == H_SMRD_LOAD or h == H_MEMTIME:
-        smem(code, ins, w, sregs, ws, mem_data, mem_mapped, mem_base, faults)
     elif h == H_READLANE:
         lane = np.int64(read_scalar(sregs, ws, w, ins[C_S1], 1, ins[C_LIT], False) & U64(63))
         r = ins[C_S0] - 256
@@ -551,9 +550,6 @@ def step_generic(code, pc, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_ba
         next_pc = row_of_pc(code, target - ws[w, WS_CODE_BASE])
         if next_pc < 0:
             fail(ws, w, ERR_BRANCH_TARGET, target)
-    elif h >= H_DS and h <= H_EXP:
-        memory_instruction(code, ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base,
-                           faults, tmp, exports)
     else:
         fail(ws, w, ERR_UNIMPLEMENTED, h)
     return next_pc
@@ -800,13 +796,36 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             ws[w, WS_TAKEN] = ntaken
             zmask = 0
             if h >= H_DS and h <= H_EXP:
-                # memory families directly (one call fewer, each call passes arrays that
-                # numba increfs atomically)
-                memory_instruction(code, code[pc], w, sregs, ws, vgpr, lds, mem_data,
-                                   mem_mapped, mem_base, faults, tmp, exports)
+                # memory families: each compiled on first use and called by address with
+                # a frame describing the state, in tmp row 2 (see gcnemu/memops.py)
+                tmp[2, FR_INS] = U64(code.ctypes.data + pc * code.strides[0])
+                tmp[2, FR_NCOLS] = U64(code.shape[1])
+                tmp[2, FR_W] = U64(w)
+                tmp[2, FR_SREGS] = U64(sregs.ctypes.data)
+                tmp[2, FR_NW] = U64(ws.shape[0])
+                tmp[2, FR_WS] = U64(ws.ctypes.data)
+                tmp[2, FR_NWS] = U64(ws.shape[1])
+                tmp[2, FR_VGPR] = U64(vgpr.ctypes.data)
+                tmp[2, FR_NV] = U64(vgpr.shape[0])
+                tmp[2, FR_LDS] = U64(lds.ctypes.data)
+                tmp[2, FR_NLDS] = U64(lds.shape[0])
+                tmp[2, FR_DATA] = U64(mem_data.ctypes.data)
+                tmp[2, FR_NDATA] = U64(mem_data.shape[0])
+                tmp[2, FR_MAPPED] = U64(mem_mapped.ctypes.data)
+                tmp[2, FR_NMAPPED] = U64(mem_mapped.shape[0])
+                tmp[2, FR_BASE] = U64(mem_base)
+                tmp[2, FR_FAULTS] = U64(faults.ctypes.data)
+                tmp[2, FR_NF0] = U64(faults.shape[0])
+                tmp[2, FR_NF1] = U64(faults.shape[1])
+                tmp[2, FR_TMP] = U64(tmp.ctypes.data)
+                tmp[2, FR_EXPORTS] = U64(exports.ctypes.data)
+                tmp[2, FR_NEXP] = U64(exports.shape[0])
+                tmp[2, FR_NEXPC] = U64(exports.shape[1])
+                call_family(code[pc, C_FN], p2)
+            elif h == H_SMRD_LOAD or h == H_MEMTIME:
+                smem(code, code[pc], w, sregs, ws, mem_data, mem_mapped, mem_base, faults)
             else:
-                next_pc = step_generic(code, pc, w, sregs, ws, vgpr, lds, mem_data, mem_mapped,
-                                       mem_base, faults, msgs, tmp, exports)
+                next_pc = step_generic(code, pc, w, sregs, ws, vgpr, lds, msgs, tmp)
             scc = ws[w, WS_SCC]
             steps = ws[w, WS_STEPS]
             insts = ws[w, WS_INSTS]
@@ -967,9 +986,12 @@ def mqsad(vgpr, ws, w, dst, s0, s1, s2lo, s2hi, exec_mask):
             vgpr[row + 3, l] = np.uint32(hi >> U64(32))
 
 
-@njit
+@njit(_nrt=False)
 def smem(code, ins, w, sregs, ws, mem_data, mem_mapped, mem_base, faults):
-    """SMRD: s_load_dword*, s_buffer_load_dword*, s_memtime."""
+    """SMRD: s_load_dword*, s_buffer_load_dword*, s_memtime.
+
+    _nrt=False: it allocates nothing, and numba's atomic incref/decref of its array arguments
+    cost ten times the load itself (see the note in gcnemu/memops.py)."""
     ws[w, WS_SMEM] += 1
     if ins[C_H] == H_MEMTIME:
         # a deterministic clock: 4 cycles per instruction issued so far by this wave
@@ -992,9 +1014,7 @@ def smem(code, ins, w, sregs, ws, mem_data, mem_mapped, mem_base, faults):
             o = (off & ~3) + 4 * i
             v = U64(0)
             if o + 4 <= num_records:
-                v, ok = M.mem_load(mem_data, mem_mapped, mem_base, base + o, 4)
-                if not ok:
-                    record_fault(ws, w, faults, base + o, -1, 0)
+                v = _smem_dword(mem_data, mem_mapped, mem_base, base + o, ws, w, faults)
             sregs[w, ins[C_DST] + i] = np.uint32(v & MASK32)
         return
     if not sgpr_ok(ws, w, ins[C_S0], 2):
@@ -1002,10 +1022,27 @@ def smem(code, ins, w, sregs, ws, mem_data, mem_mapped, mem_base, faults):
     base = np.int64(U64(sregs[w, ins[C_S0]]) | (U64(sregs[w, ins[C_S0] + 1]) << U64(32)))
     addr = (base + off) & ~np.int64(3)
     for i in range(ndw):
-        v, ok = M.mem_load(mem_data, mem_mapped, mem_base, addr + 4 * i, 4)
-        if not ok:
-            record_fault(ws, w, faults, addr + 4 * i, -1, 0)
+        v = _smem_dword(mem_data, mem_mapped, mem_base, addr + 4 * i, ws, w, faults)
         sregs[w, ins[C_DST] + i] = np.uint32(v & MASK32)
+
+
+@njit(inline="always")
+def _smem_dword(mem_data, mem_mapped, mem_base, addr, ws, w, faults):
+    """The dword at addr: read in place when it is backed and mapped (no call per dword),
+    else through memory.mem_load, recording the fault."""
+    ua = U64(addr)
+    ub = U64(mem_base)
+    if ua >= ub and ua - ub <= U64(mem_data.shape[0]) - U64(4):
+        o = np.int64(ua - ub)
+        if mem_mapped[o >> M.PAGE_SHIFT] != 0 and mem_mapped[(o + 3) >> M.PAGE_SHIFT] != 0:
+            v = U64(0)
+            for b in range(4):
+                v |= U64(mem_data[o + b]) << U64(8 * b)
+            return v
+    v, ok = M.mem_load(mem_data, mem_mapped, mem_base, addr, 4)
+    if not ok:
+        record_fault(ws, w, faults, addr, -1, 0)
+    return v
 
 
 @njit
@@ -1020,7 +1057,10 @@ def record_fault(ws, w, faults, addr, lane, is_write):
     ws[w, WS_FAULTS] = k + 1
 
 
-from .memops import memory_instruction  # noqa: E402  (needs the helpers above)
+from .memops import (  # noqa: E402  (needs the helpers above)
+    FR_BASE, FR_DATA, FR_EXPORTS, FR_FAULTS, FR_INS, FR_LDS, FR_MAPPED, FR_NCOLS, FR_NDATA,
+    FR_NEXP, FR_NEXPC, FR_NF0, FR_NF1, FR_NLDS, FR_NMAPPED, FR_NV, FR_NW, FR_NWS, FR_SREGS,
+    FR_TMP, FR_VGPR, FR_W, FR_WS, call_family)
 from .timing.trace import TRACE_SLACK, trace_memory  # noqa: E402  (needs the helpers above)
 
 

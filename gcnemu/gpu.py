@@ -296,6 +296,7 @@ class DispatchReport:
 _COUNTER_COLUMNS = {"SQ_INSTS": E.WS_INSTS, "SQ_INSTS_VALU": E.WS_VALU, "SQ_INSTS_SALU": E.WS_SALU,
                     "SQ_INSTS_SMEM": E.WS_SMEM, "SQ_INSTS_VMEM": E.WS_VMEM, "SQ_INSTS_LDS": E.WS_LDS_INSTS,
                     "SQ_INSTS_BRANCH_TAKEN": E.WS_TAKEN}
+_COUNTER_COLS = np.array(list(_COUNTER_COLUMNS.values()))
 
 
 class GPU:
@@ -467,12 +468,26 @@ class GPU:
         nwaves = nbatch_groups * waves_per_group
         lds_per_group = (lds_size + 255) & ~255
         sgpr_layout = abi.initial_sgpr_layout(info) if info.code_object_version else _asm_sgpr_layout(info)
-        batches = [list(range(f, min(ngroups, f + nbatch_groups))) for f in range(0, ngroups, nbatch_groups)]
+        batches = [range(f, min(ngroups, f + nbatch_groups)) for f in range(0, ngroups, nbatch_groups)]
         serial_reason = _needs_serial(prog)
         nworkers = max(1, min(int(workers), len(batches)))
         if serial_reason and nworkers > 1:
             nworkers = 1
-        ctx = dict(info=info, prog=prog, grid=grid, block=block, groups=groups,
+        # workgroup coordinates of the whole dispatch, and which groups are partial (cut by
+        # the grid's edge), once: the per-batch set-up only slices them
+        g = np.arange(ngroups, dtype=np.int64)
+        gxyz = (g % groups[0], (g // groups[0]) % groups[1], g // (groups[0] * groups[1]))
+        partial = np.zeros(ngroups, bool)
+        for i in range(3):
+            if grid[i] % block[i]:
+                partial |= gxyz[i] == groups[i] - 1
+        lid = np.arange(waves_per_group * 64).reshape(waves_per_group, 64)
+        ids_table = np.where(lid < group_items, np.stack(
+            (lid % block[0], (lid // block[0]) % block[1], lid // (block[0] * block[1]))), 0).astype(np.uint32)
+        ctx = dict(info=info, prog=prog, grid=grid, block=block, groups=groups, gxyz=gxyz,
+                   ids_table=ids_table,
+                   partial_before=np.concatenate(([0], np.cumsum(partial))).tolist(),
+                   uses_gds=_uses_gds(prog),
                    waves_per_group=waves_per_group, vcount=vcount, scount=scount,
                    lds_per_group=lds_per_group, lds_size=lds_size, sgpr_layout=sgpr_layout,
                    vgpr_ids=info.enable_vgpr_workitem_id + 1, kernarg_addr=kernarg_addr,
@@ -483,8 +498,8 @@ class GPU:
             if priv > 0:
                 scratch = mem.allocate_scratch(priv, nwaves * 64, name=f"{info.name}.scratch{i}")
                 temps.append(scratch.address)
-            states.append(_BatchState(nbatch_groups, nwaves, vcount, lds_per_group,
-                                      self.config.gds_bytes, scratch, self.timing))
+            states.append(_BatchState(nbatch_groups, nwaves, vcount, lds_per_group, self.gds,
+                                      scratch, self.timing))
         data, mapped = mem.arrays()
         totals = {k: 0 for k in _COUNTER_COLUMNS}
         fault_list, messages, export_list, traces = [], [], [], []
@@ -541,7 +556,8 @@ class GPU:
         """Run the workgroups of one batch to completion in the state arrays of one worker."""
         info, prog, groups = ctx["info"], ctx["prog"], ctx["groups"]
         grid, block, wpg = ctx["grid"], ctx["block"], ctx["waves_per_group"]
-        st.reset(self.gds)
+        # GDS persists across dispatches: copied in and out only if the program can touch it
+        st.reset(self.gds if ctx["uses_gds"] else None)
         ids = self._init_batch(ctx, st, batch)
         ws = st.ws
         while True:
@@ -559,9 +575,12 @@ class GPU:
                          offsets[ids + 1], streams)
         res.waves = len(ids)
         res.exports = read_exports(st.exports)
-        self.gds[:] = st.lds[-self.config.gds_bytes:]
-        res.totals = {k: int(ws[ids, col].sum()) for k, col in _COUNTER_COLUMNS.items()}
-        for w in ids:
+        if ctx["uses_gds"]:
+            self.gds[:] = st.lds[-self.config.gds_bytes:]
+        # per-batch Python work is a fixed cost per 128 waves: a few whole-array numpy ops
+        sums = ws[ids][:, _COUNTER_COLS].sum(axis=0)
+        res.totals = dict(zip(_COUNTER_COLUMNS, sums.tolist()))
+        for w in ids[ws[ids, E.WS_FAULTS] > 0].tolist():
             nf = int(ws[w, E.WS_FAULTS])
             for i in range(min(nf, st.faults.shape[1])):
                 addr, row, lane, wr = (int(x) for x in st.faults[w, i])
@@ -576,8 +595,8 @@ class GPU:
             res.error = error_from_wave(prog, ws, int(bad), kernel=info.name,
                                         wave_label=f"{bad % wpg} of workgroup {gid}")
         else:
-            stuck = [int(w) for w in ids if ws[w, E.WS_STATUS] == E.ST_BARRIER]
-            if stuck:
+            stuck = ids[ws[ids, E.WS_STATUS] == E.ST_BARRIER]
+            if len(stuck):
                 res.error = DispatchError(f"kernel {info.name}: {len(stuck)} wave(s) wait at s_barrier "
                                           f"that the rest of their workgroup never reaches")
         return res
@@ -590,8 +609,26 @@ class GPU:
         info, groups, grid, block = ctx["info"], ctx["groups"], ctx["grid"], ctx["block"]
         wpg, vcount, priv = ctx["waves_per_group"], ctx["vcount"], ctx["priv"]
         sregs, ws, vgpr, scratch = st.sregs, st.ws, st.vgpr, st.scratch
-        g = np.asarray(batch, np.int64)
-        gx, gy, gz = g % groups[0], (g // groups[0]) % groups[1], g // (groups[0] * groups[1])
+        lo, hi = batch.start, batch.stop   # batches are ranges of consecutive workgroups
+        pb = ctx["partial_before"]
+        full = hi - lo == st.ngroups and pb[hi] == pb[lo]
+        t = st.template
+        if full and t is not None:
+            # every batch of whole workgroups starts alike but for the workgroup ids and
+            # HW_ID: copy the first one's state (kept per worker: its scratch V# differs)
+            w = t["w"]
+            np.copyto(sregs, t["sregs"])
+            np.copyto(ws, t["ws"])
+            vgpr[t["vrows"]] = t["vvals"]
+            gw = lo + t["wg"]
+            for col, axis in t["wgid"]:
+                sregs[w, col] = ctx["gxyz"][axis][gw]
+            ws[w, E.WS_HW_ID] = t["hw_low"] | ((gw % self.config.compute_units) & 0xF) << 8
+            return w
+        sregs[:] = 0
+        ws[:] = 0
+        g = np.arange(lo, hi, dtype=np.int64)
+        gx, gy, gz = (a[lo:hi] for a in ctx["gxyz"])
         gsize = [np.minimum(block[i], grid[i] - (gx, gy, gz)[i] * block[i]) for i in range(3)]
         items = gsize[0] * gsize[1] * gsize[2]
         nw = -(-items // 64)
@@ -642,13 +679,30 @@ class GPU:
         if scratch is not None:
             ws[w, E.WS_SCRATCH_BASE] = scratch.address
             ws[w, E.WS_SCRATCH_WAVE] = wave_off
-        lid = 64 * k[:, None] + np.arange(64)[None, :]
-        sx, sy = gsize[0][wg][:, None], gsize[1][wg][:, None]
-        ids = (lid % sx, (lid // sx) % sy, lid // (sx * sy))
-        live = lid < items[wg][:, None]
-        for i in range(min(ctx["vgpr_ids"], 3)):
-            vgpr[w * vcount + i, :] = np.where(live, ids[i], 0).astype(np.uint32)
-        return w.astype(np.int64)
+        nid = min(ctx["vgpr_ids"], 3)
+        if nid:
+            # work-item ids: whole groups from the block's table, cut groups computed
+            vals = ctx["ids_table"][:nid, k]
+            cut = items[wg] != block[0] * block[1] * block[2]
+            if cut.any():
+                lid = 64 * k[cut, None] + np.arange(64)[None, :]
+                sx, sy = gsize[0][wg[cut]][:, None], gsize[1][wg[cut]][:, None]
+                ids = (lid % sx, (lid // sx) % sy, lid // (sx * sy))
+                live = lid < items[wg[cut]][:, None]
+                for i in range(nid):
+                    vals[i, cut] = np.where(live, ids[i], 0)
+            for i in range(nid):
+                vgpr[w * vcount + i, :] = vals[i]
+        w = w.astype(np.int64)
+        if full and t is None:
+            firsts = {what: first for what, first, count in ctx["sgpr_layout"]}
+            vrows = (w[:, None] * vcount + np.arange(min(ctx["vgpr_ids"], 3))[None, :]).ravel()
+            st.template = dict(
+                w=w, wg=wg, sregs=sregs.copy(), ws=ws.copy(), vrows=vrows, vvals=vgpr[vrows].copy(),
+                hw_low=ws[w, E.WS_HW_ID] & ~np.int64(0xF00),
+                wgid=[(firsts[f"workgroup_id_{a}"], i) for i, a in enumerate("xyz")
+                      if f"workgroup_id_{a}" in firsts])
+        return w
 
     def _describe_fault(self, info, prog, batch, w, wpg, groups, addr, row, lane, wr) -> str:
         g = batch[w // wpg]
@@ -664,9 +718,10 @@ class GPU:
 class _BatchState:
     """The arrays one worker runs its batches of workgroups in (private per worker thread)."""
 
-    def __init__(self, ngroups, nwaves, vcount, lds_per_group, gds_bytes, scratch, timing=False):
-        self.lds = np.zeros(ngroups * lds_per_group + gds_bytes, np.uint8)
-        self.gds_bytes = gds_bytes
+    def __init__(self, ngroups, nwaves, vcount, lds_per_group, gds, scratch, timing=False):
+        self.lds = np.zeros(ngroups * lds_per_group + gds.size, np.uint8)
+        self.gds_bytes = gds.size
+        self.lds[-self.gds_bytes:] = gds
         self.sregs = np.zeros((nwaves, 128), np.uint32)
         self.ws = np.zeros((nwaves, E.NWS), np.int64)
         self.vgpr = np.zeros((nwaves * vcount, 64), np.uint32)
@@ -674,6 +729,8 @@ class _BatchState:
         self.msgs = np.zeros((1024, 4), np.int64)
         self.exports = new_export_buffer(1024)
         self.scratch = scratch
+        self.ngroups = ngroups
+        self.template = None   # see GPU._init_batch
         # the timing trace (gcnemu/timing/trace.py); None = timing off (the engine's
         # specialisation without recording)
         self.trace = np.zeros(1 << 18, np.int64) if timing else None
@@ -684,12 +741,13 @@ class _BatchState:
         t[1] = 0
         self.trace = t
 
-    def reset(self, gds):
-        self.sregs[:] = 0
-        self.ws[:] = 0
+    def reset(self, gds=None):
+        """Clear what a batch may have left (sregs and ws: GPU._init_batch sets them whole);
+        ``gds``: new GDS contents (None: the program does not use GDS, keep them)."""
         self.vgpr[:] = 0
         self.lds[:-self.gds_bytes] = 0
-        self.lds[-self.gds_bytes:] = gds
+        if gds is not None:
+            self.lds[-self.gds_bytes:] = gds
         self.exports[0, 0] = 0
         self.msgs[0, 0] = 0
         if self.trace is not None:
@@ -714,6 +772,12 @@ _COMMUTING_ATOMICS = {"add": "add", "sub": "add", "and": "and", "or": "or", "xor
                       "smin": "smin", "umin": "umin", "smax": "smax", "umax": "umax"}
 
 
+def _uses_gds(prog: Program) -> bool:
+    """Whether a program has a DS instruction that can reach GDS."""
+    return any(ins.defn.encoding == "DS" and (ins.fields.get("gds") or ins.name.startswith(("ds_gws", "ds_ordered")))
+               for ins in prog.instructions)
+
+
 def _needs_serial(prog: Program) -> str:
     """Why a program's workgroups must run in order on one worker ('' if they need not).
 
@@ -726,12 +790,12 @@ def _needs_serial(prog: Program) -> str:
     that returns the old value, swap, cmpswap, inc/dec, float ops, or a mix of classes) makes
     the result order-dependent, and GDS state is kept per worker: such kernels run serially.
     """
+    if _uses_gds(prog):
+        return "uses GDS (kept per worker)"
     classes = set()
     for ins in prog.instructions:
         n = ins.name
         if ins.defn.encoding == "DS":
-            if ins.fields.get("gds") or n.startswith(("ds_gws", "ds_ordered")):
-                return f"uses {n} with GDS"
             continue   # LDS atomics stay within one workgroup, which one worker runs
         if "_atomic_" not in n:
             continue

@@ -1,8 +1,9 @@
 """Vector memory, LDS/GDS, interpolation and export instructions for the engine.
 
 `subop(enc, name)` (Python, at program build time) reduces a mnemonic to an integer that says
-what the access does; `memory_instruction` (numba) carries it out for the active lanes, in
-lane order (so per-lane atomics are atomic by construction).
+what the access does; the family functions (numba, each reached through a C-callable entry
+compiled on first use: `family_address`) carry it out for the active lanes, in lane order
+(so per-lane atomics are atomic by construction).
 
 Sources: CLRX's GcnInstrsDs/Mubuf/Mtbuf/Mimg/Vintrp.md and GcnMemHandling.md
 (shared/reference/clrx-isa-docs). Rules and choices, family by family:
@@ -58,8 +59,12 @@ MIMG: see image_instruction. VINTRP: see interp_instruction. EXP: see export_ins
 from __future__ import annotations
 
 import re
+import threading
 
 import numpy as np
+from llvmlite import ir
+from numba import carray, cfunc, types
+from numba.extending import intrinsic
 
 from . import memory as M
 from .jit import njit
@@ -261,7 +266,13 @@ from .engine import (  # noqa: E402  (engine imports this module after defining 
 SHARED_APERTURE_HI = 0x10000000   # flat addresses 0x1000_0000_xxxx_xxxx reach LDS
 PRIVATE_APERTURE_HI = 0x20000000  # ... 0x2000_0000_xxxx_xxxx reach the lane's scratch
 F32_ONE = U64(0x3F800000)
-_ONE_PAGE = np.ones(1, np.uint8)  # 'mapped' table for running mem_atomic on a scratch word
+
+# Speed of the hot families (DS, FLAT, MUBUF/MTBUF plain loads and stores): numba wraps every
+# array argument of a call and every view in atomic NRT incref/decref, which perf showed at
+# about 40 % of the time of memory-heavy kernels. So the families but MIMG (image_sample
+# allocates) are compiled with _nrt=False, and their per-lane loops index vgpr, lds
+# and mem_data directly, aligned dwords through uint32 views, instead of calling _vreg or
+# M.mem_load per lane; the helpers remain for faults and rare cases.
 
 
 @njit
@@ -307,18 +318,19 @@ def _lds_write(lds, base, a, v, nbytes):
 
 
 @njit
-def lds_atomic(lds, base, a, aop, v, c, nbytes, scratch):
-    """Atomic op on LDS bytes [base+a, +nbytes); returns the old value.
-
-    The arithmetic is memory.mem_atomic's, run on an 8-byte scratch word (no allocation)."""
-    old = _lds_read(lds, base, a, nbytes)
+def _lds_atomic_new(old, aop, v, c, nbytes):
+    """The value an LDS atomic leaves (memory.atomic_new's ops plus the DS-only ones)."""
     if aop >= 16:
-        new = _atomic_ext(old, aop, v, c, nbytes)
-    else:
-        _lds_write(scratch, 0, 0, old, nbytes)
-        M.mem_atomic(scratch, _ONE_PAGE, 0, 0, aop, v, c, nbytes)
-        new = _lds_read(scratch, 0, 0, nbytes)
-    _lds_write(lds, base, a, new, nbytes)
+        return _atomic_ext(old, aop, v, c, nbytes)
+    new, ok = M.atomic_new(old, aop, v, c, nbytes)
+    return new
+
+
+@njit
+def lds_atomic(lds, base, a, aop, v, c, nbytes):
+    """Atomic op on LDS bytes [base+a, +nbytes); returns the old value."""
+    old = _lds_read(lds, base, a, nbytes)
+    _lds_write(lds, base, a, _lds_atomic_new(old, aop, v, c, nbytes), nbytes)
     return old
 
 
@@ -338,7 +350,7 @@ def _lane_on(ex, l):
 
 
 # --- DS -------------------------------------------------------------------------------------
-@njit
+@njit(_nrt=False)   # see the note above _sext_bytes
 def ds_instruction(ins, w, sregs, ws, vgpr, lds, scratch):
     sub = ins[C_K]
     kind = sub & 0xFF
@@ -435,49 +447,76 @@ def ds_instruction(ins, w, sregs, ws, vgpr, lds, scratch):
     else:
         nb = 4 * count
         align = nb
+    vb = ws[w, WS_VBASE]
+    lds32 = lds[:lds.shape[0] & ~3].view(np.uint32)   # aligned dwords in one access
     for l in range(64):
-        if not _lane_on(ex, l):
+        if not (ex >> U64(l)) & U64(1):
             continue
-        addr = np.int64(_vreg(vgpr, ws, w, vaddr, l))
+        addr = np.int64(vgpr[vb + vaddr, l])
         # the LDS address adder is 32 bits wide: compilers fold a negative base register into
         # a positive offset (e.g. ADDR = -4*lid, offset:252) and rely on the wrap
         if kind == K_LOAD:
             a = ((addr + offset16) & 0xFFFFFFFF) & ~np.int64(align - 1)
             ok = a + nb <= limit
             if size < 4:
-                v = _lds_read(lds, base, a, size) if ok else U64(0)
+                v = U64(0)
+                if ok:
+                    for b in range(size):
+                        v |= U64(lds[base + a + b]) << U64(8 * b)
                 if sext:
                     v = _sext_bytes(v, size)
-                _vset(vgpr, ws, w, vdst, l, v)
+                vgpr[vb + vdst, l] = np.uint32(v & MASK32)
             else:
                 for i in range(count):
-                    v = _lds_read(lds, base, a + 4 * i, 4) if ok else U64(0)
-                    _vset(vgpr, ws, w, vdst + i, l, v)
+                    v = U64(0)
+                    if ok:
+                        p = base + a + 4 * i
+                        if p & 3 == 0:
+                            v = U64(lds32[p >> 2])
+                        else:
+                            for b in range(4):
+                                v |= U64(lds[p + b]) << U64(8 * b)
+                    vgpr[vb + vdst + i, l] = np.uint32(v)
         elif kind == K_STORE:
             a = ((addr + offset16) & 0xFFFFFFFF) & ~np.int64(align - 1)
             if a + nb <= limit:
                 if size < 4:
-                    _lds_write(lds, base, a, _vreg(vgpr, ws, w, d0, l), size)
+                    v = U64(vgpr[vb + d0, l])
+                    for b in range(size):
+                        lds[base + a + b] = np.uint8((v >> U64(8 * b)) & U64(0xFF))
                 else:
                     for i in range(count):
-                        _lds_write(lds, base, a + 4 * i, _vreg(vgpr, ws, w, d0 + i, l), 4)
+                        v = vgpr[vb + d0 + i, l]
+                        p = base + a + 4 * i
+                        if p & 3 == 0:
+                            lds32[p >> 2] = v
+                        else:
+                            for b in range(4):
+                                lds[p + b] = np.uint8((v >> np.uint32(8 * b)) & np.uint32(0xFF))
         elif kind == K_LOAD2 or kind == K_STORE2 or kind == K_WRXCHG2:
             scale = nb * (64 if st64 else 1)
             for k in range(2):
                 a = ((addr + (off0 if k == 0 else off1) * scale) & 0xFFFFFFFF) & ~np.int64(nb - 1)
                 ok = a + nb <= limit
-                if kind == K_LOAD2:
-                    for i in range(count):
-                        v = _lds_read(lds, base, a + 4 * i, 4) if ok else U64(0)
-                        _vset(vgpr, ws, w, vdst + k * count + i, l, v)
-                else:
-                    src = d0 if k == 0 else d1
-                    for i in range(count):
-                        if kind == K_WRXCHG2:
-                            v = _lds_read(lds, base, a + 4 * i, 4) if ok else U64(0)
-                            _vset(vgpr, ws, w, vdst + k * count + i, l, v)
+                src = d0 if k == 0 else d1
+                for i in range(count):
+                    p = base + a + 4 * i
+                    if kind != K_STORE2:   # K_LOAD2, and the old value of K_WRXCHG2
+                        v = U64(0)
                         if ok:
-                            _lds_write(lds, base, a + 4 * i, _vreg(vgpr, ws, w, src + i, l), 4)
+                            if p & 3 == 0:
+                                v = U64(lds32[p >> 2])
+                            else:
+                                for b in range(4):
+                                    v |= U64(lds[p + b]) << U64(8 * b)
+                        vgpr[vb + vdst + k * count + i, l] = np.uint32(v)
+                    if kind != K_LOAD2 and ok:
+                        sv = vgpr[vb + src + i, l]
+                        if p & 3 == 0:
+                            lds32[p >> 2] = sv
+                        else:
+                            for b in range(4):
+                                lds[p + b] = np.uint8((sv >> np.uint32(8 * b)) & np.uint32(0xFF))
         elif kind == K_SRC2:
             # A = ADDR (&0x1fffc with offset[15]); B = A + 4 * 16-bit signed delta (see listing)
             if offset16 & 0x8000:
@@ -493,33 +532,41 @@ def ds_instruction(ins, w, sregs, ws, vgpr, lds, scratch):
             b = (a + 4 * delta) & ~np.int64(nb - 1)
             if a + nb <= limit and b >= 0 and b + nb <= limit:
                 v = _lds_read(lds, base, b, nb)
-                lds_atomic(lds, base, a, aop, v, U64(0), nb, scratch)
+                lds_atomic(lds, base, a, aop, v, U64(0), nb)
         else:  # K_ATOMIC
             a = ((addr + offset16) & 0xFFFFFFFF) & ~np.int64(nb - 1)
-            v = _vreg(vgpr, ws, w, d0, l)
+            v = U64(vgpr[vb + d0, l])
             c = U64(0)
             if count == 2:
-                v |= _vreg(vgpr, ws, w, d0 + 1, l) << U64(32)
+                v |= U64(vgpr[vb + d0 + 1, l]) << U64(32)
             if two_data:
-                c = _vreg(vgpr, ws, w, d1, l)
+                c = U64(vgpr[vb + d1, l])
                 if count == 2:
-                    c |= _vreg(vgpr, ws, w, d1 + 1, l) << U64(32)
+                    c |= U64(vgpr[vb + d1 + 1, l]) << U64(32)
                 if swap_cmp:
                     v, c = c, v
             old = U64(0)
             if a + nb <= limit:
+                p = base + a
                 if aop == A_CONDXCHG:
-                    old = _lds_read(lds, base, a, 8)
+                    for b in range(8):
+                        old |= U64(lds[p + b]) << U64(8 * b)
                     for half in range(2):
                         dv = (v >> U64(32 * half)) & MASK32
                         if dv >> U64(31):
-                            _lds_write(lds, base, a + 4 * half, dv & U64(0x7FFFFFFF), 4)
+                            dv &= U64(0x7FFFFFFF)
+                            for b in range(4):
+                                lds[p + 4 * half + b] = np.uint8((dv >> U64(8 * b)) & U64(0xFF))
                 else:
-                    old = lds_atomic(lds, base, a, aop, v, c, nb, scratch)
+                    for b in range(nb):
+                        old |= U64(lds[p + b]) << U64(8 * b)
+                    new = _lds_atomic_new(old, aop, v, c, nb)
+                    for b in range(nb):
+                        lds[p + b] = np.uint8((new >> U64(8 * b)) & U64(0xFF))
             if rtn:
-                _vset(vgpr, ws, w, vdst, l, old & MASK32)
+                vgpr[vb + vdst, l] = np.uint32(old & MASK32)
                 if count == 2:
-                    _vset(vgpr, ws, w, vdst + 1, l, old >> U64(32))
+                    vgpr[vb + vdst + 1, l] = np.uint32(old >> U64(32))
 
 
 # --- FLAT -----------------------------------------------------------------------------------
@@ -534,8 +581,8 @@ def _global_addr_space(addr):
     return 0
 
 
-@njit
-def flat_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faults, scratch):
+@njit(_nrt=False)   # see the note above _sext_bytes
+def flat_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faults):
     sub = ins[C_K]
     kind = sub & 0xFF
     size = (sub >> 8) & 0xFF
@@ -562,17 +609,69 @@ def flat_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_bas
         return
     lbase = ws[w, WS_LDS_BASE]
     lsize = ws[w, WS_LDS_SIZE]
+    vb = ws[w, WS_VBASE]
+    nb = size if size < 4 else 4         # bytes per dword access
+    span = np.int64(nb if kind != K_ATOMIC else 4 * count) + (4 * (count - 1) if kind != K_ATOMIC else 0)
+    ubase = U64(mem_base)
+    dlim = U64(mem_data.shape[0]) - U64(span)
+    d32 = mem_data[:mem_data.shape[0] & ~3].view(np.uint32)
     for l in range(64):
-        if not _lane_on(ex, l):
+        if not (ex >> U64(l)) & U64(1):
             continue
-        addr = np.int64(_vreg(vgpr, ws, w, vaddr, l) | (_vreg(vgpr, ws, w, vaddr + 1, l) << U64(32)))
-        space = _global_addr_space(addr)
-        if space == 2:
-            addr = scratch_lane_address(ws, w, l, addr & 0xFFFFFFFF)
-            space = 0
+        ua = U64(vgpr[vb + vaddr, l]) | (U64(vgpr[vb + vaddr + 1, l]) << U64(32))
+        if (ua >> U64(32)) == U64(PRIVATE_APERTURE_HI):
+            ua = U64(scratch_lane_address(ws, w, l, np.int64(ua & MASK32)))
+        addr = np.int64(ua)
+        # fast path: the lane's whole access (<= 16 bytes, so at most two pages) is backed
+        # and mapped (LDS-aperture addresses lie far beyond the backing array); otherwise the
+        # per-dword code below finds and records the faults
+        if ua >= ubase and ua - ubase <= dlim:
+            o = np.int64(ua - ubase)
+            if mem_mapped[o >> M.PAGE_SHIFT] != 0 and mem_mapped[(o + span - 1) >> M.PAGE_SHIFT] != 0:
+                if kind == K_LOAD:
+                    if nb == 4 and (o & 3) == 0:
+                        for i in range(count):
+                            vgpr[vb + vdst + i, l] = d32[(o >> 2) + i]
+                        continue
+                    for i in range(count):
+                        v = U64(0)
+                        for b in range(nb):
+                            v |= U64(mem_data[o + 4 * i + b]) << U64(8 * b)
+                        if sext:
+                            v = _sext_bytes(v, size)
+                        vgpr[vb + vdst + i, l] = np.uint32(v)
+                elif kind == K_STORE:
+                    if nb == 4 and (o & 3) == 0:
+                        for i in range(count):
+                            d32[(o >> 2) + i] = vgpr[vb + vdata + i, l]
+                        continue
+                    for i in range(count):
+                        v = vgpr[vb + vdata + i, l]
+                        for b in range(nb):
+                            mem_data[o + 4 * i + b] = np.uint8((v >> np.uint32(8 * b)) & np.uint32(0xFF))
+                else:  # atomic
+                    nbytes = 4 * count
+                    v = U64(vgpr[vb + vdata, l])
+                    if count == 2:
+                        v |= U64(vgpr[vb + vdata + 1, l]) << U64(32)
+                    c = U64(0)
+                    if aop == M.ATOMIC_CMPSWAP or aop == M.ATOMIC_FCMPSWAP:
+                        c = U64(vgpr[vb + vdata + count, l])
+                        if count == 2:
+                            c |= U64(vgpr[vb + vdata + 3, l]) << U64(32)
+                    # thread-safe (compare-and-swap): kernels whose atomics commute run on
+                    # several workers
+                    old, ok = M.atomic_rmw(mem_data, o, aop, v, c, nbytes)
+                    if not ok:
+                        record_fault(ws, w, faults, addr, l, 1)
+                    if glc:
+                        vgpr[vb + vdst, l] = np.uint32(old & MASK32)
+                        if count == 2:
+                            vgpr[vb + vdst + 1, l] = np.uint32(old >> U64(32))
+                continue
+        space = _global_addr_space(addr)   # 0 global or 1 LDS (scratch is mapped above)
         if kind == K_LOAD:
             for i in range(count):
-                nb = size if size < 4 else 4
                 if space == 1:
                     a = addr & 0xFFFFFFFF
                     v = _lds_read(lds, lbase, a + 4 * i, nb) if a + 4 * i + nb <= lsize else U64(0)
@@ -585,7 +684,6 @@ def flat_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_bas
                 _vset(vgpr, ws, w, vdst + i, l, v)
         elif kind == K_STORE:
             for i in range(count):
-                nb = size if size < 4 else 4
                 v = _vreg(vgpr, ws, w, vdata + i, l)
                 if space == 1:
                     a = addr & 0xFFFFFFFF
@@ -606,7 +704,7 @@ def flat_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_bas
                     c |= _vreg(vgpr, ws, w, vdata + 3, l) << U64(32)
             if space == 1:
                 a = addr & 0xFFFFFFFF
-                old = lds_atomic(lds, lbase, a, aop, v, c, nbytes, scratch) if a + nbytes <= lsize else U64(0)
+                old = lds_atomic(lds, lbase, a, aop, v, c, nbytes) if a + nbytes <= lsize else U64(0)
             else:
                 old, ok = M.mem_atomic(mem_data, mem_mapped, mem_base, addr, aop, v, c, nbytes)
                 if not ok:
@@ -786,7 +884,7 @@ def _select(vals, sel, one):
 
 
 # --- MUBUF / MTBUF --------------------------------------------------------------------------
-@njit
+@njit(_nrt=False)   # see the note above _sext_bytes
 def buffer_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faults,
                        is_tbuffer, scratch):
     """MUBUF and MTBUF: address from the V# in four SGPRs, per lane, with the range rule."""
@@ -855,21 +953,24 @@ def buffer_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_b
     if not to_lds and not vgpr_ok(ws, w, vdata, ndata + (1 if tfe and is_load else 0)):
         return
     vals = scratch.view(np.uint64)[:4]
+    vb = ws[w, WS_VBASE]
+    ubase = U64(mem_base)
+    dsize = U64(mem_data.shape[0])
     for l in range(64):
-        if not _lane_on(ex, l):
+        if not (ex >> U64(l)) & U64(1):
             continue
         vidx = U64(0)
         voff = U64(0)
         v64 = U64(0)
         if addr64:
-            v64 = _vreg(vgpr, ws, w, vaddr, l) | (_vreg(vgpr, ws, w, vaddr + 1, l) << U64(32))
+            v64 = U64(vgpr[vb + vaddr, l]) | (U64(vgpr[vb + vaddr + 1, l]) << U64(32))
         else:
             if idxen:
-                vidx = _vreg(vgpr, ws, w, vaddr, l)
+                vidx = U64(vgpr[vb + vaddr, l])
                 if offen:
-                    voff = _vreg(vgpr, ws, w, vaddr + 1, l)
+                    voff = U64(vgpr[vb + vaddr + 1, l])
             elif offen:
-                voff = _vreg(vgpr, ws, w, vaddr, l)
+                voff = U64(vgpr[vb + vaddr, l])
         failed = False
         if kind == K_ATOMIC:
             a, inr = M.buffer_address(base, stride, num_records, swizzle, element_size, index_stride,
@@ -959,9 +1060,18 @@ def buffer_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_b
                 a, inr = M.buffer_address(base, stride, num_records, swizzle, element_size, index_stride,
                                           add_tid, idxen, offen, addr64, vidx, voff, v64, inst_offset,
                                           soffset, l, 4 * i)
+                # mapped and backed: accessed here directly (see the note above _sext_bytes)
+                o = np.int64(-1)
+                if inr and a >= ubase and a - ubase <= dsize - U64(nb):
+                    o = np.int64(a - ubase)
+                    if mem_mapped[o >> M.PAGE_SHIFT] == 0 or mem_mapped[(o + nb - 1) >> M.PAGE_SHIFT] == 0:
+                        o = -1
                 if is_load:
                     v = U64(0)
-                    if inr:
+                    if o >= 0:
+                        for b in range(nb):
+                            v |= U64(mem_data[o + b]) << U64(8 * b)
+                    elif inr:
                         v, ok = M.mem_load(mem_data, mem_mapped, mem_base, np.int64(a), nb)
                         if not ok:
                             failed = True
@@ -971,13 +1081,17 @@ def buffer_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_b
                         continue
                     if sext:
                         v = _sext_bytes(v, size)
-                    _vset(vgpr, ws, w, vdata + i, l, v)
+                    vgpr[vb + vdata + i, l] = np.uint32(v & MASK32)
+                elif o >= 0:
+                    sv = vgpr[vb + vdata + i, l]
+                    for b in range(nb):
+                        mem_data[o + b] = np.uint8((sv >> np.uint32(8 * b)) & np.uint32(0xFF))
                 elif inr:
                     if not M.mem_store(mem_data, mem_mapped, mem_base, np.int64(a),
-                                       _vreg(vgpr, ws, w, vdata + i, l), nb):
+                                       U64(vgpr[vb + vdata + i, l]), nb):
                         record_fault(ws, w, faults, np.int64(a), l, 1)
         if tfe and is_load:
-            _vset(vgpr, ws, w, vdata + count, l, U64(1) if failed else U64(0))
+            vgpr[vb + vdata + count, l] = np.uint32(1 if failed else 0)
 
 
 @njit
@@ -1713,11 +1827,6 @@ def export_instruction(ins, w, sregs, ws, vgpr, exports):
     row = k + 1
     if row >= exports.shape[0]:
         return
-    src = np.zeros(4, np.int64)
-    src[0] = ins[C_F5]
-    src[1] = ins[C_F6]
-    src[2] = ins[C_F7]
-    src[3] = ins[C_LIT] & 0xFF
     exports[row, EX_WAVE] = np.uint32(w)
     exports[row, EX_TARGET] = np.uint32(ins[C_F1])
     exports[row, EX_EN] = np.uint32(en)
@@ -1732,7 +1841,8 @@ def export_instruction(ins, w, sregs, ws, vgpr, exports):
             for l in range(64):
                 exports[row, EXPORT_HEADER + 64 * c + l] = 0
             continue
-        r = src[c >> 1] if compr else src[c]
+        j = (c >> 1) if compr else c     # VSRC0..2 in C_F5..C_F7, VSRC3 in the literal
+        r = (ins[C_LIT] & 0xFF) if j == 3 else ins[C_F5 + j]
         if not vgpr_ok(ws, w, r, 1):
             return
         for l in range(64):
@@ -1742,33 +1852,122 @@ def export_instruction(ins, w, sregs, ws, vgpr, exports):
             exports[row, EXPORT_HEADER + 64 * c + l] = np.uint32(v)
 
 
-# --- entry ----------------------------------------------------------------------------------
-@njit
-def memory_instruction(code, ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base,
-                       faults, tmp, exports=None):
-    """Run one DS/FLAT/MUBUF/MTBUF/MIMG/VINTRP/EXP instruction of wave w.
+# --- entry: one C-callable function per family, compiled on first use --------------------
+# The engine does not link the families: run_wave writes the state arrays' addresses and
+# shapes into a frame (a row of its tmp scratch) and calls the family's compiled entry by
+# address (call_family), as it does for VALU ops. A program compiles only the families it
+# uses (gcnemu/program.py asks family_address when it builds a memory row), which keeps
+# about 20 s of compilation (image sampling alone ~9 s) out of a fresh install's first
+# dispatch of a kernel without, say, images.
 
-    `tmp` is the engine's [4, 64] uint64 scratch; its last row serves as scratch bytes here.
-    `exports` (optional, see new_export_buffer) receives exp data; without it exp is a no-op.
-    """
-    h = ins[C_H]
-    scratch = tmp[3].view(np.uint8)
-    if h == H_DS:
-        ds_instruction(ins, w, sregs, ws, vgpr, lds, scratch)
-    elif h == H_FLAT:
-        flat_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faults, scratch)
-    elif h == H_MUBUF:
-        buffer_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faults,
-                           False, scratch)
-    elif h == H_MTBUF:
-        buffer_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faults,
-                           True, scratch)
-    elif h == H_MIMG:
-        image_instruction(ins, w, sregs, ws, vgpr, mem_data, mem_mapped, mem_base, faults, scratch)
-    elif h == H_VINTRP:
-        interp_instruction(ins, w, sregs, ws, vgpr, lds)
-    elif h == H_EXP:
-        if exports is not None:
-            export_instruction(ins, w, sregs, ws, vgpr, exports)
-    else:
-        fail(ws, w, ERR_UNIMPLEMENTED, h)
+# frame words
+(FR_INS, FR_W, FR_SREGS, FR_NW, FR_WS, FR_NWS, FR_VGPR, FR_NV, FR_LDS, FR_NLDS, FR_DATA,
+ FR_NDATA, FR_MAPPED, FR_NMAPPED, FR_BASE, FR_FAULTS, FR_NF0, FR_NF1, FR_TMP, FR_EXPORTS,
+ FR_NEXP, FR_NEXPC, FR_NCOLS) = range(23)
+NFRAME = 23
+
+
+def _pointer_intrinsic(nbtype):
+    @intrinsic
+    def as_pointer(typingctx, addr):
+        sig = types.CPointer(nbtype)(addr)
+
+        def codegen(context, builder, signature, args):
+            return builder.inttoptr(args[0], context.get_value_type(types.CPointer(nbtype)))
+        return sig, codegen
+    return as_pointer
+
+
+_p_u8, _p_u32, _p_i64, _p_u64 = (_pointer_intrinsic(t) for t in
+                                 (types.uint8, types.uint32, types.int64, types.uint64))
+
+
+@intrinsic
+def call_family(typingctx, addr, frame):
+    """Call the family entry at ``addr`` with the frame's data pointer."""
+    sig = types.void(addr, frame)
+
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        fnty = ir.FunctionType(ir.VoidType(), [i64.as_pointer()])
+        fn = builder.inttoptr(args[0], fnty.as_pointer())
+        builder.call(fn, [builder.inttoptr(args[1], i64.as_pointer())])
+        return context.get_dummy_value()
+    return sig, codegen
+
+
+@njit(inline="always")
+def _frame_state(fp):
+    """The state arrays a frame describes (views without reference counts)."""
+    f = carray(fp, (NFRAME,))
+    nw = f[FR_NW]
+    return (carray(_p_i64(f[FR_INS]), (f[FR_NCOLS],)), f[FR_W],
+            carray(_p_u32(f[FR_SREGS]), (nw, 128)), carray(_p_i64(f[FR_WS]), (nw, f[FR_NWS])),
+            carray(_p_u32(f[FR_VGPR]), (f[FR_NV], 64)), carray(_p_u8(f[FR_LDS]), (f[FR_NLDS],)),
+            carray(_p_u8(f[FR_DATA]), (f[FR_NDATA],)),
+            carray(_p_u8(f[FR_MAPPED]), (f[FR_NMAPPED],)), f[FR_BASE],
+            carray(_p_i64(f[FR_FAULTS]), (f[FR_NF0], f[FR_NF1], 4)),
+            carray(_p_u64(f[FR_TMP]), (4, 64)),
+            carray(_p_u32(f[FR_EXPORTS]), (f[FR_NEXP], f[FR_NEXPC])))
+
+
+def _ds_entry(fp):
+    ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults, tmp, exports = _frame_state(fp)
+    ds_instruction(ins, w, sregs, ws, vgpr, lds, tmp[3].view(np.uint8))
+
+
+def _flat_entry(fp):
+    ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults, tmp, exports = _frame_state(fp)
+    flat_instruction(ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults)
+
+
+def _mubuf_entry(fp):
+    ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults, tmp, exports = _frame_state(fp)
+    buffer_instruction(ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults, False,
+                       tmp[3].view(np.uint8))
+
+
+def _mtbuf_entry(fp):
+    ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults, tmp, exports = _frame_state(fp)
+    buffer_instruction(ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults, True,
+                       tmp[3].view(np.uint8))
+
+
+def _mimg_entry(fp):
+    ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults, tmp, exports = _frame_state(fp)
+    image_instruction(ins, w, sregs, ws, vgpr, data, mapped, base, faults, tmp[3].view(np.uint8))
+
+
+def _vintrp_entry(fp):
+    ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults, tmp, exports = _frame_state(fp)
+    interp_instruction(ins, w, sregs, ws, vgpr, lds)
+
+
+def _exp_entry(fp):
+    ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults, tmp, exports = _frame_state(fp)
+    export_instruction(ins, w, sregs, ws, vgpr, exports)
+
+
+_ENTRIES = {H_DS: _ds_entry, H_FLAT: _flat_entry, H_MUBUF: _mubuf_entry, H_MTBUF: _mtbuf_entry,
+            H_MIMG: _mimg_entry, H_VINTRP: _vintrp_entry, H_EXP: _exp_entry}
+_FAMILY_SIGNATURE = types.void(types.CPointer(types.int64))
+_family_addresses: dict = {}
+_keep = []
+_lock = threading.Lock()
+
+
+def family_address(h: int) -> int:
+    """Address of the compiled entry of memory family ``h`` (an engine H_* handler),
+    compiling it on first use; 0 for a handler that is not a memory family."""
+    addr = _family_addresses.get(h)
+    if addr is None:
+        if h not in _ENTRIES:
+            return 0
+        with _lock:
+            addr = _family_addresses.get(h)
+            if addr is None:
+                fn = cfunc(_FAMILY_SIGNATURE, cache=True, boundscheck=False,
+                           error_model="numpy")(_ENTRIES[h])
+                _keep.append(fn)
+                addr = _family_addresses[h] = fn.address
+    return addr

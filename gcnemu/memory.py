@@ -56,7 +56,7 @@ from .errors import MemoryFault
 
 __all__ = [
     "BASE", "PAGE_SIZE", "PAGE_SHIFT", "Memory", "ScratchSegment",
-    "mem_load", "mem_store", "mem_atomic", "buffer_address", "scratch_address",
+    "mem_load", "mem_store", "mem_atomic", "atomic_new", "buffer_address", "scratch_address",
     "decode_vsharp", "encode_vsharp", "decode_tsharp", "decode_ssharp", "scratch_vsharp",
     "VSharp", "TSharp", "SSharp",
     "ATOMIC_SWAP", "ATOMIC_CMPSWAP", "ATOMIC_ADD", "ATOMIC_SUB", "ATOMIC_SMIN", "ATOMIC_UMIN",
@@ -215,11 +215,14 @@ def _cas(typingctx, data, offset, expected, desired, nbytes):
 
 
 @njit(cache=True)
-def atomic_new_value(old, op, v, c, bits):
-    """The value an atomic op (ATOMIC_* constant) leaves in a ``bits``-wide word holding
-    ``old``, with data operand ``v`` and compare operand ``c`` (all masked to ``bits``).
-    Returns (new, ok); ok is False for an unknown op."""
+def atomic_new(old, op, value, cmp, nbytes):
+    """The value an atomic op (ATOMIC_*) leaves in a 4- or 8-byte word holding ``old``;
+    (new, ok), ok False for an unknown op. Scalars only: the engine's memory paths call it
+    per lane without passing arrays (each array argument costs numba an atomic refcount)."""
+    bits = nbytes * 8
     mask = np.uint64(0xFFFFFFFFFFFFFFFF) if bits == 64 else (np.uint64(1) << np.uint64(bits)) - np.uint64(1)
+    v = np.uint64(value) & mask
+    c = np.uint64(cmp) & mask
     new = old
     if op == ATOMIC_SWAP:
         new = v
@@ -270,33 +273,22 @@ def atomic_new_value(old, op, v, c, bits):
     else:
         return old, False
     return new, True
-
-
 @njit(cache=True)
-def mem_atomic(data, mapped, base, addr, op, value, cmp, nbytes):
-    """Atomic read-modify-write of a 4- or 8-byte word at ``addr`` (op: ATOMIC_* constant).
-
-    ``value`` is the data operand, ``cmp`` the compare operand of CMPSWAP/FCMPSWAP (ignored
-    otherwise). Returns (old value as uint64, ok); unmapped: (0, False) and memory unchanged.
+def atomic_rmw(data, o, op, value, cmp, nbytes):
+    """Atomic read-modify-write (op: ATOMIC_*) of the 4- or 8-byte word at byte offset ``o``
+    of ``data`` (already located and mapped). Returns (old value, ok).
 
     A naturally aligned word is updated with a host compare-and-swap loop, so the update is
     atomic also between the threads of a multi-worker dispatch (gcnemu/gpu.py runs kernels
     whose global atomics commute on two workers). A misaligned word is updated byte by byte:
     atomic only with respect to the calling thread's own lanes.
     """
-    o = _locate(data, mapped, base, addr, nbytes)
-    if o < 0:
-        return np.uint64(0), False
-    bits = nbytes * 8
-    mask = np.uint64(0xFFFFFFFFFFFFFFFF) if bits == 64 else (np.uint64(1) << np.uint64(bits)) - np.uint64(1)
-    v = np.uint64(value) & mask
-    c = np.uint64(cmp) & mask
     if (data.ctypes.data + o) % nbytes == 0:
         # CAS(0, 0) is an atomic read that never changes the word
         cur = _cas(data, o, np.uint64(0), np.uint64(0), 8) if nbytes == 8 else \
             _cas(data, o, np.uint64(0), np.uint64(0), 4)
         while True:
-            new, ok = atomic_new_value(cur, op, v, c, bits)
+            new, ok = atomic_new(cur, op, value, cmp, nbytes)
             if not ok:
                 return cur, False
             if new == cur:
@@ -308,12 +300,26 @@ def mem_atomic(data, mapped, base, addr, op, value, cmp, nbytes):
     old = np.uint64(0)
     for i in range(nbytes):
         old |= np.uint64(data[o + i]) << np.uint64(8 * i)
-    new, ok = atomic_new_value(old, op, v, c, bits)
+    new, ok = atomic_new(old, op, value, cmp, nbytes)
     if not ok:
         return old, False
     for i in range(nbytes):
         data[o + i] = np.uint8((new >> np.uint64(8 * i)) & np.uint64(0xFF))
     return old, True
+
+
+@njit(cache=True)
+def mem_atomic(data, mapped, base, addr, op, value, cmp, nbytes):
+    """Atomic read-modify-write of a 4- or 8-byte word at ``addr`` (op: ATOMIC_* constant),
+    thread-safe as `atomic_rmw` says.
+
+    ``value`` is the data operand, ``cmp`` the compare operand of CMPSWAP/FCMPSWAP (ignored
+    otherwise). Returns (old value as uint64, ok); unmapped: (0, False) and memory unchanged.
+    """
+    o = _locate(data, mapped, base, addr, nbytes)
+    if o < 0:
+        return np.uint64(0), False
+    return atomic_rmw(data, o, op, value, cmp, nbytes)
 
 
 # --- buffer addressing --------------------------------------------------------------------------

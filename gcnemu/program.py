@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import engine as E
+from .memops import family_address
 from .memops import subop as memory_subop
 from .dispatch_gen import SALU_NAMES, VALU_NAMES
 from .opkernels import valu_address
@@ -262,6 +263,7 @@ def _row(ins: Instruction, pc_index: dict, prog_name: str) -> np.ndarray:
     for i, fn in enumerate(names):
         r[C_F0 + i] = f.get(fn, 0)
     r[C_K] = memory_subop(enc, name)
+    r[E.C_FN] = family_address(int(r[C_H]))   # compiled on first use (gcnemu/memops.py)
     r[C_WD] = _width(kinds.get("vdst", kinds.get("vdata", "32")))
     if enc == "MIMG":
         r[C_WD] = bin(f["dmask"]).count("1") or 1
