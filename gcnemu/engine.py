@@ -1012,7 +1012,11 @@ def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, 
     of a workgroup waits at the barrier, they are all released. The order is fixed, so
     results are deterministic.
     """
-    tmp = np.empty((4, 64), np.uint64)
+    # the VALU scratch rows, 64-byte aligned: numba's np.empty aligns to 32 bytes only, and
+    # rows straddling cache lines split every AVX-512 load and store of the row kernels
+    buf = np.empty(4 * 64 + 8, np.uint64)
+    off = ((64 - (buf.ctypes.data & 63)) & 63) // 8
+    tmp = buf[off:off + 256].reshape((4, 64))
     nw = wave_ids.shape[0]
     while True:
         progressed = False
