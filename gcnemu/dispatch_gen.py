@@ -3,7 +3,7 @@
 VALU ops: for each op a row function `_row_<op>` (numba, lazily compiled) that runs the
 op over all 64 lanes (ops are pure, so inactive lanes cost nothing but time and the engine
 writes only active lanes; a loop without a per-lane branch vectorises), and a C-callable
-wrapper `_cf_<op>` (the row function inlined into it) that gcnemu.opkernels
+wrapper `_cf_<op>` that gcnemu.opkernels
 compiles on first use (cached on disk) and hands to the engine as a function address, so
 only the ops a program uses are ever compiled. SALU ops: one switch, `salu_exec`.
 """
@@ -488,7 +488,7 @@ SALU_NAMES = (
 )
 
 
-@njit(inline="always")
+@njit
 def _row_v_add_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -502,7 +502,7 @@ def _cf_v_add_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_add_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_addc_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -516,7 +516,7 @@ def _cf_v_addc_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_addc_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_alignbit_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_alignbit_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -527,7 +527,7 @@ def _cf_v_alignbit_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_alignbit_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_alignbyte_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_alignbyte_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -538,7 +538,7 @@ def _cf_v_alignbyte_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_alignbyte_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_and_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_and_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -549,7 +549,7 @@ def _cf_v_and_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_and_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_ashr_i32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_ashr_i32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -560,7 +560,7 @@ def _cf_v_ashr_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_ashr_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_ashr_i64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_ashr_i64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -571,7 +571,7 @@ def _cf_v_ashr_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_ashr_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_ashrrev_i32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_ashrrev_i32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -582,7 +582,7 @@ def _cf_v_ashrrev_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_ashrrev_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_bcnt_u32_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_bcnt_u32_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -593,7 +593,7 @@ def _cf_v_bcnt_u32_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_bcnt_u32_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_bfe_i32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_bfe_i32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -604,7 +604,7 @@ def _cf_v_bfe_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_bfe_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_bfe_u32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_bfe_u32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -615,7 +615,7 @@ def _cf_v_bfe_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_bfe_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_bfi_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_bfi_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -626,7 +626,7 @@ def _cf_v_bfi_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_bfi_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_bfm_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_bfm_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -637,7 +637,7 @@ def _cf_v_bfm_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_bfm_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_bfrev_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_bfrev_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -648,7 +648,7 @@ def _cf_v_bfrev_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_bfrev_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_eq_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -662,7 +662,7 @@ def _cf_v_cmp_eq_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_eq_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_eq_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -676,7 +676,7 @@ def _cf_v_cmp_eq_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_eq_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_eq_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -690,7 +690,7 @@ def _cf_v_cmp_eq_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_eq_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_eq_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -704,7 +704,7 @@ def _cf_v_cmp_eq_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_eq_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_f_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -718,7 +718,7 @@ def _cf_v_cmp_f_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_f_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_f_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -732,7 +732,7 @@ def _cf_v_cmp_f_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_f_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_f_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -746,7 +746,7 @@ def _cf_v_cmp_f_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_f_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_f_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -760,7 +760,7 @@ def _cf_v_cmp_f_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_f_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_ge_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -774,7 +774,7 @@ def _cf_v_cmp_ge_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_ge_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_ge_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -788,7 +788,7 @@ def _cf_v_cmp_ge_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_ge_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_ge_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -802,7 +802,7 @@ def _cf_v_cmp_ge_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_ge_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_ge_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -816,7 +816,7 @@ def _cf_v_cmp_ge_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_ge_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_gt_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -830,7 +830,7 @@ def _cf_v_cmp_gt_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_gt_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_gt_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -844,7 +844,7 @@ def _cf_v_cmp_gt_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_gt_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_gt_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -858,7 +858,7 @@ def _cf_v_cmp_gt_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_gt_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_gt_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -872,7 +872,7 @@ def _cf_v_cmp_gt_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_gt_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_le_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -886,7 +886,7 @@ def _cf_v_cmp_le_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_le_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_le_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -900,7 +900,7 @@ def _cf_v_cmp_le_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_le_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_le_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -914,7 +914,7 @@ def _cf_v_cmp_le_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_le_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_le_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -928,7 +928,7 @@ def _cf_v_cmp_le_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_le_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_lt_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -942,7 +942,7 @@ def _cf_v_cmp_lt_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_lt_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_lt_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -956,7 +956,7 @@ def _cf_v_cmp_lt_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_lt_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_lt_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -970,7 +970,7 @@ def _cf_v_cmp_lt_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_lt_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_lt_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -984,7 +984,7 @@ def _cf_v_cmp_lt_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_lt_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_ne_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -998,7 +998,7 @@ def _cf_v_cmp_ne_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_ne_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_ne_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1012,7 +1012,7 @@ def _cf_v_cmp_ne_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_ne_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_ne_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1026,7 +1026,7 @@ def _cf_v_cmp_ne_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_ne_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_ne_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1040,7 +1040,7 @@ def _cf_v_cmp_ne_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_ne_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_t_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1054,7 +1054,7 @@ def _cf_v_cmp_t_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_t_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_t_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1068,7 +1068,7 @@ def _cf_v_cmp_t_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_t_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_t_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1082,7 +1082,7 @@ def _cf_v_cmp_t_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_t_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_t_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1096,7 +1096,7 @@ def _cf_v_cmp_t_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_t_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_eq_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1110,7 +1110,7 @@ def _cf_v_cmpx_eq_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_eq_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_eq_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1124,7 +1124,7 @@ def _cf_v_cmpx_eq_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_eq_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_eq_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1138,7 +1138,7 @@ def _cf_v_cmpx_eq_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_eq_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_eq_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1152,7 +1152,7 @@ def _cf_v_cmpx_eq_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_eq_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_f_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1166,7 +1166,7 @@ def _cf_v_cmpx_f_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_f_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_f_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1180,7 +1180,7 @@ def _cf_v_cmpx_f_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_f_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_f_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1194,7 +1194,7 @@ def _cf_v_cmpx_f_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_f_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_f_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1208,7 +1208,7 @@ def _cf_v_cmpx_f_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_f_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_ge_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1222,7 +1222,7 @@ def _cf_v_cmpx_ge_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_ge_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_ge_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1236,7 +1236,7 @@ def _cf_v_cmpx_ge_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_ge_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_ge_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1250,7 +1250,7 @@ def _cf_v_cmpx_ge_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_ge_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_ge_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1264,7 +1264,7 @@ def _cf_v_cmpx_ge_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_ge_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_gt_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1278,7 +1278,7 @@ def _cf_v_cmpx_gt_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_gt_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_gt_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1292,7 +1292,7 @@ def _cf_v_cmpx_gt_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_gt_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_gt_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1306,7 +1306,7 @@ def _cf_v_cmpx_gt_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_gt_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_gt_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1320,7 +1320,7 @@ def _cf_v_cmpx_gt_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_gt_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_le_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1334,7 +1334,7 @@ def _cf_v_cmpx_le_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_le_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_le_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1348,7 +1348,7 @@ def _cf_v_cmpx_le_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_le_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_le_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1362,7 +1362,7 @@ def _cf_v_cmpx_le_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_le_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_le_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1376,7 +1376,7 @@ def _cf_v_cmpx_le_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_le_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_lt_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1390,7 +1390,7 @@ def _cf_v_cmpx_lt_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_lt_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_lt_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1404,7 +1404,7 @@ def _cf_v_cmpx_lt_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_lt_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_lt_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1418,7 +1418,7 @@ def _cf_v_cmpx_lt_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_lt_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_lt_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1432,7 +1432,7 @@ def _cf_v_cmpx_lt_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_lt_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_ne_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1446,7 +1446,7 @@ def _cf_v_cmpx_ne_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_ne_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_ne_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1460,7 +1460,7 @@ def _cf_v_cmpx_ne_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_ne_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_ne_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1474,7 +1474,7 @@ def _cf_v_cmpx_ne_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_ne_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_ne_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1488,7 +1488,7 @@ def _cf_v_cmpx_ne_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_ne_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_t_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1502,7 +1502,7 @@ def _cf_v_cmpx_t_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_t_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_t_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1516,7 +1516,7 @@ def _cf_v_cmpx_t_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_t_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_t_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1530,7 +1530,7 @@ def _cf_v_cmpx_t_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_t_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_t_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1544,7 +1544,7 @@ def _cf_v_cmpx_t_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_t_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cndmask_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_cndmask_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1555,7 +1555,7 @@ def _cf_v_cndmask_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cndmask_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_ffbh_i32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_ffbh_i32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1566,7 +1566,7 @@ def _cf_v_ffbh_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_ffbh_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_ffbh_u32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_ffbh_u32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1577,7 +1577,7 @@ def _cf_v_ffbh_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_ffbh_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_ffbl_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_ffbl_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1588,7 +1588,7 @@ def _cf_v_ffbl_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_ffbl_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_lshl_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_lshl_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1599,7 +1599,7 @@ def _cf_v_lshl_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_lshl_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_lshl_b64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_lshl_b64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1610,7 +1610,7 @@ def _cf_v_lshl_b64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_lshl_b64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_lshlrev_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_lshlrev_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1621,7 +1621,7 @@ def _cf_v_lshlrev_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_lshlrev_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_lshr_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_lshr_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1632,7 +1632,7 @@ def _cf_v_lshr_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_lshr_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_lshr_b64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_lshr_b64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1643,7 +1643,7 @@ def _cf_v_lshr_b64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_lshr_b64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_lshrrev_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_lshrrev_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1654,7 +1654,7 @@ def _cf_v_lshrrev_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_lshrrev_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_mad_i32_i24(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mad_i32_i24(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1665,7 +1665,7 @@ def _cf_v_mad_i32_i24(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mad_i32_i24(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_mad_i64_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1679,7 +1679,7 @@ def _cf_v_mad_i64_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mad_i64_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_mad_u32_u24(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mad_u32_u24(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1690,7 +1690,7 @@ def _cf_v_mad_u32_u24(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mad_u32_u24(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_mad_u64_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1704,7 +1704,7 @@ def _cf_v_mad_u64_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mad_u64_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_max3_i32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_max3_i32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1715,7 +1715,7 @@ def _cf_v_max3_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_max3_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_max3_u32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_max3_u32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1726,7 +1726,7 @@ def _cf_v_max3_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_max3_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_max_i32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_max_i32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1737,7 +1737,7 @@ def _cf_v_max_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_max_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_max_u32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_max_u32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1748,7 +1748,7 @@ def _cf_v_max_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_max_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_mbcnt_hi_u32_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mbcnt_hi_u32_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1759,7 +1759,7 @@ def _cf_v_mbcnt_hi_u32_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mbcnt_hi_u32_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_mbcnt_lo_u32_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mbcnt_lo_u32_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1770,7 +1770,7 @@ def _cf_v_mbcnt_lo_u32_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mbcnt_lo_u32_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_med3_i32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_med3_i32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1781,7 +1781,7 @@ def _cf_v_med3_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_med3_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_med3_u32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_med3_u32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1792,7 +1792,7 @@ def _cf_v_med3_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_med3_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_min3_i32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_min3_i32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1803,7 +1803,7 @@ def _cf_v_min3_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_min3_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_min3_u32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_min3_u32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1814,7 +1814,7 @@ def _cf_v_min3_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_min3_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_min_i32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_min_i32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1825,7 +1825,7 @@ def _cf_v_min_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_min_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_min_u32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_min_u32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1836,7 +1836,7 @@ def _cf_v_min_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_min_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_mov_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mov_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1847,7 +1847,7 @@ def _cf_v_mov_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mov_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_mov_fed_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mov_fed_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1858,7 +1858,7 @@ def _cf_v_mov_fed_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mov_fed_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_mqsad_pk_u16_u8(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mqsad_pk_u16_u8(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1869,7 +1869,7 @@ def _cf_v_mqsad_pk_u16_u8(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mqsad_pk_u16_u8(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_msad_u8(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_msad_u8(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1880,7 +1880,7 @@ def _cf_v_msad_u8(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_msad_u8(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_mul_hi_i32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mul_hi_i32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1891,7 +1891,7 @@ def _cf_v_mul_hi_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mul_hi_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_mul_hi_i32_i24(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mul_hi_i32_i24(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1902,7 +1902,7 @@ def _cf_v_mul_hi_i32_i24(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mul_hi_i32_i24(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_mul_hi_u32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mul_hi_u32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1913,7 +1913,7 @@ def _cf_v_mul_hi_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mul_hi_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_mul_hi_u32_u24(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mul_hi_u32_u24(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1924,7 +1924,7 @@ def _cf_v_mul_hi_u32_u24(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mul_hi_u32_u24(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_mul_i32_i24(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mul_i32_i24(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1935,7 +1935,7 @@ def _cf_v_mul_i32_i24(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mul_i32_i24(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_mul_lo_i32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mul_lo_i32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1946,7 +1946,7 @@ def _cf_v_mul_lo_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mul_lo_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_mul_lo_u32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mul_lo_u32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1957,7 +1957,7 @@ def _cf_v_mul_lo_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mul_lo_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_mul_u32_u24(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mul_u32_u24(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1968,7 +1968,7 @@ def _cf_v_mul_u32_u24(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mul_u32_u24(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_not_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_not_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1979,7 +1979,7 @@ def _cf_v_not_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_not_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_or_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_or_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1990,7 +1990,7 @@ def _cf_v_or_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_or_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_qsad_pk_u16_u8(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_qsad_pk_u16_u8(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -2001,7 +2001,7 @@ def _cf_v_qsad_pk_u16_u8(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_qsad_pk_u16_u8(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_sad_hi_u8(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_sad_hi_u8(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -2012,7 +2012,7 @@ def _cf_v_sad_hi_u8(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_sad_hi_u8(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_sad_u16(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_sad_u16(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -2023,7 +2023,7 @@ def _cf_v_sad_u16(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_sad_u16(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_sad_u32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_sad_u32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -2034,7 +2034,7 @@ def _cf_v_sad_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_sad_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_sad_u8(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_sad_u8(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -2045,7 +2045,7 @@ def _cf_v_sad_u8(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_sad_u8(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_sub_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2059,7 +2059,7 @@ def _cf_v_sub_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_sub_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_subb_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2073,7 +2073,7 @@ def _cf_v_subb_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_subb_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_subbrev_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2087,7 +2087,7 @@ def _cf_v_subbrev_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_subbrev_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_subrev_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2101,7 +2101,7 @@ def _cf_v_subrev_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_subrev_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_xor_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_xor_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -2112,7 +2112,7 @@ def _cf_v_xor_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_xor_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_add_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_add_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -2123,7 +2123,7 @@ def _cf_v_add_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_add_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_add_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_add_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -2134,7 +2134,7 @@ def _cf_v_add_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_add_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_ceil_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_ceil_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -2145,7 +2145,7 @@ def _cf_v_ceil_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_ceil_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_ceil_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_ceil_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -2156,7 +2156,7 @@ def _cf_v_ceil_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_ceil_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_class_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2170,7 +2170,7 @@ def _cf_v_cmp_class_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_class_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_class_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2184,7 +2184,7 @@ def _cf_v_cmp_class_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_class_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_eq_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2198,7 +2198,7 @@ def _cf_v_cmp_eq_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_eq_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_eq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2212,7 +2212,7 @@ def _cf_v_cmp_eq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_eq_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_f_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2226,7 +2226,7 @@ def _cf_v_cmp_f_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_f_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_f_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2240,7 +2240,7 @@ def _cf_v_cmp_f_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_f_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_ge_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2254,7 +2254,7 @@ def _cf_v_cmp_ge_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_ge_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_ge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2268,7 +2268,7 @@ def _cf_v_cmp_ge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_ge_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_gt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2282,7 +2282,7 @@ def _cf_v_cmp_gt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_gt_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_gt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2296,7 +2296,7 @@ def _cf_v_cmp_gt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_gt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_le_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2310,7 +2310,7 @@ def _cf_v_cmp_le_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_le_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_le_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2324,7 +2324,7 @@ def _cf_v_cmp_le_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_le_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_lg_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2338,7 +2338,7 @@ def _cf_v_cmp_lg_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_lg_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_lg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2352,7 +2352,7 @@ def _cf_v_cmp_lg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_lg_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_lt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2366,7 +2366,7 @@ def _cf_v_cmp_lt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_lt_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_lt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2380,7 +2380,7 @@ def _cf_v_cmp_lt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_lt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_neq_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2394,7 +2394,7 @@ def _cf_v_cmp_neq_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_neq_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_neq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2408,7 +2408,7 @@ def _cf_v_cmp_neq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_neq_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_nge_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2422,7 +2422,7 @@ def _cf_v_cmp_nge_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_nge_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_nge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2436,7 +2436,7 @@ def _cf_v_cmp_nge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_nge_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_ngt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2450,7 +2450,7 @@ def _cf_v_cmp_ngt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_ngt_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_ngt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2464,7 +2464,7 @@ def _cf_v_cmp_ngt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_ngt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_nle_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2478,7 +2478,7 @@ def _cf_v_cmp_nle_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_nle_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_nle_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2492,7 +2492,7 @@ def _cf_v_cmp_nle_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_nle_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_nlg_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2506,7 +2506,7 @@ def _cf_v_cmp_nlg_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_nlg_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_nlg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2520,7 +2520,7 @@ def _cf_v_cmp_nlg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_nlg_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_nlt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2534,7 +2534,7 @@ def _cf_v_cmp_nlt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_nlt_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_nlt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2548,7 +2548,7 @@ def _cf_v_cmp_nlt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_nlt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_o_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2562,7 +2562,7 @@ def _cf_v_cmp_o_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_o_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_o_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2576,7 +2576,7 @@ def _cf_v_cmp_o_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_o_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_tru_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2590,7 +2590,7 @@ def _cf_v_cmp_tru_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_tru_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_tru_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2604,7 +2604,7 @@ def _cf_v_cmp_tru_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_tru_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_u_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2618,7 +2618,7 @@ def _cf_v_cmp_u_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_u_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmp_u_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2632,7 +2632,7 @@ def _cf_v_cmp_u_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_u_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmps_eq_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2646,7 +2646,7 @@ def _cf_v_cmps_eq_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_eq_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmps_eq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2660,7 +2660,7 @@ def _cf_v_cmps_eq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_eq_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmps_f_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2674,7 +2674,7 @@ def _cf_v_cmps_f_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_f_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmps_f_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2688,7 +2688,7 @@ def _cf_v_cmps_f_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_f_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmps_ge_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2702,7 +2702,7 @@ def _cf_v_cmps_ge_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_ge_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmps_ge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2716,7 +2716,7 @@ def _cf_v_cmps_ge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_ge_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmps_gt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2730,7 +2730,7 @@ def _cf_v_cmps_gt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_gt_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmps_gt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2744,7 +2744,7 @@ def _cf_v_cmps_gt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_gt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmps_le_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2758,7 +2758,7 @@ def _cf_v_cmps_le_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_le_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmps_le_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2772,7 +2772,7 @@ def _cf_v_cmps_le_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_le_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmps_lg_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2786,7 +2786,7 @@ def _cf_v_cmps_lg_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_lg_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmps_lg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2800,7 +2800,7 @@ def _cf_v_cmps_lg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_lg_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmps_lt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2814,7 +2814,7 @@ def _cf_v_cmps_lt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_lt_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmps_lt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2828,7 +2828,7 @@ def _cf_v_cmps_lt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_lt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmps_neq_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2842,7 +2842,7 @@ def _cf_v_cmps_neq_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_neq_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmps_neq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2856,7 +2856,7 @@ def _cf_v_cmps_neq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_neq_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmps_nge_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2870,7 +2870,7 @@ def _cf_v_cmps_nge_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_nge_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmps_nge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2884,7 +2884,7 @@ def _cf_v_cmps_nge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_nge_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmps_ngt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2898,7 +2898,7 @@ def _cf_v_cmps_ngt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_ngt_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmps_ngt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2912,7 +2912,7 @@ def _cf_v_cmps_ngt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_ngt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmps_nle_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2926,7 +2926,7 @@ def _cf_v_cmps_nle_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_nle_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmps_nle_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2940,7 +2940,7 @@ def _cf_v_cmps_nle_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_nle_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmps_nlg_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2954,7 +2954,7 @@ def _cf_v_cmps_nlg_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_nlg_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmps_nlg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2968,7 +2968,7 @@ def _cf_v_cmps_nlg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_nlg_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmps_nlt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2982,7 +2982,7 @@ def _cf_v_cmps_nlt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_nlt_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmps_nlt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2996,7 +2996,7 @@ def _cf_v_cmps_nlt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_nlt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmps_o_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3010,7 +3010,7 @@ def _cf_v_cmps_o_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_o_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmps_o_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3024,7 +3024,7 @@ def _cf_v_cmps_o_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_o_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmps_tru_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3038,7 +3038,7 @@ def _cf_v_cmps_tru_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_tru_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmps_tru_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3052,7 +3052,7 @@ def _cf_v_cmps_tru_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_tru_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmps_u_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3066,7 +3066,7 @@ def _cf_v_cmps_u_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_u_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmps_u_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3080,7 +3080,7 @@ def _cf_v_cmps_u_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_u_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpsx_eq_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3094,7 +3094,7 @@ def _cf_v_cmpsx_eq_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_eq_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpsx_eq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3108,7 +3108,7 @@ def _cf_v_cmpsx_eq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_eq_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpsx_f_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3122,7 +3122,7 @@ def _cf_v_cmpsx_f_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_f_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpsx_f_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3136,7 +3136,7 @@ def _cf_v_cmpsx_f_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_f_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpsx_ge_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3150,7 +3150,7 @@ def _cf_v_cmpsx_ge_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_ge_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpsx_ge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3164,7 +3164,7 @@ def _cf_v_cmpsx_ge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_ge_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpsx_gt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3178,7 +3178,7 @@ def _cf_v_cmpsx_gt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_gt_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpsx_gt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3192,7 +3192,7 @@ def _cf_v_cmpsx_gt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_gt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpsx_le_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3206,7 +3206,7 @@ def _cf_v_cmpsx_le_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_le_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpsx_le_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3220,7 +3220,7 @@ def _cf_v_cmpsx_le_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_le_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpsx_lg_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3234,7 +3234,7 @@ def _cf_v_cmpsx_lg_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_lg_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpsx_lg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3248,7 +3248,7 @@ def _cf_v_cmpsx_lg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_lg_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpsx_lt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3262,7 +3262,7 @@ def _cf_v_cmpsx_lt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_lt_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpsx_lt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3276,7 +3276,7 @@ def _cf_v_cmpsx_lt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_lt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpsx_neq_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3290,7 +3290,7 @@ def _cf_v_cmpsx_neq_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_neq_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpsx_neq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3304,7 +3304,7 @@ def _cf_v_cmpsx_neq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_neq_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpsx_nge_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3318,7 +3318,7 @@ def _cf_v_cmpsx_nge_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_nge_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpsx_nge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3332,7 +3332,7 @@ def _cf_v_cmpsx_nge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_nge_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpsx_ngt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3346,7 +3346,7 @@ def _cf_v_cmpsx_ngt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_ngt_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpsx_ngt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3360,7 +3360,7 @@ def _cf_v_cmpsx_ngt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_ngt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpsx_nle_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3374,7 +3374,7 @@ def _cf_v_cmpsx_nle_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_nle_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpsx_nle_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3388,7 +3388,7 @@ def _cf_v_cmpsx_nle_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_nle_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpsx_nlg_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3402,7 +3402,7 @@ def _cf_v_cmpsx_nlg_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_nlg_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpsx_nlg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3416,7 +3416,7 @@ def _cf_v_cmpsx_nlg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_nlg_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpsx_nlt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3430,7 +3430,7 @@ def _cf_v_cmpsx_nlt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_nlt_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpsx_nlt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3444,7 +3444,7 @@ def _cf_v_cmpsx_nlt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_nlt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpsx_o_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3458,7 +3458,7 @@ def _cf_v_cmpsx_o_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_o_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpsx_o_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3472,7 +3472,7 @@ def _cf_v_cmpsx_o_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_o_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpsx_tru_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3486,7 +3486,7 @@ def _cf_v_cmpsx_tru_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_tru_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpsx_tru_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3500,7 +3500,7 @@ def _cf_v_cmpsx_tru_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_tru_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpsx_u_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3514,7 +3514,7 @@ def _cf_v_cmpsx_u_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_u_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpsx_u_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3528,7 +3528,7 @@ def _cf_v_cmpsx_u_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_u_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_class_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3542,7 +3542,7 @@ def _cf_v_cmpx_class_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_class_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_class_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3556,7 +3556,7 @@ def _cf_v_cmpx_class_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_class_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_eq_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3570,7 +3570,7 @@ def _cf_v_cmpx_eq_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_eq_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_eq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3584,7 +3584,7 @@ def _cf_v_cmpx_eq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_eq_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_f_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3598,7 +3598,7 @@ def _cf_v_cmpx_f_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_f_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_f_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3612,7 +3612,7 @@ def _cf_v_cmpx_f_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_f_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_ge_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3626,7 +3626,7 @@ def _cf_v_cmpx_ge_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_ge_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_ge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3640,7 +3640,7 @@ def _cf_v_cmpx_ge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_ge_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_gt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3654,7 +3654,7 @@ def _cf_v_cmpx_gt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_gt_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_gt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3668,7 +3668,7 @@ def _cf_v_cmpx_gt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_gt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_le_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3682,7 +3682,7 @@ def _cf_v_cmpx_le_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_le_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_le_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3696,7 +3696,7 @@ def _cf_v_cmpx_le_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_le_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_lg_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3710,7 +3710,7 @@ def _cf_v_cmpx_lg_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_lg_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_lg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3724,7 +3724,7 @@ def _cf_v_cmpx_lg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_lg_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_lt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3738,7 +3738,7 @@ def _cf_v_cmpx_lt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_lt_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_lt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3752,7 +3752,7 @@ def _cf_v_cmpx_lt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_lt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_neq_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3766,7 +3766,7 @@ def _cf_v_cmpx_neq_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_neq_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_neq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3780,7 +3780,7 @@ def _cf_v_cmpx_neq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_neq_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_nge_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3794,7 +3794,7 @@ def _cf_v_cmpx_nge_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_nge_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_nge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3808,7 +3808,7 @@ def _cf_v_cmpx_nge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_nge_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_ngt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3822,7 +3822,7 @@ def _cf_v_cmpx_ngt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_ngt_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_ngt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3836,7 +3836,7 @@ def _cf_v_cmpx_ngt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_ngt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_nle_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3850,7 +3850,7 @@ def _cf_v_cmpx_nle_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_nle_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_nle_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3864,7 +3864,7 @@ def _cf_v_cmpx_nle_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_nle_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_nlg_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3878,7 +3878,7 @@ def _cf_v_cmpx_nlg_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_nlg_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_nlg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3892,7 +3892,7 @@ def _cf_v_cmpx_nlg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_nlg_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_nlt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3906,7 +3906,7 @@ def _cf_v_cmpx_nlt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_nlt_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_nlt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3920,7 +3920,7 @@ def _cf_v_cmpx_nlt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_nlt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_o_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3934,7 +3934,7 @@ def _cf_v_cmpx_o_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_o_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_o_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3948,7 +3948,7 @@ def _cf_v_cmpx_o_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_o_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_tru_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3962,7 +3962,7 @@ def _cf_v_cmpx_tru_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_tru_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_tru_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3976,7 +3976,7 @@ def _cf_v_cmpx_tru_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_tru_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_u_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3990,7 +3990,7 @@ def _cf_v_cmpx_u_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_u_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cmpx_u_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -4004,7 +4004,7 @@ def _cf_v_cmpx_u_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_u_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cos_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cos_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4015,7 +4015,7 @@ def _cf_v_cos_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cos_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cubeid_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cubeid_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4026,7 +4026,7 @@ def _cf_v_cubeid_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cubeid_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cubema_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cubema_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4037,7 +4037,7 @@ def _cf_v_cubema_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cubema_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cubesc_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cubesc_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4048,7 +4048,7 @@ def _cf_v_cubesc_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cubesc_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cubetc_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cubetc_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4059,7 +4059,7 @@ def _cf_v_cubetc_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cubetc_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cvt_f16_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_f16_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4070,7 +4070,7 @@ def _cf_v_cvt_f16_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_f16_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cvt_f32_f16(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_f32_f16(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4081,7 +4081,7 @@ def _cf_v_cvt_f32_f16(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_f32_f16(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cvt_f32_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_f32_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4092,7 +4092,7 @@ def _cf_v_cvt_f32_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_f32_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cvt_f32_i32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_f32_i32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4103,7 +4103,7 @@ def _cf_v_cvt_f32_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_f32_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cvt_f32_u32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_f32_u32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4114,7 +4114,7 @@ def _cf_v_cvt_f32_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_f32_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cvt_f32_ubyte0(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_f32_ubyte0(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4125,7 +4125,7 @@ def _cf_v_cvt_f32_ubyte0(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_f32_ubyte0(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cvt_f32_ubyte1(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_f32_ubyte1(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4136,7 +4136,7 @@ def _cf_v_cvt_f32_ubyte1(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_f32_ubyte1(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cvt_f32_ubyte2(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_f32_ubyte2(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4147,7 +4147,7 @@ def _cf_v_cvt_f32_ubyte2(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_f32_ubyte2(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cvt_f32_ubyte3(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_f32_ubyte3(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4158,7 +4158,7 @@ def _cf_v_cvt_f32_ubyte3(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_f32_ubyte3(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cvt_f64_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_f64_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4169,7 +4169,7 @@ def _cf_v_cvt_f64_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_f64_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cvt_f64_i32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_f64_i32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4180,7 +4180,7 @@ def _cf_v_cvt_f64_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_f64_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cvt_f64_u32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_f64_u32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4191,7 +4191,7 @@ def _cf_v_cvt_f64_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_f64_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cvt_flr_i32_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_flr_i32_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4202,7 +4202,7 @@ def _cf_v_cvt_flr_i32_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_flr_i32_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cvt_i32_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_i32_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4213,7 +4213,7 @@ def _cf_v_cvt_i32_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_i32_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cvt_i32_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_i32_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4224,7 +4224,7 @@ def _cf_v_cvt_i32_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_i32_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cvt_off_f32_i4(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_off_f32_i4(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4235,7 +4235,7 @@ def _cf_v_cvt_off_f32_i4(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_off_f32_i4(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cvt_pk_i16_i32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_pk_i16_i32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4246,7 +4246,7 @@ def _cf_v_cvt_pk_i16_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_pk_i16_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cvt_pk_u16_u32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_pk_u16_u32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4257,7 +4257,7 @@ def _cf_v_cvt_pk_u16_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_pk_u16_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cvt_pk_u8_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_pk_u8_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4268,7 +4268,7 @@ def _cf_v_cvt_pk_u8_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_pk_u8_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cvt_pkaccum_u8_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_pkaccum_u8_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4279,7 +4279,7 @@ def _cf_v_cvt_pkaccum_u8_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_pkaccum_u8_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cvt_pknorm_i16_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_pknorm_i16_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4290,7 +4290,7 @@ def _cf_v_cvt_pknorm_i16_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_pknorm_i16_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cvt_pknorm_u16_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_pknorm_u16_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4301,7 +4301,7 @@ def _cf_v_cvt_pknorm_u16_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_pknorm_u16_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cvt_pkrtz_f16_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_pkrtz_f16_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4312,7 +4312,7 @@ def _cf_v_cvt_pkrtz_f16_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_pkrtz_f16_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cvt_rpi_i32_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_rpi_i32_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4323,7 +4323,7 @@ def _cf_v_cvt_rpi_i32_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_rpi_i32_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cvt_u32_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_u32_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4334,7 +4334,7 @@ def _cf_v_cvt_u32_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_u32_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_cvt_u32_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_u32_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4345,7 +4345,7 @@ def _cf_v_cvt_u32_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_u32_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_div_fixup_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     slow = np.uint64(0)
@@ -4369,7 +4369,7 @@ def _cf_v_div_fixup_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_div_fixup_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_div_fixup_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_div_fixup_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4380,7 +4380,7 @@ def _cf_v_div_fixup_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_div_fixup_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_div_fmas_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     slow = np.uint64(0)
@@ -4404,7 +4404,7 @@ def _cf_v_div_fmas_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_div_fmas_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_div_fmas_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_div_fmas_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4415,7 +4415,7 @@ def _cf_v_div_fmas_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_div_fmas_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_div_scale_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     slow = np.uint64(0)
@@ -4439,7 +4439,7 @@ def _cf_v_div_scale_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_div_scale_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_div_scale_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -4453,7 +4453,7 @@ def _cf_v_div_scale_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_div_scale_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_exp_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_exp_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4464,7 +4464,7 @@ def _cf_v_exp_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_exp_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_exp_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_exp_legacy_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4475,7 +4475,7 @@ def _cf_v_exp_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_exp_legacy_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_floor_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_floor_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4486,7 +4486,7 @@ def _cf_v_floor_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_floor_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_floor_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_floor_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4497,7 +4497,7 @@ def _cf_v_floor_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_floor_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_fma_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_fma_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4508,7 +4508,7 @@ def _cf_v_fma_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_fma_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_fma_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_fma_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4519,7 +4519,7 @@ def _cf_v_fma_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_fma_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_fract_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_fract_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4530,7 +4530,7 @@ def _cf_v_fract_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_fract_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_fract_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_fract_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4541,7 +4541,7 @@ def _cf_v_fract_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_fract_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_frexp_exp_i32_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_frexp_exp_i32_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4552,7 +4552,7 @@ def _cf_v_frexp_exp_i32_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_frexp_exp_i32_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_frexp_exp_i32_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_frexp_exp_i32_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4563,7 +4563,7 @@ def _cf_v_frexp_exp_i32_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_frexp_exp_i32_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_frexp_mant_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_frexp_mant_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4574,7 +4574,7 @@ def _cf_v_frexp_mant_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_frexp_mant_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_frexp_mant_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_frexp_mant_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4585,7 +4585,7 @@ def _cf_v_frexp_mant_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_frexp_mant_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_ldexp_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_ldexp_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4596,7 +4596,7 @@ def _cf_v_ldexp_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_ldexp_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_ldexp_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_ldexp_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4607,7 +4607,7 @@ def _cf_v_ldexp_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_ldexp_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_lerp_u8(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_lerp_u8(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4618,7 +4618,7 @@ def _cf_v_lerp_u8(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_lerp_u8(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_log_clamp_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_log_clamp_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4629,7 +4629,7 @@ def _cf_v_log_clamp_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_log_clamp_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_log_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_log_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4640,7 +4640,7 @@ def _cf_v_log_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_log_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_log_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_log_legacy_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4651,7 +4651,7 @@ def _cf_v_log_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_log_legacy_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_mac_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_mac_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4662,7 +4662,7 @@ def _cf_v_mac_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mac_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_mac_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_mac_legacy_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4673,7 +4673,7 @@ def _cf_v_mac_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mac_legacy_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_mad_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_mad_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4684,7 +4684,7 @@ def _cf_v_mad_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mad_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_mad_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_mad_legacy_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4695,7 +4695,7 @@ def _cf_v_mad_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mad_legacy_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_madak_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_madak_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4706,7 +4706,7 @@ def _cf_v_madak_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_madak_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_madmk_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_madmk_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4717,7 +4717,7 @@ def _cf_v_madmk_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_madmk_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_max3_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_max3_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4728,7 +4728,7 @@ def _cf_v_max3_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_max3_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_max_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_max_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4739,7 +4739,7 @@ def _cf_v_max_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_max_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_max_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_max_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4750,7 +4750,7 @@ def _cf_v_max_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_max_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_max_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_max_legacy_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4761,7 +4761,7 @@ def _cf_v_max_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_max_legacy_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_med3_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_med3_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4772,7 +4772,7 @@ def _cf_v_med3_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_med3_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_min3_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_min3_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4783,7 +4783,7 @@ def _cf_v_min3_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_min3_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_min_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_min_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4794,7 +4794,7 @@ def _cf_v_min_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_min_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_min_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_min_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4805,7 +4805,7 @@ def _cf_v_min_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_min_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_min_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_min_legacy_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4816,7 +4816,7 @@ def _cf_v_min_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_min_legacy_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_mul_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_mul_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4827,7 +4827,7 @@ def _cf_v_mul_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mul_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_mul_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_mul_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4838,7 +4838,7 @@ def _cf_v_mul_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mul_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_mul_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_mul_legacy_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4849,7 +4849,7 @@ def _cf_v_mul_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mul_legacy_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_mullit_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_mullit_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4860,7 +4860,7 @@ def _cf_v_mullit_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mullit_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_rcp_clamp_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_rcp_clamp_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4871,7 +4871,7 @@ def _cf_v_rcp_clamp_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_rcp_clamp_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_rcp_clamp_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_rcp_clamp_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4882,7 +4882,7 @@ def _cf_v_rcp_clamp_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_rcp_clamp_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_rcp_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_rcp_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4893,7 +4893,7 @@ def _cf_v_rcp_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_rcp_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_rcp_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_rcp_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4904,7 +4904,7 @@ def _cf_v_rcp_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_rcp_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_rcp_iflag_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_rcp_iflag_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4915,7 +4915,7 @@ def _cf_v_rcp_iflag_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_rcp_iflag_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_rcp_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_rcp_legacy_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4926,7 +4926,7 @@ def _cf_v_rcp_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_rcp_legacy_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_rndne_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_rndne_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4937,7 +4937,7 @@ def _cf_v_rndne_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_rndne_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_rndne_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_rndne_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4948,7 +4948,7 @@ def _cf_v_rndne_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_rndne_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_rsq_clamp_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_rsq_clamp_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4959,7 +4959,7 @@ def _cf_v_rsq_clamp_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_rsq_clamp_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_rsq_clamp_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_rsq_clamp_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4970,7 +4970,7 @@ def _cf_v_rsq_clamp_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_rsq_clamp_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_rsq_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_rsq_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4981,7 +4981,7 @@ def _cf_v_rsq_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_rsq_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_rsq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_rsq_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4992,7 +4992,7 @@ def _cf_v_rsq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_rsq_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_rsq_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_rsq_legacy_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -5003,7 +5003,7 @@ def _cf_v_rsq_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_rsq_legacy_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_sin_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_sin_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -5014,7 +5014,7 @@ def _cf_v_sin_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_sin_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_sqrt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_sqrt_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -5025,7 +5025,7 @@ def _cf_v_sqrt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_sqrt_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_sqrt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_sqrt_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -5036,7 +5036,7 @@ def _cf_v_sqrt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_sqrt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_sub_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_sub_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -5047,7 +5047,7 @@ def _cf_v_sub_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_sub_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_subrev_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_subrev_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -5058,7 +5058,7 @@ def _cf_v_subrev_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_subrev_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_trig_preop_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_trig_preop_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -5069,7 +5069,7 @@ def _cf_v_trig_preop_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_trig_preop_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_trunc_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_trunc_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -5080,7 +5080,7 @@ def _cf_v_trunc_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_trunc_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit(inline="always")
+@njit
 def _row_v_trunc_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_trunc_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]

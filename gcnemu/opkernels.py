@@ -34,11 +34,7 @@ def valu_address(name: str) -> int:
         with _lock:
             addr = _addresses.get(name)
             if addr is None:
-                # the project's options: the row function is inlined into the wrapper and
-                # compiled with its flags (error_model 'python' would put a raising branch
-                # on every division and keep the row loop scalar)
-                fn = cfunc(VALU_SIGNATURE, cache=True, fastmath=False, boundscheck=False,
-                           error_model="numpy")(getattr(D, f"_cf_{name}"))
+                fn = cfunc(VALU_SIGNATURE, cache=True)(getattr(D, f"_cf_{name}"))
                 _keep.append(fn)
                 addr = _addresses[name] = fn.address
     return addr

@@ -77,7 +77,7 @@ def render() -> str:
     w("VALU ops: for each op a row function `_row_<op>` (numba, lazily compiled) that runs the")
     w("op over all 64 lanes (ops are pure, so inactive lanes cost nothing but time and the engine")
     w("writes only active lanes; a loop without a per-lane branch vectorises), and a C-callable")
-    w("wrapper `_cf_<op>` (the row function inlined into it) that gcnemu.opkernels")
+    w("wrapper `_cf_<op>` that gcnemu.opkernels")
     w("compiles on first use (cached on disk) and hands to the engine as a function address, so")
     w("only the ops a program uses are ever compiled. SALU ops: one switch, `salu_exec`.")
     w('"""')
@@ -105,9 +105,7 @@ def render() -> str:
     for name, mod in valu:
         w("")
         w("")
-        # inlined into _cf_: a call between them passed four arrays, and their reference
-        # counting cost 3-5 ns of a 10-30 ns op
-        w('@njit(inline="always")')
+        w("@njit")
         w(f"def _row_{name}(s0, s1, s2, res, cin, exec_mask, mode):")
         if name in row_fast:
             # the quick form over all lanes (vectorised), then the op on active lanes it declined
