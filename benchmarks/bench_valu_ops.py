@@ -50,6 +50,10 @@ OPS = {
     "v_rsq_f32": ("f32+", "f32", "f32"),
     "v_sqrt_f32": ("f32+", "f32", "f32"),
     "v_ldexp_f32": ("f32", "sh", "f32"),
+    # the f32 division sequence (VCC clear, as for normal operands)
+    "v_div_scale_f32": ("f32", "f32", "f32"),
+    "v_div_fmas_f32": ("f32", "f32", "f32"),
+    "v_div_fixup_f32": ("f32", "f32", "f32"),
     "v_add_f64": ("f64", "f64", "f64"),
     "v_mul_f64": ("f64", "f64", "f64"),
     "v_fma_f64": ("f64", "f64", "f64"),

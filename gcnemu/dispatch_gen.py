@@ -4347,9 +4347,22 @@ def _cf_v_cvt_u32_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row_v_div_fixup_f32(s0, s1, s2, res, cin, exec_mask, mode):
+    flags = np.uint64(0)
+    slow = np.uint64(0)
     for l in range(64):
-        res[l] = _valu_float.v_div_fixup_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
-    return np.uint64(0)
+        r, f, ok = _valu_float._quick_div_fixup_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = r
+        flags |= np.uint64(f) << np.uint64(l)
+        slow |= np.uint64(not ok) << np.uint64(l)
+    slow &= exec_mask
+    if slow != np.uint64(0):
+        for l in range(64):
+            if (slow >> np.uint64(l)) & np.uint64(1):
+                r, f = _valu_float.v_div_fixup_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+                res[l] = r
+                bit = np.uint64(1) << np.uint64(l)
+                flags = (flags & ~bit) | (np.uint64(f) << np.uint64(l))
+    return flags
 
 
 def _cf_v_div_fixup_f32(s0, s1, s2, res, cin, exec_mask, mode):
@@ -4369,9 +4382,22 @@ def _cf_v_div_fixup_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row_v_div_fmas_f32(s0, s1, s2, res, cin, exec_mask, mode):
+    flags = np.uint64(0)
+    slow = np.uint64(0)
     for l in range(64):
-        res[l] = _valu_float.v_div_fmas_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
-    return np.uint64(0)
+        r, f, ok = _valu_float._quick_div_fmas_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = r
+        flags |= np.uint64(f) << np.uint64(l)
+        slow |= np.uint64(not ok) << np.uint64(l)
+    slow &= exec_mask
+    if slow != np.uint64(0):
+        for l in range(64):
+            if (slow >> np.uint64(l)) & np.uint64(1):
+                r, f = _valu_float.v_div_fmas_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+                res[l] = r
+                bit = np.uint64(1) << np.uint64(l)
+                flags = (flags & ~bit) | (np.uint64(f) << np.uint64(l))
+    return flags
 
 
 def _cf_v_div_fmas_f32(s0, s1, s2, res, cin, exec_mask, mode):
@@ -4392,10 +4418,20 @@ def _cf_v_div_fmas_f64(s0, s1, s2, res, cin, exec_mask, mode):
 @njit
 def _row_v_div_scale_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
+    slow = np.uint64(0)
     for l in range(64):
-        r, f = _valu_float.v_div_scale_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        r, f, ok = _valu_float._quick_div_scale_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = r
         flags |= np.uint64(f) << np.uint64(l)
+        slow |= np.uint64(not ok) << np.uint64(l)
+    slow &= exec_mask
+    if slow != np.uint64(0):
+        for l in range(64):
+            if (slow >> np.uint64(l)) & np.uint64(1):
+                r, f = _valu_float.v_div_scale_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+                res[l] = r
+                bit = np.uint64(1) << np.uint64(l)
+                flags = (flags & ~bit) | (np.uint64(f) << np.uint64(l))
     return flags
 
 

@@ -785,6 +785,21 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             sregs[w, sp + 1] = np.uint32(sv >> U64(32))
             scc = 1 if nx != U64(0) else 0
             nsalu += 1
+        elif h == H_SETREG and (code[pc, C_IMM] & 0x3F) == 1 and (
+                code[pc, C_S0] == 255 or (code[pc, C_S0] <= 103 and code[pc, C_S0] < nsg)):
+            # s_setreg of MODE from an SGPR or a literal (clang toggles the f32 denormal bits
+            # around every f32 division), as step_generic does it, on the local mode
+            simm = code[pc, C_IMM]
+            off = U64((simm >> 6) & 0x1F)
+            mask = (((U64(1) << U64(((simm >> 11) & 0x1F) + 1)) - U64(1)) << off) & MASK32
+            c = code[pc, C_S0]
+            v = U64(code[pc, C_LIT]) & MASK32 if c == 255 else U64(sregs[w, c])
+            cur = (U64(mode) & U64(0x1FFFFFFF)) | (U64(ws[w, WS_CSP] & 7) << U64(29))
+            new = (cur & ~mask) | ((v << off) & mask)
+            mode = np.int64(new)
+            ws[w, WS_MODE] = mode
+            ws[w, WS_CSP] = np.int64((new >> U64(29)) & U64(7))
+            nsalu += 1
         else:
             # the general path, on ws: write the locals back, run, reload
             ws[w, WS_PC] = pc
@@ -1076,7 +1091,11 @@ def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, 
     the timing trace ``tr`` is full (grow it and call again: the waves resume where they
     stopped).
     """
-    tmp = np.empty((4, 64), np.uint64)
+    # the VALU scratch rows, 64-byte aligned: numba's np.empty aligns to 32 bytes only, and
+    # rows straddling cache lines split every AVX-512 load and store of the row kernels
+    buf = np.empty(4 * 64 + 8, np.uint64)
+    off = ((64 - (buf.ctypes.data & 63)) & 63) // 8
+    tmp = buf[off:off + 256].reshape((4, 64))
     nw = wave_ids.shape[0]
     while True:
         progressed = False

@@ -17,7 +17,9 @@ from numba.extending import intrinsic
 from . import dispatch_gen as D
 
 _P = types.CPointer(types.uint64)
-#: flags = op(s0, s1, s2, res, cin mask, exec mask, mode): rows are uint64[64]
+#: flags = op(s0, s1, s2, res, cin mask, exec mask, mode): rows are uint64[64]; the result
+#: lanes and flag bits of lanes outside the exec mask are unspecified (callers write back and
+#: mask active lanes only; ops with a quick row form recompute declined lanes only if active)
 VALU_SIGNATURE = types.uint64(_P, _P, _P, _P, types.uint64, types.uint64, types.int64)
 
 _addresses: dict[str, int] = {}

@@ -373,6 +373,27 @@ def test_s_getreg_setreg_mode():
     assert st.mode == 0x2F0
 
 
+def test_s_setreg_mode_fast_and_general_paths_agree():
+    """s_setreg of MODE from an SGPR or a literal runs in run_wave's fast path, from VCC_LO in
+    step_generic: both give the bits of the definition, and so does s_getreg after them."""
+    for off, size in ((0, 4), (4, 2), (8, 1), (30, 4), (0, 32), (29, 3)):
+        for v in (0, 0xFFFFFFFF, 0xA5A5A5C3):
+            mask = (((1 << size) - 1) << off) & M32
+            want = (0x3F0 & ~mask) | ((v << off) & mask)
+            srcs = (f"s_setreg_b32 hwreg(HW_REG_MODE, {off}, {size}), s0",
+                    f"s_setreg_imm32_b32 hwreg(HW_REG_MODE, {off}, {size}), {v:#x}",
+                    f"s_mov_b32 vcc_lo, s0\ns_setreg_b32 hwreg(HW_REG_MODE, {off}, {size}), vcc_lo")
+            for src in srcs:
+                st = run(src + "\ns_getreg_b32 s1, hwreg(HW_REG_MODE)", sgpr={0: v}, mode=0x3F0)
+                assert st.mode == want, (src, v)
+                assert st.sgpr[1] == want, (src, v)
+
+
+def test_s_setreg_mode_from_unallocated_sgpr_fails():
+    with pytest.raises(ExecutionError):
+        run("s_setreg_b32 hwreg(HW_REG_MODE, 0, 4), s90", sgpr={0: 1}, num_sgprs=16)
+
+
 def test_s_getpc_setpc_swappc():
     src = """
     s_nop 0

@@ -1598,3 +1598,113 @@ def test_fast_path_rows_match_lanes(row_call, v32, v64, ex, mode):
                                                  hex(c[lane]), hex(mode_))
                         flags |= wf << lane
                 assert f & ex == flags, name
+
+
+# --------------------------------------------------------------------------- division rows
+# v_div_scale/fmas/fixup_f32 rows run a quick form on every lane and the op itself on the lanes
+# it declines (ROW_FAST).  The operands aim at the quick forms' edges: exponent fields around
+# e2 = 23/24, e2 - e1 = 95/96 and -125/-126, |S1| around 2**126, denormals, zeros, inf, NaN.
+_DIV_EXPS = [0, 1, 2, 23, 24, 25, 56, 57, 58, 100, 126, 127, 128, 150, 151, 152, 153, 195, 196,
+             197, 252, 253, 254, 255]
+
+
+def _div_bits():
+    mants = st.one_of(st.integers(0, (1 << 23) - 1), st.sampled_from([0, 1, (1 << 23) - 1]))
+    exps = st.one_of(st.sampled_from(_DIV_EXPS), st.integers(0, 255))
+    return st.one_of(
+        st.builds(lambda s, e, m: (s << 31) | (e << 23) | m, st.integers(0, 1), exps, mants),
+        st.sampled_from(SPECIAL32), FAST32)
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.lists(_div_bits(), min_size=192, max_size=192), st.lists(st.integers(0, 2), min_size=64,
+       max_size=64), st.integers(0, 2 ** 64 - 1), st.integers(0, 2 ** 64 - 1),
+       st.integers(0, 2 ** 10 - 1))
+def test_division_rows_match_lanes(row_call, vals, pick, ex, cin, mode):
+    """The division row kernels equal the per-lane ops on every active lane, flags included,
+    in every MODE; S0 is often S1 or S2, as in the compiler's division sequence."""
+    b, c = vals[64:128], vals[128:]
+    a = [(vals[l], b[l], c[l])[pick[l]] for l in range(64)]
+    for mode_ in (mode, mode & ~0xF, 0x3C0, 0x3F0):
+        for name in ("v_div_scale_f32", "v_div_fmas_f32", "v_div_fixup_f32"):
+            for ex_, cin_ in ((ex, cin), (2 ** 64 - 1, 0)):
+                r, f = row_call(name, a, b, c, ex_, mode_, cin=cin_)
+                flags = 0
+                for lane in range(64):
+                    if (ex_ >> lane) & 1:
+                        want, wf = call(name, a[lane], b[lane], c[lane], cin=(cin_ >> lane) & 1,
+                                        mode=mode_, lane=lane)
+                        assert r[lane] == want, (name, lane, hex(a[lane]), hex(b[lane]),
+                                                 hex(c[lane]), hex(mode_))
+                        flags |= wf << lane
+                assert f & ex_ == flags, name
+
+
+def test_div_scale_quick_form_edges():
+    """The quick form accepts exactly where the op returns S0 with VCC clear, at its edges."""
+    from numba import njit
+
+    @njit
+    def quick(a, b, c):
+        r, f, ok = vf._quick_div_scale_f32(a, b, c, np.uint64(0), 0, 0)
+        return r, f, ok
+
+    def bits(e, m=0, s=0):
+        return (s << 31) | (e << 23) | m
+
+    cases = []
+    for e1 in (1, 2, 24, 100, 127, 150, 151, 152, 253, 254):
+        for e2 in (1, 23, 24, 25, 100, 127, 152, 195, 196, 197, 253, 254):
+            for m1, m2 in ((0, 0), ((1 << 23) - 1, 0), (0, (1 << 23) - 1), (5, 7)):
+                cases.append((bits(e1, m1), bits(e2, m2)))
+    cases += [(0x7E800000, f2b(1.0)), (0x7E800001, f2b(1.0)), (0x7E7FFFFF, f2b(1.0))]
+    accepted = 0
+    for b, c in cases:
+        for a in (b, c, f2b(3.0), 0x00000001):
+            r, f, ok = quick(np.uint64(a), np.uint64(b), np.uint64(c))
+            if ok:
+                accepted += 1
+                assert (int(r), int(f)) == (a, 0) == call("v_div_scale_f32", a, b, c), \
+                    (hex(a), hex(b), hex(c))
+    assert accepted > len(cases)
+
+
+def _np_mad_ref(a, b, c):
+    """v_mad_f32 in RNE from numpy f32 arithmetic: inputs, product and sum flushed (mad always
+    flushes f32 denormals), first NaN operand quieted, a NaN made here -> +qNaN."""
+    def fl(x):
+        return x & 0x80000000 if (x & 0x7F800000) == 0 else x
+
+    def f(x):
+        return np.array([x], np.uint32).view(np.float32)[0]
+
+    def bits_of(x):
+        return int(np.array([x], np.float32).view(np.uint32)[0])
+
+    for x in (a, b, c):
+        if (x & 0x7FFFFFFF) > 0x7F800000:
+            return x | 0x400000
+    with np.errstate(all="ignore"):
+        p = fl(bits_of(f(fl(a)) * f(fl(b))))
+        r = fl(bits_of(f(p) + f(fl(c))))
+    return 0x7FC00000 if (r & 0x7FFFFFFF) > 0x7F800000 else r
+
+
+MAD_SPECIAL32 = SPECIAL32 + [0x7F800000, 0xFF800000, 0x00400000, 0x80000003, 0x7F7FFFFF,
+                             0x3F800001, 0x00800001, 0x1F800000, 0x20000000, 0xDF800000]
+
+
+def test_mad_rne_special_values_every_denorm_mode():
+    """v_mad/v_mac_f32 (the merged RNE path) on NaNs, infinities (inf*0, inf-inf), signed
+    zeros, denormal operands and products, against numpy f32 arithmetic, in every f32
+    denormal mode (mad flushes whatever MODE says)."""
+    vals = MAD_SPECIAL32
+    for a in vals:
+        for b in vals:
+            for c in vals:
+                want = _np_mad_ref(a, b, c)
+                for den in range(4):
+                    m = mode_of(den32=den)
+                    assert call("v_mad_f32", a, b, c, mode=m)[0] == want, (hex(a), hex(b), hex(c))
+                    assert call("v_mac_f32", a, b, c, mode=m)[0] == want, (hex(a), hex(b), hex(c))

@@ -52,6 +52,20 @@ def flag_producing_ops() -> set:
     return ops
 
 
+def row_fast_ops() -> dict:
+    """op -> name of its quick lane form (ROW_FAST of the semantics modules): the row kernel
+    runs the quick form on every lane and the op itself only where the quick form declines."""
+    out = {}
+    for mod in VALU_MODULES:
+        try:
+            m = importlib.import_module(f"gcnemu.sem.{mod}")
+        except ImportError:
+            continue
+        for name, fn in getattr(m, "ROW_FAST", {}).items():
+            out[name] = fn.__name__ if hasattr(fn, "__name__") else fn.py_func.__name__
+    return out
+
+
 def render() -> str:
     valu = collect(VALU_MODULES)
     valu = [(n, m) for n, m in valu if n != "v_mqsad_u32_u8"]  # 128-bit: the engine runs it
@@ -87,12 +101,32 @@ def render() -> str:
         w(f'    "{n}",')
     w(")")
     flag_ops = flag_producing_ops()
+    row_fast = row_fast_ops()
     for name, mod in valu:
         w("")
         w("")
         w("@njit")
         w(f"def _row_{name}(s0, s1, s2, res, cin, exec_mask, mode):")
-        if name in flag_ops:
+        if name in row_fast:
+            # the quick form over all lanes (vectorised), then the op on active lanes it declined
+            q = f"_{mod}.{row_fast[name]}"
+            w("    flags = np.uint64(0)")
+            w("    slow = np.uint64(0)")
+            w("    for l in range(64):")
+            w(f"        r, f, ok = {q}(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)")
+            w("        res[l] = r")
+            w("        flags |= np.uint64(f) << np.uint64(l)")
+            w("        slow |= np.uint64(not ok) << np.uint64(l)")
+            w("    slow &= exec_mask")
+            w("    if slow != np.uint64(0):")
+            w("        for l in range(64):")
+            w("            if (slow >> np.uint64(l)) & np.uint64(1):")
+            w(f"                r, f = _{mod}.{name}(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)")
+            w("                res[l] = r")
+            w("                bit = np.uint64(1) << np.uint64(l)")
+            w("                flags = (flags & ~bit) | (np.uint64(f) << np.uint64(l))")
+            w("    return flags")
+        elif name in flag_ops:
             w("    flags = np.uint64(0)")
             w("    for l in range(64):")
             w(f"        r, f = _{mod}.{name}(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)")

@@ -1150,12 +1150,25 @@ def _fast_mad32(a, b, c, mode):
     then the sum (denormals always flushed)."""
     rm = fp.rmode32(mode)
     if rm == RNE:
-        # the same calls with a constant mode: one loop-invariant branch for the row loop
-        p = _mul32_m(a, b, RNE, True, True)
-        r = _add32_m(p, c, RNE, True, True)
-    else:
-        p = _mul32_m(a, b, rm, True, True)
-        r = _add32_m(p, c, rm, True, True)
+        # what the general lines below compute in RNE, with the NaN rules of the two _out32
+        # calls and the fix-up merged into one pass (one loop-invariant branch for the row
+        # loop): a NaN result is the first NaN operand of a, b, c quieted (c before a NaN the
+        # product made from non-NaN a, b), else a NaN made here is +qNaN
+        p = fp.f32_bits(fp.as_f32(fp.flush32(a, True)) * fp.as_f32(fp.flush32(b, True)))
+        p = fp.flush32(p, True)
+        r = fp.f32_bits(fp.as_f32(p) + fp.as_f32(fp.flush32(c, True)))
+        r = fp.flush32(r, True)
+        if (r & U64(_A32)) > U64(0x7F800000):
+            r = U64(F32_QNAN)
+        if fp.is_nan32(c):
+            r = fp.quiet32(c)
+        if fp.is_nan32(b):
+            r = fp.quiet32(b)
+        if fp.is_nan32(a):
+            r = fp.quiet32(a)
+        return r
+    p = _mul32_m(a, b, rm, True, True)
+    r = _add32_m(p, c, rm, True, True)
     if fp.is_nan32(p) and fp.is_nan32(c) and not (fp.is_nan32(a) or fp.is_nan32(b)):
         r = fp.quiet32(c)
     return r
@@ -2002,6 +2015,50 @@ def v_div_fixup_f32(s0, s1, s2, cin, lane, mode):
     if k == 5:
         return sbit, U64(0)
     return sbit | (a & U64(_A32)), U64(0)
+
+
+# --------------------------------------------------------------------------- division fast rows
+# v_div_scale/fmas/fixup_f32 branch through many special cases per lane, which keeps their row
+# loops scalar (~6 ns a lane).  In the common case (normal operands of moderate range, VCC
+# clear) each reduces to one select, so the row kernels (tools/gen_dispatch.py, ROW_FAST) first
+# run these quick forms over all lanes -- call-free, vectorised -- and redo with the op itself
+# only the active lanes whose `ok` is False.  Each returns (result, flag, ok); where ok is True
+# the result and flag are the op's own.
+
+@njit(cache=True, inline="always")
+def _quick_div_scale_f32(s0, s1, s2, cin, lane, mode):
+    """v_div_scale_f32 when S1 (denominator) and S2 (numerator) are normal, S0 is finite,
+    |S1| <= 2**126 (1/S1 is not an f32 denormal), the exponent fields satisfy e2 > 23 and
+    -125 <= e2 - e1 <= 95: then S2/S1 > 2**-126 (the mantissa ratio exceeds 1/2) and every
+    scaling case of _div_scale32 is excluded, so the op returns S0 unchanged with VCC clear."""
+    a = U64(s0) & U64(_M32)
+    b = U64(s1) & U64(_M32)
+    c = U64(s2) & U64(_M32)
+    e1 = I64(b >> U64(23)) & 0xFF
+    e2 = I64(c >> U64(23)) & 0xFF
+    d = e2 - e1
+    ok = (_nm32(b) & _nm32(c) & ((a & U64(_A32)) < U64(0x7F800000))
+          & ((b & U64(_A32)) <= U64(0x7E800000)) & (e2 > 23) & (d >= -125) & (d <= 95))
+    return a, U64(0), ok
+
+
+@njit(cache=True, inline="always")
+def _quick_div_fmas_f32(s0, s1, s2, cin, lane, mode):
+    """v_div_fmas_f32 with VCC clear is v_fma_f32."""
+    r = _fast_fma32(U64(s0) & U64(_M32), U64(s1) & U64(_M32), U64(s2) & U64(_M32), mode)
+    return r, U64(0), U64(cin) == U64(0)
+
+
+@njit(cache=True, inline="always")
+def _quick_div_fixup_f32(s0, s1, s2, cin, lane, mode):
+    """v_div_fixup_f32 when S0 is not a NaN and S1, S2 are finite and nonzero: case 6 of
+    _div_fixup_common, |S0| with the sign of S1*S2."""
+    a = U64(s0) & U64(_M32)
+    b = U64(s1) & U64(_M32)
+    c = U64(s2) & U64(_M32)
+    ok = (((b & U64(_A32)) - U64(1) < U64(0x7F7FFFFF)) & ((c & U64(_A32)) - U64(1) < U64(0x7F7FFFFF))
+          & ((a & U64(_A32)) <= U64(0x7F800000)))
+    return ((b ^ c) & U64(_S32)) | (a & U64(_A32)), U64(0), ok
 
 
 @njit(cache=True)
@@ -2880,6 +2937,13 @@ _OP_NAMES = (
 
 #: mnemonic -> per-lane semantics function (every op of the gfx7 float/convert/compare list)
 SEMANTICS = _collect()
+
+#: op -> its quick lane form (result, flag, ok) for the row kernels (see "division fast rows")
+ROW_FAST = {
+    "v_div_scale_f32": _quick_div_scale_f32,
+    "v_div_fmas_f32": _quick_div_fmas_f32,
+    "v_div_fixup_f32": _quick_div_fixup_f32,
+}
 
 #: mnemonics from the op list that have no implementation
 NOT_IMPLEMENTED = [name for name in _OP_NAMES if name not in SEMANTICS]
