@@ -463,16 +463,19 @@ class GPU:
                 f"does not fit on a CU: {vcount} VGPRs and {info.sgpr_count} SGPRs per wave allow "
                 f"{occ.waves_per_simd} wave(s) per SIMD ({occ.limited_by}), it needs "
                 f"{-(-waves_per_group // self.config.simds_per_cu)}")
+        serial_reason = _needs_serial(prog)
+        nworkers = 1 if serial_reason else max(1, int(workers))
         groups_per_batch = max(1, self.waves_per_batch // waves_per_group)
+        if nworkers > 1:
+            # workers take batches from a shared queue; at least 4 batches per worker, so
+            # that workgroups of unequal cost (mandelbrot's rows) even out between them
+            groups_per_batch = max(1, min(groups_per_batch, ngroups // (4 * nworkers)))
         nbatch_groups = min(ngroups, groups_per_batch)
         nwaves = nbatch_groups * waves_per_group
         lds_per_group = (lds_size + 255) & ~255
         sgpr_layout = abi.initial_sgpr_layout(info) if info.code_object_version else _asm_sgpr_layout(info)
         batches = [range(f, min(ngroups, f + nbatch_groups)) for f in range(0, ngroups, nbatch_groups)]
-        serial_reason = _needs_serial(prog)
-        nworkers = max(1, min(int(workers), len(batches)))
-        if serial_reason and nworkers > 1:
-            nworkers = 1
+        nworkers = min(nworkers, len(batches))
         # workgroup coordinates of the whole dispatch, and which groups are partial (cut by
         # the grid's edge), once: the per-batch set-up only slices them
         g = np.arange(ngroups, dtype=np.int64)
@@ -509,14 +512,7 @@ class GPU:
             if nworkers == 1:
                 results = (self._run_batch(ctx, states[0], b, data, mapped) for b in batches)
             else:
-                from concurrent.futures import ThreadPoolExecutor
-                pool = ThreadPoolExecutor(nworkers)
-                # worker i runs batches i, i+n, i+2n, ... in order; results are merged in batch order
-                futs = [pool.submit(self._run_batches, ctx, states[i], batches[i::nworkers], data, mapped)
-                        for i in range(nworkers)]
-                per_worker = [f.result() for f in futs]
-                pool.shutdown()
-                results = (per_worker[j % nworkers][j // nworkers] for j in range(len(batches)))
+                results = self._run_shared_queue(ctx, states, batches, data, mapped)
             for res in results:
                 waves_run += res.waves
                 for k in totals:
@@ -543,14 +539,34 @@ class GPU:
             rep.wave_cu = t.wave_cu
         return rep
 
-    def _run_batches(self, ctx, st, batches, data, mapped):
-        out = []
-        for b in batches:
-            r = self._run_batch(ctx, st, b, data, mapped)
-            out.append(r)
-            if r.error is not None:
-                break
-        return out
+    def _run_shared_queue(self, ctx, states, batches, data, mapped) -> list:
+        """Run the batches on one thread per state: each thread takes the next batch number
+        from a shared counter, so work evens out whatever the batches cost. A batch's result
+        does not depend on the thread that ran it (each thread's state is reset per batch),
+        and the caller merges results in batch order, so the bits are those of one worker.
+        After a failing batch no new batch starts; all batches before it have finished
+        (batches start in order), so the error reported is the same as with one worker."""
+        import itertools
+        import threading
+        from concurrent.futures import ThreadPoolExecutor
+
+        next_batch = itertools.count()   # next() is atomic under the GIL
+        stop = threading.Event()
+        out = [None] * len(batches)
+
+        def work(st):
+            while not stop.is_set():
+                j = next(next_batch)
+                if j >= len(batches):
+                    return
+                out[j] = self._run_batch(ctx, st, batches[j], data, mapped)
+                if out[j].error is not None:
+                    stop.set()
+
+        with ThreadPoolExecutor(len(states)) as pool:
+            for f in [pool.submit(work, st) for st in states]:
+                f.result()
+        return [r for r in itertools.takewhile(lambda r: r is not None, out)]
 
     def _run_batch(self, ctx, st, batch, data, mapped) -> "_BatchResult":
         """Run the workgroups of one batch to completion in the state arrays of one worker."""

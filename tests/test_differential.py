@@ -108,3 +108,28 @@ def test_two_workers_share_the_work():
     gpu = gcnemu.GPU(waves_per_batch=4)
     results, case = corpus.run_case("mandelbrot", gpu=gpu, workers=2)
     corpus.compare_results(case, results)
+
+
+def test_two_workers_report_the_first_failing_workgroup_like_one(tmp_path):
+    # workgroups 3 and 6 of 16 spin until the step limit; whichever thread meets a failure
+    # first, the error must name workgroup 3, as a one-worker dispatch does
+    src = tmp_path / "spin2.s"
+    src.write_text("""
+        s_cmp_eq_u32 s2, 3
+        s_cbranch_scc1 spin
+        s_cmp_eq_u32 s2, 6
+        s_cbranch_scc0 done
+    spin:
+        s_branch spin
+    done:
+        s_endpgm
+    """)
+    messages = []
+    for workers in (1, 2):
+        gpu = gcnemu.GPU(step_limit=20_000, waves_per_batch=1)
+        k = gcnemu.load(src).kernel("spin2")
+        with pytest.raises(gcnemu.ExecutionError) as e:
+            gpu.dispatch(k, grid=(16 * 64,), block=(64,), args=[], workers=workers)
+        messages.append(str(e.value))
+    assert "workgroup (3, 0, 0)" in messages[0] and "step limit" in messages[0]
+    assert messages[1] == messages[0]
