@@ -628,6 +628,12 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
         next_pc = pc + 1
         if h == H_NOP or h == H_WAITCNT:
             pass
+        elif h == H_ENDPGM:
+            # here rather than in step_generic: a call there costs ~90 ns a wave
+            ws[w, WS_STATUS] = ST_DONE
+            insts += 1
+            pc = next_pc
+            break
         elif h == H_SALU and code[pc, C_FAST] != 0 and code[pc, C_SMAX] <= nsg:
             kd = code[pc, C_KD]
             dc = code[pc, C_DST]
