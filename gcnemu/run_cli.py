@@ -90,7 +90,7 @@ def timing_summary(rep) -> str:
     return "\n".join(lines)
 
 
-def run_example(out=sys.stdout) -> int:
+def run_example(out=sys.stdout, timing: bool = False) -> int:
     """Run the built-in saxpy example and check it against numpy."""
     import gcnemu
 
@@ -99,7 +99,7 @@ def run_example(out=sys.stdout) -> int:
     rng = np.random.default_rng(0)
     x = rng.standard_normal(n).astype(np.float32)
     y = rng.standard_normal(n).astype(np.float32)
-    gpu = gcnemu.GPU()
+    gpu = gcnemu.GPU(timing=timing)
     yb, xb = gpu.to_device(y, name="y"), gpu.to_device(x, name="x")
     rep = gpu.dispatch(gcnemu.load(code).kernel("saxpy"), grid=(n,), block=(256,),
                        args=[yb, xb, np.float32(2.0), np.uint32(n)])
@@ -107,6 +107,8 @@ def run_example(out=sys.stdout) -> int:
     want = np.float32(2.0) * x + y      # v_mac_f32: product rounded, then the sum
     ok = np.array_equal(got.view(np.uint32), want.view(np.uint32))
     print(rep.summary(), file=out)
+    if timing:
+        print(timing_summary(rep), file=out)
     print(f"saxpy y = 2*x + y over {n} floats: {'matches numpy bit for bit' if ok else 'MISMATCH'}",
           file=out)
     return 0 if ok else 1
@@ -116,7 +118,7 @@ def cmd_run(args) -> int:
     import gcnemu
 
     if args.example:
-        return run_example()
+        return run_example(timing=args.timing)
     if not args.file or not args.kernel or not args.grid:
         raise GcnEmuError("gcnemu run needs FILE, --kernel and --grid (or --example)")
     gpu = gcnemu.GPU(args.gpu, timing=args.timing)

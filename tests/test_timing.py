@@ -172,3 +172,13 @@ def test_s_sleep_and_s_nop_durations(tmp_path):
     k = asm_kernel(tmp_path, "slp", "s_sleep 3\ns_nop 7\ns_nop 1\ns_endpgm\n")
     rep = gcnemu.GPU(timing=True).dispatch(k, grid=(64,), block=(64,))
     assert rep.cycles == 3 * 64 + 8 + 4 + 4
+
+
+def test_cli_example_with_timing(capsys):
+    from gcnemu.cli import main
+    assert main(["run", "--example", "--timing"]) == 0
+    out = capsys.readouterr().out
+    assert "matches numpy bit for bit" in out
+    # 1024 waves of saxpy read 2 x 256 KB: some thousands of cycles, never zero
+    cycles = int(out.split("timing: ")[1].split(" cycles")[0])
+    assert cycles > 1000 and "(1024 waves)" in out
