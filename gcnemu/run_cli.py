@@ -90,9 +90,12 @@ def timing_summary(rep) -> str:
     return "\n".join(lines)
 
 
-def run_example(out=sys.stdout, timing: bool = False) -> int:
-    """Run the built-in saxpy example and check it against numpy."""
+def run_example(out=None, timing: bool = False) -> int:
+    """Run the built-in saxpy example and check it against numpy (printing to ``out``,
+    default the current sys.stdout)."""
     import gcnemu
+
+    out = out if out is not None else sys.stdout
 
     code = resources.files("gcnemu.examples").joinpath("saxpy.hsaco").read_bytes()
     n = 1 << 16
