@@ -449,6 +449,90 @@ def ds_instruction(ins, w, sregs, ws, vgpr, lds, scratch):
         align = nb
     vb = ws[w, WS_VBASE]
     lds32 = lds[:lds.shape[0] & ~3].view(np.uint32)   # aligned dwords in one access
+    # Fast path for the dword loads and stores that LDS-heavy kernels are made of (ds_read/
+    # write_b32..b128, ds_read2/write2(st64)_b32/b64): one tight loop per kind instead of the
+    # kind-if-chain per lane, and unsigned indices (numba adds a negative-index wraparound
+    # fix-up to every signed index). With a 4-aligned base every access is a whole dword
+    # (the address is aligned to >= 4), so no byte fallback is needed. Same semantics as the
+    # general loop below: lanes in order, the lane's address read before its results are
+    # written (dst may overlap addr), 32-bit wrap, alignment mask, out of range (a + nb >
+    # limit) reads 0 / drops the write.
+    if (base & 3) == 0 and count <= 4 and (
+            ((kind == K_LOAD or kind == K_STORE) and size >= 4)
+            or ((kind == K_LOAD2 or kind == K_STORE2) and count <= 2)):
+        ulim = U64(limit) if limit > 0 else U64(0)
+        ub = U64(base >> 2)
+        ra = U64(vb + vaddr)
+        unb = U64(4 * count)
+        one = U64(1)
+        if kind == K_LOAD or kind == K_STORE:
+            amask = U64(0xFFFFFFFF) & ~U64((4 * count if count <= 2 else 16) - 1)
+            uoff = U64(offset16)
+            if kind == K_LOAD:
+                rd = U64(vb + vdst)
+                for l in range(64):
+                    ul = U64(l)
+                    if (ex >> ul) & one:
+                        a = (U64(vgpr[ra, ul]) + uoff) & amask
+                        if a + unb <= ulim:
+                            q = ub + (a >> U64(2))
+                            for i in range(count):
+                                vgpr[rd + U64(i), ul] = lds32[q + U64(i)]
+                        else:
+                            for i in range(count):
+                                vgpr[rd + U64(i), ul] = np.uint32(0)
+            else:
+                rs = U64(vb + d0)
+                for l in range(64):
+                    ul = U64(l)
+                    if (ex >> ul) & one:
+                        a = (U64(vgpr[ra, ul]) + uoff) & amask
+                        if a + unb <= ulim:
+                            q = ub + (a >> U64(2))
+                            for i in range(count):
+                                lds32[q + U64(i)] = vgpr[rs + U64(i), ul]
+            return
+        scale = U64(4 * count * (64 if st64 else 1))
+        uo0 = U64(off0) * scale
+        uo1 = U64(off1) * scale
+        amask = U64(0xFFFFFFFF) & ~(unb - one)
+        if kind == K_LOAD2:
+            rd = U64(vb + vdst)
+            ucnt = U64(count)
+            for l in range(64):
+                ul = U64(l)
+                if (ex >> ul) & one:
+                    addr = U64(vgpr[ra, ul])
+                    a0 = (addr + uo0) & amask
+                    a1 = (addr + uo1) & amask
+                    q0 = ub + (a0 >> U64(2))
+                    q1 = ub + (a1 >> U64(2))
+                    ok0 = a0 + unb <= ulim
+                    ok1 = a1 + unb <= ulim
+                    for i in range(count):
+                        ui = U64(i)
+                        vgpr[rd + ui, ul] = lds32[q0 + ui] if ok0 else np.uint32(0)
+                    for i in range(count):
+                        ui = U64(i)
+                        vgpr[rd + ucnt + ui, ul] = lds32[q1 + ui] if ok1 else np.uint32(0)
+        else:
+            rs0 = U64(vb + d0)
+            rs1 = U64(vb + d1)
+            for l in range(64):
+                ul = U64(l)
+                if (ex >> ul) & one:
+                    addr = U64(vgpr[ra, ul])
+                    a0 = (addr + uo0) & amask
+                    a1 = (addr + uo1) & amask
+                    if a0 + unb <= ulim:
+                        q0 = ub + (a0 >> U64(2))
+                        for i in range(count):
+                            lds32[q0 + U64(i)] = vgpr[rs0 + U64(i), ul]
+                    if a1 + unb <= ulim:   # after the first: the second wins where they meet
+                        q1 = ub + (a1 >> U64(2))
+                        for i in range(count):
+                            lds32[q1 + U64(i)] = vgpr[rs1 + U64(i), ul]
+        return
     for l in range(64):
         if not (ex >> U64(l)) & U64(1):
             continue
