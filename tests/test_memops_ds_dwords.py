@@ -29,12 +29,18 @@ def _addrs(rng):
     return a.astype(np.uint32)
 
 
+def _edge(addr, end, nb, step):
+    """Lane 5's access ends exactly at `end` (in range), lane 6's one step later (out)."""
+    addr[5] = (end - nb) & M32
+    addr[6] = (end - nb + step) & M32
+
+
 def _exec(rng, kind):
     if kind == "full":
         return (1 << 64) - 1
     if kind == "none":
         return 0
-    return int(rng.integers(0, 1 << 63)) | (1 << 63) | 1
+    return int(rng.integers(0, 1 << 63)) | (1 << 63) | 0x61   # lanes 0, 5, 6 on
 
 
 def _rd(mem, a, limit, nb):
@@ -71,6 +77,7 @@ def test_ds_read_dwords(op, count, limit, ex_kind):
     addr = _addrs(rng)
     ex = _exec(rng, ex_kind)
     off = 44
+    _edge(addr, min(limit, LDS_BYTES) - off, 4 * count, 16)
     old = rng.integers(0, 1 << 32, (4, 64), dtype=np.uint64).astype(np.uint32)
     # v1 = address, dst v[1:count] overlaps it (read before write per lane)
     vg = {1 + i: old[i] for i in range(count)}
@@ -103,6 +110,7 @@ def test_ds_read2(count, st64, ex_kind):
     ex = _exec(rng, ex_kind)
     o0, o1 = (1, 2) if st64 else (3, 200)
     sfx = ("2st64" if st64 else "2") + ("_b32" if count == 1 else "_b64")
+    _edge(addr, LDS_BYTES - o1 * 4 * count * (64 if st64 else 1), 4 * count, 4 * count)
     old = rng.integers(0, 1 << 32, (4, 64), dtype=np.uint64).astype(np.uint32)
     # address in v2, which the results v[1:2*count] overwrite
     vg = {1 + i: old[i] for i in range(2 * count)}
@@ -136,6 +144,7 @@ def test_ds_write_dwords(op, count, limit, ex_kind):
     addr[10:20] = addr[40]          # several lanes on one address: the last lane wins
     ex = _exec(rng, ex_kind)
     off = 20
+    _edge(addr, min(limit, LDS_BYTES) - off, 4 * count, 16)
     data = rng.integers(0, 1 << 32, (4, 64), dtype=np.uint64).astype(np.uint32)
     vg = {10 + i: data[i] for i in range(count)}
     vg[1] = addr
@@ -170,6 +179,7 @@ def test_ds_write2(count, st64, ex_kind):
     vg = {10 + i: data[i] for i in range(2 * count)}
     vg[1] = addr
     vg[98] = np.arange(64, dtype=np.uint32)
+    _edge(addr, LDS_BYTES - o1 * 4 * count * (64 if st64 else 1), 4 * count, 4 * count)
     d0, d1 = ("v10", "v11") if count == 1 else ("v[10:11]", "v[12:13]")
     r = run(f"ds_write{sfx} v1, {d0}, {d1} offset0:{o0} offset1:{o1}\ns_mov_b64 exec, -1\n"
             + _readback_code(), vgpr=vg, lds=bytes(init), lds_bytes=LDS_BYTES, exec_mask=ex)
