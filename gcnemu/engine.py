@@ -1103,6 +1103,17 @@ def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, 
     off = ((64 - (buf.ctypes.data & 63)) & 63) // 8
     tmp = buf[off:off + 256].reshape((4, 64))
     nw = wave_ids.shape[0]
+    # Barrier release below: the dispatcher lays out each workgroup's waves consecutively,
+    # so a group is one run of wave_ids and is decided by scanning that run (O(waves) per
+    # pass instead of each waiting wave scanning the whole batch: 128 waves in a batch).
+    # Checked once here; a batch where a group is split falls back to the full scans.
+    contig = True
+    for i in range(1, nw):
+        g = ws[wave_ids[i], WS_GROUP]
+        if g != ws[wave_ids[i - 1], WS_GROUP]:
+            for j in range(i - 1):
+                if ws[wave_ids[j], WS_GROUP] == g:
+                    contig = False
     while True:
         progressed = False
         for i in range(nw):
@@ -1118,7 +1129,26 @@ def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, 
                     return w
         # release barriers: a group whose live waves all wait
         released = False
-        for i in range(nw):
+        i = 0
+        while contig and i < nw:
+            g = ws[wave_ids[i], WS_GROUP]
+            j = i
+            any_ready = False
+            any_wait = False
+            while j < nw and ws[wave_ids[j], WS_GROUP] == g:
+                st = ws[wave_ids[j], WS_STATUS]
+                if st == ST_READY:
+                    any_ready = True
+                elif st == ST_BARRIER:
+                    any_wait = True
+                j += 1
+            if any_wait and not any_ready:
+                for k in range(i, j):
+                    if ws[wave_ids[k], WS_STATUS] == ST_BARRIER:
+                        ws[wave_ids[k], WS_STATUS] = ST_READY
+                released = True
+            i = j
+        for i in range(nw if not contig else 0):
             w = wave_ids[i]
             if ws[w, WS_STATUS] != ST_BARRIER:
                 continue

@@ -1,0 +1,214 @@
+"""The dword DS loads/stores (ds_read/write_b32..b128, ds_read2/write2(st64)_b32/b64), which
+memops.ds_instruction runs in a dedicated fast loop, against a numpy/bytes model of LDS
+written from GcnInstrsDs.md: lanes in order, address = (ADDR + offset) mod 2^32 aligned down
+(b32 &~3, b64 &~7, b96/b128 &~15), out of range (a + nbytes > min(M0, LDS size)) reads 0 and
+drops writes; ds_read2/write2 use offset0/offset1 scaled by the element size (x64 for st64).
+
+Cases: random addresses incl. out of range and 32-bit wrap, partial EXEC, a destination that
+overlaps the address register, an M0 limit below the allocation, GDS with an aligned (fast
+loop) and an unaligned (general loop) M0 base. Stores are read back with ds_read_u8, which
+takes the general byte path, so the check does not depend on the code under test.
+"""
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+import pytest
+
+from test_memops_helpers import run
+
+LDS_BYTES = 1024
+M32 = 0xFFFFFFFF
+
+
+def _addrs(rng):
+    a = rng.integers(0, LDS_BYTES + 64, 64).astype(np.int64)
+    a[::7] = (-rng.integers(1, 64, a[::7].size)) & M32        # wraps with a positive offset
+    a[3::11] = rng.integers(LDS_BYTES - 16, LDS_BYTES + 8, a[3::11].size)   # at the limit
+    return a.astype(np.uint32)
+
+
+def _edge(addr, end, nb, step):
+    """Lane 5's access ends exactly at `end` (in range), lane 6's one step later (out)."""
+    addr[5] = (end - nb) & M32
+    addr[6] = (end - nb + step) & M32
+
+
+def _exec(rng, kind):
+    if kind == "full":
+        return (1 << 64) - 1
+    if kind == "none":
+        return 0
+    return int(rng.integers(0, 1 << 63)) | (1 << 63) | 0x61   # lanes 0, 5, 6 on
+
+
+def _rd(mem, a, limit, nb):
+    """nb bytes at a as dwords, or zeros when out of range."""
+    if a + nb > limit:
+        return [0] * (nb // 4)
+    return [int.from_bytes(mem[a + 4 * i:a + 4 * i + 4], "little") for i in range(nb // 4)]
+
+
+def _wr(mem, a, limit, words):
+    if a + 4 * len(words) <= limit:
+        for i, v in enumerate(words):
+            mem[a + 4 * i:a + 4 * i + 4] = int(v).to_bytes(4, "little")
+
+
+def _readback_code(first=100, nbytes=LDS_BYTES, gds=""):
+    """ds_read_u8 of bytes 0..nbytes-1 into v[first + k] (lane l gets byte 64k + l)."""
+    return "\n".join(f"ds_read_u8 v{first + k}, v98 offset:{64 * k}{gds}" for k in range(nbytes // 64))
+
+
+def _bytes_from(r, first=100, nbytes=LDS_BYTES):
+    return bytes(np.concatenate([r.vgpr[first + k] for k in range(nbytes // 64)]).astype(np.uint8))
+
+
+LOADS = [("ds_read_b32", 1), ("ds_read_b64", 2), ("ds_read_b96", 3), ("ds_read_b128", 4)]
+
+
+@pytest.mark.parametrize("ex_kind", ["full", "partial", "none"])
+@pytest.mark.parametrize("limit", [0xFFFFFFFF, 700])
+@pytest.mark.parametrize("op,count", LOADS)
+def test_ds_read_dwords(op, count, limit, ex_kind):
+    rng = np.random.default_rng(zlib.crc32(f"{op}{limit}{ex_kind}".encode()))
+    init = bytearray(rng.integers(0, 256, LDS_BYTES, dtype=np.uint8).tobytes())
+    addr = _addrs(rng)
+    ex = _exec(rng, ex_kind)
+    off = 44
+    _edge(addr, min(limit, LDS_BYTES) - off, 4 * count, 16)
+    old = rng.integers(0, 1 << 32, (4, 64), dtype=np.uint64).astype(np.uint32)
+    # v1 = address, dst v[1:count] overlaps it (read before write per lane)
+    vg = {1 + i: old[i] for i in range(count)}
+    vg[1] = addr
+    r = run(f"{op} v[1:{count}], v1 offset:{off}" if count > 1 else f"{op} v1, v1 offset:{off}",
+            vgpr=vg, lds=bytes(init), lds_bytes=LDS_BYTES, m0=limit, exec_mask=ex)
+    lim = min(limit, LDS_BYTES)
+    nb = 4 * count
+    align = nb if nb <= 8 else 16
+    for l in range(64):
+        if ex >> l & 1:
+            a = ((int(addr[l]) + off) & M32) & ~(align - 1)
+            exp = _rd(init, a, lim, nb)
+        else:
+            exp = [int(old[i][l]) if i else int(addr[l]) for i in range(count)]
+        got = [int(r.vgpr[1 + i][l]) for i in range(count)]
+        assert got == exp, (l, hex(int(addr[l])))
+
+
+@pytest.mark.parametrize("ex_kind", ["full", "partial"])
+@pytest.mark.parametrize("st64", [False, True])
+@pytest.mark.parametrize("count", [1, 2])
+def test_ds_read2(count, st64, ex_kind):
+    rng = np.random.default_rng(count * 10 + st64 * 3 + (ex_kind == "full"))
+    init = bytearray(rng.integers(0, 256, LDS_BYTES, dtype=np.uint8).tobytes())
+    addr = _addrs(rng)
+    if st64:
+        addr = (addr % 256).astype(np.uint32)
+        addr[::5] = (-addr[::5].astype(np.int64) - 4) & M32
+    ex = _exec(rng, ex_kind)
+    o0, o1 = (1, 2) if st64 else (3, 200)
+    sfx = ("2st64" if st64 else "2") + ("_b32" if count == 1 else "_b64")
+    _edge(addr, LDS_BYTES - o1 * 4 * count * (64 if st64 else 1), 4 * count, 4 * count)
+    old = rng.integers(0, 1 << 32, (4, 64), dtype=np.uint64).astype(np.uint32)
+    # address in v2, which the results v[1:2*count] overwrite
+    vg = {1 + i: old[i] for i in range(2 * count)}
+    vg[2] = addr
+    r = run(f"ds_read{sfx} v[1:{2 * count}], v2 offset0:{o0} offset1:{o1}",
+            vgpr=vg, lds=bytes(init), lds_bytes=LDS_BYTES, exec_mask=ex)
+    nb = 4 * count
+    scale = nb * (64 if st64 else 1)
+    for l in range(64):
+        if ex >> l & 1:
+            exp = []
+            for o in (o0, o1):
+                a = ((int(addr[l]) + o * scale) & M32) & ~(nb - 1)
+                exp += _rd(init, a, LDS_BYTES, nb)
+        else:
+            exp = [int(addr[l]) if i == 1 else int(old[i][l]) for i in range(2 * count)]
+        got = [int(r.vgpr[1 + i][l]) for i in range(2 * count)]
+        assert got == exp, (l, hex(int(addr[l])))
+
+
+STORES = [("ds_write_b32", 1), ("ds_write_b64", 2), ("ds_write_b96", 3), ("ds_write_b128", 4)]
+
+
+@pytest.mark.parametrize("ex_kind", ["full", "partial"])
+@pytest.mark.parametrize("limit", [0xFFFFFFFF, 600])
+@pytest.mark.parametrize("op,count", STORES)
+def test_ds_write_dwords(op, count, limit, ex_kind):
+    rng = np.random.default_rng(zlib.crc32(f"{op}{limit}{ex_kind}w".encode()))
+    init = bytearray(rng.integers(0, 256, LDS_BYTES, dtype=np.uint8).tobytes())
+    addr = _addrs(rng)
+    addr[10:20] = addr[40]          # several lanes on one address: the last lane wins
+    ex = _exec(rng, ex_kind)
+    off = 20
+    _edge(addr, min(limit, LDS_BYTES) - off, 4 * count, 16)
+    data = rng.integers(0, 1 << 32, (4, 64), dtype=np.uint64).astype(np.uint32)
+    vg = {10 + i: data[i] for i in range(count)}
+    vg[1] = addr
+    vg[98] = np.arange(64, dtype=np.uint32)
+    d = f"v[10:{9 + count}]" if count > 1 else "v10"
+    r = run(f"{op} v1, {d} offset:{off}\ns_mov_b64 exec, -1\ns_mov_b32 m0, -1\n" + _readback_code(),
+            vgpr=vg, lds=bytes(init), lds_bytes=LDS_BYTES, m0=limit, exec_mask=ex)
+    lim = min(limit, LDS_BYTES)
+    nb = 4 * count
+    align = nb if nb <= 8 else 16
+    mem = bytearray(init)
+    for l in range(64):
+        if ex >> l & 1:
+            _wr(mem, ((int(addr[l]) + off) & M32) & ~(align - 1), lim, [data[i][l] for i in range(count)])
+    assert _bytes_from(r) == bytes(mem)
+
+
+@pytest.mark.parametrize("ex_kind", ["full", "partial"])
+@pytest.mark.parametrize("st64", [False, True])
+@pytest.mark.parametrize("count", [1, 2])
+def test_ds_write2(count, st64, ex_kind):
+    rng = np.random.default_rng(100 + count * 10 + st64 * 3 + (ex_kind == "full"))
+    init = bytearray(rng.integers(0, 256, LDS_BYTES, dtype=np.uint8).tobytes())
+    addr = _addrs(rng)
+    if st64:
+        addr = (addr % 256).astype(np.uint32)
+    ex = _exec(rng, ex_kind)
+    # offsets that make the two halves of some lanes meet (o1 = o0): the second one wins
+    o0, o1 = ((1, 1) if count == 1 else (1, 2)) if st64 else ((5, 5) if count == 1 else (3, 100))
+    sfx = ("2st64" if st64 else "2") + ("_b32" if count == 1 else "_b64")
+    data = rng.integers(0, 1 << 32, (4, 64), dtype=np.uint64).astype(np.uint32)
+    vg = {10 + i: data[i] for i in range(2 * count)}
+    vg[1] = addr
+    vg[98] = np.arange(64, dtype=np.uint32)
+    _edge(addr, LDS_BYTES - o1 * 4 * count * (64 if st64 else 1), 4 * count, 4 * count)
+    d0, d1 = ("v10", "v11") if count == 1 else ("v[10:11]", "v[12:13]")
+    r = run(f"ds_write{sfx} v1, {d0}, {d1} offset0:{o0} offset1:{o1}\ns_mov_b64 exec, -1\n"
+            + _readback_code(), vgpr=vg, lds=bytes(init), lds_bytes=LDS_BYTES, exec_mask=ex)
+    nb = 4 * count
+    scale = nb * (64 if st64 else 1)
+    mem = bytearray(init)
+    for l in range(64):
+        if ex >> l & 1:
+            for k, o in enumerate((o0, o1)):
+                a = ((int(addr[l]) + o * scale) & M32) & ~(nb - 1)
+                _wr(mem, a, LDS_BYTES, [data[k * count + i][l] for i in range(count)])
+    assert _bytes_from(r) == bytes(mem)
+
+
+@pytest.mark.parametrize("gbase", [0x100, 0x102])   # aligned: fast loop; unaligned: general
+def test_gds_dword_write_read(gbase):
+    rng = np.random.default_rng(gbase)
+    gsize = 0x200
+    addr = (rng.integers(0, gsize + 32, 64) & ~3).astype(np.uint32)
+    data = rng.integers(0, 1 << 32, 64, dtype=np.uint64).astype(np.uint32)
+    m0 = (gbase << 16) | gsize
+    r = run(f"ds_write_b32 v1, v10 gds\nds_read_b32 v20, v1 gds\nds_read2_b32 v[21:22], v1 offset1:1 gds\n"
+            + _readback_code(nbytes=gsize, gds=" gds"),
+            vgpr={1: addr, 10: data, 98: np.arange(64, dtype=np.uint32)}, m0=m0, lds_bytes=LDS_BYTES)
+    mem = bytearray(gsize)
+    for l in range(64):
+        _wr(mem, int(addr[l]), gsize, [data[l]])
+    assert _bytes_from(r, nbytes=gsize) == bytes(mem)
+    for l in range(64):
+        a = int(addr[l])
+        assert int(r.vgpr[20][l]) == _rd(mem, a, gsize, 4)[0]
+        assert [int(r.vgpr[21][l]), int(r.vgpr[22][l])] == _rd(mem, a, gsize, 4) + _rd(mem, a + 4, gsize, 4)
