@@ -299,6 +299,11 @@ _COUNTER_COLUMNS = {"SQ_INSTS": E.WS_INSTS, "SQ_INSTS_VALU": E.WS_VALU, "SQ_INST
 _COUNTER_COLS = np.array(list(_COUNTER_COLUMNS.values()))
 
 
+#: with several workers, batches are made small enough that each worker gets at least this
+#: many (load balance); per-batch set-up costs ~0.1 ms of Python
+BATCHES_PER_WORKER = 4
+
+
 class GPU:
     """An emulated gfx7 GPU with its own memory."""
 
@@ -467,9 +472,9 @@ class GPU:
         nworkers = 1 if serial_reason else max(1, int(workers))
         groups_per_batch = max(1, self.waves_per_batch // waves_per_group)
         if nworkers > 1:
-            # workers take batches from a shared queue; at least 4 batches per worker, so
+            # workers take batches from a shared queue; several batches per worker, so
             # that workgroups of unequal cost (mandelbrot's rows) even out between them
-            groups_per_batch = max(1, min(groups_per_batch, ngroups // (4 * nworkers)))
+            groups_per_batch = max(1, min(groups_per_batch, ngroups // (BATCHES_PER_WORKER * nworkers)))
         nbatch_groups = min(ngroups, groups_per_batch)
         nwaves = nbatch_groups * waves_per_group
         lds_per_group = (lds_size + 255) & ~255
