@@ -715,6 +715,156 @@ def _global_addr_space(addr):
     return 0
 
 
+@njit(inline="always")
+def _flat_lane_body(l, kind, size, count, sext, aop, glc, vaddr, vdata, vdst, nb, span, ws, w,
+                    vgpr, lds, mem_data, mem_mapped, mem_base, faults, d32, ubase, dlim, lbase,
+                    lsize, vb):
+    """One active lane of a FLAT instruction, in full (the general path). Inlined into
+    flat_instruction's lane loop for the other kinds (atomics, bytes, shorts); the dword fast
+    loops call it out of line, through _flat_lane, for the lanes they do not take."""
+    ua = U64(vgpr[vb + vaddr, l]) | (U64(vgpr[vb + vaddr + 1, l]) << U64(32))
+    if (ua >> U64(32)) == U64(PRIVATE_APERTURE_HI):
+        ua = U64(scratch_lane_address(ws, w, l, np.int64(ua & MASK32)))
+    addr = np.int64(ua)
+    # fast path: the lane's whole access (<= 16 bytes, so at most two pages) is backed
+    # and mapped (LDS-aperture addresses lie far beyond the backing array); otherwise the
+    # per-dword code below finds and records the faults
+    if ua >= ubase and ua - ubase <= dlim:
+        o = np.int64(ua - ubase)
+        if mem_mapped[o >> M.PAGE_SHIFT] != 0 and mem_mapped[(o + span - 1) >> M.PAGE_SHIFT] != 0:
+            if kind == K_LOAD:
+                if nb == 4 and (o & 3) == 0:
+                    for i in range(count):
+                        vgpr[vb + vdst + i, l] = d32[(o >> 2) + i]
+                    return
+                for i in range(count):
+                    v = U64(0)
+                    for b in range(nb):
+                        v |= U64(mem_data[o + 4 * i + b]) << U64(8 * b)
+                    if sext:
+                        v = _sext_bytes(v, size)
+                    vgpr[vb + vdst + i, l] = np.uint32(v)
+            elif kind == K_STORE:
+                if nb == 4 and (o & 3) == 0:
+                    for i in range(count):
+                        d32[(o >> 2) + i] = vgpr[vb + vdata + i, l]
+                    return
+                for i in range(count):
+                    v = vgpr[vb + vdata + i, l]
+                    for b in range(nb):
+                        mem_data[o + 4 * i + b] = np.uint8((v >> np.uint32(8 * b)) & np.uint32(0xFF))
+            else:  # atomic
+                nbytes = 4 * count
+                v = U64(vgpr[vb + vdata, l])
+                if count == 2:
+                    v |= U64(vgpr[vb + vdata + 1, l]) << U64(32)
+                c = U64(0)
+                if aop == M.ATOMIC_CMPSWAP or aop == M.ATOMIC_FCMPSWAP:
+                    c = U64(vgpr[vb + vdata + count, l])
+                    if count == 2:
+                        c |= U64(vgpr[vb + vdata + 3, l]) << U64(32)
+                # thread-safe (compare-and-swap): kernels whose atomics commute run on
+                # several workers
+                old, ok = M.atomic_rmw(mem_data, o, aop, v, c, nbytes)
+                if not ok:
+                    record_fault(ws, w, faults, addr, l, 1)
+                if glc:
+                    vgpr[vb + vdst, l] = np.uint32(old & MASK32)
+                    if count == 2:
+                        vgpr[vb + vdst + 1, l] = np.uint32(old >> U64(32))
+            return
+    space = _global_addr_space(addr)   # 0 global or 1 LDS (scratch is mapped above)
+    if kind == K_LOAD:
+        for i in range(count):
+            if space == 1:
+                a = addr & 0xFFFFFFFF
+                v = _lds_read(lds, lbase, a + 4 * i, nb) if a + 4 * i + nb <= lsize else U64(0)
+            else:
+                v, ok = M.mem_load(mem_data, mem_mapped, mem_base, addr + 4 * i, nb)
+                if not ok:
+                    record_fault(ws, w, faults, addr + 4 * i, l, 0)
+            if sext:
+                v = _sext_bytes(v, size)
+            _vset(vgpr, ws, w, vdst + i, l, v)
+    elif kind == K_STORE:
+        for i in range(count):
+            v = _vreg(vgpr, ws, w, vdata + i, l)
+            if space == 1:
+                a = addr & 0xFFFFFFFF
+                if a + 4 * i + nb <= lsize:
+                    _lds_write(lds, lbase, a + 4 * i, v, nb)
+            else:
+                if not M.mem_store(mem_data, mem_mapped, mem_base, addr + 4 * i, v, nb):
+                    record_fault(ws, w, faults, addr + 4 * i, l, 1)
+    else:  # atomic
+        nbytes = 4 * count
+        v = _vreg(vgpr, ws, w, vdata, l)
+        if count == 2:
+            v |= _vreg(vgpr, ws, w, vdata + 1, l) << U64(32)
+        c = U64(0)
+        if aop == M.ATOMIC_CMPSWAP or aop == M.ATOMIC_FCMPSWAP:
+            c = _vreg(vgpr, ws, w, vdata + count, l)
+            if count == 2:
+                c |= _vreg(vgpr, ws, w, vdata + 3, l) << U64(32)
+        if space == 1:
+            a = addr & 0xFFFFFFFF
+            old = lds_atomic(lds, lbase, a, aop, v, c, nbytes) if a + nbytes <= lsize else U64(0)
+        else:
+            old, ok = M.mem_atomic(mem_data, mem_mapped, mem_base, addr, aop, v, c, nbytes)
+            if not ok:
+                record_fault(ws, w, faults, addr, l, 1)
+        if glc:
+            _vset(vgpr, ws, w, vdst, l, old & MASK32)
+            if count == 2:
+                _vset(vgpr, ws, w, vdst + 1, l, old >> U64(32))
+
+
+@njit
+def _flat_lane(l, kind, size, count, sext, aop, glc, vaddr, vdata, vdst, nb, span, ws, w, vgpr,
+               lds, mem_data, mem_mapped, mem_base, faults, d32, ubase, dlim, lbase, lsize, vb):
+    _flat_lane_body(l, kind, size, count, sext, aop, glc, vaddr, vdata, vdst, nb, span, ws, w,
+                    vgpr, lds, mem_data, mem_mapped, mem_base, faults, d32, ubase, dlim, lbase,
+                    lsize, vb)
+
+
+# The dword loops of flat_instruction's fast path (flat_load/store_dword[xN]), inlined with a
+# constant n so the row loops unroll; unsigned indices (no negative-index fix-ups). A lane
+# takes the fast path when its 64-bit address is not in the private aperture, lies in the
+# backing array 4-aligned with its whole access there, and the access's first and last pages
+# are mapped (LDS-aperture addresses lie far beyond the backing array); any other lane goes,
+# in lane order, through _flat_lane (faults, scratch, LDS, unaligned dwords). A load reads the
+# lane's address before writing its results (vdst may overlap vaddr).
+@njit(inline="always")
+def _flat_dword_loop(is_load, kind, size, count, sext, aop, glc, vaddr, vdata, vdst, nb,
+                     span, ws, w, vgpr, lds, mem_data, mem_mapped, mem_base, faults, d32,
+                     ubase, dlim, lbase, lsize, vb, ex, n):
+    ra = U64(vb + vaddr)
+    rd = U64(vb + vdst) if is_load else U64(vb + vdata)
+    ulast = U64(4 * n - 1)
+    ups = U64(M.PAGE_SHIFT)
+    priv = U64(PRIVATE_APERTURE_HI)
+    for l in range(64):
+        ul = U64(l)
+        if (ex >> ul) & U64(1):
+            ua = U64(vgpr[ra, ul]) | (U64(vgpr[ra + U64(1), ul]) << U64(32))
+            o = ua - ubase
+            if ((ua >> U64(32)) != priv and ua >= ubase and o <= dlim and (o & U64(3)) == U64(0)
+                    and mem_mapped[o >> ups] != 0 and mem_mapped[(o + ulast) >> ups] != 0):
+                q = o >> U64(2)
+                if is_load:
+                    for i in range(n):
+                        ui = U64(i)
+                        vgpr[rd + ui, ul] = d32[q + ui]
+                else:
+                    for i in range(n):
+                        ui = U64(i)
+                        d32[q + ui] = vgpr[rd + ui, ul]
+            else:
+                _flat_lane(l, kind, size, count, sext, aop, glc, vaddr, vdata, vdst, nb, span,
+                           ws, w, vgpr, lds, mem_data, mem_mapped, mem_base, faults, d32, ubase,
+                           dlim, lbase, lsize, vb)
+
+
 @njit(_nrt=False)   # see the note above _sext_bytes
 def flat_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faults):
     sub = ins[C_K]
@@ -749,104 +899,48 @@ def flat_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_bas
     ubase = U64(mem_base)
     dlim = U64(mem_data.shape[0]) - U64(span)
     d32 = mem_data[:mem_data.shape[0] & ~3].view(np.uint32)
-    for l in range(64):
-        if not (ex >> U64(l)) & U64(1):
-            continue
-        ua = U64(vgpr[vb + vaddr, l]) | (U64(vgpr[vb + vaddr + 1, l]) << U64(32))
-        if (ua >> U64(32)) == U64(PRIVATE_APERTURE_HI):
-            ua = U64(scratch_lane_address(ws, w, l, np.int64(ua & MASK32)))
-        addr = np.int64(ua)
-        # fast path: the lane's whole access (<= 16 bytes, so at most two pages) is backed
-        # and mapped (LDS-aperture addresses lie far beyond the backing array); otherwise the
-        # per-dword code below finds and records the faults
-        if ua >= ubase and ua - ubase <= dlim:
-            o = np.int64(ua - ubase)
-            if mem_mapped[o >> M.PAGE_SHIFT] != 0 and mem_mapped[(o + span - 1) >> M.PAGE_SHIFT] != 0:
-                if kind == K_LOAD:
-                    if nb == 4 and (o & 3) == 0:
-                        for i in range(count):
-                            vgpr[vb + vdst + i, l] = d32[(o >> 2) + i]
-                        continue
-                    for i in range(count):
-                        v = U64(0)
-                        for b in range(nb):
-                            v |= U64(mem_data[o + 4 * i + b]) << U64(8 * b)
-                        if sext:
-                            v = _sext_bytes(v, size)
-                        vgpr[vb + vdst + i, l] = np.uint32(v)
-                elif kind == K_STORE:
-                    if nb == 4 and (o & 3) == 0:
-                        for i in range(count):
-                            d32[(o >> 2) + i] = vgpr[vb + vdata + i, l]
-                        continue
-                    for i in range(count):
-                        v = vgpr[vb + vdata + i, l]
-                        for b in range(nb):
-                            mem_data[o + 4 * i + b] = np.uint8((v >> np.uint32(8 * b)) & np.uint32(0xFF))
-                else:  # atomic
-                    nbytes = 4 * count
-                    v = U64(vgpr[vb + vdata, l])
-                    if count == 2:
-                        v |= U64(vgpr[vb + vdata + 1, l]) << U64(32)
-                    c = U64(0)
-                    if aop == M.ATOMIC_CMPSWAP or aop == M.ATOMIC_FCMPSWAP:
-                        c = U64(vgpr[vb + vdata + count, l])
-                        if count == 2:
-                            c |= U64(vgpr[vb + vdata + 3, l]) << U64(32)
-                    # thread-safe (compare-and-swap): kernels whose atomics commute run on
-                    # several workers
-                    old, ok = M.atomic_rmw(mem_data, o, aop, v, c, nbytes)
-                    if not ok:
-                        record_fault(ws, w, faults, addr, l, 1)
-                    if glc:
-                        vgpr[vb + vdst, l] = np.uint32(old & MASK32)
-                        if count == 2:
-                            vgpr[vb + vdst + 1, l] = np.uint32(old >> U64(32))
-                continue
-        space = _global_addr_space(addr)   # 0 global or 1 LDS (scratch is mapped above)
+    if nb == 4 and (kind == K_LOAD or kind == K_STORE):
+        # a constant dword count per call, so that LLVM unrolls the row loops
         if kind == K_LOAD:
-            for i in range(count):
-                if space == 1:
-                    a = addr & 0xFFFFFFFF
-                    v = _lds_read(lds, lbase, a + 4 * i, nb) if a + 4 * i + nb <= lsize else U64(0)
-                else:
-                    v, ok = M.mem_load(mem_data, mem_mapped, mem_base, addr + 4 * i, nb)
-                    if not ok:
-                        record_fault(ws, w, faults, addr + 4 * i, l, 0)
-                if sext:
-                    v = _sext_bytes(v, size)
-                _vset(vgpr, ws, w, vdst + i, l, v)
-        elif kind == K_STORE:
-            for i in range(count):
-                v = _vreg(vgpr, ws, w, vdata + i, l)
-                if space == 1:
-                    a = addr & 0xFFFFFFFF
-                    if a + 4 * i + nb <= lsize:
-                        _lds_write(lds, lbase, a + 4 * i, v, nb)
-                else:
-                    if not M.mem_store(mem_data, mem_mapped, mem_base, addr + 4 * i, v, nb):
-                        record_fault(ws, w, faults, addr + 4 * i, l, 1)
-        else:  # atomic
-            nbytes = 4 * count
-            v = _vreg(vgpr, ws, w, vdata, l)
-            if count == 2:
-                v |= _vreg(vgpr, ws, w, vdata + 1, l) << U64(32)
-            c = U64(0)
-            if aop == M.ATOMIC_CMPSWAP or aop == M.ATOMIC_FCMPSWAP:
-                c = _vreg(vgpr, ws, w, vdata + count, l)
-                if count == 2:
-                    c |= _vreg(vgpr, ws, w, vdata + 3, l) << U64(32)
-            if space == 1:
-                a = addr & 0xFFFFFFFF
-                old = lds_atomic(lds, lbase, a, aop, v, c, nbytes) if a + nbytes <= lsize else U64(0)
+            if count == 1:
+                _flat_dword_loop(True, kind, size, count, sext, aop, glc, vaddr, vdata,
+                                 vdst, nb, span, ws, w, vgpr, lds, mem_data, mem_mapped,
+                                 mem_base, faults, d32, ubase, dlim, lbase, lsize, vb, ex, 1)
+            elif count == 2:
+                _flat_dword_loop(True, kind, size, count, sext, aop, glc, vaddr, vdata,
+                                 vdst, nb, span, ws, w, vgpr, lds, mem_data, mem_mapped,
+                                 mem_base, faults, d32, ubase, dlim, lbase, lsize, vb, ex, 2)
+            elif count == 3:
+                _flat_dword_loop(True, kind, size, count, sext, aop, glc, vaddr, vdata,
+                                 vdst, nb, span, ws, w, vgpr, lds, mem_data, mem_mapped,
+                                 mem_base, faults, d32, ubase, dlim, lbase, lsize, vb, ex, 3)
             else:
-                old, ok = M.mem_atomic(mem_data, mem_mapped, mem_base, addr, aop, v, c, nbytes)
-                if not ok:
-                    record_fault(ws, w, faults, addr, l, 1)
-            if glc:
-                _vset(vgpr, ws, w, vdst, l, old & MASK32)
-                if count == 2:
-                    _vset(vgpr, ws, w, vdst + 1, l, old >> U64(32))
+                _flat_dword_loop(True, kind, size, count, sext, aop, glc, vaddr, vdata,
+                                 vdst, nb, span, ws, w, vgpr, lds, mem_data, mem_mapped,
+                                 mem_base, faults, d32, ubase, dlim, lbase, lsize, vb, ex, 4)
+        else:
+            if count == 1:
+                _flat_dword_loop(False, kind, size, count, sext, aop, glc, vaddr, vdata,
+                                 vdst, nb, span, ws, w, vgpr, lds, mem_data, mem_mapped,
+                                 mem_base, faults, d32, ubase, dlim, lbase, lsize, vb, ex, 1)
+            elif count == 2:
+                _flat_dword_loop(False, kind, size, count, sext, aop, glc, vaddr, vdata,
+                                 vdst, nb, span, ws, w, vgpr, lds, mem_data, mem_mapped,
+                                 mem_base, faults, d32, ubase, dlim, lbase, lsize, vb, ex, 2)
+            elif count == 3:
+                _flat_dword_loop(False, kind, size, count, sext, aop, glc, vaddr, vdata,
+                                 vdst, nb, span, ws, w, vgpr, lds, mem_data, mem_mapped,
+                                 mem_base, faults, d32, ubase, dlim, lbase, lsize, vb, ex, 3)
+            else:
+                _flat_dword_loop(False, kind, size, count, sext, aop, glc, vaddr, vdata,
+                                 vdst, nb, span, ws, w, vgpr, lds, mem_data, mem_mapped,
+                                 mem_base, faults, d32, ubase, dlim, lbase, lsize, vb, ex, 4)
+        return
+    for l in range(64):
+        if (ex >> U64(l)) & U64(1):
+            _flat_lane_body(l, kind, size, count, sext, aop, glc, vaddr, vdata, vdst, nb, span,
+                            ws, w, vgpr, lds, mem_data, mem_mapped, mem_base, faults, d32,
+                            ubase, dlim, lbase, lsize, vb)
 
 
 from .engine import WS_SCRATCH_BASE, WS_SCRATCH_WAVE  # noqa: E402
