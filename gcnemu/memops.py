@@ -1147,13 +1147,8 @@ def buffer_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_b
     w1 = U64(sregs[w, srsrc + 1])
     w2 = U64(sregs[w, srsrc + 2])
     w3 = U64(sregs[w, srsrc + 3])
-    base = w0 | ((w1 & U64(0xFFFF)) << U64(32))
-    stride = np.int64((w1 >> U64(16)) & U64(0x3FFF))
-    swizzle = np.int64(w1 >> U64(31))
-    num_records = np.int64(w2)
-    element_size = np.int64(2 << ((w3 >> U64(19)) & U64(3)))
-    index_stride = np.int64(8 << ((w3 >> U64(21)) & U64(3)))
-    add_tid = np.int64((w3 >> U64(23)) & U64(1))
+    base, stride, swizzle, num_records, element_size, index_stride, add_tid = \
+        M.vsharp_fields(w0, w1, w2, w3)
     soffset = read_scalar(sregs, ws, w, ins[C_S0], 1, 0, False)
     inst_offset = ins[C_IMM]
     nva = 2 if addr64 else (offen + idxen)

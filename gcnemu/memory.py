@@ -324,6 +324,20 @@ def mem_atomic(data, mapped, base, addr, op, value, cmp, nbytes):
 
 # --- buffer addressing --------------------------------------------------------------------------
 
+@njit(cache=True, inline="always")
+def vsharp_fields(w0, w1, w2, w3):
+    """The fields of a V# (four dwords, uint64) that buffer_address takes: (base, stride,
+    swizzle_enable, num_records, element_size in bytes, index_stride in elements, add_tid).
+    Scalars only, so the engine's memory path and the timing trace decode it alike."""
+    base = w0 | ((w1 & np.uint64(0xFFFF)) << np.uint64(32))
+    stride = np.int64((w1 >> np.uint64(16)) & np.uint64(0x3FFF))
+    swizzle = np.int64(w1 >> np.uint64(31))
+    element_size = np.int64(2 << ((w3 >> np.uint64(19)) & np.uint64(3)))
+    index_stride = np.int64(8 << ((w3 >> np.uint64(21)) & np.uint64(3)))
+    add_tid = np.int64((w3 >> np.uint64(23)) & np.uint64(1))
+    return base, stride, swizzle, np.int64(w2), element_size, index_stride, add_tid
+
+
 @njit(cache=True)
 def buffer_address(base_address, stride, num_records, swizzle_enable, element_size, index_stride,
                    add_tid_enable, idxen, offen, addr64, vgpr_index, vgpr_offset, vaddr64,

@@ -157,16 +157,9 @@ def trace_memory(code, pc, w, sregs, ws, vgpr, tr, tp):
         vrow = vbase + code[pc, C_F5]
         srsrc = code[pc, C_F7] * 4
         if 0 <= srsrc and srsrc + 3 < 128 and 0 <= vrow and vrow + 1 < nrows:
-            w0 = U64(sregs[w, srsrc])
-            w1 = U64(sregs[w, srsrc + 1])
-            w3 = U64(sregs[w, srsrc + 3])
-            base = w0 | ((w1 & U64(0xFFFF)) << U64(32))
-            stride = np.int64((w1 >> U64(16)) & U64(0x3FFF))
-            swizzle = np.int64(w1 >> U64(31))
-            num_records = np.int64(sregs[w, srsrc + 2])
-            element_size = np.int64(2 << ((w3 >> U64(19)) & U64(3)))
-            index_stride = np.int64(8 << ((w3 >> U64(21)) & U64(3)))
-            add_tid = np.int64((w3 >> U64(23)) & U64(1))
+            base, stride, swizzle, num_records, element_size, index_stride, add_tid = \
+                M.vsharp_fields(U64(sregs[w, srsrc]), U64(sregs[w, srsrc + 1]),
+                                U64(sregs[w, srsrc + 2]), U64(sregs[w, srsrc + 3]))
             soffset = U64(_scalar_reg(sregs, w, code[pc, C_S0]))
             for l in range(64):
                 if not (ex >> U64(l)) & U64(1):
