@@ -80,6 +80,12 @@ FP = 256   # DRAM bus time is kept in 1/256 cycles
 
 
 # --- trace demultiplexing ---------------------------------------------------------------------
+@njit(inline="always")
+def _entry_length(tr, i, r):
+    """Entries of the row entry at tr[i] and its memory record of kind r (see below)."""
+    return 1 if r == 0 else (2 if r == 1 else 2 + tr[i + 1])
+
+
 @njit
 def split_trace_kinds(tr, nwaves, rec):
     """Per-wave streams from a batch trace: (offsets[nwaves + 1], streams). ``rec[row]`` says
@@ -94,8 +100,7 @@ def split_trace_kinds(tr, nwaves, rec):
             w = -v - 1
             i += 1
             continue
-        r = rec[v]
-        k = 1 if r == 0 else (2 if r == 1 else 2 + tr[i + 1])
+        k = _entry_length(tr, i, rec[v])
         counts[w + 1] += k
         i += k
     offsets = np.cumsum(counts)
@@ -108,8 +113,7 @@ def split_trace_kinds(tr, nwaves, rec):
             w = -v - 1
             i += 1
             continue
-        r = rec[v]
-        k = 1 if r == 0 else (2 if r == 1 else 2 + tr[i + 1])
+        k = _entry_length(tr, i, rec[v])
         q = pos[w]
         for j in range(k):
             out[q + j] = tr[i + j]
