@@ -432,9 +432,6 @@ def step_generic(code, pc, w, sregs, ws, vgpr, lds, msgs, tmp):
         ws[w, WS_VALU] += 1
     elif h == H_READFIRSTLANE:
         s0 = tmp[0]
-        s1 = tmp[1]
-        s2 = tmp[2]
-        res = tmp[3]
         ex = get_exec(sregs, w)
         lane = 0
         for l in range(64):
@@ -446,9 +443,6 @@ def step_generic(code, pc, w, sregs, ws, vgpr, lds, msgs, tmp):
         ws[w, WS_VALU] += 1
     elif h == H_VMOVRELS or h == H_VMOVRELD or h == H_VMOVRELSD:
         s0 = tmp[0]
-        s1 = tmp[1]
-        s2 = tmp[2]
-        res = tmp[3]
         m0 = np.int64(sregs[w, M0])
         exec_mask = get_exec(sregs, w)
         src = ins[C_S0]
