@@ -5,12 +5,16 @@ op over all 64 lanes (ops are pure, so inactive lanes cost nothing but time and 
 writes only active lanes; a loop without a per-lane branch vectorises), and a C-callable
 wrapper `_cf_<op>` that gcnemu.opkernels
 compiles on first use (cached on disk) and hands to the engine as a function address, so
-only the ops a program uses are ever compiled. SALU ops: one switch, `salu_exec`.
+only the ops a program uses are ever compiled. Instructions whose operands are all 32-bit
+use the 32-bit form instead, `_row32_<op>` / `_c32_<op>`: uint32 rows read in place (VGPRs
+as they are), the result stored into the destination VGPR under EXEC. SALU ops: one
+switch, `salu_exec`.
 """
 import numpy as np
 from numba import carray
 
 from .jit import njit
+from .lanes import lane_mask, store_masked
 from .sem import salu as _salu
 from .sem import valu_float as _valu_float
 from .sem import valu_int as _valu_int
@@ -503,6 +507,20 @@ def _cf_v_add_i32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_add_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_add_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_add_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_add_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_addc_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -517,6 +535,20 @@ def _cf_v_addc_u32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_addc_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_addc_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_addc_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_addc_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_alignbit_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_alignbit_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -525,6 +557,18 @@ def _row_v_alignbit_b32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_alignbit_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_alignbit_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_alignbit_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_alignbit_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_alignbit_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_alignbit_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -539,6 +583,18 @@ def _cf_v_alignbyte_b32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_alignbyte_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_alignbyte_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_alignbyte_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_alignbyte_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_and_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_and_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -547,6 +603,18 @@ def _row_v_and_b32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_and_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_and_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_and_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_and_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_and_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_and_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -561,6 +629,18 @@ def _cf_v_ashr_i32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_ashr_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_ashr_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_ashr_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_ashr_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_ashr_i64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_ashr_i64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -569,6 +649,18 @@ def _row_v_ashr_i64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_ashr_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_ashr_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_ashr_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_ashr_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_ashr_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_ashr_i64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -583,6 +675,18 @@ def _cf_v_ashrrev_i32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_ashrrev_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_ashrrev_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_ashrrev_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_ashrrev_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_bcnt_u32_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_bcnt_u32_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -591,6 +695,18 @@ def _row_v_bcnt_u32_b32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_bcnt_u32_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_bcnt_u32_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_bcnt_u32_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_bcnt_u32_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_bcnt_u32_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_bcnt_u32_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -605,6 +721,18 @@ def _cf_v_bfe_i32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_bfe_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_bfe_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_bfe_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_bfe_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_bfe_u32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_bfe_u32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -613,6 +741,18 @@ def _row_v_bfe_u32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_bfe_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_bfe_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_bfe_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_bfe_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_bfe_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_bfe_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -627,6 +767,18 @@ def _cf_v_bfi_b32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_bfi_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_bfi_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_bfi_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_bfi_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_bfm_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_bfm_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -638,6 +790,18 @@ def _cf_v_bfm_b32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_bfm_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_bfm_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_bfm_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_bfm_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_bfrev_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_bfrev_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -646,6 +810,18 @@ def _row_v_bfrev_b32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_bfrev_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_bfrev_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_bfrev_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_bfrev_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_bfrev_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_bfrev_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -663,6 +839,19 @@ def _cf_v_cmp_eq_i32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmp_eq_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmp_eq_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_eq_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_eq_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmp_eq_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -674,6 +863,19 @@ def _row_v_cmp_eq_i64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmp_eq_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_eq_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmp_eq_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmp_eq_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_eq_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_eq_i64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -691,6 +893,19 @@ def _cf_v_cmp_eq_u32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmp_eq_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmp_eq_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_eq_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_eq_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmp_eq_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -702,6 +917,19 @@ def _row_v_cmp_eq_u64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmp_eq_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_eq_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmp_eq_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmp_eq_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_eq_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_eq_u64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -719,6 +947,19 @@ def _cf_v_cmp_f_i32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmp_f_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmp_f_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_f_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_f_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmp_f_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -730,6 +971,19 @@ def _row_v_cmp_f_i64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmp_f_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_f_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmp_f_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmp_f_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_f_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_f_i64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -747,6 +1001,19 @@ def _cf_v_cmp_f_u32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmp_f_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmp_f_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_f_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_f_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmp_f_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -758,6 +1025,19 @@ def _row_v_cmp_f_u64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmp_f_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_f_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmp_f_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmp_f_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_f_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_f_u64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -775,6 +1055,19 @@ def _cf_v_cmp_ge_i32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmp_ge_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmp_ge_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_ge_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_ge_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmp_ge_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -786,6 +1079,19 @@ def _row_v_cmp_ge_i64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmp_ge_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_ge_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmp_ge_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmp_ge_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_ge_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_ge_i64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -803,6 +1109,19 @@ def _cf_v_cmp_ge_u32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmp_ge_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmp_ge_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_ge_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_ge_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmp_ge_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -814,6 +1133,19 @@ def _row_v_cmp_ge_u64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmp_ge_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_ge_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmp_ge_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmp_ge_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_ge_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_ge_u64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -831,6 +1163,19 @@ def _cf_v_cmp_gt_i32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmp_gt_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmp_gt_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_gt_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_gt_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmp_gt_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -842,6 +1187,19 @@ def _row_v_cmp_gt_i64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmp_gt_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_gt_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmp_gt_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmp_gt_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_gt_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_gt_i64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -859,6 +1217,19 @@ def _cf_v_cmp_gt_u32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmp_gt_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmp_gt_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_gt_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_gt_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmp_gt_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -870,6 +1241,19 @@ def _row_v_cmp_gt_u64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmp_gt_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_gt_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmp_gt_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmp_gt_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_gt_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_gt_u64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -887,6 +1271,19 @@ def _cf_v_cmp_le_i32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmp_le_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmp_le_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_le_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_le_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmp_le_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -898,6 +1295,19 @@ def _row_v_cmp_le_i64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmp_le_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_le_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmp_le_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmp_le_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_le_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_le_i64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -915,6 +1325,19 @@ def _cf_v_cmp_le_u32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmp_le_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmp_le_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_le_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_le_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmp_le_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -926,6 +1349,19 @@ def _row_v_cmp_le_u64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmp_le_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_le_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmp_le_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmp_le_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_le_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_le_u64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -943,6 +1379,19 @@ def _cf_v_cmp_lt_i32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmp_lt_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmp_lt_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_lt_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_lt_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmp_lt_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -954,6 +1403,19 @@ def _row_v_cmp_lt_i64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmp_lt_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_lt_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmp_lt_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmp_lt_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_lt_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_lt_i64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -971,6 +1433,19 @@ def _cf_v_cmp_lt_u32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmp_lt_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmp_lt_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_lt_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_lt_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmp_lt_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -982,6 +1457,19 @@ def _row_v_cmp_lt_u64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmp_lt_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_lt_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmp_lt_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmp_lt_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_lt_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_lt_u64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -999,6 +1487,19 @@ def _cf_v_cmp_ne_i32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmp_ne_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmp_ne_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_ne_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_ne_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmp_ne_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1010,6 +1511,19 @@ def _row_v_cmp_ne_i64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmp_ne_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_ne_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmp_ne_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmp_ne_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_ne_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_ne_i64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1027,6 +1541,19 @@ def _cf_v_cmp_ne_u32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmp_ne_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmp_ne_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_ne_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_ne_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmp_ne_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1038,6 +1565,19 @@ def _row_v_cmp_ne_u64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmp_ne_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_ne_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmp_ne_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmp_ne_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_ne_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_ne_u64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1055,6 +1595,19 @@ def _cf_v_cmp_t_i32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmp_t_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmp_t_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_t_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_t_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmp_t_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1066,6 +1619,19 @@ def _row_v_cmp_t_i64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmp_t_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_t_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmp_t_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmp_t_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_t_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_t_i64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1083,6 +1649,19 @@ def _cf_v_cmp_t_u32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmp_t_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmp_t_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_t_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_t_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmp_t_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1094,6 +1673,19 @@ def _row_v_cmp_t_u64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmp_t_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_t_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmp_t_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmp_t_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_t_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_t_u64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1111,6 +1703,19 @@ def _cf_v_cmpx_eq_i32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpx_eq_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmpx_eq_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_eq_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_eq_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpx_eq_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1122,6 +1727,19 @@ def _row_v_cmpx_eq_i64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpx_eq_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_eq_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpx_eq_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmpx_eq_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_eq_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_eq_i64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1139,6 +1757,19 @@ def _cf_v_cmpx_eq_u32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpx_eq_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmpx_eq_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_eq_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_eq_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpx_eq_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1150,6 +1781,19 @@ def _row_v_cmpx_eq_u64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpx_eq_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_eq_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpx_eq_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmpx_eq_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_eq_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_eq_u64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1167,6 +1811,19 @@ def _cf_v_cmpx_f_i32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpx_f_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmpx_f_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_f_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_f_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpx_f_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1178,6 +1835,19 @@ def _row_v_cmpx_f_i64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpx_f_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_f_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpx_f_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmpx_f_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_f_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_f_i64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1195,6 +1865,19 @@ def _cf_v_cmpx_f_u32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpx_f_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmpx_f_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_f_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_f_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpx_f_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1206,6 +1889,19 @@ def _row_v_cmpx_f_u64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpx_f_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_f_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpx_f_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmpx_f_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_f_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_f_u64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1223,6 +1919,19 @@ def _cf_v_cmpx_ge_i32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpx_ge_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmpx_ge_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_ge_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_ge_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpx_ge_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1234,6 +1943,19 @@ def _row_v_cmpx_ge_i64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpx_ge_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_ge_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpx_ge_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmpx_ge_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_ge_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_ge_i64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1251,6 +1973,19 @@ def _cf_v_cmpx_ge_u32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpx_ge_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmpx_ge_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_ge_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_ge_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpx_ge_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1262,6 +1997,19 @@ def _row_v_cmpx_ge_u64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpx_ge_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_ge_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpx_ge_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmpx_ge_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_ge_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_ge_u64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1279,6 +2027,19 @@ def _cf_v_cmpx_gt_i32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpx_gt_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmpx_gt_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_gt_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_gt_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpx_gt_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1290,6 +2051,19 @@ def _row_v_cmpx_gt_i64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpx_gt_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_gt_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpx_gt_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmpx_gt_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_gt_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_gt_i64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1307,6 +2081,19 @@ def _cf_v_cmpx_gt_u32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpx_gt_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmpx_gt_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_gt_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_gt_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpx_gt_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1318,6 +2105,19 @@ def _row_v_cmpx_gt_u64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpx_gt_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_gt_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpx_gt_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmpx_gt_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_gt_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_gt_u64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1335,6 +2135,19 @@ def _cf_v_cmpx_le_i32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpx_le_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmpx_le_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_le_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_le_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpx_le_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1346,6 +2159,19 @@ def _row_v_cmpx_le_i64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpx_le_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_le_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpx_le_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmpx_le_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_le_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_le_i64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1363,6 +2189,19 @@ def _cf_v_cmpx_le_u32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpx_le_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmpx_le_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_le_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_le_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpx_le_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1374,6 +2213,19 @@ def _row_v_cmpx_le_u64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpx_le_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_le_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpx_le_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmpx_le_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_le_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_le_u64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1391,6 +2243,19 @@ def _cf_v_cmpx_lt_i32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpx_lt_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmpx_lt_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_lt_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_lt_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpx_lt_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1402,6 +2267,19 @@ def _row_v_cmpx_lt_i64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpx_lt_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_lt_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpx_lt_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmpx_lt_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_lt_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_lt_i64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1419,6 +2297,19 @@ def _cf_v_cmpx_lt_u32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpx_lt_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmpx_lt_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_lt_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_lt_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpx_lt_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1430,6 +2321,19 @@ def _row_v_cmpx_lt_u64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpx_lt_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_lt_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpx_lt_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmpx_lt_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_lt_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_lt_u64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1447,6 +2351,19 @@ def _cf_v_cmpx_ne_i32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpx_ne_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmpx_ne_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_ne_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_ne_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpx_ne_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1458,6 +2375,19 @@ def _row_v_cmpx_ne_i64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpx_ne_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_ne_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpx_ne_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmpx_ne_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_ne_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_ne_i64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1475,6 +2405,19 @@ def _cf_v_cmpx_ne_u32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpx_ne_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmpx_ne_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_ne_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_ne_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpx_ne_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1486,6 +2429,19 @@ def _row_v_cmpx_ne_u64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpx_ne_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_ne_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpx_ne_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmpx_ne_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_ne_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_ne_u64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1503,6 +2459,19 @@ def _cf_v_cmpx_t_i32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpx_t_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmpx_t_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_t_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_t_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpx_t_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1514,6 +2483,19 @@ def _row_v_cmpx_t_i64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpx_t_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_t_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpx_t_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmpx_t_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_t_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_t_i64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1531,6 +2513,19 @@ def _cf_v_cmpx_t_u32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpx_t_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmpx_t_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_t_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_t_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpx_t_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1545,6 +2540,19 @@ def _cf_v_cmpx_t_u64(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpx_t_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_cmpx_t_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_t_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_t_u64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cndmask_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_cndmask_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1553,6 +2561,18 @@ def _row_v_cndmask_b32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cndmask_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cndmask_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cndmask_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_cndmask_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_cndmask_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cndmask_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1567,6 +2587,18 @@ def _cf_v_ffbh_i32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_ffbh_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_ffbh_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_ffbh_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_ffbh_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_ffbh_u32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_ffbh_u32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1575,6 +2607,18 @@ def _row_v_ffbh_u32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_ffbh_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_ffbh_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_ffbh_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_ffbh_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_ffbh_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_ffbh_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1589,6 +2633,18 @@ def _cf_v_ffbl_b32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_ffbl_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_ffbl_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_ffbl_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_ffbl_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_lshl_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_lshl_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1597,6 +2653,18 @@ def _row_v_lshl_b32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_lshl_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_lshl_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_lshl_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_lshl_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_lshl_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_lshl_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1611,6 +2679,18 @@ def _cf_v_lshl_b64(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_lshl_b64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_lshl_b64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_lshl_b64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_lshl_b64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_lshlrev_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_lshlrev_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1619,6 +2699,18 @@ def _row_v_lshlrev_b32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_lshlrev_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_lshlrev_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_lshlrev_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_lshlrev_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_lshlrev_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_lshlrev_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1633,6 +2725,18 @@ def _cf_v_lshr_b32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_lshr_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_lshr_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_lshr_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_lshr_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_lshr_b64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_lshr_b64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1641,6 +2745,18 @@ def _row_v_lshr_b64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_lshr_b64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_lshr_b64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_lshr_b64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_lshr_b64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_lshr_b64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_lshr_b64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1655,6 +2771,18 @@ def _cf_v_lshrrev_b32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_lshrrev_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_lshrrev_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_lshrrev_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_lshrrev_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_mad_i32_i24(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mad_i32_i24(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1663,6 +2791,18 @@ def _row_v_mad_i32_i24(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_mad_i32_i24(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mad_i32_i24(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_mad_i32_i24(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_mad_i32_i24(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_mad_i32_i24(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_mad_i32_i24(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1680,6 +2820,20 @@ def _cf_v_mad_i64_i32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_mad_i64_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_mad_i64_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_mad_i64_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_mad_i64_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_mad_u32_u24(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mad_u32_u24(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1688,6 +2842,18 @@ def _row_v_mad_u32_u24(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_mad_u32_u24(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mad_u32_u24(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_mad_u32_u24(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_mad_u32_u24(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_mad_u32_u24(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_mad_u32_u24(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1705,6 +2871,20 @@ def _cf_v_mad_u64_u32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_mad_u64_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_mad_u64_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_mad_u64_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_mad_u64_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_max3_i32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_max3_i32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1713,6 +2893,18 @@ def _row_v_max3_i32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_max3_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_max3_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_max3_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_max3_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_max3_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_max3_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1727,6 +2919,18 @@ def _cf_v_max3_u32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_max3_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_max3_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_max3_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_max3_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_max_i32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_max_i32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1735,6 +2939,18 @@ def _row_v_max_i32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_max_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_max_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_max_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_max_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_max_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_max_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1749,6 +2965,18 @@ def _cf_v_max_u32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_max_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_max_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_max_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_max_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_mbcnt_hi_u32_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mbcnt_hi_u32_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1757,6 +2985,18 @@ def _row_v_mbcnt_hi_u32_b32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_mbcnt_hi_u32_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mbcnt_hi_u32_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_mbcnt_hi_u32_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_mbcnt_hi_u32_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_mbcnt_hi_u32_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_mbcnt_hi_u32_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1771,6 +3011,18 @@ def _cf_v_mbcnt_lo_u32_b32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_mbcnt_lo_u32_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_mbcnt_lo_u32_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_mbcnt_lo_u32_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_mbcnt_lo_u32_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_med3_i32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_med3_i32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1779,6 +3031,18 @@ def _row_v_med3_i32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_med3_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_med3_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_med3_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_med3_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_med3_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_med3_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1793,6 +3057,18 @@ def _cf_v_med3_u32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_med3_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_med3_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_med3_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_med3_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_min3_i32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_min3_i32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1801,6 +3077,18 @@ def _row_v_min3_i32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_min3_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_min3_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_min3_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_min3_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_min3_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_min3_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1815,6 +3103,18 @@ def _cf_v_min3_u32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_min3_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_min3_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_min3_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_min3_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_min_i32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_min_i32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1823,6 +3123,18 @@ def _row_v_min_i32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_min_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_min_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_min_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_min_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_min_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_min_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1837,6 +3149,18 @@ def _cf_v_min_u32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_min_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_min_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_min_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_min_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_mov_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mov_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1845,6 +3169,16 @@ def _row_v_mov_b32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_mov_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mov_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_mov_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    store_masked(d.ctypes.data, s0.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_mov_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_mov_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1859,6 +3193,18 @@ def _cf_v_mov_fed_b32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_mov_fed_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_mov_fed_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_mov_fed_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_mov_fed_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_mqsad_pk_u16_u8(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mqsad_pk_u16_u8(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1867,6 +3213,18 @@ def _row_v_mqsad_pk_u16_u8(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_mqsad_pk_u16_u8(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mqsad_pk_u16_u8(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_mqsad_pk_u16_u8(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_mqsad_pk_u16_u8(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_mqsad_pk_u16_u8(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_mqsad_pk_u16_u8(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1881,6 +3239,18 @@ def _cf_v_msad_u8(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_msad_u8(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_msad_u8(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_msad_u8(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_msad_u8(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_mul_hi_i32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mul_hi_i32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1889,6 +3259,18 @@ def _row_v_mul_hi_i32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_mul_hi_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mul_hi_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_mul_hi_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_mul_hi_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_mul_hi_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_mul_hi_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1903,6 +3285,18 @@ def _cf_v_mul_hi_i32_i24(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_mul_hi_i32_i24(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_mul_hi_i32_i24(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_mul_hi_i32_i24(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_mul_hi_i32_i24(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_mul_hi_u32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mul_hi_u32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1911,6 +3305,18 @@ def _row_v_mul_hi_u32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_mul_hi_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mul_hi_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_mul_hi_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_mul_hi_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_mul_hi_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_mul_hi_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1925,6 +3331,18 @@ def _cf_v_mul_hi_u32_u24(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_mul_hi_u32_u24(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_mul_hi_u32_u24(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_mul_hi_u32_u24(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_mul_hi_u32_u24(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_mul_i32_i24(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mul_i32_i24(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1933,6 +3351,18 @@ def _row_v_mul_i32_i24(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_mul_i32_i24(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mul_i32_i24(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_mul_i32_i24(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_mul_i32_i24(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_mul_i32_i24(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_mul_i32_i24(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1947,6 +3377,18 @@ def _cf_v_mul_lo_i32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_mul_lo_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_mul_lo_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_mul_lo_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_mul_lo_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_mul_lo_u32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mul_lo_u32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1955,6 +3397,18 @@ def _row_v_mul_lo_u32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_mul_lo_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mul_lo_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_mul_lo_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_mul_lo_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_mul_lo_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_mul_lo_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1969,6 +3423,18 @@ def _cf_v_mul_u32_u24(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_mul_u32_u24(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_mul_u32_u24(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_mul_u32_u24(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_mul_u32_u24(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_not_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_not_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1977,6 +3443,18 @@ def _row_v_not_b32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_not_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_not_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_not_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_not_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_not_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_not_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -1991,6 +3469,18 @@ def _cf_v_or_b32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_or_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_or_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_or_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_or_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_qsad_pk_u16_u8(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_qsad_pk_u16_u8(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -1999,6 +3489,18 @@ def _row_v_qsad_pk_u16_u8(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_qsad_pk_u16_u8(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_qsad_pk_u16_u8(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_qsad_pk_u16_u8(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_qsad_pk_u16_u8(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_qsad_pk_u16_u8(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_qsad_pk_u16_u8(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -2013,6 +3515,18 @@ def _cf_v_sad_hi_u8(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_sad_hi_u8(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_sad_hi_u8(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_sad_hi_u8(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_sad_hi_u8(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_sad_u16(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_sad_u16(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -2021,6 +3535,18 @@ def _row_v_sad_u16(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_sad_u16(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_sad_u16(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_sad_u16(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_sad_u16(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_sad_u16(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_sad_u16(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -2035,6 +3561,18 @@ def _cf_v_sad_u32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_sad_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_sad_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_sad_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_sad_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_sad_u8(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_sad_u8(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -2043,6 +3581,18 @@ def _row_v_sad_u8(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_sad_u8(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_sad_u8(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_sad_u8(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_sad_u8(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_sad_u8(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_sad_u8(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -2060,6 +3610,20 @@ def _cf_v_sub_i32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_sub_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_sub_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_sub_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_sub_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_subb_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2071,6 +3635,20 @@ def _row_v_subb_u32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_subb_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_subb_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_subb_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_subb_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_subb_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_subb_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -2088,6 +3666,20 @@ def _cf_v_subbrev_u32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_subbrev_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_subbrev_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_subbrev_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_subbrev_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_subrev_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2102,6 +3694,20 @@ def _cf_v_subrev_i32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_subrev_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_int.v_subrev_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_subrev_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_subrev_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_xor_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_xor_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -2110,6 +3716,18 @@ def _row_v_xor_b32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_xor_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_xor_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_xor_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_int.v_xor_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_xor_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_xor_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -2124,6 +3742,27 @@ def _cf_v_add_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_add_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    if (mode & 3) == 0:
+        odd = False
+        for l in range(64):
+            r, o = _valu_float._plain_add_f32(s0[l], s1[l], s2[l])
+            res[l] = r
+            odd |= o
+        if not odd:  # (flags clear: the plain cases of flag ops have none)
+            store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+            return np.uint64(0)
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_add_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_add_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_add_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_add_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_add_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -2132,6 +3771,18 @@ def _row_v_add_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_add_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_add_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_add_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_add_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_add_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_add_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -2146,6 +3797,18 @@ def _cf_v_ceil_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_ceil_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_ceil_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_ceil_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_ceil_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_ceil_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_ceil_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -2154,6 +3817,18 @@ def _row_v_ceil_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_ceil_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_ceil_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_ceil_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_ceil_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_ceil_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_ceil_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -2171,6 +3846,19 @@ def _cf_v_cmp_class_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmp_class_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmp_class_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_class_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_class_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmp_class_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2182,6 +3870,19 @@ def _row_v_cmp_class_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmp_class_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_class_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmp_class_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmp_class_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_class_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_class_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -2199,6 +3900,19 @@ def _cf_v_cmp_eq_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmp_eq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmp_eq_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_eq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_eq_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmp_eq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2210,6 +3924,19 @@ def _row_v_cmp_eq_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmp_eq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_eq_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmp_eq_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmp_eq_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_eq_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_eq_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -2227,6 +3954,19 @@ def _cf_v_cmp_f_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmp_f_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmp_f_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_f_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_f_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmp_f_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2238,6 +3978,19 @@ def _row_v_cmp_f_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmp_f_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_f_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmp_f_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmp_f_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_f_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_f_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -2255,6 +4008,19 @@ def _cf_v_cmp_ge_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmp_ge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmp_ge_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_ge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_ge_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmp_ge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2266,6 +4032,19 @@ def _row_v_cmp_ge_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmp_ge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_ge_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmp_ge_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmp_ge_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_ge_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_ge_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -2283,6 +4062,19 @@ def _cf_v_cmp_gt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmp_gt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmp_gt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_gt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_gt_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmp_gt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2294,6 +4086,19 @@ def _row_v_cmp_gt_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmp_gt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_gt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmp_gt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmp_gt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_gt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_gt_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -2311,6 +4116,19 @@ def _cf_v_cmp_le_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmp_le_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmp_le_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_le_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_le_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmp_le_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2322,6 +4140,19 @@ def _row_v_cmp_le_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmp_le_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_le_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmp_le_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmp_le_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_le_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_le_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -2339,6 +4170,19 @@ def _cf_v_cmp_lg_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmp_lg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmp_lg_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_lg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_lg_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmp_lg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2350,6 +4194,19 @@ def _row_v_cmp_lg_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmp_lg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_lg_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmp_lg_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmp_lg_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_lg_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_lg_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -2367,6 +4224,19 @@ def _cf_v_cmp_lt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmp_lt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmp_lt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_lt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_lt_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmp_lt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2378,6 +4248,19 @@ def _row_v_cmp_lt_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmp_lt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_lt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmp_lt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmp_lt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_lt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_lt_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -2395,6 +4278,19 @@ def _cf_v_cmp_neq_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmp_neq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmp_neq_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_neq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_neq_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmp_neq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2406,6 +4302,19 @@ def _row_v_cmp_neq_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmp_neq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_neq_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmp_neq_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmp_neq_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_neq_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_neq_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -2423,6 +4332,19 @@ def _cf_v_cmp_nge_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmp_nge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmp_nge_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_nge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_nge_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmp_nge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2434,6 +4356,19 @@ def _row_v_cmp_nge_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmp_nge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_nge_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmp_nge_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmp_nge_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_nge_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_nge_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -2451,6 +4386,19 @@ def _cf_v_cmp_ngt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmp_ngt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmp_ngt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_ngt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_ngt_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmp_ngt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2462,6 +4410,19 @@ def _row_v_cmp_ngt_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmp_ngt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_ngt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmp_ngt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmp_ngt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_ngt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_ngt_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -2479,6 +4440,19 @@ def _cf_v_cmp_nle_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmp_nle_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmp_nle_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_nle_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_nle_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmp_nle_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2490,6 +4464,19 @@ def _row_v_cmp_nle_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmp_nle_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_nle_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmp_nle_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmp_nle_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_nle_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_nle_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -2507,6 +4494,19 @@ def _cf_v_cmp_nlg_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmp_nlg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmp_nlg_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_nlg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_nlg_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmp_nlg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2518,6 +4518,19 @@ def _row_v_cmp_nlg_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmp_nlg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_nlg_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmp_nlg_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmp_nlg_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_nlg_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_nlg_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -2535,6 +4548,19 @@ def _cf_v_cmp_nlt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmp_nlt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmp_nlt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_nlt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_nlt_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmp_nlt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2546,6 +4572,19 @@ def _row_v_cmp_nlt_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmp_nlt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_nlt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmp_nlt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmp_nlt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_nlt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_nlt_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -2563,6 +4602,19 @@ def _cf_v_cmp_o_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmp_o_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmp_o_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_o_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_o_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmp_o_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2574,6 +4626,19 @@ def _row_v_cmp_o_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmp_o_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_o_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmp_o_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmp_o_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_o_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_o_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -2591,6 +4656,19 @@ def _cf_v_cmp_tru_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmp_tru_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmp_tru_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_tru_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_tru_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmp_tru_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2602,6 +4680,19 @@ def _row_v_cmp_tru_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmp_tru_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_tru_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmp_tru_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmp_tru_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_tru_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_tru_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -2619,6 +4710,19 @@ def _cf_v_cmp_u_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmp_u_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmp_u_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_u_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_u_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmp_u_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2630,6 +4734,19 @@ def _row_v_cmp_u_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmp_u_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_u_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmp_u_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmp_u_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmp_u_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmp_u_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -2647,6 +4764,19 @@ def _cf_v_cmps_eq_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmps_eq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmps_eq_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmps_eq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmps_eq_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmps_eq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2658,6 +4788,19 @@ def _row_v_cmps_eq_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmps_eq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_eq_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmps_eq_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmps_eq_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmps_eq_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmps_eq_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -2675,6 +4818,19 @@ def _cf_v_cmps_f_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmps_f_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmps_f_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmps_f_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmps_f_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmps_f_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2686,6 +4842,19 @@ def _row_v_cmps_f_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmps_f_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_f_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmps_f_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmps_f_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmps_f_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmps_f_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -2703,6 +4872,19 @@ def _cf_v_cmps_ge_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmps_ge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmps_ge_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmps_ge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmps_ge_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmps_ge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2714,6 +4896,19 @@ def _row_v_cmps_ge_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmps_ge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_ge_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmps_ge_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmps_ge_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmps_ge_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmps_ge_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -2731,6 +4926,19 @@ def _cf_v_cmps_gt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmps_gt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmps_gt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmps_gt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmps_gt_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmps_gt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2742,6 +4950,19 @@ def _row_v_cmps_gt_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmps_gt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_gt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmps_gt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmps_gt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmps_gt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmps_gt_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -2759,6 +4980,19 @@ def _cf_v_cmps_le_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmps_le_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmps_le_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmps_le_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmps_le_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmps_le_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2770,6 +5004,19 @@ def _row_v_cmps_le_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmps_le_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_le_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmps_le_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmps_le_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmps_le_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmps_le_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -2787,6 +5034,19 @@ def _cf_v_cmps_lg_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmps_lg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmps_lg_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmps_lg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmps_lg_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmps_lg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2798,6 +5058,19 @@ def _row_v_cmps_lg_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmps_lg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_lg_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmps_lg_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmps_lg_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmps_lg_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmps_lg_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -2815,6 +5088,19 @@ def _cf_v_cmps_lt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmps_lt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmps_lt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmps_lt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmps_lt_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmps_lt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2826,6 +5112,19 @@ def _row_v_cmps_lt_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmps_lt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_lt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmps_lt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmps_lt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmps_lt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmps_lt_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -2843,6 +5142,19 @@ def _cf_v_cmps_neq_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmps_neq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmps_neq_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmps_neq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmps_neq_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmps_neq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2854,6 +5166,19 @@ def _row_v_cmps_neq_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmps_neq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_neq_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmps_neq_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmps_neq_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmps_neq_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmps_neq_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -2871,6 +5196,19 @@ def _cf_v_cmps_nge_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmps_nge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmps_nge_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmps_nge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmps_nge_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmps_nge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2882,6 +5220,19 @@ def _row_v_cmps_nge_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmps_nge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_nge_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmps_nge_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmps_nge_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmps_nge_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmps_nge_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -2899,6 +5250,19 @@ def _cf_v_cmps_ngt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmps_ngt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmps_ngt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmps_ngt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmps_ngt_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmps_ngt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2910,6 +5274,19 @@ def _row_v_cmps_ngt_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmps_ngt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_ngt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmps_ngt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmps_ngt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmps_ngt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmps_ngt_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -2927,6 +5304,19 @@ def _cf_v_cmps_nle_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmps_nle_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmps_nle_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmps_nle_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmps_nle_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmps_nle_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2938,6 +5328,19 @@ def _row_v_cmps_nle_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmps_nle_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_nle_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmps_nle_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmps_nle_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmps_nle_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmps_nle_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -2955,6 +5358,19 @@ def _cf_v_cmps_nlg_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmps_nlg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmps_nlg_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmps_nlg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmps_nlg_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmps_nlg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2966,6 +5382,19 @@ def _row_v_cmps_nlg_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmps_nlg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_nlg_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmps_nlg_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmps_nlg_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmps_nlg_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmps_nlg_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -2983,6 +5412,19 @@ def _cf_v_cmps_nlt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmps_nlt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmps_nlt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmps_nlt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmps_nlt_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmps_nlt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2994,6 +5436,19 @@ def _row_v_cmps_nlt_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmps_nlt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_nlt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmps_nlt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmps_nlt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmps_nlt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmps_nlt_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -3011,6 +5466,19 @@ def _cf_v_cmps_o_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmps_o_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmps_o_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmps_o_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmps_o_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmps_o_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3022,6 +5490,19 @@ def _row_v_cmps_o_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmps_o_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_o_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmps_o_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmps_o_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmps_o_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmps_o_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -3039,6 +5520,19 @@ def _cf_v_cmps_tru_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmps_tru_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmps_tru_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmps_tru_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmps_tru_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmps_tru_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3050,6 +5544,19 @@ def _row_v_cmps_tru_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmps_tru_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_tru_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmps_tru_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmps_tru_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmps_tru_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmps_tru_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -3067,6 +5574,19 @@ def _cf_v_cmps_u_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmps_u_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmps_u_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmps_u_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmps_u_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmps_u_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3078,6 +5598,19 @@ def _row_v_cmps_u_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmps_u_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_u_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmps_u_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmps_u_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmps_u_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmps_u_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -3095,6 +5628,19 @@ def _cf_v_cmpsx_eq_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpsx_eq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpsx_eq_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpsx_eq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpsx_eq_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpsx_eq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3106,6 +5652,19 @@ def _row_v_cmpsx_eq_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpsx_eq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_eq_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpsx_eq_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpsx_eq_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpsx_eq_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpsx_eq_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -3123,6 +5682,19 @@ def _cf_v_cmpsx_f_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpsx_f_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpsx_f_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpsx_f_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpsx_f_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpsx_f_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3134,6 +5706,19 @@ def _row_v_cmpsx_f_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpsx_f_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_f_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpsx_f_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpsx_f_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpsx_f_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpsx_f_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -3151,6 +5736,19 @@ def _cf_v_cmpsx_ge_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpsx_ge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpsx_ge_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpsx_ge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpsx_ge_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpsx_ge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3162,6 +5760,19 @@ def _row_v_cmpsx_ge_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpsx_ge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_ge_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpsx_ge_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpsx_ge_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpsx_ge_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpsx_ge_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -3179,6 +5790,19 @@ def _cf_v_cmpsx_gt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpsx_gt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpsx_gt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpsx_gt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpsx_gt_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpsx_gt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3190,6 +5814,19 @@ def _row_v_cmpsx_gt_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpsx_gt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_gt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpsx_gt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpsx_gt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpsx_gt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpsx_gt_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -3207,6 +5844,19 @@ def _cf_v_cmpsx_le_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpsx_le_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpsx_le_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpsx_le_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpsx_le_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpsx_le_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3218,6 +5868,19 @@ def _row_v_cmpsx_le_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpsx_le_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_le_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpsx_le_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpsx_le_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpsx_le_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpsx_le_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -3235,6 +5898,19 @@ def _cf_v_cmpsx_lg_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpsx_lg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpsx_lg_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpsx_lg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpsx_lg_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpsx_lg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3246,6 +5922,19 @@ def _row_v_cmpsx_lg_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpsx_lg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_lg_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpsx_lg_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpsx_lg_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpsx_lg_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpsx_lg_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -3263,6 +5952,19 @@ def _cf_v_cmpsx_lt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpsx_lt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpsx_lt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpsx_lt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpsx_lt_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpsx_lt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3274,6 +5976,19 @@ def _row_v_cmpsx_lt_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpsx_lt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_lt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpsx_lt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpsx_lt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpsx_lt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpsx_lt_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -3291,6 +6006,19 @@ def _cf_v_cmpsx_neq_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpsx_neq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpsx_neq_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpsx_neq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpsx_neq_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpsx_neq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3302,6 +6030,19 @@ def _row_v_cmpsx_neq_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpsx_neq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_neq_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpsx_neq_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpsx_neq_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpsx_neq_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpsx_neq_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -3319,6 +6060,19 @@ def _cf_v_cmpsx_nge_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpsx_nge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpsx_nge_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpsx_nge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpsx_nge_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpsx_nge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3330,6 +6084,19 @@ def _row_v_cmpsx_nge_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpsx_nge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_nge_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpsx_nge_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpsx_nge_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpsx_nge_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpsx_nge_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -3347,6 +6114,19 @@ def _cf_v_cmpsx_ngt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpsx_ngt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpsx_ngt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpsx_ngt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpsx_ngt_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpsx_ngt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3358,6 +6138,19 @@ def _row_v_cmpsx_ngt_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpsx_ngt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_ngt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpsx_ngt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpsx_ngt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpsx_ngt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpsx_ngt_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -3375,6 +6168,19 @@ def _cf_v_cmpsx_nle_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpsx_nle_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpsx_nle_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpsx_nle_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpsx_nle_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpsx_nle_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3386,6 +6192,19 @@ def _row_v_cmpsx_nle_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpsx_nle_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_nle_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpsx_nle_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpsx_nle_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpsx_nle_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpsx_nle_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -3403,6 +6222,19 @@ def _cf_v_cmpsx_nlg_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpsx_nlg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpsx_nlg_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpsx_nlg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpsx_nlg_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpsx_nlg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3414,6 +6246,19 @@ def _row_v_cmpsx_nlg_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpsx_nlg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_nlg_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpsx_nlg_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpsx_nlg_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpsx_nlg_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpsx_nlg_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -3431,6 +6276,19 @@ def _cf_v_cmpsx_nlt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpsx_nlt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpsx_nlt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpsx_nlt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpsx_nlt_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpsx_nlt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3442,6 +6300,19 @@ def _row_v_cmpsx_nlt_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpsx_nlt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_nlt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpsx_nlt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpsx_nlt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpsx_nlt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpsx_nlt_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -3459,6 +6330,19 @@ def _cf_v_cmpsx_o_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpsx_o_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpsx_o_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpsx_o_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpsx_o_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpsx_o_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3470,6 +6354,19 @@ def _row_v_cmpsx_o_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpsx_o_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_o_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpsx_o_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpsx_o_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpsx_o_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpsx_o_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -3487,6 +6384,19 @@ def _cf_v_cmpsx_tru_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpsx_tru_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpsx_tru_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpsx_tru_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpsx_tru_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpsx_tru_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3498,6 +6408,19 @@ def _row_v_cmpsx_tru_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpsx_tru_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_tru_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpsx_tru_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpsx_tru_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpsx_tru_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpsx_tru_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -3515,6 +6438,19 @@ def _cf_v_cmpsx_u_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpsx_u_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpsx_u_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpsx_u_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpsx_u_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpsx_u_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3526,6 +6462,19 @@ def _row_v_cmpsx_u_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpsx_u_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_u_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpsx_u_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpsx_u_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpsx_u_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpsx_u_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -3543,6 +6492,19 @@ def _cf_v_cmpx_class_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpx_class_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpx_class_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_class_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_class_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpx_class_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3554,6 +6516,19 @@ def _row_v_cmpx_class_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpx_class_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_class_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpx_class_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpx_class_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_class_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_class_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -3571,6 +6546,19 @@ def _cf_v_cmpx_eq_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpx_eq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpx_eq_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_eq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_eq_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpx_eq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3582,6 +6570,19 @@ def _row_v_cmpx_eq_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpx_eq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_eq_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpx_eq_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpx_eq_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_eq_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_eq_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -3599,6 +6600,19 @@ def _cf_v_cmpx_f_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpx_f_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpx_f_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_f_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_f_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpx_f_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3610,6 +6624,19 @@ def _row_v_cmpx_f_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpx_f_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_f_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpx_f_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpx_f_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_f_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_f_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -3627,6 +6654,19 @@ def _cf_v_cmpx_ge_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpx_ge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpx_ge_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_ge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_ge_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpx_ge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3638,6 +6678,19 @@ def _row_v_cmpx_ge_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpx_ge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_ge_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpx_ge_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpx_ge_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_ge_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_ge_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -3655,6 +6708,19 @@ def _cf_v_cmpx_gt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpx_gt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpx_gt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_gt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_gt_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpx_gt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3666,6 +6732,19 @@ def _row_v_cmpx_gt_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpx_gt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_gt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpx_gt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpx_gt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_gt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_gt_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -3683,6 +6762,19 @@ def _cf_v_cmpx_le_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpx_le_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpx_le_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_le_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_le_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpx_le_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3694,6 +6786,19 @@ def _row_v_cmpx_le_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpx_le_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_le_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpx_le_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpx_le_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_le_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_le_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -3711,6 +6816,19 @@ def _cf_v_cmpx_lg_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpx_lg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpx_lg_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_lg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_lg_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpx_lg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3722,6 +6840,19 @@ def _row_v_cmpx_lg_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpx_lg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_lg_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpx_lg_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpx_lg_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_lg_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_lg_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -3739,6 +6870,19 @@ def _cf_v_cmpx_lt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpx_lt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpx_lt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_lt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_lt_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpx_lt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3750,6 +6894,19 @@ def _row_v_cmpx_lt_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpx_lt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_lt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpx_lt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpx_lt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_lt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_lt_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -3767,6 +6924,19 @@ def _cf_v_cmpx_neq_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpx_neq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpx_neq_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_neq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_neq_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpx_neq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3778,6 +6948,19 @@ def _row_v_cmpx_neq_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpx_neq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_neq_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpx_neq_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpx_neq_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_neq_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_neq_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -3795,6 +6978,19 @@ def _cf_v_cmpx_nge_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpx_nge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpx_nge_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_nge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_nge_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpx_nge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3806,6 +7002,19 @@ def _row_v_cmpx_nge_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpx_nge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_nge_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpx_nge_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpx_nge_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_nge_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_nge_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -3823,6 +7032,19 @@ def _cf_v_cmpx_ngt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpx_ngt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpx_ngt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_ngt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_ngt_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpx_ngt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3834,6 +7056,19 @@ def _row_v_cmpx_ngt_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpx_ngt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_ngt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpx_ngt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpx_ngt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_ngt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_ngt_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -3851,6 +7086,19 @@ def _cf_v_cmpx_nle_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpx_nle_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpx_nle_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_nle_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_nle_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpx_nle_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3862,6 +7110,19 @@ def _row_v_cmpx_nle_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpx_nle_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_nle_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpx_nle_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpx_nle_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_nle_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_nle_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -3879,6 +7140,19 @@ def _cf_v_cmpx_nlg_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpx_nlg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpx_nlg_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_nlg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_nlg_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpx_nlg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3890,6 +7164,19 @@ def _row_v_cmpx_nlg_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpx_nlg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_nlg_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpx_nlg_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpx_nlg_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_nlg_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_nlg_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -3907,6 +7194,19 @@ def _cf_v_cmpx_nlt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpx_nlt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpx_nlt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_nlt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_nlt_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpx_nlt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3918,6 +7218,19 @@ def _row_v_cmpx_nlt_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpx_nlt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_nlt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpx_nlt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpx_nlt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_nlt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_nlt_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -3935,6 +7248,19 @@ def _cf_v_cmpx_o_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpx_o_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpx_o_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_o_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_o_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpx_o_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3946,6 +7272,19 @@ def _row_v_cmpx_o_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpx_o_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_o_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpx_o_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpx_o_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_o_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_o_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -3963,6 +7302,19 @@ def _cf_v_cmpx_tru_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpx_tru_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpx_tru_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_tru_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_tru_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpx_tru_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3974,6 +7326,19 @@ def _row_v_cmpx_tru_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cmpx_tru_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_tru_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cmpx_tru_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpx_tru_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_tru_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_tru_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -3991,6 +7356,19 @@ def _cf_v_cmpx_u_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpx_u_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpx_u_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_u_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_u_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cmpx_u_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -4005,6 +7383,19 @@ def _cf_v_cmpx_u_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cmpx_u_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_cmpx_u_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_cmpx_u_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cmpx_u_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cos_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cos_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4013,6 +7404,18 @@ def _row_v_cos_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cos_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cos_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cos_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_cos_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_cos_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cos_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4027,6 +7430,18 @@ def _cf_v_cubeid_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cubeid_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_cubeid_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_cubeid_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cubeid_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cubema_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cubema_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4035,6 +7450,18 @@ def _row_v_cubema_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cubema_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cubema_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cubema_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_cubema_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_cubema_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cubema_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4049,6 +7476,18 @@ def _cf_v_cubesc_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cubesc_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_cubesc_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_cubesc_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cubesc_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cubetc_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cubetc_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4057,6 +7496,18 @@ def _row_v_cubetc_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cubetc_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cubetc_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cubetc_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_cubetc_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_cubetc_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cubetc_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4071,6 +7522,18 @@ def _cf_v_cvt_f16_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cvt_f16_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_cvt_f16_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_cvt_f16_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cvt_f16_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cvt_f32_f16(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_f32_f16(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4079,6 +7542,18 @@ def _row_v_cvt_f32_f16(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cvt_f32_f16(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_f32_f16(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cvt_f32_f16(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_cvt_f32_f16(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_cvt_f32_f16(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cvt_f32_f16(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4093,6 +7568,18 @@ def _cf_v_cvt_f32_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cvt_f32_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_cvt_f32_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_cvt_f32_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cvt_f32_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cvt_f32_i32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_f32_i32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4101,6 +7588,18 @@ def _row_v_cvt_f32_i32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cvt_f32_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_f32_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cvt_f32_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_cvt_f32_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_cvt_f32_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cvt_f32_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4115,6 +7614,18 @@ def _cf_v_cvt_f32_u32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cvt_f32_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_cvt_f32_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_cvt_f32_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cvt_f32_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cvt_f32_ubyte0(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_f32_ubyte0(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4123,6 +7634,18 @@ def _row_v_cvt_f32_ubyte0(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cvt_f32_ubyte0(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_f32_ubyte0(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cvt_f32_ubyte0(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_cvt_f32_ubyte0(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_cvt_f32_ubyte0(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cvt_f32_ubyte0(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4137,6 +7660,18 @@ def _cf_v_cvt_f32_ubyte1(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cvt_f32_ubyte1(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_cvt_f32_ubyte1(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_cvt_f32_ubyte1(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cvt_f32_ubyte1(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cvt_f32_ubyte2(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_f32_ubyte2(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4145,6 +7680,18 @@ def _row_v_cvt_f32_ubyte2(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cvt_f32_ubyte2(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_f32_ubyte2(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cvt_f32_ubyte2(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_cvt_f32_ubyte2(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_cvt_f32_ubyte2(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cvt_f32_ubyte2(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4159,6 +7706,18 @@ def _cf_v_cvt_f32_ubyte3(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cvt_f32_ubyte3(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_cvt_f32_ubyte3(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_cvt_f32_ubyte3(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cvt_f32_ubyte3(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cvt_f64_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_f64_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4167,6 +7726,18 @@ def _row_v_cvt_f64_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cvt_f64_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_f64_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cvt_f64_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_cvt_f64_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_cvt_f64_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cvt_f64_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4181,6 +7752,18 @@ def _cf_v_cvt_f64_i32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cvt_f64_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_cvt_f64_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_cvt_f64_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cvt_f64_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cvt_f64_u32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_f64_u32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4189,6 +7772,18 @@ def _row_v_cvt_f64_u32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cvt_f64_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_f64_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cvt_f64_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_cvt_f64_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_cvt_f64_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cvt_f64_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4203,6 +7798,18 @@ def _cf_v_cvt_flr_i32_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cvt_flr_i32_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_cvt_flr_i32_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_cvt_flr_i32_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cvt_flr_i32_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cvt_i32_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_i32_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4211,6 +7818,18 @@ def _row_v_cvt_i32_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cvt_i32_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_i32_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cvt_i32_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_cvt_i32_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_cvt_i32_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cvt_i32_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4225,6 +7844,18 @@ def _cf_v_cvt_i32_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cvt_i32_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_cvt_i32_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_cvt_i32_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cvt_i32_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cvt_off_f32_i4(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_off_f32_i4(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4233,6 +7864,18 @@ def _row_v_cvt_off_f32_i4(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cvt_off_f32_i4(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_off_f32_i4(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cvt_off_f32_i4(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_cvt_off_f32_i4(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_cvt_off_f32_i4(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cvt_off_f32_i4(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4247,6 +7890,18 @@ def _cf_v_cvt_pk_i16_i32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cvt_pk_i16_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_cvt_pk_i16_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_cvt_pk_i16_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cvt_pk_i16_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cvt_pk_u16_u32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_pk_u16_u32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4255,6 +7910,18 @@ def _row_v_cvt_pk_u16_u32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cvt_pk_u16_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_pk_u16_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cvt_pk_u16_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_cvt_pk_u16_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_cvt_pk_u16_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cvt_pk_u16_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4269,6 +7936,18 @@ def _cf_v_cvt_pk_u8_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cvt_pk_u8_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_cvt_pk_u8_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_cvt_pk_u8_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cvt_pk_u8_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cvt_pkaccum_u8_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_pkaccum_u8_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4277,6 +7956,18 @@ def _row_v_cvt_pkaccum_u8_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cvt_pkaccum_u8_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_pkaccum_u8_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cvt_pkaccum_u8_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_cvt_pkaccum_u8_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_cvt_pkaccum_u8_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cvt_pkaccum_u8_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4291,6 +7982,18 @@ def _cf_v_cvt_pknorm_i16_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cvt_pknorm_i16_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_cvt_pknorm_i16_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_cvt_pknorm_i16_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cvt_pknorm_i16_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cvt_pknorm_u16_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_pknorm_u16_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4299,6 +8002,18 @@ def _row_v_cvt_pknorm_u16_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cvt_pknorm_u16_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_pknorm_u16_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cvt_pknorm_u16_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_cvt_pknorm_u16_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_cvt_pknorm_u16_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cvt_pknorm_u16_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4313,6 +8028,18 @@ def _cf_v_cvt_pkrtz_f16_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cvt_pkrtz_f16_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_cvt_pkrtz_f16_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_cvt_pkrtz_f16_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cvt_pkrtz_f16_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cvt_rpi_i32_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_rpi_i32_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4321,6 +8048,18 @@ def _row_v_cvt_rpi_i32_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cvt_rpi_i32_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_rpi_i32_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cvt_rpi_i32_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_cvt_rpi_i32_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_cvt_rpi_i32_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cvt_rpi_i32_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4335,6 +8074,18 @@ def _cf_v_cvt_u32_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_cvt_u32_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_cvt_u32_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_cvt_u32_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cvt_u32_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_cvt_u32_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_u32_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4343,6 +8094,18 @@ def _row_v_cvt_u32_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_cvt_u32_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_u32_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_cvt_u32_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_cvt_u32_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_cvt_u32_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_cvt_u32_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4370,6 +8133,39 @@ def _cf_v_div_fixup_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_div_fixup_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    if (mode & 3) == 0:
+        odd = False
+        for l in range(64):
+            r, o = _valu_float._plain_div_fixup_f32(s0[l], s1[l], s2[l])
+            res[l] = r
+            odd |= o
+        if not odd:  # (flags clear: the plain cases of flag ops have none)
+            store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+            return np.uint64(0)
+    for l in range(64):
+        r, f, ok = _valu_float._quick_div_fixup_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+        res[128 + l] = np.uint32(not ok)
+    flags = lane_mask(res.ctypes.data + 256)
+    slow = lane_mask(res.ctypes.data + 512) & exec_mask
+    if slow != np.uint64(0):
+        for l in range(64):
+            if (slow >> np.uint64(l)) & np.uint64(1):
+                r, f = _valu_float.v_div_fixup_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+                res[l] = np.uint32(r)
+                bit = np.uint64(1) << np.uint64(l)
+                flags = (flags & ~bit) | (np.uint64(f) << np.uint64(l))
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return flags
+
+
+def _c32_v_div_fixup_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_div_fixup_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_div_fixup_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_div_fixup_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4378,6 +8174,18 @@ def _row_v_div_fixup_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_div_fixup_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_div_fixup_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_div_fixup_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_div_fixup_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_div_fixup_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_div_fixup_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4405,6 +8213,39 @@ def _cf_v_div_fmas_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_div_fmas_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    if (mode & 3) == 0 and (cin & exec_mask) == np.uint64(0):
+        odd = False
+        for l in range(64):
+            r, o = _valu_float._plain_fma_f32(s0[l], s1[l], s2[l])
+            res[l] = r
+            odd |= o
+        if not odd:  # (flags clear: the plain cases of flag ops have none)
+            store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+            return np.uint64(0)
+    for l in range(64):
+        r, f, ok = _valu_float._quick_div_fmas_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+        res[128 + l] = np.uint32(not ok)
+    flags = lane_mask(res.ctypes.data + 256)
+    slow = lane_mask(res.ctypes.data + 512) & exec_mask
+    if slow != np.uint64(0):
+        for l in range(64):
+            if (slow >> np.uint64(l)) & np.uint64(1):
+                r, f = _valu_float.v_div_fmas_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+                res[l] = np.uint32(r)
+                bit = np.uint64(1) << np.uint64(l)
+                flags = (flags & ~bit) | (np.uint64(f) << np.uint64(l))
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return flags
+
+
+def _c32_v_div_fmas_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_div_fmas_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_div_fmas_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_div_fmas_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4413,6 +8254,18 @@ def _row_v_div_fmas_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_div_fmas_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_div_fmas_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_div_fmas_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_div_fmas_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_div_fmas_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_div_fmas_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4440,6 +8293,39 @@ def _cf_v_div_scale_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_div_scale_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    if (mode & 3) == 0:
+        odd = False
+        for l in range(64):
+            r, o = _valu_float._plain_div_scale_f32(s0[l], s1[l], s2[l])
+            res[l] = r
+            odd |= o
+        if not odd:  # (flags clear: the plain cases of flag ops have none)
+            store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+            return np.uint64(0)
+    for l in range(64):
+        r, f, ok = _valu_float._quick_div_scale_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+        res[128 + l] = np.uint32(not ok)
+    flags = lane_mask(res.ctypes.data + 256)
+    slow = lane_mask(res.ctypes.data + 512) & exec_mask
+    if slow != np.uint64(0):
+        for l in range(64):
+            if (slow >> np.uint64(l)) & np.uint64(1):
+                r, f = _valu_float.v_div_scale_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+                res[l] = np.uint32(r)
+                bit = np.uint64(1) << np.uint64(l)
+                flags = (flags & ~bit) | (np.uint64(f) << np.uint64(l))
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return flags
+
+
+def _c32_v_div_scale_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_div_scale_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_div_scale_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -4454,6 +8340,20 @@ def _cf_v_div_scale_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_div_scale_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        r, f = _valu_float.v_div_scale_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
+        res[l] = np.uint32(r)
+        res[64 + l] = np.uint32(f)
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return lane_mask(res.ctypes.data + 256)
+
+
+def _c32_v_div_scale_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_div_scale_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_exp_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_exp_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4462,6 +8362,18 @@ def _row_v_exp_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_exp_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_exp_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_exp_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_exp_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_exp_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_exp_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4476,6 +8388,18 @@ def _cf_v_exp_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_exp_legacy_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_exp_legacy_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_exp_legacy_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_exp_legacy_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_floor_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_floor_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4484,6 +8408,18 @@ def _row_v_floor_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_floor_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_floor_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_floor_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_floor_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_floor_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_floor_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4498,6 +8434,18 @@ def _cf_v_floor_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_floor_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_floor_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_floor_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_floor_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_fma_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_fma_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4506,6 +8454,27 @@ def _row_v_fma_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_fma_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_fma_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_fma_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    if (mode & 3) == 0:
+        odd = False
+        for l in range(64):
+            r, o = _valu_float._plain_fma_f32(s0[l], s1[l], s2[l])
+            res[l] = r
+            odd |= o
+        if not odd:  # (flags clear: the plain cases of flag ops have none)
+            store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+            return np.uint64(0)
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_fma_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_fma_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_fma_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4520,6 +8489,18 @@ def _cf_v_fma_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_fma_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_fma_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_fma_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_fma_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_fract_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_fract_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4528,6 +8509,18 @@ def _row_v_fract_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_fract_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_fract_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_fract_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_fract_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_fract_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_fract_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4542,6 +8535,18 @@ def _cf_v_fract_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_fract_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_fract_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_fract_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_fract_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_frexp_exp_i32_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_frexp_exp_i32_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4550,6 +8555,18 @@ def _row_v_frexp_exp_i32_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_frexp_exp_i32_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_frexp_exp_i32_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_frexp_exp_i32_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_frexp_exp_i32_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_frexp_exp_i32_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_frexp_exp_i32_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4564,6 +8581,18 @@ def _cf_v_frexp_exp_i32_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_frexp_exp_i32_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_frexp_exp_i32_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_frexp_exp_i32_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_frexp_exp_i32_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_frexp_mant_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_frexp_mant_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4572,6 +8601,18 @@ def _row_v_frexp_mant_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_frexp_mant_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_frexp_mant_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_frexp_mant_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_frexp_mant_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_frexp_mant_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_frexp_mant_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4586,6 +8627,18 @@ def _cf_v_frexp_mant_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_frexp_mant_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_frexp_mant_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_frexp_mant_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_frexp_mant_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_ldexp_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_ldexp_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4594,6 +8647,18 @@ def _row_v_ldexp_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_ldexp_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_ldexp_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_ldexp_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_ldexp_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_ldexp_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_ldexp_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4608,6 +8673,18 @@ def _cf_v_ldexp_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_ldexp_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_ldexp_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_ldexp_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_ldexp_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_lerp_u8(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_lerp_u8(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4616,6 +8693,18 @@ def _row_v_lerp_u8(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_lerp_u8(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_lerp_u8(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_lerp_u8(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_lerp_u8(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_lerp_u8(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_lerp_u8(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4630,6 +8719,18 @@ def _cf_v_log_clamp_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_log_clamp_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_log_clamp_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_log_clamp_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_log_clamp_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_log_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_log_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4638,6 +8739,18 @@ def _row_v_log_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_log_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_log_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_log_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_log_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_log_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_log_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4652,6 +8765,18 @@ def _cf_v_log_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_log_legacy_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_log_legacy_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_log_legacy_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_log_legacy_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_mac_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_mac_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4660,6 +8785,27 @@ def _row_v_mac_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_mac_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mac_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_mac_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    if (mode & 3) == 0:
+        odd = False
+        for l in range(64):
+            r, o = _valu_float._plain_mad_f32(s0[l], s1[l], s2[l])
+            res[l] = r
+            odd |= o
+        if not odd:  # (flags clear: the plain cases of flag ops have none)
+            store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+            return np.uint64(0)
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_mac_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_mac_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_mac_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4674,6 +8820,18 @@ def _cf_v_mac_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_mac_legacy_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_mac_legacy_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_mac_legacy_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_mac_legacy_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_mad_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_mad_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4682,6 +8840,27 @@ def _row_v_mad_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_mad_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mad_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_mad_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    if (mode & 3) == 0:
+        odd = False
+        for l in range(64):
+            r, o = _valu_float._plain_mad_f32(s0[l], s1[l], s2[l])
+            res[l] = r
+            odd |= o
+        if not odd:  # (flags clear: the plain cases of flag ops have none)
+            store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+            return np.uint64(0)
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_mad_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_mad_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_mad_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4696,6 +8875,18 @@ def _cf_v_mad_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_mad_legacy_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_mad_legacy_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_mad_legacy_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_mad_legacy_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_madak_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_madak_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4704,6 +8895,27 @@ def _row_v_madak_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_madak_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_madak_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_madak_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    if (mode & 3) == 0:
+        odd = False
+        for l in range(64):
+            r, o = _valu_float._plain_mad_f32(s0[l], s1[l], s2[l])
+            res[l] = r
+            odd |= o
+        if not odd:  # (flags clear: the plain cases of flag ops have none)
+            store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+            return np.uint64(0)
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_madak_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_madak_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_madak_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4718,6 +8930,27 @@ def _cf_v_madmk_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_madmk_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    if (mode & 3) == 0:
+        odd = False
+        for l in range(64):
+            r, o = _valu_float._plain_madmk_f32(s0[l], s1[l], s2[l])
+            res[l] = r
+            odd |= o
+        if not odd:  # (flags clear: the plain cases of flag ops have none)
+            store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+            return np.uint64(0)
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_madmk_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_madmk_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_madmk_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_max3_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_max3_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4726,6 +8959,18 @@ def _row_v_max3_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_max3_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_max3_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_max3_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_max3_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_max3_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_max3_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4740,6 +8985,18 @@ def _cf_v_max_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_max_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_max_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_max_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_max_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_max_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_max_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4748,6 +9005,18 @@ def _row_v_max_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_max_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_max_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_max_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_max_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_max_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_max_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4762,6 +9031,18 @@ def _cf_v_max_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_max_legacy_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_max_legacy_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_max_legacy_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_max_legacy_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_med3_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_med3_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4770,6 +9051,18 @@ def _row_v_med3_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_med3_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_med3_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_med3_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_med3_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_med3_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_med3_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4784,6 +9077,18 @@ def _cf_v_min3_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_min3_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_min3_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_min3_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_min3_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_min_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_min_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4792,6 +9097,18 @@ def _row_v_min_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_min_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_min_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_min_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_min_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_min_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_min_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4806,6 +9123,18 @@ def _cf_v_min_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_min_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_min_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_min_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_min_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_min_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_min_legacy_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4814,6 +9143,18 @@ def _row_v_min_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_min_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_min_legacy_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_min_legacy_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_min_legacy_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_min_legacy_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_min_legacy_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4828,6 +9169,27 @@ def _cf_v_mul_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_mul_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    if (mode & 3) == 0:
+        odd = False
+        for l in range(64):
+            r, o = _valu_float._plain_mul_f32(s0[l], s1[l], s2[l])
+            res[l] = r
+            odd |= o
+        if not odd:  # (flags clear: the plain cases of flag ops have none)
+            store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+            return np.uint64(0)
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_mul_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_mul_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_mul_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_mul_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_mul_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4836,6 +9198,18 @@ def _row_v_mul_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_mul_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mul_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_mul_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_mul_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_mul_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_mul_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4850,6 +9224,18 @@ def _cf_v_mul_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_mul_legacy_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_mul_legacy_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_mul_legacy_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_mul_legacy_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_mullit_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_mullit_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4858,6 +9244,18 @@ def _row_v_mullit_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_mullit_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mullit_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_mullit_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_mullit_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_mullit_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_mullit_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4872,6 +9270,18 @@ def _cf_v_rcp_clamp_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_rcp_clamp_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_rcp_clamp_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_rcp_clamp_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_rcp_clamp_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_rcp_clamp_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_rcp_clamp_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4880,6 +9290,18 @@ def _row_v_rcp_clamp_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_rcp_clamp_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_rcp_clamp_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_rcp_clamp_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_rcp_clamp_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_rcp_clamp_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_rcp_clamp_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4894,6 +9316,27 @@ def _cf_v_rcp_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_rcp_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    if (mode & 3) == 0:
+        odd = False
+        for l in range(64):
+            r, o = _valu_float._plain_rcp_f32(s0[l], s1[l], s2[l])
+            res[l] = r
+            odd |= o
+        if not odd:  # (flags clear: the plain cases of flag ops have none)
+            store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+            return np.uint64(0)
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_rcp_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_rcp_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_rcp_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_rcp_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_rcp_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4902,6 +9345,18 @@ def _row_v_rcp_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_rcp_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_rcp_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_rcp_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_rcp_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_rcp_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_rcp_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4916,6 +9371,18 @@ def _cf_v_rcp_iflag_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_rcp_iflag_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_rcp_iflag_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_rcp_iflag_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_rcp_iflag_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_rcp_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_rcp_legacy_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4924,6 +9391,18 @@ def _row_v_rcp_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_rcp_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_rcp_legacy_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_rcp_legacy_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_rcp_legacy_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_rcp_legacy_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_rcp_legacy_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4938,6 +9417,18 @@ def _cf_v_rndne_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_rndne_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_rndne_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_rndne_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_rndne_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_rndne_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_rndne_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4946,6 +9437,18 @@ def _row_v_rndne_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_rndne_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_rndne_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_rndne_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_rndne_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_rndne_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_rndne_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4960,6 +9463,18 @@ def _cf_v_rsq_clamp_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_rsq_clamp_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_rsq_clamp_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_rsq_clamp_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_rsq_clamp_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_rsq_clamp_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_rsq_clamp_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4968,6 +9483,18 @@ def _row_v_rsq_clamp_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_rsq_clamp_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_rsq_clamp_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_rsq_clamp_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_rsq_clamp_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_rsq_clamp_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_rsq_clamp_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -4982,6 +9509,27 @@ def _cf_v_rsq_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_rsq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    if (mode & 3) == 0:
+        odd = False
+        for l in range(64):
+            r, o = _valu_float._plain_rsq_f32(s0[l], s1[l], s2[l])
+            res[l] = r
+            odd |= o
+        if not odd:  # (flags clear: the plain cases of flag ops have none)
+            store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+            return np.uint64(0)
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_rsq_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_rsq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_rsq_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_rsq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_rsq_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -4990,6 +9538,18 @@ def _row_v_rsq_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_rsq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_rsq_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_rsq_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_rsq_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_rsq_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_rsq_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -5004,6 +9564,18 @@ def _cf_v_rsq_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_rsq_legacy_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_rsq_legacy_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_rsq_legacy_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_rsq_legacy_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_sin_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_sin_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -5012,6 +9584,18 @@ def _row_v_sin_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_sin_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_sin_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_sin_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_sin_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_sin_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_sin_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -5026,6 +9610,27 @@ def _cf_v_sqrt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_sqrt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    if (mode & 3) == 0:
+        odd = False
+        for l in range(64):
+            r, o = _valu_float._plain_sqrt_f32(s0[l], s1[l], s2[l])
+            res[l] = r
+            odd |= o
+        if not odd:  # (flags clear: the plain cases of flag ops have none)
+            store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+            return np.uint64(0)
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_sqrt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_sqrt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_sqrt_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_sqrt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_sqrt_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -5034,6 +9639,18 @@ def _row_v_sqrt_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_sqrt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_sqrt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_sqrt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_sqrt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_sqrt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_sqrt_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -5048,6 +9665,27 @@ def _cf_v_sub_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_sub_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    if (mode & 3) == 0:
+        odd = False
+        for l in range(64):
+            r, o = _valu_float._plain_sub_f32(s0[l], s1[l], s2[l])
+            res[l] = r
+            odd |= o
+        if not odd:  # (flags clear: the plain cases of flag ops have none)
+            store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+            return np.uint64(0)
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_sub_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_sub_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_sub_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_subrev_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_subrev_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -5056,6 +9694,27 @@ def _row_v_subrev_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_subrev_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_subrev_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_subrev_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    if (mode & 3) == 0:
+        odd = False
+        for l in range(64):
+            r, o = _valu_float._plain_subrev_f32(s0[l], s1[l], s2[l])
+            res[l] = r
+            odd |= o
+        if not odd:  # (flags clear: the plain cases of flag ops have none)
+            store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+            return np.uint64(0)
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_subrev_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_subrev_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_subrev_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit
@@ -5070,6 +9729,18 @@ def _cf_v_trig_preop_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_trig_preop_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_trig_preop_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_trig_preop_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_trig_preop_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_trunc_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_trunc_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -5081,6 +9752,18 @@ def _cf_v_trunc_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit
+def _row32_v_trunc_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_trunc_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_trunc_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_trunc_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit
 def _row_v_trunc_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_trunc_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -5089,6 +9772,18 @@ def _row_v_trunc_f64(s0, s1, s2, res, cin, exec_mask, mode):
 
 def _cf_v_trunc_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_trunc_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit
+def _row32_v_trunc_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_trunc_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_trunc_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_trunc_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit

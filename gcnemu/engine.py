@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import dispatch_gen as D
-from .opkernels import call_valu
+from .opkernels import call_valu, call_valu32
 from . import memory as M
 from .sem import fp as FP
 from .jit import njit
@@ -40,6 +40,7 @@ FL_CMPX = 4            # ... and to EXEC
 FL_FLAGS_TO_SDST = 8   # carry-out / div_scale flag mask to SDST
 FL_CIN_VCC = 16        # per-lane carry-in/select from VCC
 FL_CIN_S2 = 32         # per-lane carry-in/select from the SGPR pair in src2
+FL_ROW32 = 64          # C_K is the op's 32-bit row kernel (opkernels.valu32_address)
 
 # --- wave scalar state (ws columns) ---------------------------------------------------------
 (WS_PC, WS_SCC, WS_MODE, WS_STATUS, WS_SGPRS, WS_VBASE, WS_VCOUNT, WS_STEPS, WS_ERR,
@@ -314,7 +315,7 @@ def hwreg_value(sregs, ws, w, hw_id):
 
 # --- the wave loop --------------------------------------------------------------------------
 @njit
-def step_generic(code, pc, w, sregs, ws, vgpr, lds, msgs, tmp):
+def step_generic(code, pc, w, sregs, ws, vgpr, lds, msgs, tmp, t32):
     """Execute the instruction at row pc on ws/sregs state (the general path: every handler,
     every operand kind, every error; run_wave runs memory instructions (through
     memops.call_family) and SMRD (smem) itself). Returns the next row."""
@@ -368,8 +369,19 @@ def step_generic(code, pc, w, sregs, ws, vgpr, lds, msgs, tmp):
             apply_input_mods(s2, ins[C_W2], ins[C_ABS] & 4, ins[C_NEG] & 4)
         if ws[w, WS_STATUS] != ST_READY:
             return pc
-        fl = call_valu(ins[C_K], s0.ctypes.data, s1.ctypes.data, s2.ctypes.data, res.ctypes.data,
-                       cin, exec_mask, ws[w, WS_MODE])
+        if flags & FL_ROW32:
+            # the 32-bit row kernel on narrowed copies, all lanes computed into t32 row 3
+            for i in range(3):
+                for l in range(64):
+                    t32[i, l] = np.uint32(tmp[i, l] & MASK32)
+            p32 = np.int64(t32.ctypes.data)
+            fl = call_valu32(ins[C_K], p32 + 768, p32, p32 + 256, p32 + 512, p32 + 768, cin,
+                             ALL_LANES, ws[w, WS_MODE])
+            for l in range(64):
+                res[l] = U64(t32[3, l])
+        else:
+            fl = call_valu(ins[C_K], s0.ctypes.data, s1.ctypes.data, s2.ctypes.data,
+                           res.ctypes.data, cin, exec_mask, ws[w, WS_MODE])
         if ins[C_OMODW] != 0 and (ins[C_OMOD] | ins[C_CLAMP]) != 0:
             apply_output_mods(res, exec_mask, ins[C_OMODW], ins[C_OMOD], ins[C_CLAMP], ws[w, WS_MODE])
         if flags & FL_CMP:
@@ -555,7 +567,7 @@ def step_generic(code, pc, w, sregs, ws, vgpr, lds, msgs, tmp):
 # Operand reads and writes are written out in run_wave with 2-D indexing instead.
 @njit
 def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faults, msgs,
-             step_limit, tmp, exports, tr):
+             step_limit, tmp, t32, exports, tr):
     """Run wave w until it ends, reaches a barrier, halts or fails. Returns its status.
 
     The hot handlers (SALU, VALU, compares, branches, saveexec, nop) run here on local copies
@@ -563,6 +575,10 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
     decoder precomputed (gcnemu/program.py: C_K*, C_V*, C_SMAX, C_VMAX, C_FAST). Everything
     else -- and any instruction whose operands need a run-time check that fails -- goes to
     `step_generic` with the locals written back to ws first and reloaded after.
+
+    VALU instructions whose operands are all 32-bit (FL_ROW32) call their 32-bit row kernel
+    on the VGPR rows themselves: only scalar operands, absent ones and modified copies go
+    through the uint32 scratch rows ``t32``, and the kernel stores the result under EXEC.
 
     ``tr`` is the timing trace (gcnemu/timing/trace.py), or None when timing is off: numba
     then compiles a specialisation without the recording (its ``tr is not None`` branches are
@@ -594,6 +610,10 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
     p1 = s1.ctypes.data
     p2 = s2.ctypes.data
     pres = res.ctypes.data
+    pv = np.int64(vgpr.ctypes.data)   # int64 addresses: uint64 + int64 would be float64
+    vstride = np.int64(vgpr.strides[0])
+    q32 = np.int64(t32.ctypes.data)
+    zmask32 = 0
     # timing trace (tr is None: compiled out)
     tp = 0
     tcap = 0
@@ -662,88 +682,146 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             ex = (U64(sregs[w, EXEC_LO]) | (U64(sregs[w, EXEC_HI]) << U64(32)))
             flags = code[pc, C_FLAGS]
             cin = U64(0)
-            # sources into tmp rows 0..2, written out here (no helper taking arrays: see
-            # the note above run_wave); absent sources are zero rows, zmask remembers rows already zero
-            for i in range(3):
-                kind = code[pc, C_K0 + i]
-                c = code[pc, C_S0 + i]
-                ndw = code[pc, C_W0 + i]
-                if i == 2 and flags & FL_CIN_S2:
-                    cin = U64(sregs[w, c]) | (U64(sregs[w, c + 1]) << U64(32)) \
-                        if kind == K_SREG else U64(code[pc, C_V2])
-                    kind = K_NONE
-                if kind == K_NONE:
-                    if not (zmask >> i) & 1:
-                        for l in range(nl):
-                            tmp[i, l] = U64(0)
-                        zmask |= 1 << i
-                    continue
-                zmask &= ~(1 << i)
-                if kind == K_VGPR:
-                    row = vbase + c - 256
-                    if ndw >= 2:
-                        for l in range(nl):
-                            tmp[i, l] = U64(vgpr[row, l]) | (U64(vgpr[row + 1, l]) << U64(32))
-                    else:
-                        for l in range(nl):
-                            tmp[i, l] = U64(vgpr[row, l])
-                    continue
-                if kind == K_SREG:
-                    v = U64(sregs[w, c])
-                    if ndw >= 2:
-                        v |= U64(sregs[w, c + 1]) << U64(32)
-                else:
-                    v = U64(code[pc, C_V0 + i])
-                for l in range(nl):
-                    tmp[i, l] = v
-            if flags & FL_CIN_VCC:
-                cin = (U64(sregs[w, VCC_LO]) | (U64(sregs[w, VCC_HI]) << U64(32)))
-            if code[pc, C_ABS] | code[pc, C_NEG]:
-                # input modifiers (as apply_input_mods), on all three rows like the general path
+            if flags & FL_ROW32:
+                # 32-bit operands: VGPR rows in place; scalars, absent sources and modified
+                # copies in t32 rows 0..2 (zmask32 remembers rows already zero)
+                mods = code[pc, C_ABS] | code[pc, C_NEG]
+                q0 = q32
+                q1 = q32
+                q2 = q32
                 for i in range(3):
-                    sign = U64(1) << U64(63 if code[pc, C_W0 + i] >= 2 else 31)
-                    am = sign if (code[pc, C_ABS] >> i) & 1 else U64(0)
-                    nm = sign if (code[pc, C_NEG] >> i) & 1 else U64(0)
-                    if am | nm:
-                        for l in range(nl):
-                            tmp[i, l] = (tmp[i, l] & ~am) ^ nm
-                zmask = 0
-            fl = call_valu(code[pc, C_K], p0, p1, p2,
-                           pres, cin, ex, mode)
-            if code[pc, C_OMODW] != 0 and (code[pc, C_OMOD] | code[pc, C_CLAMP]) != 0:
-                apply_output_mods(res, ex, code[pc, C_OMODW], code[pc, C_OMOD], code[pc, C_CLAMP], mode)
-            if flags & FL_CMP:
-                m = fl & ex
-                sp = code[pc, C_SDST]
-                sv = m
-                sregs[w, sp] = np.uint32(sv & MASK32)
-                sregs[w, sp + 1] = np.uint32(sv >> U64(32))
-                if flags & FL_CMPX:
-                    sp = EXEC_LO
+                    kind = code[pc, C_K0 + i]
+                    c = code[pc, C_S0 + i]
+                    if i == 2 and flags & FL_CIN_S2:
+                        cin = U64(sregs[w, c]) | (U64(sregs[w, c + 1]) << U64(32)) \
+                            if kind == K_SREG else U64(code[pc, C_V2])
+                        kind = K_NONE
+                    q = q32 + i * 256
+                    am = np.uint32(0x80000000) if (code[pc, C_ABS] >> i) & 1 else np.uint32(0)
+                    nm = np.uint32(0x80000000) if (code[pc, C_NEG] >> i) & 1 else np.uint32(0)
+                    if kind == K_VGPR:
+                        row = vbase + c - 256
+                        if (mods >> i) & 1:
+                            for l in range(64):
+                                t32[i, l] = (vgpr[row, l] & ~am) ^ nm
+                            zmask32 &= ~(1 << i)
+                        else:
+                            q = pv + row * vstride
+                    elif kind == K_NONE:
+                        if not (zmask32 >> i) & 1:
+                            for l in range(64):
+                                t32[i, l] = np.uint32(0)
+                            zmask32 |= 1 << i
+                    else:
+                        v32 = np.uint32(sregs[w, c]) if kind == K_SREG \
+                            else np.uint32(U64(code[pc, C_V0 + i]) & MASK32)
+                        v32 = (v32 & ~am) ^ nm
+                        for l in range(64):
+                            t32[i, l] = v32
+                        zmask32 &= ~(1 << i)
+                    if i == 0:
+                        q0 = q
+                    elif i == 1:
+                        q1 = q
+                    else:
+                        q2 = q
+                if flags & FL_CIN_VCC:
+                    cin = (U64(sregs[w, VCC_LO]) | (U64(sregs[w, VCC_HI]) << U64(32)))
+                pd = q32 + 3 * 256
+                if not flags & FL_CMP:
+                    pd = pv + (vbase + code[pc, C_DST]) * vstride
+                fl = call_valu32(code[pc, C_K], pd, q0, q1, q2, q32 + 3 * 256, cin, ex, mode)
+                if flags & (FL_CMP | FL_FLAGS_TO_SDST):
+                    m = fl & ex
+                    sp = code[pc, C_SDST]
+                    sregs[w, sp] = np.uint32(m & MASK32)
+                    sregs[w, sp + 1] = np.uint32(m >> U64(32))
+                    if flags & FL_CMPX:
+                        sregs[w, EXEC_LO] = np.uint32(m & MASK32)
+                        sregs[w, EXEC_HI] = np.uint32(m >> U64(32))
+            else:
+                # sources into tmp rows 0..2, written out here (no helper taking arrays: see
+                # the note above run_wave); absent sources are zero rows, zmask remembers rows already zero
+                for i in range(3):
+                    kind = code[pc, C_K0 + i]
+                    c = code[pc, C_S0 + i]
+                    ndw = code[pc, C_W0 + i]
+                    if i == 2 and flags & FL_CIN_S2:
+                        cin = U64(sregs[w, c]) | (U64(sregs[w, c + 1]) << U64(32)) \
+                            if kind == K_SREG else U64(code[pc, C_V2])
+                        kind = K_NONE
+                    if kind == K_NONE:
+                        if not (zmask >> i) & 1:
+                            for l in range(nl):
+                                tmp[i, l] = U64(0)
+                            zmask |= 1 << i
+                        continue
+                    zmask &= ~(1 << i)
+                    if kind == K_VGPR:
+                        row = vbase + c - 256
+                        if ndw >= 2:
+                            for l in range(nl):
+                                tmp[i, l] = U64(vgpr[row, l]) | (U64(vgpr[row + 1, l]) << U64(32))
+                        else:
+                            for l in range(nl):
+                                tmp[i, l] = U64(vgpr[row, l])
+                        continue
+                    if kind == K_SREG:
+                        v = U64(sregs[w, c])
+                        if ndw >= 2:
+                            v |= U64(sregs[w, c + 1]) << U64(32)
+                    else:
+                        v = U64(code[pc, C_V0 + i])
+                    for l in range(nl):
+                        tmp[i, l] = v
+                if flags & FL_CIN_VCC:
+                    cin = (U64(sregs[w, VCC_LO]) | (U64(sregs[w, VCC_HI]) << U64(32)))
+                if code[pc, C_ABS] | code[pc, C_NEG]:
+                    # input modifiers (as apply_input_mods), on all three rows like the general path
+                    for i in range(3):
+                        sign = U64(1) << U64(63 if code[pc, C_W0 + i] >= 2 else 31)
+                        am = sign if (code[pc, C_ABS] >> i) & 1 else U64(0)
+                        nm = sign if (code[pc, C_NEG] >> i) & 1 else U64(0)
+                        if am | nm:
+                            for l in range(nl):
+                                tmp[i, l] = (tmp[i, l] & ~am) ^ nm
+                    zmask = 0
+                fl = call_valu(code[pc, C_K], p0, p1, p2,
+                               pres, cin, ex, mode)
+                if code[pc, C_OMODW] != 0 and (code[pc, C_OMOD] | code[pc, C_CLAMP]) != 0:
+                    apply_output_mods(res, ex, code[pc, C_OMODW], code[pc, C_OMOD], code[pc, C_CLAMP], mode)
+                if flags & FL_CMP:
+                    m = fl & ex
+                    sp = code[pc, C_SDST]
                     sv = m
                     sregs[w, sp] = np.uint32(sv & MASK32)
                     sregs[w, sp + 1] = np.uint32(sv >> U64(32))
-            else:
-                row = vbase + code[pc, C_DST]
-                if ex == ALL_LANES:
-                    for l in range(nl):
-                        vgpr[row, l] = np.uint32(tmp[3, l] & MASK32)
-                    if code[pc, C_WD] >= 2:
-                        for l in range(nl):
-                            vgpr[row + 1, l] = np.uint32(tmp[3, l] >> U64(32))
+                    if flags & FL_CMPX:
+                        sp = EXEC_LO
+                        sv = m
+                        sregs[w, sp] = np.uint32(sv & MASK32)
+                        sregs[w, sp + 1] = np.uint32(sv >> U64(32))
                 else:
-                    for l in range(nl):
-                        vgpr[row, l] = np.uint32(tmp[3, l] & MASK32) if (ex >> U64(l)) & U64(1) \
-                            else vgpr[row, l]
-                    if code[pc, C_WD] >= 2:
+                    row = vbase + code[pc, C_DST]
+                    if ex == ALL_LANES:
                         for l in range(nl):
-                            vgpr[row + 1, l] = np.uint32(tmp[3, l] >> U64(32)) \
-                                if (ex >> U64(l)) & U64(1) else vgpr[row + 1, l]
-                if flags & FL_FLAGS_TO_SDST:
-                    sp = code[pc, C_SDST]
-                    sv = fl & ex
-                    sregs[w, sp] = np.uint32(sv & MASK32)
-                    sregs[w, sp + 1] = np.uint32(sv >> U64(32))
+                            vgpr[row, l] = np.uint32(tmp[3, l] & MASK32)
+                        if code[pc, C_WD] >= 2:
+                            for l in range(nl):
+                                vgpr[row + 1, l] = np.uint32(tmp[3, l] >> U64(32))
+                    else:
+                        for l in range(nl):
+                            vgpr[row, l] = np.uint32(tmp[3, l] & MASK32) if (ex >> U64(l)) & U64(1) \
+                                else vgpr[row, l]
+                        if code[pc, C_WD] >= 2:
+                            for l in range(nl):
+                                vgpr[row + 1, l] = np.uint32(tmp[3, l] >> U64(32)) \
+                                    if (ex >> U64(l)) & U64(1) else vgpr[row + 1, l]
+                    if flags & FL_FLAGS_TO_SDST:
+                        sp = code[pc, C_SDST]
+                        sv = fl & ex
+                        sregs[w, sp] = np.uint32(sv & MASK32)
+                        sregs[w, sp + 1] = np.uint32(sv >> U64(32))
             nvalu += 1
         elif h == H_CBRANCH:
             k = code[pc, C_K]
@@ -810,6 +888,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             ws[w, WS_VALU] = nvalu
             ws[w, WS_TAKEN] = ntaken
             zmask = 0
+            zmask32 = 0
             if h >= H_DS and h <= H_EXP:
                 # memory families: each compiled on first use and called by address with
                 # a frame describing the state, in tmp row 2 (see gcnemu/memops.py)
@@ -840,7 +919,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             elif h == H_SMRD_LOAD or h == H_MEMTIME:
                 smem(code, code[pc], w, sregs, ws, mem_data, mem_mapped, mem_base, faults)
             else:
-                next_pc = step_generic(code, pc, w, sregs, ws, vgpr, lds, msgs, tmp)
+                next_pc = step_generic(code, pc, w, sregs, ws, vgpr, lds, msgs, tmp, t32)
             scc = ws[w, WS_SCC]
             steps = ws[w, WS_STEPS]
             insts = ws[w, WS_INSTS]
@@ -1093,9 +1172,12 @@ def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, 
     """
     # the VALU scratch rows, 64-byte aligned: numba's np.empty aligns to 32 bytes only, and
     # rows straddling cache lines split every AVX-512 load and store of the row kernels
-    buf = np.empty(4 * 64 + 8, np.uint64)
+    # rows 4..6 are six uint32 rows for the 32-bit row kernels (t32: three sources, the
+    # result, its flags, declined lanes)
+    buf = np.empty(7 * 64 + 8, np.uint64)
     off = ((64 - (buf.ctypes.data & 63)) & 63) // 8
     tmp = buf[off:off + 256].reshape((4, 64))
+    t32 = buf[off + 256:off + 448].view(np.uint32).reshape((6, 64))
     nw = wave_ids.shape[0]
     # Barrier release below: the dispatcher lays out each workgroup's waves consecutively,
     # so a group is one run of wave_ids and is decided by scanning that run (O(waves) per
@@ -1114,7 +1196,7 @@ def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, 
             w = wave_ids[i]
             if ws[w, WS_STATUS] == ST_READY:
                 run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base,
-                         faults, msgs, step_limit, tmp, exports, tr)
+                         faults, msgs, step_limit, tmp, t32, exports, tr)
                 progressed = True
                 if tr is not None:
                     if tr[1] != 0:

@@ -22,6 +22,14 @@ _P = types.CPointer(types.uint64)
 #: mask active lanes only; ops with a quick row form recompute declined lanes only if active)
 VALU_SIGNATURE = types.uint64(_P, _P, _P, _P, types.uint64, types.uint64, types.int64)
 
+_P32 = types.CPointer(types.uint32)
+#: flags = op(dst, s0, s1, s2, res, cin mask, exec mask, mode): the 32-bit form, for
+#: instructions whose operands are all 32-bit: rows are uint32[64], sources read in place (a
+#: VGPR row itself, or a scratch row holding a broadcast scalar or modified copy), the result
+#: computed into the scratch row res and stored into dst under the exec mask
+VALU32_SIGNATURE = types.uint64(_P32, _P32, _P32, _P32, _P32, types.uint64, types.uint64,
+                                types.int64)
+
 _addresses: dict[str, int] = {}
 _keep = []
 _lock = threading.Lock()
@@ -38,6 +46,36 @@ def valu_address(name: str) -> int:
                 _keep.append(fn)
                 addr = _addresses[name] = fn.address
     return addr
+
+
+def valu32_address(name: str) -> int:
+    """Address of the compiled 32-bit row kernel of VALU op ``name`` (compiled on first use)."""
+    key = "32:" + name
+    addr = _addresses.get(key)
+    if addr is None:
+        with _lock:
+            addr = _addresses.get(key)
+            if addr is None:
+                fn = cfunc(VALU32_SIGNATURE, cache=True)(getattr(D, f"_c32_{name}"))
+                _keep.append(fn)
+                addr = _addresses[key] = fn.address
+    return addr
+
+
+@intrinsic
+def call_valu32(typingctx, addr, dst, s0, s1, s2, res, cin, exec_mask, mode):
+    """Call the 32-bit row kernel at ``addr`` on rows given by their addresses."""
+    sig = types.uint64(addr, dst, s0, s1, s2, res, cin, exec_mask, mode)
+
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        p = ir.IntType(32).as_pointer()
+        fnty = ir.FunctionType(i64, [p, p, p, p, p, i64, i64, i64])
+        fn = builder.inttoptr(args[0], fnty.as_pointer())
+        ptrs = [builder.inttoptr(x, p) for x in args[1:6]]
+        return builder.call(fn, ptrs + list(args[6:]))
+
+    return sig, codegen
 
 
 @intrinsic

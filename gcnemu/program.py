@@ -16,7 +16,7 @@ from . import engine as E
 from .memops import family_address
 from .memops import subop as memory_subop
 from .dispatch_gen import SALU_NAMES, VALU_NAMES
-from .opkernels import valu_address
+from .opkernels import valu32_address, valu_address
 from .isa import table
 from .isa.decoder import Instruction, decode
 from .isa.encoding import LITERAL, VCC_LO
@@ -198,7 +198,6 @@ def _row(ins: Instruction, pc_index: dict, prog_name: str) -> np.ndarray:
             r[C_H] = _VALU_SPECIAL[name]
         elif name in _VALU_INDEX:
             r[C_H] = E.H_VCMP if name.startswith("v_cmp") else E.H_VALU
-            r[C_K] = valu_address(name)
         else:
             r[C_H] = E.H_UNIMPLEMENTED
         srcs = [k for k in ("src0", "src", "vsrc0") if k in kinds]
@@ -254,6 +253,15 @@ def _row(ins: Instruction, pc_index: dict, prog_name: str) -> np.ndarray:
             # VOP3 has no literal on gfx7; src2 of 2-operand ops is ignored
             pass
         r[C_OMODW] = output_modifier_width(name) if r[C_H] == E.H_VALU else 0
+        if r[C_H] in (E.H_VALU, E.H_VCMP):
+            # every operand 32-bit and no output modifier: the 32-bit row kernel, which reads
+            # VGPRs in place and stores the result itself; else the 64-bit-lane one
+            widths = [r[C_W0], r[C_W1], r[C_W2]] + ([] if flags & E.FL_CMP else [r[C_WD]])
+            if max(widths) == 1 and (r[C_OMOD] | r[C_CLAMP]) == 0:
+                flags |= E.FL_ROW32
+                r[C_K] = valu32_address(name)
+            else:
+                r[C_K] = valu_address(name)
         r[C_FLAGS] = flags
         return r
 

@@ -66,6 +66,95 @@ def row_fast_ops() -> dict:
     return out
 
 
+def plain32_ops() -> dict:
+    """op -> name of its plain round-to-nearest-even uint32 form (PLAIN32 of the semantics
+    modules): the 32-bit row kernel runs it on every lane and the op itself on the whole row
+    when MODE rounds otherwise or any lane is odd."""
+    out = {}
+    for mod in VALU_MODULES:
+        try:
+            m = importlib.import_module(f"gcnemu.sem.{mod}")
+        except ImportError:
+            continue
+        for name, fn in getattr(m, "PLAIN32", {}).items():
+            out[name] = fn.__name__ if hasattr(fn, "__name__") else fn.py_func.__name__
+    return out
+
+
+def render_row32(w, name, mod, flag_ops, row_fast, plain32):
+    """The 32-bit row kernel of one op: uint32 source rows read in place, the result written to
+    the destination row under EXEC by one masked store (lanes.store_masked); res is a scratch
+    of three rows (result, per-lane flag, declined lanes) whose flags lanes.lane_mask packs."""
+    lane = f"_{mod}.{name}(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)"
+    w("")
+    w("")
+    w("@njit")
+    w(f"def _row32_{name}(d, s0, s1, s2, res, cin, exec_mask, mode):")
+    if name == "v_mov_b32":
+        # a copy: straight from the source row (the loop below would be unrolled into
+        # scalar copies, LLVM unable to rule out that res overlaps s0)
+        w("    store_masked(d.ctypes.data, s0.ctypes.data, exec_mask)")
+        w("    return np.uint64(0)")
+    elif name in plain32:
+        if name == "v_div_fmas_f32":  # an fma where no active lane has VCC set
+            w("    if (mode & 3) == 0 and (cin & exec_mask) == np.uint64(0):")
+        else:
+            w("    if (mode & 3) == 0:")
+        w("        odd = False")
+        w("        for l in range(64):")
+        w(f"            r, o = _{mod}.{plain32[name]}(s0[l], s1[l], s2[l])")
+        w("            res[l] = r")
+        w("            odd |= o")
+        w("        if not odd:  # (flags clear: the plain cases of flag ops have none)")
+        w("            store_masked(d.ctypes.data, res.ctypes.data, exec_mask)")
+        w("            return np.uint64(0)")
+        render_row32_body(w, name, lane, flag_ops, row_fast)
+    else:
+        render_row32_body(w, name, lane, flag_ops, row_fast)
+    w("")
+    w("")
+    w(f"def _c32_{name}(d, s0, s1, s2, res, cin, exec_mask, mode):")
+    w(f"    return _row32_{name}(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), "
+      f"carray(res, 192), cin, exec_mask, mode)")
+
+
+def render_row32_body(w, name, lane, flag_ops, row_fast):
+    """The general lines of a 32-bit row kernel: the op (or its quick form) on every lane."""
+    mod = lane[1:lane.index(".")]
+    if name in row_fast:
+        # res[64:128] holds the lanes' flags, res[128:192] where the quick form declined
+        q = f"_{mod}.{row_fast[name]}"
+        w("    for l in range(64):")
+        w(f"        r, f, ok = {q}(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)")
+        w("        res[l] = np.uint32(r)")
+        w("        res[64 + l] = np.uint32(f)")
+        w("        res[128 + l] = np.uint32(not ok)")
+        w("    flags = lane_mask(res.ctypes.data + 256)")
+        w("    slow = lane_mask(res.ctypes.data + 512) & exec_mask")
+        w("    if slow != np.uint64(0):")
+        w("        for l in range(64):")
+        w("            if (slow >> np.uint64(l)) & np.uint64(1):")
+        w(f"                r, f = {lane}")
+        w("                res[l] = np.uint32(r)")
+        w("                bit = np.uint64(1) << np.uint64(l)")
+        w("                flags = (flags & ~bit) | (np.uint64(f) << np.uint64(l))")
+        w("    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)")
+        w("    return flags")
+    elif name in flag_ops:
+        w("    for l in range(64):")
+        w(f"        r, f = {lane}")
+        w("        res[l] = np.uint32(r)")
+        w("        res[64 + l] = np.uint32(f)")
+        if not name.startswith("v_cmp"):  # compares write no VGPR
+            w("    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)")
+        w("    return lane_mask(res.ctypes.data + 256)")
+    else:
+        w("    for l in range(64):")
+        w(f"        res[l] = np.uint32({lane}[0])")
+        w("    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)")
+        w("    return np.uint64(0)")
+
+
 def render() -> str:
     valu = collect(VALU_MODULES)
     valu = [(n, m) for n, m in valu if n != "v_mqsad_u32_u8"]  # 128-bit: the engine runs it
@@ -79,12 +168,16 @@ def render() -> str:
     w("writes only active lanes; a loop without a per-lane branch vectorises), and a C-callable")
     w("wrapper `_cf_<op>` that gcnemu.opkernels")
     w("compiles on first use (cached on disk) and hands to the engine as a function address, so")
-    w("only the ops a program uses are ever compiled. SALU ops: one switch, `salu_exec`.")
+    w("only the ops a program uses are ever compiled. Instructions whose operands are all 32-bit")
+    w("use the 32-bit form instead, `_row32_<op>` / `_c32_<op>`: uint32 rows read in place (VGPRs")
+    w("as they are), the result stored into the destination VGPR under EXEC. SALU ops: one")
+    w("switch, `salu_exec`.")
     w('"""')
     w("import numpy as np")
     w("from numba import carray")
     w("")
     w("from .jit import njit")
+    w("from .lanes import lane_mask, store_masked")
     mods = sorted({m for _, m in valu} | {m for _, m in salu})
     for m in mods:
         w(f"from .sem import {m} as _{m}")
@@ -102,6 +195,7 @@ def render() -> str:
     w(")")
     flag_ops = flag_producing_ops()
     row_fast = row_fast_ops()
+    plain32 = plain32_ops()
     for name, mod in valu:
         w("")
         w("")
@@ -142,6 +236,7 @@ def render() -> str:
         w(f"def _cf_{name}(s0, s1, s2, res, cin, exec_mask, mode):")
         w(f"    return _row_{name}(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), "
           f"cin, exec_mask, mode)")
+        render_row32(w, name, mod, flag_ops, row_fast, plain32)
     w("")
     w("")
     w("@njit")

@@ -2061,6 +2061,119 @@ def _quick_div_fixup_f32(s0, s1, s2, cin, lane, mode):
     return ((b ^ c) & U64(_S32)) | (a & U64(_A32)), U64(0), ok
 
 
+# --------------------------------------------------------------------------- plain f32 rows
+# In round-to-nearest-even an f32 add, multiply, unfused multiply-add or fma whose operands,
+# product (unfused) and result are neither NaN nor denormal is the host's IEEE result bit for
+# bit, whatever MODE says about denormals (there is nothing to flush) or IEEE/DX10_CLAMP (there
+# is no NaN). The 32-bit row kernels (tools/gen_dispatch.py, PLAIN32) run these forms over all
+# 64 lanes -- no branch, vectorised, operands as uint32 -- and redo the row with the op itself
+# when MODE does not round to nearest even or any lane is odd. Each returns (result, odd).
+
+_odd = fp.nan_or_denormal32
+
+
+@njit(cache=True, inline="always")
+def _plain_add_f32(a, b, c):
+    x = fp._bits_to_f32(a)
+    y = fp._bits_to_f32(b)
+    r = x + y
+    return fp._f32_to_bits(r), _odd(x) | _odd(y) | _odd(r)
+
+
+@njit(cache=True, inline="always")
+def _plain_sub_f32(a, b, c):
+    # v_sub_f32 adds the negated S1: the same value, zeros' signs included, when neither is NaN
+    x = fp._bits_to_f32(a)
+    y = fp._bits_to_f32(b)
+    r = x - y
+    return fp._f32_to_bits(r), _odd(x) | _odd(y) | _odd(r)
+
+
+@njit(cache=True, inline="always")
+def _plain_subrev_f32(a, b, c):
+    return _plain_sub_f32(b, a, c)
+
+
+@njit(cache=True, inline="always")
+def _plain_mul_f32(a, b, c):
+    x = fp._bits_to_f32(a)
+    y = fp._bits_to_f32(b)
+    r = x * y
+    return fp._f32_to_bits(r), _odd(x) | _odd(y) | _odd(r)
+
+
+@njit(cache=True, inline="always")
+def _plain_mad_f32(a, b, c):
+    x = fp._bits_to_f32(a)
+    y = fp._bits_to_f32(b)
+    z = fp._bits_to_f32(c)
+    p = x * y
+    r = p + z
+    return fp._f32_to_bits(r), _odd(x) | _odd(y) | _odd(z) | _odd(p) | _odd(r)
+
+
+@njit(cache=True, inline="always")
+def _plain_madmk_f32(a, b, c):
+    # D = S0 * K + S1, K passed in S2
+    return _plain_mad_f32(a, c, b)
+
+
+@njit(cache=True, inline="always")
+def _plain_fma_f32(a, b, c):
+    x = fp._bits_to_f32(a)
+    y = fp._bits_to_f32(b)
+    z = fp._bits_to_f32(c)
+    r = fp._fma32(x, y, z)
+    return fp._f32_to_bits(r), _odd(x) | _odd(y) | _odd(z) | _odd(r)
+
+
+@njit(cache=True, inline="always")
+def _plain_rcp_f32(a, b, c):
+    # 1/+-0 = +-inf and 1/+-inf = +-0 as on the hardware; a denormal quotient is odd
+    x = fp._bits_to_f32(a)
+    r = np.float32(1.0) / x
+    return fp._f32_to_bits(r), _odd(x) | _odd(r)
+
+
+@njit(cache=True, inline="always")
+def _plain_sqrt_f32(a, b, c):
+    # a negative operand gives a host NaN: odd, so the op itself makes the hardware's -NaN
+    x = fp._bits_to_f32(a)
+    r = np.sqrt(x)
+    return fp._f32_to_bits(r), _odd(x) | _odd(r)
+
+
+@njit(cache=True, inline="always")
+def _plain_rsq_f32(a, b, c):
+    # the f64 evaluation of _fast_rsq32
+    x = fp._bits_to_f32(a)
+    r = np.float32(1.0 / np.sqrt(np.float64(x)))
+    return fp._f32_to_bits(r), _odd(x) | _odd(r)
+
+
+@njit(cache=True, inline="always")
+def _plain_div_scale_f32(a, b, c):
+    """_quick_div_scale_f32 on uint32 operands: S0 unchanged, VCC clear (odd: not that case)."""
+    m = np.uint32(0x7FFFFFFF)
+    e1 = np.int32(b >> np.uint32(23)) & 0xFF
+    e2 = np.int32(c >> np.uint32(23)) & 0xFF
+    d = e2 - e1
+    ok = ((((b & m) - np.uint32(0x800000)) < np.uint32(0x7F000000))
+          & (((c & m) - np.uint32(0x800000)) < np.uint32(0x7F000000))
+          & ((a & m) < np.uint32(0x7F800000)) & ((b & m) <= np.uint32(0x7E800000))
+          & (e2 > 23) & (d >= -125) & (d <= 95))
+    return a, not ok
+
+
+@njit(cache=True, inline="always")
+def _plain_div_fixup_f32(a, b, c):
+    """_quick_div_fixup_f32 on uint32 operands (odd: not that case)."""
+    m = np.uint32(0x7FFFFFFF)
+    ok = ((((b & m) - np.uint32(1)) < np.uint32(0x7F7FFFFF))
+          & (((c & m) - np.uint32(1)) < np.uint32(0x7F7FFFFF)) & ((a & m) <= np.uint32(0x7F800000)))
+    return ((b ^ c) & np.uint32(0x80000000)) | (a & m), not ok
+
+
 @njit(cache=True)
 def v_div_fixup_f64(s0, s1, s2, cin, lane, mode):
     """f64 division fix-up, same cases as v_div_fixup_f32."""
@@ -2943,6 +3056,25 @@ ROW_FAST = {
     "v_div_scale_f32": _quick_div_scale_f32,
     "v_div_fmas_f32": _quick_div_fmas_f32,
     "v_div_fixup_f32": _quick_div_fixup_f32,
+}
+
+#: op -> its plain round-to-nearest-even form on uint32 operands (see "plain f32 rows")
+PLAIN32 = {
+    "v_add_f32": _plain_add_f32,
+    "v_sub_f32": _plain_sub_f32,
+    "v_subrev_f32": _plain_subrev_f32,
+    "v_mul_f32": _plain_mul_f32,
+    "v_mad_f32": _plain_mad_f32,
+    "v_mac_f32": _plain_mad_f32,
+    "v_madak_f32": _plain_mad_f32,
+    "v_madmk_f32": _plain_madmk_f32,
+    "v_fma_f32": _plain_fma_f32,
+    "v_div_fmas_f32": _plain_fma_f32,     # where no active lane has VCC set
+    "v_rcp_f32": _plain_rcp_f32,
+    "v_sqrt_f32": _plain_sqrt_f32,
+    "v_rsq_f32": _plain_rsq_f32,
+    "v_div_scale_f32": _plain_div_scale_f32,
+    "v_div_fixup_f32": _plain_div_fixup_f32,
 }
 
 #: mnemonics from the op list that have no implementation

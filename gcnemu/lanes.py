@@ -1,0 +1,53 @@
+"""Whole-row operations on the 64 lanes of a wave that numba cannot express on its own.
+
+A row is 64 consecutive uint32 lanes (one VGPR of one wave). Writing a result row under an EXEC
+mask with a per-lane select costs more than the arithmetic of most ops (the mask's bits have to
+be spread over the lanes one shift at a time); LLVM's masked store takes the 64-bit mask as
+64 lane predicates directly (four masked vector stores on AVX-512).
+"""
+from __future__ import annotations
+
+from llvmlite import ir
+from numba import types
+from numba.core.extending import intrinsic
+
+
+@intrinsic
+def store_masked(typingctx, dst, src, mask):
+    """Copy the 64 uint32 lanes at address ``src`` to address ``dst`` where bit l of ``mask``
+    is set; the other lanes of ``dst`` keep their values (the rows may be the same)."""
+    sig = types.void(dst, src, mask)
+
+    def codegen(context, builder, signature, args):
+        i32 = ir.IntType(32)
+        row = ir.VectorType(i32, 64)
+        pred = ir.VectorType(ir.IntType(1), 64)
+        name = "llvm.masked.store.v64i32.p0"
+        fn = builder.module.globals.get(name)
+        if fn is None:
+            fnty = ir.FunctionType(ir.VoidType(), [row, row.as_pointer(), i32, pred])
+            fn = ir.Function(builder.module, fnty, name=name)
+        d = builder.inttoptr(args[0], row.as_pointer())
+        s = builder.inttoptr(args[1], row.as_pointer())
+        value = builder.load(s, align=4)
+        m = args[2]
+        if m.type.width < 64:
+            m = builder.zext(m, ir.IntType(64))
+        builder.call(fn, [value, d, ir.Constant(i32, 4), builder.bitcast(m, pred)])
+        return context.get_dummy_value()
+    return sig, codegen
+
+
+@intrinsic
+def lane_mask(typingctx, src):
+    """The 64-bit mask whose bit l is set where uint32 lane l of the row at address ``src`` is
+    nonzero: a compare of the whole row (four vptestmd on AVX-512) instead of a shift per lane."""
+    sig = types.uint64(src)
+
+    def codegen(context, builder, signature, args):
+        row = ir.VectorType(ir.IntType(32), 64)
+        s = builder.inttoptr(args[0], row.as_pointer())
+        value = builder.load(s, align=4)
+        nonzero = builder.icmp_unsigned("!=", value, ir.Constant(row, None))
+        return builder.bitcast(nonzero, ir.IntType(64))
+    return sig, codegen

@@ -1,0 +1,161 @@
+"""The 32-bit VALU row kernels (gcnemu/dispatch_gen.py `_c32_*`, lanes.store_masked): the
+plain round-to-nearest-even forms (valu_float.PLAIN32), the masked store under EXEC, flag
+masks, and the engine's in-place operand rows (VGPRs read where they are, scalars broadcast,
+VOP3 abs/neg on copies, v_mac's destination as a source).
+
+Expected values come from numpy float32 arithmetic and Python integers; the whole-row check
+against the 64-bit-lane kernels compares two separate implementations (that one is verified
+against independent references in test_sem_valu_float.py / test_engine_valu_float.py).
+"""
+import numpy as np
+import pytest
+from numba import njit
+
+from gcnemu import opkernels as O
+
+from snippets import M32, M64, f2u, run
+
+DEFAULT_MODE = 0x3C0        # clang's OpenCL MODE: RNE, f32 denormals flushed, IEEE, DX10
+MODES = [DEFAULT_MODE,
+         0x3F0,             # f32 denormals kept
+         0x3C1,             # f32 round toward +inf
+         0x3C3]             # f32 round toward zero
+SENTINEL = 0xDEADBEEF
+
+
+@njit
+def _run32(addr, rows, cin, ex, mode):
+    base = rows.ctypes.data
+    return O.call_valu32(addr, base + 4 * 256, base, base + 256, base + 512, base + 5 * 256,
+                         cin, ex, mode)
+
+
+@njit
+def _run64(addr, rows, cin, ex, mode):
+    base = rows.ctypes.data
+    return O.call_valu(addr, base, base + 512, base + 1024, base + 1536, cin, ex, mode)
+
+
+def _operands(rng, kind):
+    """64 f32 bit patterns: 'normal' (moderate range, both signs) or 'mixed' (normals plus
+    zeros, denormals, infinities, NaNs, values near the overflow and underflow edges)."""
+    v = rng.uniform(-4, 4, 64).astype(np.float32).view(np.uint32)
+    if kind == "mixed":
+        special = np.array([0, 0x80000000, 1, 0x807FFFFF, 0x00400000, 0x7F800000, 0xFF800000,
+                            0x7FC00000, 0x7F800001, 0xFFC01234, 0x7F7FFFFF, 0x00800000,
+                            0x80800001, 0x3F800000, 0x1F800000, 0x5F800000], np.uint32)
+        idx = rng.choice(64, 24, replace=False)
+        v[idx] = rng.choice(special, 24)
+    return v
+
+
+ROW32_OPS = ["v_add_f32", "v_sub_f32", "v_subrev_f32", "v_mul_f32", "v_mad_f32", "v_mac_f32",
+             "v_madak_f32", "v_madmk_f32", "v_fma_f32", "v_div_fmas_f32", "v_rcp_f32",
+             "v_sqrt_f32", "v_rsq_f32", "v_div_scale_f32", "v_div_fixup_f32", "v_mov_b32",
+             "v_add_i32", "v_addc_u32", "v_cndmask_b32", "v_cmp_lt_f32", "v_min_f32",
+             "v_cvt_i32_f32", "v_lshlrev_b32"]
+
+
+@pytest.mark.parametrize("name", ROW32_OPS)
+@pytest.mark.parametrize("kind", ["normal", "mixed"])
+def test_row32_kernel_matches_lane_kernel(name, kind):
+    """Every lane under EXEC gets the 64-bit-lane kernel's result, every other lane keeps its
+    old value, and the flag mask agrees on active lanes -- in four MODEs, with odd values in
+    inactive lanes too (they must not change active results)."""
+    rng = np.random.default_rng(abs(hash((name, kind))) % 2**32)
+    a32, a64 = O.valu32_address(name), O.valu_address(name)
+    for mode in MODES:
+        for ex in (M64, 0x0F0F_F0F0_1234_8001, 0):
+            srcs = [_operands(rng, kind) for _ in range(3)]
+            cin = int(rng.integers(0, 2**63)) * 2 + 1
+            if name == "v_div_fmas_f32" and kind == "normal":
+                cin = 0        # VCC clear: the plain fma path
+            rows32 = np.zeros((8, 64), np.uint32)
+            rows32[0:3] = srcs
+            rows32[4] = SENTINEL
+            fl32 = _run32(a32, rows32, np.uint64(cin), np.uint64(ex), mode)
+            rows64 = np.zeros((4, 64), np.uint64)
+            rows64[0:3] = np.array(srcs, np.uint64)
+            fl64 = _run64(a64, rows64, np.uint64(cin), np.uint64(ex), mode)
+            active = np.array([(ex >> l) & 1 for l in range(64)], bool)
+            want = np.where(active, (rows64[3] & M32).astype(np.uint32), np.uint32(SENTINEL))
+            if not name.startswith("v_cmp"):
+                assert np.array_equal(rows32[4], want), (name, kind, hex(mode), hex(ex))
+            assert int(fl32) & ex == int(fl64) & ex, (name, kind, hex(mode), hex(ex))
+
+
+def _f32(bits):
+    return np.asarray(bits, np.uint32).view(np.float32)
+
+
+def test_plain_forms_against_numpy():
+    """Normal operands with normal results: the plain forms give numpy's float32 IEEE result
+    (round to nearest even) -- add, sub, subrev, mul, unfused mad, rcp, sqrt."""
+    rng = np.random.default_rng(7)
+    a = rng.uniform(0.5, 4, 64).astype(np.float32)
+    b = rng.uniform(-4, -0.5, 64).astype(np.float32)
+    c = rng.uniform(-4, 4, 64).astype(np.float32)
+    with np.errstate(all="ignore"):
+        expected = {
+            "v_add_f32": a + b, "v_sub_f32": a - b, "v_subrev_f32": b - a, "v_mul_f32": a * b,
+            "v_mad_f32": (a * b) + c, "v_mac_f32": (a * b) + c, "v_madak_f32": (a * b) + c,
+            "v_madmk_f32": (a * c) + b, "v_rcp_f32": np.float32(1) / a, "v_sqrt_f32": np.sqrt(a),
+        }
+    for name, want in expected.items():
+        rows = np.zeros((8, 64), np.uint32)
+        rows[0], rows[1], rows[2] = a.view(np.uint32), b.view(np.uint32), c.view(np.uint32)
+        _run32(O.valu32_address(name), rows, np.uint64(0), np.uint64(M64), DEFAULT_MODE)
+        assert np.array_equal(rows[4], want.astype(np.float32).view(np.uint32)), name
+
+
+def test_engine_in_place_operands_modifiers_and_exec():
+    """Through the engine: VOP3 neg/abs on VGPR and SGPR sources, an inline constant, v_mac
+    reading its destination, a carry to VCC and a compare to an SGPR pair, under a partial
+    EXEC; inactive lanes keep their values. Expected from numpy float32 / Python ints."""
+    rng = np.random.default_rng(11)
+    # magnitudes in [0.5, 3]: the exact fma sum then fits a float64 (see below)
+    x = (rng.uniform(0.5, 3, 64) * rng.choice([-1, 1], 64)).astype(np.float32)
+    y = (rng.uniform(0.5, 3, 64) * rng.choice([-1, 1], 64)).astype(np.float32)
+    acc = rng.uniform(-3, 3, 64).astype(np.float32)
+    ia = rng.integers(0, 2**32, 64, dtype=np.uint64).astype(np.uint32)
+    ib = rng.integers(0, 2**32, 64, dtype=np.uint64).astype(np.uint32)
+    ex = 0xF0F0_0FF0_AAAA_5555
+    s_val = np.float32(1.75)
+    vgpr = {1: x.view(np.uint32), 2: y.view(np.uint32), 3: acc.view(np.uint32), 4: ia, 5: ib,
+            6: np.full(64, SENTINEL, np.uint32), 7: np.full(64, SENTINEL, np.uint32),
+            8: np.full(64, SENTINEL, np.uint32), 9: np.full(64, SENTINEL, np.uint32),
+            10: np.full(64, SENTINEL, np.uint32)}
+    st = run("""
+    v_fma_f32 v6, -v1, |v2|, s0
+    v_mul_f32 v7, -s0, v1
+    v_mac_f32 v3, v1, v2
+    v_add_i32 v8, vcc, v4, v5
+    v_cmp_gt_f32 s[10:11], v1, v2
+    v_sub_f32 v9, 0.5, v2
+    v_mad_f32 v10, |v1|, -v2, -v3
+    """, sgpr={0: f2u(float(s_val))}, vgpr=vgpr, exec_mask=ex)
+    active = np.array([(ex >> l) & 1 for l in range(64)], bool)
+
+    def check(reg, want):
+        want = np.asarray(want)
+        want = np.where(active, want.view(np.uint32) if want.dtype == np.float32 else want,
+                        np.uint32(SENTINEL)
+                        if reg != 3 else acc.view(np.uint32))
+        assert np.array_equal(np.asarray(st.vgpr[reg], np.uint32), want), reg
+
+    # fma: one rounding. The product of two f32 is exact in float64 (48 bits), and with
+    # |x|, |y| >= 0.5 and |sum| < 16 its lowest bit is >= 2**-48, so the sum is exact in
+    # float64 too: one rounding to float32 is the fma
+    prod = (-x.astype(np.float64)) * np.abs(y).astype(np.float64)
+    fma = (prod + np.float64(s_val)).astype(np.float32)
+    check(6, fma)
+    check(7, (-s_val) * x)
+    mac = (x * y) + acc
+    check(3, mac)
+    check(8, ((ia.astype(np.uint64) + ib) & M32).astype(np.uint32))
+    carry = sum(1 << l for l in range(64) if active[l] and int(ia[l]) + int(ib[l]) > M32)
+    assert st.vcc == carry
+    gt = sum(1 << l for l in range(64) if active[l] and x[l] > y[l])
+    assert int(st.sgpr[10]) | int(st.sgpr[11]) << 32 == gt
+    check(9, np.float32(0.5) - y)
+    check(10, (np.abs(x) * -y) + (-mac))
