@@ -736,6 +736,16 @@ class GPU:
                 f"workgroup {gid}, wave {w % wpg}, {lane_txt}, pc 0x{pc:x} '{ins}'")
 
 
+def _zeros_aligned(shape, dtype, align=64):
+    """np.zeros whose data starts on an ``align``-byte boundary: the row kernels load and
+    store whole 256-byte VGPR rows with 64-byte vector moves, each split in two when a row
+    straddles cache lines (numpy aligns large arrays to 16 bytes only)."""
+    nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+    raw = np.zeros(nbytes + align, np.uint8)
+    off = -raw.ctypes.data % align
+    return raw[off:off + nbytes].view(dtype).reshape(shape)
+
+
 class _BatchState:
     """The arrays one worker runs its batches of workgroups in (private per worker thread)."""
 
@@ -745,7 +755,7 @@ class _BatchState:
         self.lds[-self.gds_bytes:] = gds
         self.sregs = np.zeros((nwaves, 128), np.uint32)
         self.ws = np.zeros((nwaves, E.NWS), np.int64)
-        self.vgpr = np.zeros((nwaves * vcount, 64), np.uint32)
+        self.vgpr = _zeros_aligned((nwaves * vcount, 64), np.uint32)
         self.faults = np.zeros((nwaves, 16, 4), np.int64)
         self.msgs = np.zeros((1024, 4), np.int64)
         self.exports = new_export_buffer(1024)
