@@ -175,31 +175,48 @@ def build_kernarg_segment(k: KernelInfo, args: Sequence[Any], hidden: Optional[M
     arguments not in it are 0 (hidden_none always is). Raises DispatchError for a wrong count,
     type or range, naming the argument.
     """
-    if not k.has_metadata:
-        if args:
-            raise DispatchError(f"kernel {k.name} has no argument metadata; cannot place {len(args)} arguments")
-        return bytes(k.kernarg_segment_size or k.kernarg_size)
-    hidden = dict(hidden or {})
-    unknown = [h for h in hidden if h not in HIDDEN_KINDS]
-    if unknown:
-        raise DispatchError(f"unknown hidden argument kinds {unknown}; known: {sorted(HIDDEN_KINDS)}")
-    explicit = k.explicit_args
-    if len(args) != len(explicit):
-        sig = ", ".join(f"{a.type_name or a.value_kind} {a.name or ''}".strip() for a in explicit)
-        raise DispatchError(f"kernel {k.name}({sig}) takes {len(explicit)} arguments, got {len(args)}")
-    size = max([k.kernarg_segment_size or 0] + [a.offset + a.size for a in k.args])
-    seg = bytearray(size)
-    it = iter(args)
-    idx = 0
-    for a in k.args:
-        if a.is_hidden:
-            v = 0 if a.value_kind == "hidden_none" else hidden.get(a.value_kind, 0)
-            data = _int_bytes(operator.index(v), a.size, f"kernel {k.name} {a.value_kind}")
-        else:
-            data = _encode_arg(k, idx, a, next(it))
-            idx += 1
-        seg[a.offset:a.offset + a.size] = data
-    return bytes(seg)
+    return KernargLayout(k, hidden).build(args)
+
+
+class KernargLayout:
+    """The part of :func:`build_kernarg_segment`'s work that does not depend on the explicit
+    argument values (hidden arguments placed, metadata checked), done once so that repeated
+    dispatches of a kernel only encode their explicit arguments."""
+
+    def __init__(self, k: KernelInfo, hidden: Optional[Mapping[str, int]] = None):
+        self.kernel = k
+        if not k.has_metadata:
+            self.explicit = None
+            self.template = bytes(k.kernarg_segment_size or k.kernarg_size)
+            return
+        hidden = dict(hidden or {})
+        unknown = [h for h in hidden if h not in HIDDEN_KINDS]
+        if unknown:
+            raise DispatchError(f"unknown hidden argument kinds {unknown}; known: {sorted(HIDDEN_KINDS)}")
+        self.explicit = k.explicit_args
+        size = max([k.kernarg_segment_size or 0] + [a.offset + a.size for a in k.args])
+        seg = bytearray(size)
+        for a in k.args:
+            if a.is_hidden:
+                v = 0 if a.value_kind == "hidden_none" else hidden.get(a.value_kind, 0)
+                seg[a.offset:a.offset + a.size] = _int_bytes(operator.index(v), a.size,
+                                                             f"kernel {k.name} {a.value_kind}")
+        self.template = bytes(seg)
+
+    def build(self, args: Sequence[Any]) -> bytes:
+        """The kernarg segment with the explicit arguments ``args`` (see build_kernarg_segment)."""
+        k, explicit = self.kernel, self.explicit
+        if explicit is None:
+            if args:
+                raise DispatchError(f"kernel {k.name} has no argument metadata; cannot place {len(args)} arguments")
+            return self.template
+        if len(args) != len(explicit):
+            sig = ", ".join(f"{a.type_name or a.value_kind} {a.name or ''}".strip() for a in explicit)
+            raise DispatchError(f"kernel {k.name}({sig}) takes {len(explicit)} arguments, got {len(args)}")
+        seg = bytearray(self.template)
+        for idx, (a, value) in enumerate(zip(explicit, args)):
+            seg[a.offset:a.offset + a.size] = _encode_arg(k, idx, a, value)
+        return bytes(seg)
 
 
 # --- AQL packet ---------------------------------------------------------------------------------
