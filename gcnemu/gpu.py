@@ -13,7 +13,6 @@ engine; waves of a workgroup synchronise at s_barrier. Results are deterministic
 """
 from __future__ import annotations
 
-import functools
 import os
 import time
 from dataclasses import dataclass, field
@@ -146,25 +145,18 @@ class Kernel:
         self.code_object = code_object
         self.entry_row = entry_row
         self.code_address = code_address   #: code-object address of the program's first byte
+        self._code_facts = None            #: see code_facts
 
     def __repr__(self) -> str:
         return f"Kernel({self.name!r}, {len(self.program.instructions)} instructions)"
 
-    # facts about the code that every launch of the kernel needs: worked out once
-    @functools.cached_property
-    def serial_reason(self) -> str:
-        """Why the kernel's workgroups must run on one worker ('' if they need not)."""
-        return _needs_serial(self.program)
-
-    @functools.cached_property
-    def uses_gds(self) -> bool:
-        return _uses_gds(self.program)
-
-    @functools.cached_property
-    def sgpr_layout(self) -> list:
-        """(what, first SGPR, count) of the SGPRs a wave starts with (loader.abi)."""
-        info = self.info
-        return abi.initial_sgpr_layout(info) if info.code_object_version else _asm_sgpr_layout(info)
+    def code_facts(self) -> tuple[str, bool]:
+        """(why its workgroups must run on one worker or '', whether it can reach GDS): facts of
+        the kernel's code that every launch needs, worked out once per program."""
+        prog = self.program
+        if self._code_facts is None or self._code_facts[0] is not prog:
+            self._code_facts = (prog, _needs_serial(prog), _uses_gds(prog))
+        return self._code_facts[1:]
 
 
 class LoadedProgram:
@@ -360,7 +352,7 @@ class GPU:
         self.gds = np.zeros(self.config.gds_bytes, np.uint8)
         self._dispatch_id = 0
         self._images = {}     # id(code object) -> (code object, GPU address of its image)
-        self._launches = {}   # (kernel, grid, block, LDS size, workers) -> _Launch, oldest first
+        self._launches = {}   # launch key (see dispatch) -> _Launch, least recently used first
         self._queue = self.memory.allocate(256, name="amd_queue_t")
         q = np.zeros(64, np.uint32)
         q[0x40 // 4] = SHARED_APERTURE_HI
@@ -407,7 +399,6 @@ class GPU:
         info = kernel.info
         grid, block = _shape(grid, block, info, self.config)
         t0 = time.perf_counter()
-        mem = self.memory
 
         # dynamic LDS for __local arguments goes after the static allocation
         lds_size = info.group_segment_fixed_size
@@ -424,8 +415,9 @@ class GPU:
                                 f"a CU has {self.config.lds_per_cu}")
         # everything that does not depend on the argument values is kept per launch shape
         # (see _Launch); taken out of the cache while in use, so that a dispatch from another
-        # thread never shares it
-        key = (kernel, grid, block, lds_size, max(1, int(workers)))
+        # thread never shares it. The key holds the kernel's info and program as they are now
+        # (the launch keeps both alive, so their ids stay theirs)
+        key = (kernel, id(info), id(kernel.program), grid, block, lds_size, max(1, int(workers)))
         launch = self._launches.pop(key, None)
         if launch is None:
             launch = _Launch(self, kernel, grid, block, lds_size, workers)
@@ -484,7 +476,7 @@ class GPU:
                 f"does not fit on a CU: {ctx['vcount']} VGPRs and {info.sgpr_count} SGPRs per wave allow "
                 f"{occ.waves_per_simd} wave(s) per SIMD ({occ.limited_by}), it needs "
                 f"{-(-wpg // self.config.simds_per_cu)}")
-        states = launch.get_states(mem)
+        states = launch.get_states(self)
         nworkers, batches = len(states), launch.batches
         data, mapped = mem.arrays()
         totals = {k: 0 for k in _COUNTER_COLUMNS}
@@ -701,7 +693,7 @@ class GPU:
             for i in range(nid):
                 vgpr[w * vcount + i, :] = vals[i]
         w = w.astype(np.int64)
-        if full or len(st.templates) <= MAX_EDGE_TEMPLATES:
+        if full or sum(key != "full" for key in st.templates) < MAX_EDGE_TEMPLATES:
             firsts = {what: first for what, first, count in ctx["sgpr_layout"]}
             vrows = (w[:, None] * vcount + np.arange(min(ctx["vgpr_ids"], 3))[None, :]).ravel()
             st.templates[tkey] = dict(
@@ -747,7 +739,7 @@ class _Launch:
         config = gpu.config
         self.info, self.grid, self.block = info, grid, block
         self.kernarg = abi.KernargLayout(info, abi.default_hidden_args(grid, block)) \
-            if info.code_object_version else _RawKernarg(info)
+            if info.code_object_version else _RawKernarg()
         self.priv = priv = int(info.private_segment_fixed_size)
         groups = [-(-grid[i] // block[i]) for i in range(3)]
         self.ngroups = ngroups = groups[0] * groups[1] * groups[2]
@@ -756,7 +748,8 @@ class _Launch:
         vcount = max(4, min(256, info.vgpr_count))
         scount = max(8, min(104, info.sgpr_count))
         self.occ = occupancy(vcount, info.sgpr_count, lds_size, waves_per_group, config)
-        self.serial_reason = kernel.serial_reason
+        self.serial_reason, uses_gds = kernel.code_facts()
+        sgpr_layout = abi.initial_sgpr_layout(info) if info.code_object_version else _asm_sgpr_layout(info)
         nworkers = 1 if self.serial_reason else max(1, int(workers))
         groups_per_batch = max(1, gpu.waves_per_batch // waves_per_group)
         if nworkers > 1:
@@ -782,13 +775,12 @@ class _Launch:
         self.ctx = dict(info=info, prog=kernel.program, grid=grid, block=block, groups=groups, gxyz=gxyz,
                         ids_table=ids_table,
                         partial_before=np.concatenate(([0], np.cumsum(partial))).tolist(),
-                        uses_gds=kernel.uses_gds,
+                        uses_gds=uses_gds,
                         waves_per_group=waves_per_group, vcount=vcount, scount=scount,
-                        lds_per_group=lds_per_group, lds_size=lds_size, sgpr_layout=kernel.sgpr_layout,
+                        lds_per_group=lds_per_group, lds_size=lds_size, sgpr_layout=sgpr_layout,
                         vgpr_ids=info.enable_vgpr_workitem_id + 1, kernarg_addr=0, pkt_addr=0,
                         priv=priv, code_base=gpu._image_base(kernel) + kernel.code_address,
                         entry_row=kernel.entry_row)
-        self._gpu = gpu
         self._regions = {}      # what -> (address, bytes): packet, descriptor, kernarg segment
         self._packet = (None, None, b"")   # (kernarg address, descriptor address, AQL packet)
         self.states = None
@@ -810,7 +802,7 @@ class _Launch:
         hit = self._regions.get(what)
         if hit is not None and hit[1] != nbytes:
             # an assembly kernel's raw kernarg segment follows its arguments' sizes
-            mem.free(hit[0])
+            self._free(mem, [hit[0]])
             hit = None
         if hit is None:
             hit = (mem.allocate(nbytes, name=f"{self.info.name}.{what}"), nbytes)
@@ -824,10 +816,11 @@ class _Launch:
             mem.data[hit[0] - MEM_BASE:hit[0] - MEM_BASE + len(payload)] = np.frombuffer(payload, np.uint8)
         return hit[0]
 
-    def get_states(self, mem: Memory) -> list:
+    def get_states(self, gpu: "GPU") -> list:
         """The workers' state arrays (made on first use), their scratch zeroed."""
+        mem = gpu.memory
         if self.states is None:
-            info, gpu = self.info, self._gpu
+            info = self.info
             self.states = []
             for i in range(self.nworkers):
                 scratch = None
@@ -853,20 +846,21 @@ class _Launch:
         """Unmap the GPU memory this launch holds (it is not used again)."""
         addrs = [a for a, _ in self._regions.values()]
         addrs += [st.scratch.address for st in self.states or () if st.scratch is not None]
+        self._free(mem, addrs)
+        self._regions = {}
+        self.states = None
+
+    @staticmethod
+    def _free(mem: Memory, addrs) -> None:
         for a in addrs:
             try:
                 mem.free(a)
             except MemoryFault:
-                pass
-        self._regions = {}
-        self.states = None
+                pass     # the user freed it already
 
 
 class _RawKernarg:
     """The kernarg segment of an assembly kernel (no metadata): the arguments' raw bytes."""
-
-    def __init__(self, info):
-        pass
 
     @staticmethod
     def build(args) -> bytes:

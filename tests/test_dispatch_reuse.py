@@ -287,3 +287,16 @@ def test_timing_mode_repeats_a_fresh_gpus_report():
     for rep in reps:
         assert rep.cycles == fresh.cycles and rep.counters == fresh.counters
         assert np.array_equal(rep.wave_cycles, fresh.wave_cycles)
+
+
+def test_kernel_info_replaced_after_a_dispatch_takes_effect(tmp_path):
+    # assembly kernels claim 256 VGPRs (one wave per SIMD); with 8 the limit is 10 waves
+    gpu = gcnemu.GPU()
+    k = _asm_kernel(tmp_path, "store_or_spin", STORE_OR_SPIN)
+    out = gpu.to_device(np.zeros(2, np.uint32))
+    rep = gpu.dispatch(k, grid=(128,), block=(64,), args=[out, np.uint32(3)])
+    assert rep.occupancy.waves_per_simd == 1
+    k.info = dataclasses.replace(k.info, vgpr_count=8, sgpr_count=16)
+    rep = gpu.dispatch(k, grid=(128,), block=(64,), args=[out, np.uint32(4)])
+    assert rep.occupancy.waves_per_simd == 10
+    assert np.array_equal(out.to_numpy(np.uint32), [4, 5])
