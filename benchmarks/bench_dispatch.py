@@ -168,7 +168,7 @@ def test_dispatch_speed(benchmark, gpu, launch):
 FIXED_COST_DISPATCHES = 200
 
 
-def test_small_dispatch_fixed_cost(benchmark, gpu):
+def test_saxpy_small_dispatch_fixed_cost(benchmark, gpu):
     """The corpus saxpy launch (4096 work-items, 64 waves, ~1,800 wave-instructions) dispatched
     over and over, as a test suite of many small launches does: its time is mostly the fixed
     cost of a dispatch (set-up in Python), reported in microseconds per dispatch."""
