@@ -693,7 +693,11 @@ class GPU:
             for i in range(nid):
                 vgpr[w * vcount + i, :] = vals[i]
         w = w.astype(np.int64)
-        if full or sum(key != "full" for key in st.templates) < MAX_EDGE_TEMPLATES:
+        if tkey not in st.set_up:
+            # made when a kind of batch is set up a second time: a launch dispatched once (each
+            # dispatch of a new shape) does not pay for copying its state
+            st.set_up.add(tkey)
+        elif full or sum(key != "full" for key in st.templates) < MAX_EDGE_TEMPLATES:
             firsts = {what: first for what, first, count in ctx["sgpr_layout"]}
             vrows = (w[:, None] * vcount + np.arange(min(ctx["vgpr_ids"], 3))[None, :]).ravel()
             st.templates[tkey] = dict(
@@ -781,24 +785,30 @@ class _Launch:
                         vgpr_ids=info.enable_vgpr_workitem_id + 1, kernarg_addr=0, pkt_addr=0,
                         priv=priv, code_base=gpu._image_base(kernel) + kernel.code_address,
                         entry_row=kernel.entry_row)
-        self._regions = {}      # what -> (address, bytes): packet, descriptor, kernarg segment
+        self._regions = {}      # what -> (address, bytes): kernarg segment, packet + descriptor
         self._packet = (None, None, b"")   # (kernarg address, descriptor address, AQL packet)
         self.states = None
 
     def write_segments(self, mem: Memory, kernarg: bytes) -> None:
-        """Write the kernarg segment, kernel descriptor and AQL packet of this dispatch, each
-        in its own allocation as zeroed as a new one (the kernel may have written to them)."""
-        info = self.info
-        ka = self._region(mem, "kernarg", max(len(kernarg), 16), kernarg)
-        kd = self._region(mem, "kd", 64, info.descriptor[:64])
+        """Write the kernarg segment, and the AQL packet with the kernel descriptor a page
+        after it (one allocation: each allocation a GPU keeps makes allocating slower), into
+        memory as zeroed as a new allocation (the kernel may have written to them)."""
+        ka = self._region(mem, "kernarg", max(len(kernarg), 16))
+        pkt = self._region(mem, "dispatch_packet", PAGE_SIZE + 64)
+        kd = pkt + PAGE_SIZE
         if self._packet[:2] != (ka, kd):
             self._packet = (ka, kd, abi.build_aql_dispatch_packet(self.grid, self.block, ka, kd, self.priv,
                                                                   self.ctx["lds_size"]))
-        packet = self._packet[2]
+        # direct access to the backing array (byte i is address BASE + i)
+        data = mem.data
+        for addr, payload in ((ka, kernarg), (pkt, self._packet[2]), (kd, self.info.descriptor[:64])):
+            if payload:
+                data[addr - MEM_BASE:addr - MEM_BASE + len(payload)] = np.frombuffer(payload, np.uint8)
         self.ctx["kernarg_addr"] = ka
-        self.ctx["pkt_addr"] = self._region(mem, "dispatch_packet", 64, packet)
+        self.ctx["pkt_addr"] = pkt
 
-    def _region(self, mem: Memory, what: str, nbytes: int, payload: bytes) -> int:
+    def _region(self, mem: Memory, what: str, nbytes: int) -> int:
+        """The address of this launch's allocation ``what`` of ``nbytes``, all zero."""
         hit = self._regions.get(what)
         if hit is not None and hit[1] != nbytes:
             # an assembly kernel's raw kernarg segment follows its arguments' sizes
@@ -808,12 +818,9 @@ class _Launch:
             hit = (mem.allocate(nbytes, name=f"{self.info.name}.{what}"), nbytes)
             self._regions[what] = hit
         else:
-            # direct access to the backing array (byte i is address BASE + i): the whole
-            # span of pages the allocation maps, so that it reads as a fresh allocation
+            # the whole span of pages the allocation maps, so that it reads as a new one
             off = hit[0] - MEM_BASE
             mem.data[off:off + -(-nbytes // PAGE_SIZE) * PAGE_SIZE] = 0
-        if payload:
-            mem.data[hit[0] - MEM_BASE:hit[0] - MEM_BASE + len(payload)] = np.frombuffer(payload, np.uint8)
         return hit[0]
 
     def get_states(self, gpu: "GPU") -> list:
@@ -883,6 +890,7 @@ class _BatchState:
         self.scratch = scratch
         self.ngroups = ngroups
         self.templates = {}    # see GPU._init_batch
+        self.set_up = set()    # the kinds of batches set up so far (template keys)
         # the timing trace (gcnemu/timing/trace.py); None = timing off (the engine's
         # specialisation without recording)
         self.trace = np.zeros(1 << 18, np.int64) if timing else None

@@ -112,22 +112,44 @@ SCRATCH_AND_ID = """
 """
 
 
+# s[0:1] dispatch packet, s[2:3] kernarg: out[0:16] = the AQL packet's dwords, out[16:18] = the
+# kernarg segment address (work-item i writes out[i])
+PACKET_PEEK = """
+    s_load_dwordx2 s[6:7], s[2:3], 0x0
+    s_load_dwordx16 s[8:23], s[0:1], 0x0
+    s_waitcnt lgkmcnt(0)
+    v_mov_b32 v1, 0
+""" + "".join(f"    v_writelane_b32 v1, s{8 + i}, {i}\n" for i in range(16)) + """
+    v_writelane_b32 v1, s2, 16
+    v_writelane_b32 v1, s3, 17
+    v_lshlrev_b32 v2, 2, v0
+    v_mov_b32 v5, s7
+    v_add_i32 v4, vcc, s6, v2
+    v_addc_u32 v5, vcc, 0, v5, vcc
+    flat_store_dword v[4:5], v1
+    s_waitcnt vmcnt(0)
+    s_endpgm
+"""
+
+
 def _asm_kernel(tmp_path, name, src):
     p = tmp_path / f"{name}.s"
     p.write_text(src)
     return gcnemu.load(p).kernel(name)
 
 
-def _abi_kernel(name, src):
-    """SCRATCH_AND_ID's launch state: a code-object-v3 style kernel with one pointer argument,
-    16 private bytes per lane and the dispatch id enabled."""
+def _abi_kernel(name, src, **fields):
+    """A code-object-v3 style kernel with one pointer argument; by default SCRATCH_AND_ID's
+    launch state (16 private bytes per lane, the dispatch id enabled)."""
+    launch = dict(user_sgpr_count=8, enable_sgpr_private_segment_buffer=1,
+                  enable_sgpr_kernarg_segment_ptr=1, enable_sgpr_dispatch_id=1,
+                  enable_sgpr_workgroup_id_x=1, enable_sgpr_workgroup_id_y=0,
+                  enable_sgpr_workgroup_id_z=0, enable_private_segment=1, private_segment_fixed_size=16)
+    launch.update(fields)
     info = dataclasses.replace(
-        assembly_kernel_info(name, assemble(src)), code_object_version=3, user_sgpr_count=8,
-        enable_sgpr_private_segment_buffer=1, enable_sgpr_kernarg_segment_ptr=1,
-        enable_sgpr_dispatch_id=1, enable_sgpr_workgroup_id_x=1, enable_sgpr_workgroup_id_y=0,
-        enable_sgpr_workgroup_id_z=0, enable_private_segment=1, private_segment_fixed_size=16,
-        enable_vgpr_workitem_id=0, has_metadata=True, kernarg_segment_size=8,
-        args=[KernelArg(offset=0, size=8, value_kind="global_buffer", name="out")])
+        assembly_kernel_info(name, assemble(src)), code_object_version=3, enable_vgpr_workitem_id=0,
+        has_metadata=True, kernarg_segment_size=8,
+        args=[KernelArg(offset=0, size=8, value_kind="global_buffer", name="out")], **launch)
     return LoadedProgram(None, {name: info}).kernel(name)
 
 
@@ -300,3 +322,23 @@ def test_kernel_info_replaced_after_a_dispatch_takes_effect(tmp_path):
     rep = gpu.dispatch(k, grid=(128,), block=(64,), args=[out, np.uint32(4)])
     assert rep.occupancy.waves_per_simd == 10
     assert np.array_equal(out.to_numpy(np.uint32), [4, 5])
+
+
+def test_dispatch_packet_is_the_current_launchs():
+    # hsa_kernel_dispatch_packet_t (HSA runtime spec): header u16, setup u16 (dimensions),
+    # workgroup_size_x/y/z u16, reserved u16, grid_size_x/y/z u32, private and group segment
+    # sizes u32, kernel_object u64, kernarg_address u64, reserved u64, completion_signal u64
+    gpu = gcnemu.GPU(waves_per_batch=1)
+    k = _abi_kernel("packet_peek", PACKET_PEEK, user_sgpr_count=4, enable_sgpr_private_segment_buffer=0,
+                    enable_sgpr_dispatch_ptr=1, enable_sgpr_dispatch_id=0, enable_private_segment=0,
+                    private_segment_fixed_size=0)
+    header = 2 | 2 << 9 | 2 << 11     # kernel dispatch, system-scope acquire and release fences
+    for grid, block in ((64, 64), (256, 128), (64, 64), (320, 64)):
+        out = gpu.to_device(np.full(block, 7, np.uint32))    # every workgroup writes the same
+        gpu.dispatch(k, grid=(grid,), block=(block,), args=[out])
+        got = out.to_numpy(np.uint32)
+        assert got[0] & 0xFFFF == header   # (setup: the dispatcher passes the grid padded to 3-D)
+        assert got[1] == block | 1 << 16 and got[2] == 1
+        assert got[3:6].tolist() == [grid, 1, 1] and got[6:8].tolist() == [0, 0]
+        assert got[8] | got[9] and got[12:16].tolist() == [0, 0, 0, 0]
+        assert got[10:12].tolist() == got[16:18].tolist()   # kernarg_address: the SGPRs' segment
