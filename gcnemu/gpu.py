@@ -844,10 +844,8 @@ class _Launch:
 
     def footprint(self) -> int:
         """Bytes of host arrays and GPU scratch this launch holds."""
-        n = 0
-        for st in self.states or ():
-            n += st.nbytes() + (st.scratch.size if st.scratch is not None else 0)
-        return n
+        return sum(st.nbytes() + (st.scratch.size if st.scratch is not None else 0)
+                   for st in self.states or ())
 
     def release(self, mem: Memory) -> None:
         """Unmap the GPU memory this launch holds (it is not used again)."""
