@@ -307,10 +307,9 @@ _COUNTER_COLUMNS = {"SQ_INSTS": E.WS_INSTS, "SQ_INSTS_VALU": E.WS_VALU, "SQ_INST
 _COUNTER_COLS = np.array(list(_COUNTER_COLUMNS.values()))
 
 
-#: the SGPR pairs of the launch state that change from one dispatch of a launch to the next,
-#: and where GPU._init_batch finds their values (ctx key, or the GPU's dispatch id)
-_PER_DISPATCH_SGPRS = {"dispatch_ptr": "pkt_addr", "kernarg_segment_ptr": "kernarg_addr",
-                       "dispatch_id": "dispatch_id"}
+#: the SGPR pairs of the launch state that may change from one dispatch of a launch to the
+#: next (the addresses only when the kernarg segment needs more room: see _Launch._region)
+_PER_DISPATCH_SGPRS = ("dispatch_ptr", "kernarg_segment_ptr", "dispatch_id")
 #: batch set-ups of edge batches (cut by the grid) a worker keeps besides the full batches'
 MAX_EDGE_TEMPLATES = 4
 _NO_SCRATCH_VSHARP = scratch_vsharp(0, 0)
@@ -477,6 +476,7 @@ class GPU:
                 f"{occ.waves_per_simd} wave(s) per SIMD ({occ.limited_by}), it needs "
                 f"{-(-wpg // self.config.simds_per_cu)}")
         states = launch.get_states(self)
+        ctx["dispatch_id"] = self._dispatch_id
         nworkers, batches = len(states), launch.batches
         data, mapped = mem.arrays()
         totals = {k: 0 for k in _COUNTER_COLUMNS}
@@ -568,10 +568,12 @@ class GPU:
         res.exports = read_exports(st.exports)
         if ctx["uses_gds"]:
             self.gds[:] = st.lds[-self.config.gds_bytes:]
-        # per-batch Python work is a fixed cost per 128 waves: a few whole-array numpy ops
-        sums = ws[ids[:, None], _COUNTER_COLS].sum(axis=0)
+        # per-batch Python work is a fixed cost per 128 waves: a few whole-array numpy ops, on
+        # whole columns, because the rows of waves not in the batch are zero (_init_batch sets
+        # the arrays whole) and stay so (the engine runs the waves of ``ids`` only)
+        sums = ws.sum(axis=0)[_COUNTER_COLS]
         res.totals = dict(zip(_COUNTER_COLUMNS, sums.tolist()))
-        for w in ids[ws[ids, E.WS_FAULTS] > 0].tolist():
+        for w in np.flatnonzero(ws[:, E.WS_FAULTS]).tolist():
             nf = int(ws[w, E.WS_FAULTS])
             for i in range(min(nf, st.faults.shape[1])):
                 addr, row, lane, wr = (int(x) for x in st.faults[w, i])
@@ -586,9 +588,9 @@ class GPU:
             res.error = error_from_wave(prog, ws, int(bad), kernel=info.name,
                                         wave_label=f"{bad % wpg} of workgroup {gid}")
         else:
-            stuck = ids[ws[ids, E.WS_STATUS] == E.ST_BARRIER]
-            if len(stuck):
-                res.error = DispatchError(f"kernel {info.name}: {len(stuck)} wave(s) wait at s_barrier "
+            stuck = np.count_nonzero(ws[:, E.WS_STATUS] == E.ST_BARRIER)
+            if stuck:
+                res.error = DispatchError(f"kernel {info.name}: {stuck} wave(s) wait at s_barrier "
                                           f"that the rest of their workgroup never reaches")
         return res
 
@@ -612,17 +614,24 @@ class GPU:
         t = st.templates.get(tkey)
         if t is not None:
             w = t["w"]
+            values = t["per_dispatch"]
+            for what, v in values.items():
+                now = ctx[what]
+                if now != v:
+                    # the template itself is brought up to date: a value that changed once
+                    # (a reallocated kernarg segment) is not patched again in every batch
+                    first = t["firsts"][what]
+                    t["sregs"][w, first] = now & 0xFFFFFFFF
+                    t["sregs"][w, first + 1] = (now >> 32) & 0xFFFFFFFF
+                    values[what] = now
             np.copyto(sregs, t["sregs"])
             np.copyto(ws, t["ws"])
             vgpr[t["vrows"]] = t["vvals"]
-            gw = lo + t["wg"]
-            for col, axis in t["wgid"]:
-                sregs[w, col] = ctx["gxyz"][axis][gw]
-            ws[w, E.WS_HW_ID] = t["hw_low"] | ((gw % self.config.compute_units) & 0xF) << 8
-            for first, what in t["per_dispatch"]:
-                v = self._dispatch_id if what == "dispatch_id" else ctx[what]
-                sregs[w, first] = v & 0xFFFFFFFF
-                sregs[w, first + 1] = (v >> 32) & 0xFFFFFFFF
+            if lo != t["lo"]:
+                gw = lo + t["wg"]
+                for col, axis in t["wgid"]:
+                    sregs[w, col] = ctx["gxyz"][axis][gw]
+                ws[w, E.WS_HW_ID] = t["hw_low"] | ((gw % self.config.compute_units) & 0xF) << 8
             return w
         sregs[:] = 0
         ws[:] = 0
@@ -645,8 +654,8 @@ class GPU:
         # workgroup_info: {first_wave, 14'b0, ordered_append_term[10:0], size_in_waves[5:0]}
         info_val = nw[wg].astype(np.int64) | np.where(k == 0, np.int64(1) << 31, 0)
         values = {
-            "dispatch_ptr": ctx["pkt_addr"], "queue_ptr": self._queue,
-            "kernarg_segment_ptr": ctx["kernarg_addr"], "dispatch_id": self._dispatch_id,
+            "dispatch_ptr": ctx["dispatch_ptr"], "queue_ptr": self._queue,
+            "kernarg_segment_ptr": ctx["kernarg_segment_ptr"], "dispatch_id": ctx["dispatch_id"],
             "flat_scratch_init": bpl << 32, "private_segment_size": priv,
             "workgroup_id_x": gx[wg], "workgroup_id_y": gy[wg], "workgroup_id_z": gz[wg],
             "workgroup_info": info_val, "private_segment_wave_offset": wave_off,
@@ -701,11 +710,12 @@ class GPU:
             firsts = {what: first for what, first, count in ctx["sgpr_layout"]}
             vrows = (w[:, None] * vcount + np.arange(min(ctx["vgpr_ids"], 3))[None, :]).ravel()
             st.templates[tkey] = dict(
-                w=w, wg=wg, sregs=sregs.copy(), ws=ws.copy(), vrows=vrows, vvals=vgpr[vrows].copy(),
+                lo=lo, w=w, wg=wg, sregs=sregs.copy(), ws=ws.copy(), vrows=vrows, vvals=vgpr[vrows].copy(),
                 hw_low=ws[w, E.WS_HW_ID] & ~np.int64(0xF00),
                 wgid=[(firsts[f"workgroup_id_{a}"], i) for i, a in enumerate("xyz")
                       if f"workgroup_id_{a}" in firsts],
-                per_dispatch=[(firsts[k], v) for k, v in _PER_DISPATCH_SGPRS.items() if k in firsts])
+                firsts=firsts,
+                per_dispatch={what: values[what] for what in _PER_DISPATCH_SGPRS if what in firsts})
         return w
 
     def _describe_fault(self, info, prog, batch, w, wpg, groups, addr, row, lane, wr) -> str:
@@ -782,7 +792,9 @@ class _Launch:
                         uses_gds=uses_gds,
                         waves_per_group=waves_per_group, vcount=vcount, scount=scount,
                         lds_per_group=lds_per_group, lds_size=lds_size, sgpr_layout=sgpr_layout,
-                        vgpr_ids=info.enable_vgpr_workitem_id + 1, kernarg_addr=0, pkt_addr=0,
+                        vgpr_ids=info.enable_vgpr_workitem_id + 1,
+                        # per dispatch (see _PER_DISPATCH_SGPRS): set by write_segments and _run
+                        kernarg_segment_ptr=0, dispatch_ptr=0, dispatch_id=0,
                         priv=priv, code_base=gpu._image_base(kernel) + kernel.code_address,
                         entry_row=kernel.entry_row)
         self._regions = {}      # what -> (address, bytes): kernarg segment, packet + descriptor
@@ -804,8 +816,8 @@ class _Launch:
         for addr, payload in ((ka, kernarg), (pkt, self._packet[2]), (kd, self.info.descriptor[:64])):
             if payload:
                 data[addr - MEM_BASE:addr - MEM_BASE + len(payload)] = np.frombuffer(payload, np.uint8)
-        self.ctx["kernarg_addr"] = ka
-        self.ctx["pkt_addr"] = pkt
+        self.ctx["kernarg_segment_ptr"] = ka
+        self.ctx["dispatch_ptr"] = pkt
 
     def _region(self, mem: Memory, what: str, nbytes: int) -> int:
         """The address of this launch's allocation ``what`` of ``nbytes``, all zero."""
