@@ -315,7 +315,7 @@ MAX_EDGE_TEMPLATES = 4
 _NO_SCRATCH_VSHARP = scratch_vsharp(0, 0)
 
 #: with several workers, batches are made small enough that each worker gets at least this
-#: many (load balance); per-batch set-up costs ~0.1 ms of Python
+#: many (load balance); a batch costs some 0.02-0.1 ms of Python (set-up and bookkeeping)
 BATCHES_PER_WORKER = 4
 
 
@@ -607,9 +607,10 @@ class GPU:
         full = hi - lo == st.ngroups and pb[hi] == pb[lo]
         # a batch starts the same in every dispatch of a launch but for the per-dispatch
         # scalars (the dispatch id, the packet and kernarg addresses), and batches of whole
-        # workgroups differ only in the workgroup ids and HW_ID: the first batch of each kind
-        # is set up in full and copied from then on (kept per worker: its scratch V# differs;
-        # batches cut by the grid's edge each have their own, up to MAX_EDGE_TEMPLATES)
+        # workgroups differ only in the workgroup ids and HW_ID: once a kind of batch has been
+        # set up in full twice, its state is kept as a template and copied from then on (per
+        # worker: its scratch V# differs; batches cut by the grid's edge each have their own,
+        # up to MAX_EDGE_TEMPLATES)
         tkey = "full" if full else lo
         t = st.templates.get(tkey)
         if t is not None:
