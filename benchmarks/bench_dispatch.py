@@ -11,6 +11,7 @@ engine does not go unnoticed.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -161,3 +162,38 @@ def test_dispatch_speed(benchmark, gpu, launch):
                                                args, launch.rounds)
     gcnbench.record_speed(benchmark, "speed", launch.label, rep, med, best,
                           category=launch.category, user_mb=gcnbench.user_bytes(launch.args) / 2**20)
+
+
+#: dispatches per timed round of the fixed-cost case (one dispatch is ~0.1-0.3 ms)
+FIXED_COST_DISPATCHES = 200
+
+
+def test_saxpy_small_dispatch_fixed_cost(benchmark, gpu):
+    """The corpus saxpy launch (4096 work-items, 64 waves, ~1,800 wave-instructions) dispatched
+    over and over, as a test suite of many small launches does: its time is mostly the fixed
+    cost of a dispatch (set-up in Python), reported in microseconds per dispatch."""
+    import gcnemu
+
+    benchmark.group = "small dispatch"
+    case = corpus.make_case("saxpy", 0)
+    kernel = gcnemu.load(str(corpus.hsaco_path("saxpy"))).kernel(case.kernel)
+    args, bufs = gcnbench.device_args(gpu, case.args)
+    grid, block = tuple(case.grid), tuple(case.block)
+    first = gpu.dispatch(kernel, grid=grid, block=block, args=args)
+    corpus.compare_results(case, {i: b.to_numpy(case.expected[i].dtype).reshape(case.expected[i].shape)
+                                  for i, b in bufs.items() if i in case.expected})
+    walls = []
+
+    def run():
+        t = time.perf_counter()
+        for _ in range(FIXED_COST_DISPATCHES):
+            gpu.dispatch(kernel, grid=grid, block=block, args=args)
+        walls.append(time.perf_counter() - t)
+
+    benchmark.pedantic(run, rounds=10, iterations=1, warmup_rounds=1)
+    walls.sort()
+    med, best = walls[len(walls) // 2], walls[0]
+    per = FIXED_COST_DISPATCHES
+    benchmark.extra_info.update(us_per_dispatch_median=med / per * 1e6, us_per_dispatch_min=best / per * 1e6)
+    gcnbench.record("fixed", kernel=f"saxpy corpus {grid[0]} items", waves=first.waves,
+                    winst=first.instructions, us_median=med / per * 1e6, us_best=best / per * 1e6)

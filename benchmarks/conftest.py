@@ -59,6 +59,16 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
                           f"{r['winst']:>12}{_fmt_s(r['seconds']):>10}{r['rate'] / 1e6:>11.2f}"
                           f"{r['winst'] / r['best'] / 1e6:>10.2f}")
 
+    rows = R.get("fixed", [])
+    if rows:
+        tr.write_line("")
+        tr.write_line("Fixed cost of a small dispatch (the same launch dispatched repeatedly; "
+                      "microseconds per dispatch)")
+        tr.write_line(f"  {'kernel':<34}{'waves':>8}{'wave-instr':>12}{'us median':>11}{'us best':>10}")
+        for r in rows:
+            tr.write_line(f"  {r['kernel']:<34}{r['waves']:>8}{r['winst']:>12}{r['us_median']:>11.1f}"
+                          f"{r['us_best']:>10.1f}")
+
     rows = R.get("divergence", [])
     if rows:
         tr.write_line("")

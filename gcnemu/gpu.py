@@ -13,7 +13,6 @@ engine; waves of a workgroup synchronise at s_barrier. Results are deterministic
 """
 from __future__ import annotations
 
-import math
 import os
 import time
 from dataclasses import dataclass, field
@@ -27,7 +26,7 @@ from .isa.decoder import decode_one
 from .loader import abi
 from .loader.codeobject import CodeObject, KernelInfo, load_code_object
 from .memory import BASE as MEM_BASE
-from .memory import Memory, scratch_vsharp
+from .memory import PAGE_SIZE, Memory, scratch_vsharp
 from .memops import PRIVATE_APERTURE_HI, SHARED_APERTURE_HI, new_export_buffer, read_exports
 from .program import Program, build_program
 from .wave import DEFAULT_STEP_LIMIT, error_from_wave
@@ -146,9 +145,18 @@ class Kernel:
         self.code_object = code_object
         self.entry_row = entry_row
         self.code_address = code_address   #: code-object address of the program's first byte
+        self._code_facts = None            #: see code_facts
 
     def __repr__(self) -> str:
         return f"Kernel({self.name!r}, {len(self.program.instructions)} instructions)"
+
+    def code_facts(self) -> tuple[str, bool]:
+        """(why its workgroups must run on one worker or '', whether it can reach GDS): facts of
+        the kernel's code that every launch needs, worked out once per program."""
+        prog = self.program
+        if self._code_facts is None or self._code_facts[0] is not prog:
+            self._code_facts = (prog, _needs_serial(prog), _uses_gds(prog))
+        return self._code_facts[1:]
 
 
 class LoadedProgram:
@@ -299,8 +307,15 @@ _COUNTER_COLUMNS = {"SQ_INSTS": E.WS_INSTS, "SQ_INSTS_VALU": E.WS_VALU, "SQ_INST
 _COUNTER_COLS = np.array(list(_COUNTER_COLUMNS.values()))
 
 
+#: the SGPR pairs of the launch state that may change from one dispatch of a launch to the
+#: next (the addresses only when the kernarg segment needs more room: see _Launch._region)
+_PER_DISPATCH_SGPRS = ("dispatch_ptr", "kernarg_segment_ptr", "dispatch_id")
+#: batch set-ups of edge batches (cut by the grid) a worker keeps besides the full batches'
+MAX_EDGE_TEMPLATES = 4
+_NO_SCRATCH_VSHARP = scratch_vsharp(0, 0)
+
 #: with several workers, batches are made small enough that each worker gets at least this
-#: many (load balance); per-batch set-up costs ~0.1 ms of Python
+#: many (load balance); a batch costs some 0.02-0.1 ms of Python (set-up and bookkeeping)
 BATCHES_PER_WORKER = 4
 
 
@@ -336,6 +351,7 @@ class GPU:
         self.gds = np.zeros(self.config.gds_bytes, np.uint8)
         self._dispatch_id = 0
         self._images = {}     # id(code object) -> (code object, GPU address of its image)
+        self._launches = {}   # launch key (see dispatch) -> _Launch, least recently used first
         self._queue = self.memory.allocate(256, name="amd_queue_t")
         q = np.zeros(64, np.uint32)
         q[0x40 // 4] = SHARED_APERTURE_HI
@@ -382,7 +398,6 @@ class GPU:
         info = kernel.info
         grid, block = _shape(grid, block, info, self.config)
         t0 = time.perf_counter()
-        mem = self.memory
 
         # dynamic LDS for __local arguments goes after the static allocation
         lds_size = info.group_segment_fixed_size
@@ -397,32 +412,19 @@ class GPU:
         if lds_size > self.config.lds_per_cu:
             raise DispatchError(f"kernel {info.name} needs {lds_size} bytes of LDS per workgroup; "
                                 f"a CU has {self.config.lds_per_cu}")
-        temps = []
+        # everything that does not depend on the argument values is kept per launch shape
+        # (see _Launch); taken out of the cache while in use, so that a dispatch from another
+        # thread never shares it. The key holds the kernel's info and program as they are now
+        # (the launch keeps both alive, so their ids stay theirs)
+        key = (kernel, id(info), id(kernel.program), grid, block, lds_size, max(1, int(workers)))
+        launch = self._launches.pop(key, None)
+        if launch is None:
+            launch = _Launch(self, kernel, grid, block, lds_size, workers)
         try:
-            hidden = abi.default_hidden_args(grid, block)
-            if info.code_object_version == 0:
-                kernarg = b"".join(_raw_arg(v) for v in arg_values)
-            else:
-                kernarg = abi.build_kernarg_segment(info, arg_values, hidden)
-            kernarg_addr = mem.allocate(max(len(kernarg), 16), name=f"{info.name}.kernarg")
-            temps.append(kernarg_addr)
-            mem.write(kernarg_addr, kernarg)
-            kobj = mem.allocate(64, name=f"{info.name}.kd")
-            temps.append(kobj)
-            if info.descriptor:
-                mem.write(kobj, info.descriptor[:64])
-            priv = int(info.private_segment_fixed_size)
-            packet = abi.build_aql_dispatch_packet(grid, block, kernarg_addr, kobj, priv, lds_size)
-            pkt_addr = mem.allocate(64, name=f"{info.name}.dispatch_packet")
-            temps.append(pkt_addr)
-            mem.write(pkt_addr, packet)
-            rep = self._run(kernel, grid, block, lds_size, kernarg_addr, pkt_addr, priv, temps, workers)
+            launch.write_segments(self.memory, launch.kernarg.build(arg_values))
+            rep = self._run(launch, workers)
         finally:
-            for a in temps:
-                try:
-                    mem.free(a)
-                except MemoryFault:
-                    pass
+            self._keep_launch(key, launch)
         rep.wall_seconds = time.perf_counter() - t0
         self._dispatch_id += 1
         if strict and rep.faults:
@@ -432,6 +434,19 @@ class GPU:
                               f"{shown}{more}. Loads returned 0 and stores were dropped; "
                               f"dispatch(..., strict=False) returns the report instead.")
         return rep
+
+    def _keep_launch(self, key, launch) -> None:
+        """Put a launch back into the cache as the most recent one; release (unmap) the least
+        recently used ones beyond KEEP_LAUNCHES, and a launch too big to keep."""
+        old = self._launches.pop(key, None)
+        if old is not None and old is not launch:
+            old.release(self.memory)        # a concurrent dispatch of the same shape made its own
+        if launch.footprint() > KEEP_LAUNCH_BYTES:
+            launch.release(self.memory)
+            return
+        self._launches[key] = launch
+        while len(self._launches) > KEEP_LAUNCHES:
+            self._launches.pop(next(iter(self._launches))).release(self.memory)
 
     def _image_base(self, kernel) -> int:
         """Map the kernel's code object image (code and read-only data) into GPU memory once, so
@@ -450,64 +465,19 @@ class GPU:
         self._images[id(co)] = (co, base)
         return base
 
-    def _run(self, kernel, grid, block, lds_size, kernarg_addr, pkt_addr, priv, temps, workers=1) -> DispatchReport:
-        info = kernel.info
-        code_base = self._image_base(kernel) + kernel.code_address
-        prog = kernel.program
+    def _run(self, launch, workers=1) -> DispatchReport:
+        ctx, info, prog, occ = launch.ctx, launch.info, launch.ctx["prog"], launch.occ
         mem = self.memory
-        groups = [math.ceil(grid[i] / block[i]) for i in range(3)]
-        ngroups = groups[0] * groups[1] * groups[2]
-        group_items = block[0] * block[1] * block[2]
-        waves_per_group = math.ceil(group_items / 64)
-        vcount = max(4, min(256, info.vgpr_count))
-        scount = max(8, min(104, info.sgpr_count))
-        occ = occupancy(vcount, info.sgpr_count, lds_size, waves_per_group, self.config)
         if occ.workgroups_per_cu < 1:
+            wpg = ctx["waves_per_group"]
             raise DispatchError(
-                f"kernel {info.name}: a workgroup of {group_items} work-items ({waves_per_group} waves) "
-                f"does not fit on a CU: {vcount} VGPRs and {info.sgpr_count} SGPRs per wave allow "
+                f"kernel {info.name}: a workgroup of {launch.group_items} work-items ({wpg} waves) "
+                f"does not fit on a CU: {ctx['vcount']} VGPRs and {info.sgpr_count} SGPRs per wave allow "
                 f"{occ.waves_per_simd} wave(s) per SIMD ({occ.limited_by}), it needs "
-                f"{-(-waves_per_group // self.config.simds_per_cu)}")
-        serial_reason = _needs_serial(prog)
-        nworkers = 1 if serial_reason else max(1, int(workers))
-        groups_per_batch = max(1, self.waves_per_batch // waves_per_group)
-        if nworkers > 1:
-            # workers take batches from a shared queue; several batches per worker, so
-            # that workgroups of unequal cost (mandelbrot's rows) even out between them
-            groups_per_batch = max(1, min(groups_per_batch, ngroups // (BATCHES_PER_WORKER * nworkers)))
-        nbatch_groups = min(ngroups, groups_per_batch)
-        nwaves = nbatch_groups * waves_per_group
-        lds_per_group = (lds_size + 255) & ~255
-        sgpr_layout = abi.initial_sgpr_layout(info) if info.code_object_version else _asm_sgpr_layout(info)
-        batches = [range(f, min(ngroups, f + nbatch_groups)) for f in range(0, ngroups, nbatch_groups)]
-        nworkers = min(nworkers, len(batches))
-        # workgroup coordinates of the whole dispatch, and which groups are partial (cut by
-        # the grid's edge), once: the per-batch set-up only slices them
-        g = np.arange(ngroups, dtype=np.int64)
-        gxyz = (g % groups[0], (g // groups[0]) % groups[1], g // (groups[0] * groups[1]))
-        partial = np.zeros(ngroups, bool)
-        for i in range(3):
-            if grid[i] % block[i]:
-                partial |= gxyz[i] == groups[i] - 1
-        lid = np.arange(waves_per_group * 64).reshape(waves_per_group, 64)
-        ids_table = np.where(lid < group_items, np.stack(
-            (lid % block[0], (lid // block[0]) % block[1], lid // (block[0] * block[1]))), 0).astype(np.uint32)
-        ctx = dict(info=info, prog=prog, grid=grid, block=block, groups=groups, gxyz=gxyz,
-                   ids_table=ids_table,
-                   partial_before=np.concatenate(([0], np.cumsum(partial))).tolist(),
-                   uses_gds=_uses_gds(prog),
-                   waves_per_group=waves_per_group, vcount=vcount, scount=scount,
-                   lds_per_group=lds_per_group, lds_size=lds_size, sgpr_layout=sgpr_layout,
-                   vgpr_ids=info.enable_vgpr_workitem_id + 1, kernarg_addr=kernarg_addr,
-                   pkt_addr=pkt_addr, priv=priv, code_base=code_base, entry_row=kernel.entry_row)
-        states = []
-        for i in range(nworkers):
-            scratch = None
-            if priv > 0:
-                scratch = mem.allocate_scratch(priv, nwaves * 64, name=f"{info.name}.scratch{i}")
-                temps.append(scratch.address)
-            states.append(_BatchState(nbatch_groups, nwaves, vcount, lds_per_group, self.gds,
-                                      scratch, self.timing))
+                f"{-(-wpg // self.config.simds_per_cu)}")
+        states = launch.get_states(self)
+        ctx["dispatch_id"] = self._dispatch_id
+        nworkers, batches = len(states), launch.batches
         data, mapped = mem.arrays()
         totals = {k: 0 for k in _COUNTER_COLUMNS}
         fault_list, messages, export_list, traces = [], [], [], []
@@ -531,13 +501,13 @@ class GPU:
                     raise res.error
         finally:
             mem.unlock()
-        rep = DispatchReport(info.name, tuple(grid), tuple(block), ngroups, waves_run, totals,
+        rep = DispatchReport(info.name, launch.grid, launch.block, launch.ngroups, waves_run, totals,
                              fault_list, messages, export_list, occupancy=occ)
         rep.workers = nworkers
-        rep.serial_reason = serial_reason if int(workers) > 1 else ""
+        rep.serial_reason = launch.serial_reason if int(workers) > 1 else ""
         if self.timing:
             from .timing.model import time_dispatch
-            t = time_dispatch(prog, traces, self.config, self.timing_config, occ, waves_per_group)
+            t = time_dispatch(prog, traces, self.config, self.timing_config, occ, ctx["waves_per_group"])
             rep.cycles = t.cycles
             rep.counters.update(t.counters)
             rep.wave_cycles = t.wave_cycles
@@ -598,10 +568,12 @@ class GPU:
         res.exports = read_exports(st.exports)
         if ctx["uses_gds"]:
             self.gds[:] = st.lds[-self.config.gds_bytes:]
-        # per-batch Python work is a fixed cost per 128 waves: a few whole-array numpy ops
-        sums = ws[ids][:, _COUNTER_COLS].sum(axis=0)
+        # per-batch Python work is a fixed cost per 128 waves: a few whole-array numpy ops, on
+        # whole columns, because the rows of waves not in the batch are zero (_init_batch sets
+        # the arrays whole) and stay so (the engine runs the waves of ``ids`` only)
+        sums = ws.sum(axis=0)[_COUNTER_COLS]
         res.totals = dict(zip(_COUNTER_COLUMNS, sums.tolist()))
-        for w in ids[ws[ids, E.WS_FAULTS] > 0].tolist():
+        for w in np.flatnonzero(ws[:, E.WS_FAULTS]).tolist():
             nf = int(ws[w, E.WS_FAULTS])
             for i in range(min(nf, st.faults.shape[1])):
                 addr, row, lane, wr = (int(x) for x in st.faults[w, i])
@@ -616,9 +588,9 @@ class GPU:
             res.error = error_from_wave(prog, ws, int(bad), kernel=info.name,
                                         wave_label=f"{bad % wpg} of workgroup {gid}")
         else:
-            stuck = ids[ws[ids, E.WS_STATUS] == E.ST_BARRIER]
-            if len(stuck):
-                res.error = DispatchError(f"kernel {info.name}: {len(stuck)} wave(s) wait at s_barrier "
+            stuck = np.count_nonzero(ws[:, E.WS_STATUS] == E.ST_BARRIER)
+            if stuck:
+                res.error = DispatchError(f"kernel {info.name}: {stuck} wave(s) wait at s_barrier "
                                           f"that the rest of their workgroup never reaches")
         return res
 
@@ -633,18 +605,34 @@ class GPU:
         lo, hi = batch.start, batch.stop   # batches are ranges of consecutive workgroups
         pb = ctx["partial_before"]
         full = hi - lo == st.ngroups and pb[hi] == pb[lo]
-        t = st.template
-        if full and t is not None:
-            # every batch of whole workgroups starts alike but for the workgroup ids and
-            # HW_ID: copy the first one's state (kept per worker: its scratch V# differs)
+        # a batch starts the same in every dispatch of a launch but for the per-dispatch
+        # scalars (the dispatch id, the packet and kernarg addresses), and batches of whole
+        # workgroups differ only in the workgroup ids and HW_ID: once a kind of batch has been
+        # set up in full twice, its state is kept as a template and copied from then on (per
+        # worker: its scratch V# differs; batches cut by the grid's edge each have their own,
+        # up to MAX_EDGE_TEMPLATES)
+        tkey = "full" if full else lo
+        t = st.templates.get(tkey)
+        if t is not None:
             w = t["w"]
+            values = t["per_dispatch"]
+            for what, v in values.items():
+                now = ctx[what]
+                if now != v:
+                    # the template itself is brought up to date: a value that changed once
+                    # (a reallocated kernarg segment) is not patched again in every batch
+                    first = t["firsts"][what]
+                    t["sregs"][w, first] = now & 0xFFFFFFFF
+                    t["sregs"][w, first + 1] = (now >> 32) & 0xFFFFFFFF
+                    values[what] = now
             np.copyto(sregs, t["sregs"])
             np.copyto(ws, t["ws"])
             vgpr[t["vrows"]] = t["vvals"]
-            gw = lo + t["wg"]
-            for col, axis in t["wgid"]:
-                sregs[w, col] = ctx["gxyz"][axis][gw]
-            ws[w, E.WS_HW_ID] = t["hw_low"] | ((gw % self.config.compute_units) & 0xF) << 8
+            if lo != t["lo"]:
+                gw = lo + t["wg"]
+                for col, axis in t["wgid"]:
+                    sregs[w, col] = ctx["gxyz"][axis][gw]
+                ws[w, E.WS_HW_ID] = t["hw_low"] | ((gw % self.config.compute_units) & 0xF) << 8
             return w
         sregs[:] = 0
         ws[:] = 0
@@ -667,15 +655,15 @@ class GPU:
         # workgroup_info: {first_wave, 14'b0, ordered_append_term[10:0], size_in_waves[5:0]}
         info_val = nw[wg].astype(np.int64) | np.where(k == 0, np.int64(1) << 31, 0)
         values = {
-            "dispatch_ptr": ctx["pkt_addr"], "queue_ptr": self._queue,
-            "kernarg_segment_ptr": ctx["kernarg_addr"], "dispatch_id": self._dispatch_id,
+            "dispatch_ptr": ctx["dispatch_ptr"], "queue_ptr": self._queue,
+            "kernarg_segment_ptr": ctx["kernarg_segment_ptr"], "dispatch_id": ctx["dispatch_id"],
             "flat_scratch_init": bpl << 32, "private_segment_size": priv,
             "workgroup_id_x": gx[wg], "workgroup_id_y": gy[wg], "workgroup_id_z": gz[wg],
             "workgroup_info": info_val, "private_segment_wave_offset": wave_off,
         }
         for what, first, count in ctx["sgpr_layout"]:
             if what == "private_segment_buffer":
-                words = scratch.vsharp if scratch is not None else scratch_vsharp(0, 0)
+                words = scratch.vsharp if scratch is not None else _NO_SCRATCH_VSHARP
                 for i in range(4):
                     sregs[w, first + i] = int(words[i])
                 continue
@@ -715,14 +703,20 @@ class GPU:
             for i in range(nid):
                 vgpr[w * vcount + i, :] = vals[i]
         w = w.astype(np.int64)
-        if full and t is None:
+        if tkey not in st.set_up:
+            # made when a kind of batch is set up a second time: a launch dispatched once (each
+            # dispatch of a new shape) does not pay for copying its state
+            st.set_up.add(tkey)
+        elif full or sum(key != "full" for key in st.templates) < MAX_EDGE_TEMPLATES:
             firsts = {what: first for what, first, count in ctx["sgpr_layout"]}
             vrows = (w[:, None] * vcount + np.arange(min(ctx["vgpr_ids"], 3))[None, :]).ravel()
-            st.template = dict(
-                w=w, wg=wg, sregs=sregs.copy(), ws=ws.copy(), vrows=vrows, vvals=vgpr[vrows].copy(),
+            st.templates[tkey] = dict(
+                lo=lo, w=w, wg=wg, sregs=sregs.copy(), ws=ws.copy(), vrows=vrows, vvals=vgpr[vrows].copy(),
                 hw_low=ws[w, E.WS_HW_ID] & ~np.int64(0xF00),
                 wgid=[(firsts[f"workgroup_id_{a}"], i) for i, a in enumerate("xyz")
-                      if f"workgroup_id_{a}" in firsts])
+                      if f"workgroup_id_{a}" in firsts],
+                firsts=firsts,
+                per_dispatch={what: values[what] for what in _PER_DISPATCH_SGPRS if what in firsts})
         return w
 
     def _describe_fault(self, info, prog, batch, w, wpg, groups, addr, row, lane, wr) -> str:
@@ -735,6 +729,160 @@ class GPU:
         return (f"{'store to' if wr else 'load from'} 0x{addr:x} ({where}) by kernel {info.name}, "
                 f"workgroup {gid}, wave {w % wpg}, {lane_txt}, pc 0x{pc:x} '{ins}'")
 
+
+#: a GPU keeps the set-up of its most recent launch shapes (_Launch) for this many of them...
+KEEP_LAUNCHES = 8
+#: ...unless one holds more than this many bytes of state arrays and scratch: big launches
+#: spend their time emulating, not setting up, and should not pin host or GPU memory
+KEEP_LAUNCH_BYTES = 64 << 20
+
+
+class _Launch:
+    """What a dispatch of one kernel with one launch shape (grid, block, LDS size, workers)
+    needs besides the argument values: the derived launch parameters (``ctx``), the kernarg
+    layout, the GPU memory holding the AQL packet, kernel descriptor and kernarg segment, and
+    the per-worker state arrays with their scratch. GPU.dispatch keeps recent ones
+    (GPU._launches) so that a repeated small dispatch does not redo this set-up.
+
+    Every dispatch sees them as freshly made: write_segments zeroes the memory regions before
+    writing them, get_states zeroes the scratch, and a batch resets its state arrays
+    (_BatchState.reset and GPU._init_batch). The per-dispatch values (dispatch id, the
+    addresses of packet and kernarg segment) are set by _init_batch each time."""
+
+    def __init__(self, gpu: "GPU", kernel: Kernel, grid, block, lds_size: int, workers: int):
+        info = kernel.info
+        config = gpu.config
+        self.info, self.grid, self.block = info, grid, block
+        self.kernarg = abi.KernargLayout(info, abi.default_hidden_args(grid, block)) \
+            if info.code_object_version else _RawKernarg()
+        self.priv = priv = int(info.private_segment_fixed_size)
+        groups = [-(-grid[i] // block[i]) for i in range(3)]
+        self.ngroups = ngroups = groups[0] * groups[1] * groups[2]
+        self.group_items = group_items = block[0] * block[1] * block[2]
+        waves_per_group = -(-group_items // 64)
+        vcount = max(4, min(256, info.vgpr_count))
+        scount = max(8, min(104, info.sgpr_count))
+        self.occ = occupancy(vcount, info.sgpr_count, lds_size, waves_per_group, config)
+        self.serial_reason, uses_gds = kernel.code_facts()
+        sgpr_layout = abi.initial_sgpr_layout(info) if info.code_object_version else _asm_sgpr_layout(info)
+        nworkers = 1 if self.serial_reason else max(1, int(workers))
+        groups_per_batch = max(1, gpu.waves_per_batch // waves_per_group)
+        if nworkers > 1:
+            # workers take batches from a shared queue; several batches per worker, so
+            # that workgroups of unequal cost (mandelbrot's rows) even out between them
+            groups_per_batch = max(1, min(groups_per_batch, ngroups // (BATCHES_PER_WORKER * nworkers)))
+        self.nbatch_groups = nbatch_groups = min(ngroups, groups_per_batch)
+        self.nwaves = nbatch_groups * waves_per_group
+        self.lds_per_group = lds_per_group = (lds_size + 255) & ~255
+        self.batches = [range(f, min(ngroups, f + nbatch_groups)) for f in range(0, ngroups, nbatch_groups)]
+        self.nworkers = min(nworkers, len(self.batches))
+        # workgroup coordinates of the whole dispatch, and which groups are partial (cut by
+        # the grid's edge), once: the per-batch set-up only slices them
+        g = np.arange(ngroups, dtype=np.int64)
+        gxyz = (g % groups[0], (g // groups[0]) % groups[1], g // (groups[0] * groups[1]))
+        partial = np.zeros(ngroups, bool)
+        for i in range(3):
+            if grid[i] % block[i]:
+                partial |= gxyz[i] == groups[i] - 1
+        lid = np.arange(waves_per_group * 64).reshape(waves_per_group, 64)
+        ids_table = np.where(lid < group_items, np.stack(
+            (lid % block[0], (lid // block[0]) % block[1], lid // (block[0] * block[1]))), 0).astype(np.uint32)
+        self.ctx = dict(info=info, prog=kernel.program, grid=grid, block=block, groups=groups, gxyz=gxyz,
+                        ids_table=ids_table,
+                        partial_before=np.concatenate(([0], np.cumsum(partial))).tolist(),
+                        uses_gds=uses_gds,
+                        waves_per_group=waves_per_group, vcount=vcount, scount=scount,
+                        lds_per_group=lds_per_group, lds_size=lds_size, sgpr_layout=sgpr_layout,
+                        vgpr_ids=info.enable_vgpr_workitem_id + 1,
+                        # per dispatch (see _PER_DISPATCH_SGPRS): set by write_segments and _run
+                        kernarg_segment_ptr=0, dispatch_ptr=0, dispatch_id=0,
+                        priv=priv, code_base=gpu._image_base(kernel) + kernel.code_address,
+                        entry_row=kernel.entry_row)
+        self._regions = {}      # what -> (address, bytes): kernarg segment, packet + descriptor
+        self._packet = (None, None, b"")   # (kernarg address, descriptor address, AQL packet)
+        self.states = None
+
+    def write_segments(self, mem: Memory, kernarg: bytes) -> None:
+        """Write the kernarg segment, and the AQL packet with the kernel descriptor a page
+        after it (one allocation: each allocation a GPU keeps makes allocating slower), into
+        memory as zeroed as a new allocation (the kernel may have written to them)."""
+        ka = self._region(mem, "kernarg", max(len(kernarg), 16))
+        pkt = self._region(mem, "dispatch_packet", PAGE_SIZE + 64)
+        kd = pkt + PAGE_SIZE
+        if self._packet[:2] != (ka, kd):
+            self._packet = (ka, kd, abi.build_aql_dispatch_packet(self.grid, self.block, ka, kd, self.priv,
+                                                                  self.ctx["lds_size"]))
+        # direct access to the backing array (byte i is address BASE + i)
+        data = mem.data
+        for addr, payload in ((ka, kernarg), (pkt, self._packet[2]), (kd, self.info.descriptor[:64])):
+            if payload:
+                data[addr - MEM_BASE:addr - MEM_BASE + len(payload)] = np.frombuffer(payload, np.uint8)
+        self.ctx["kernarg_segment_ptr"] = ka
+        self.ctx["dispatch_ptr"] = pkt
+
+    def _region(self, mem: Memory, what: str, nbytes: int) -> int:
+        """The address of this launch's allocation ``what`` of ``nbytes``, all zero."""
+        hit = self._regions.get(what)
+        if hit is not None and hit[1] != nbytes:
+            # an assembly kernel's raw kernarg segment follows its arguments' sizes
+            self._free(mem, [hit[0]])
+            hit = None
+        if hit is None:
+            hit = (mem.allocate(nbytes, name=f"{self.info.name}.{what}"), nbytes)
+            self._regions[what] = hit
+        else:
+            # the whole span of pages the allocation maps, so that it reads as a new one
+            off = hit[0] - MEM_BASE
+            mem.data[off:off + -(-nbytes // PAGE_SIZE) * PAGE_SIZE] = 0
+        return hit[0]
+
+    def get_states(self, gpu: "GPU") -> list:
+        """The workers' state arrays (made on first use), their scratch zeroed."""
+        mem = gpu.memory
+        if self.states is None:
+            info = self.info
+            self.states = []
+            for i in range(self.nworkers):
+                scratch = None
+                if self.priv > 0:
+                    scratch = mem.allocate_scratch(self.priv, self.nwaves * 64, name=f"{info.name}.scratch{i}")
+                self.states.append(_BatchState(self.nbatch_groups, self.nwaves, self.ctx["vcount"],
+                                               self.lds_per_group, gpu.gds, scratch, gpu.timing))
+        else:
+            for st in self.states:
+                if st.scratch is not None:
+                    off = st.scratch.address - MEM_BASE
+                    mem.data[off:off + -(-st.scratch.size // PAGE_SIZE) * PAGE_SIZE] = 0
+        return self.states
+
+    def footprint(self) -> int:
+        """Bytes of host arrays and GPU scratch this launch holds."""
+        return sum(st.nbytes() + (st.scratch.size if st.scratch is not None else 0)
+                   for st in self.states or ())
+
+    def release(self, mem: Memory) -> None:
+        """Unmap the GPU memory this launch holds (it is not used again)."""
+        addrs = [a for a, _ in self._regions.values()]
+        addrs += [st.scratch.address for st in self.states or () if st.scratch is not None]
+        self._free(mem, addrs)
+        self._regions = {}
+        self.states = None
+
+    @staticmethod
+    def _free(mem: Memory, addrs) -> None:
+        for a in addrs:
+            try:
+                mem.free(a)
+            except MemoryFault:
+                pass     # the user freed it already
+
+
+class _RawKernarg:
+    """The kernarg segment of an assembly kernel (no metadata): the arguments' raw bytes."""
+
+    @staticmethod
+    def build(args) -> bytes:
+        return b"".join(_raw_arg(v) for v in args)
 
 def _zeros_aligned(shape, dtype, align=64):
     """np.zeros whose data starts on an ``align``-byte boundary: the row kernels load and
@@ -761,10 +909,15 @@ class _BatchState:
         self.exports = new_export_buffer(1024)
         self.scratch = scratch
         self.ngroups = ngroups
-        self.template = None   # see GPU._init_batch
+        self.templates = {}    # see GPU._init_batch
+        self.set_up = set()    # the kinds of batches set up so far (template keys)
         # the timing trace (gcnemu/timing/trace.py); None = timing off (the engine's
         # specialisation without recording)
         self.trace = np.zeros(1 << 18, np.int64) if timing else None
+
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in (self.lds, self.sregs, self.ws, self.vgpr, self.faults, self.msgs,
+                                      self.exports, self.trace) if a is not None)
 
     def grow_trace(self):
         t = np.zeros(2 * self.trace.shape[0], np.int64)

@@ -114,53 +114,65 @@ def default_hidden_args(grid: Sequence[int], block: Sequence[int]) -> dict[str, 
     return out
 
 
-def _int_bytes(value: int, size: int, what: str) -> bytes:
+class _BadValue(Exception):
+    """What is wrong with an argument value; the caller names the argument (the name is
+    formatted only for an error, not for every argument of every dispatch)."""
+
+
+def _int_bytes(value: int, size: int) -> bytes:
     lo, hi = -(1 << (8 * size - 1)), (1 << (8 * size)) - 1
     if not lo <= value <= hi:
-        raise DispatchError(f"{what}: value {value} does not fit in {size} bytes")
+        raise _BadValue(f"value {value} does not fit in {size} bytes")
     return (value & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
 
 
 def _encode_arg(k: KernelInfo, idx: int, arg, value: Any) -> bytes:
-    what = f"kernel {k.name} argument {idx} ({arg.name or '?'}: {arg.type_name or arg.value_kind})"
+    try:
+        return _encode_value(arg, value)
+    except _BadValue as e:
+        raise DispatchError(f"kernel {k.name} argument {idx} ({arg.name or '?'}: "
+                            f"{arg.type_name or arg.value_kind}): {e}") from None
+
+
+def _encode_value(arg, value: Any) -> bytes:
     size = arg.size
     kind = arg.value_kind
     if isinstance(value, (bytes, bytearray, memoryview)):
         if kind != "by_value":
-            raise DispatchError(f"{what}: expected an address ({kind}), got raw bytes")
+            raise _BadValue(f"expected an address ({kind}), got raw bytes")
         if len(value) != size:
-            raise DispatchError(f"{what}: expected {size} bytes, got {len(value)}")
+            raise _BadValue(f"expected {size} bytes, got {len(value)}")
         return bytes(value)
     if isinstance(value, np.ndarray):
         if kind != "by_value" or value.nbytes != size:
-            raise DispatchError(f"{what}: expected {kind} of {size} bytes, got ndarray of {value.nbytes} bytes")
+            raise _BadValue(f"expected {kind} of {size} bytes, got ndarray of {value.nbytes} bytes")
         return value.tobytes()
     if kind == "by_value":
-        base = (arg.type_name or "").strip().rstrip("*")
         if isinstance(value, np.generic):
             if value.dtype.itemsize != size:
-                raise DispatchError(f"{what}: expected {size} bytes, got {value.dtype} ({value.dtype.itemsize} bytes)")
+                raise _BadValue(f"expected {size} bytes, got {value.dtype} ({value.dtype.itemsize} bytes)")
             return value.tobytes()
+        base = (arg.type_name or "").strip().rstrip("*")
         if base in _FLOAT_TYPES and struct.calcsize(_FLOAT_TYPES[base]) == size:
             if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise DispatchError(f"{what}: expected a number, got {type(value).__name__}")
+                raise _BadValue(f"expected a number, got {type(value).__name__}")
             return struct.pack(_FLOAT_TYPES[base], value)
         if isinstance(value, float):
-            raise DispatchError(f"{what}: expected an integer for {size}-byte {base or 'by_value'}, got float {value!r}")
+            raise _BadValue(f"expected an integer for {size}-byte {base or 'by_value'}, got float {value!r}")
         try:
-            return _int_bytes(operator.index(value), size, what)
+            return _int_bytes(operator.index(value), size)
         except TypeError:
-            raise DispatchError(f"{what}: expected an integer, got {type(value).__name__}") from None
+            raise _BadValue(f"expected an integer, got {type(value).__name__}") from None
     # Pointers, dynamic LDS offsets, images, samplers, queues, pipes: an unsigned integer.
     if isinstance(value, (float, bool)):
-        raise DispatchError(f"{what}: expected an address/offset ({kind}), got {type(value).__name__}")
+        raise _BadValue(f"expected an address/offset ({kind}), got {type(value).__name__}")
     addr = getattr(value, "address", value)
     try:
         addr = operator.index(addr)
     except TypeError:
-        raise DispatchError(f"{what}: expected an address/offset ({kind}), got {type(value).__name__}") from None
+        raise _BadValue(f"expected an address/offset ({kind}), got {type(value).__name__}") from None
     if addr < 0 or addr >= 1 << (8 * size):
-        raise DispatchError(f"{what}: address/offset 0x{addr:x} does not fit in {size} unsigned bytes")
+        raise _BadValue(f"address/offset 0x{addr:x} does not fit in {size} unsigned bytes")
     return addr.to_bytes(size, "little")
 
 
@@ -175,31 +187,50 @@ def build_kernarg_segment(k: KernelInfo, args: Sequence[Any], hidden: Optional[M
     arguments not in it are 0 (hidden_none always is). Raises DispatchError for a wrong count,
     type or range, naming the argument.
     """
-    if not k.has_metadata:
-        if args:
-            raise DispatchError(f"kernel {k.name} has no argument metadata; cannot place {len(args)} arguments")
-        return bytes(k.kernarg_segment_size or k.kernarg_size)
-    hidden = dict(hidden or {})
-    unknown = [h for h in hidden if h not in HIDDEN_KINDS]
-    if unknown:
-        raise DispatchError(f"unknown hidden argument kinds {unknown}; known: {sorted(HIDDEN_KINDS)}")
-    explicit = k.explicit_args
-    if len(args) != len(explicit):
-        sig = ", ".join(f"{a.type_name or a.value_kind} {a.name or ''}".strip() for a in explicit)
-        raise DispatchError(f"kernel {k.name}({sig}) takes {len(explicit)} arguments, got {len(args)}")
-    size = max([k.kernarg_segment_size or 0] + [a.offset + a.size for a in k.args])
-    seg = bytearray(size)
-    it = iter(args)
-    idx = 0
-    for a in k.args:
-        if a.is_hidden:
-            v = 0 if a.value_kind == "hidden_none" else hidden.get(a.value_kind, 0)
-            data = _int_bytes(operator.index(v), a.size, f"kernel {k.name} {a.value_kind}")
-        else:
-            data = _encode_arg(k, idx, a, next(it))
-            idx += 1
-        seg[a.offset:a.offset + a.size] = data
-    return bytes(seg)
+    return KernargLayout(k, hidden).build(args)
+
+
+class KernargLayout:
+    """The part of :func:`build_kernarg_segment`'s work that does not depend on the explicit
+    argument values (hidden arguments placed, metadata checked), done once so that repeated
+    dispatches of a kernel only encode their explicit arguments."""
+
+    def __init__(self, k: KernelInfo, hidden: Optional[Mapping[str, int]] = None):
+        self.kernel = k
+        if not k.has_metadata:
+            self.explicit = None
+            self.template = bytes(k.kernarg_segment_size or k.kernarg_size)
+            return
+        hidden = dict(hidden or {})
+        unknown = [h for h in hidden if h not in HIDDEN_KINDS]
+        if unknown:
+            raise DispatchError(f"unknown hidden argument kinds {unknown}; known: {sorted(HIDDEN_KINDS)}")
+        self.explicit = k.explicit_args
+        size = max([k.kernarg_segment_size or 0] + [a.offset + a.size for a in k.args])
+        seg = bytearray(size)
+        for a in k.args:
+            if a.is_hidden:
+                v = 0 if a.value_kind == "hidden_none" else hidden.get(a.value_kind, 0)
+                try:
+                    seg[a.offset:a.offset + a.size] = _int_bytes(operator.index(v), a.size)
+                except _BadValue as e:
+                    raise DispatchError(f"kernel {k.name} {a.value_kind}: {e}") from None
+        self.template = bytes(seg)
+
+    def build(self, args: Sequence[Any]) -> bytes:
+        """The kernarg segment with the explicit arguments ``args`` (see build_kernarg_segment)."""
+        k, explicit = self.kernel, self.explicit
+        if explicit is None:
+            if args:
+                raise DispatchError(f"kernel {k.name} has no argument metadata; cannot place {len(args)} arguments")
+            return self.template
+        if len(args) != len(explicit):
+            sig = ", ".join(f"{a.type_name or a.value_kind} {a.name or ''}".strip() for a in explicit)
+            raise DispatchError(f"kernel {k.name}({sig}) takes {len(explicit)} arguments, got {len(args)}")
+        seg = bytearray(self.template)
+        for idx, (a, value) in enumerate(zip(explicit, args)):
+            seg[a.offset:a.offset + a.size] = _encode_arg(k, idx, a, value)
+        return bytes(seg)
 
 
 # --- AQL packet ---------------------------------------------------------------------------------
