@@ -884,6 +884,7 @@ class _RawKernarg:
     def build(args) -> bytes:
         return b"".join(_raw_arg(v) for v in args)
 
+
 def _zeros_aligned(shape, dtype, align=64):
     """np.zeros whose data starts on an ``align``-byte boundary: the row kernels load and
     store whole 256-byte VGPR rows with 64-byte vector moves, each split in two when a row
