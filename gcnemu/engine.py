@@ -567,7 +567,7 @@ def step_generic(code, pc, w, sregs, ws, vgpr, lds, msgs, tmp, t32):
 # Operand reads and writes are written out in run_wave with 2-D indexing instead.
 @njit
 def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faults, msgs,
-             step_limit, tmp, t32, exports, tr):
+             step_limit, tmp, t32, frame, exports, tr):
     """Run wave w until it ends, reaches a barrier, halts or fails. Returns its status.
 
     The hot handlers (SALU, VALU, compares, branches, saveexec, nop) run here on local copies
@@ -579,6 +579,9 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
     VALU instructions whose operands are all 32-bit (FL_ROW32) call their 32-bit row kernel
     on the VGPR rows themselves: only scalar operands, absent ones and modified copies go
     through the uint32 scratch rows ``t32``, and the kernel stores the result under EXEC.
+
+    Memory families are called with ``frame`` (gcnemu/memops.py, FR_*): the state arrays'
+    addresses and shapes, written once here; each instruction sets only its row address.
 
     ``tr`` is the timing trace (gcnemu/timing/trace.py), or None when timing is off: numba
     then compiles a specialisation without the recording (its ``tr is not None`` branches are
@@ -614,6 +617,31 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
     vstride = np.int64(vgpr.strides[0])
     q32 = np.int64(t32.ctypes.data)
     zmask32 = 0
+    frame[FR_NCOLS] = U64(code.shape[1])
+    frame[FR_W] = U64(w)
+    frame[FR_SREGS] = U64(sregs.ctypes.data)
+    frame[FR_NW] = U64(ws.shape[0])
+    frame[FR_WS] = U64(ws.ctypes.data)
+    frame[FR_NWS] = U64(ws.shape[1])
+    frame[FR_VGPR] = U64(vgpr.ctypes.data)
+    frame[FR_NV] = U64(vgpr.shape[0])
+    frame[FR_LDS] = U64(lds.ctypes.data)
+    frame[FR_NLDS] = U64(lds.shape[0])
+    frame[FR_DATA] = U64(mem_data.ctypes.data)
+    frame[FR_NDATA] = U64(mem_data.shape[0])
+    frame[FR_MAPPED] = U64(mem_mapped.ctypes.data)
+    frame[FR_NMAPPED] = U64(mem_mapped.shape[0])
+    frame[FR_BASE] = U64(mem_base)
+    frame[FR_FAULTS] = U64(faults.ctypes.data)
+    frame[FR_NF0] = U64(faults.shape[0])
+    frame[FR_NF1] = U64(faults.shape[1])
+    frame[FR_TMP] = U64(tmp.ctypes.data)
+    frame[FR_EXPORTS] = U64(exports.ctypes.data)
+    frame[FR_NEXP] = U64(exports.shape[0])
+    frame[FR_NEXPC] = U64(exports.shape[1])
+    pframe = frame.ctypes.data
+    code_base = np.int64(code.ctypes.data)
+    code_stride = np.int64(code.strides[0])
     # timing trace (tr is None: compiled out)
     tp = 0
     tcap = 0
@@ -891,31 +919,9 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             zmask32 = 0
             if h >= H_DS and h <= H_EXP:
                 # memory families: each compiled on first use and called by address with
-                # a frame describing the state, in tmp row 2 (see gcnemu/memops.py)
-                tmp[2, FR_INS] = U64(code.ctypes.data + pc * code.strides[0])
-                tmp[2, FR_NCOLS] = U64(code.shape[1])
-                tmp[2, FR_W] = U64(w)
-                tmp[2, FR_SREGS] = U64(sregs.ctypes.data)
-                tmp[2, FR_NW] = U64(ws.shape[0])
-                tmp[2, FR_WS] = U64(ws.ctypes.data)
-                tmp[2, FR_NWS] = U64(ws.shape[1])
-                tmp[2, FR_VGPR] = U64(vgpr.ctypes.data)
-                tmp[2, FR_NV] = U64(vgpr.shape[0])
-                tmp[2, FR_LDS] = U64(lds.ctypes.data)
-                tmp[2, FR_NLDS] = U64(lds.shape[0])
-                tmp[2, FR_DATA] = U64(mem_data.ctypes.data)
-                tmp[2, FR_NDATA] = U64(mem_data.shape[0])
-                tmp[2, FR_MAPPED] = U64(mem_mapped.ctypes.data)
-                tmp[2, FR_NMAPPED] = U64(mem_mapped.shape[0])
-                tmp[2, FR_BASE] = U64(mem_base)
-                tmp[2, FR_FAULTS] = U64(faults.ctypes.data)
-                tmp[2, FR_NF0] = U64(faults.shape[0])
-                tmp[2, FR_NF1] = U64(faults.shape[1])
-                tmp[2, FR_TMP] = U64(tmp.ctypes.data)
-                tmp[2, FR_EXPORTS] = U64(exports.ctypes.data)
-                tmp[2, FR_NEXP] = U64(exports.shape[0])
-                tmp[2, FR_NEXPC] = U64(exports.shape[1])
-                call_family(code[pc, C_FN], p2)
+                # the frame (see gcnemu/memops.py)
+                frame[FR_INS] = U64(code_base + pc * code_stride)
+                call_family(code[pc, C_FN], pframe)
             elif h == H_SMRD_LOAD or h == H_MEMTIME:
                 smem(code, code[pc], w, sregs, ws, mem_data, mem_mapped, mem_base, faults)
             else:
@@ -1173,11 +1179,12 @@ def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, 
     # the VALU scratch rows, 64-byte aligned: numba's np.empty aligns to 32 bytes only, and
     # rows straddling cache lines split every AVX-512 load and store of the row kernels
     # rows 4..6 are six uint32 rows for the 32-bit row kernels (t32: three sources, the
-    # result, its flags, declined lanes)
-    buf = np.empty(7 * 64 + 8, np.uint64)
+    # result, its flags, declined lanes); row 7 the memory families' frame
+    buf = np.empty(8 * 64 + 8, np.uint64)
     off = ((64 - (buf.ctypes.data & 63)) & 63) // 8
     tmp = buf[off:off + 256].reshape((4, 64))
     t32 = buf[off + 256:off + 448].view(np.uint32).reshape((6, 64))
+    frame = buf[off + 448:off + 512]
     nw = wave_ids.shape[0]
     # Barrier release below: the dispatcher lays out each workgroup's waves consecutively,
     # so a group is one run of wave_ids and is decided by scanning that run (O(waves) per
@@ -1196,7 +1203,7 @@ def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, 
             w = wave_ids[i]
             if ws[w, WS_STATUS] == ST_READY:
                 run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base,
-                         faults, msgs, step_limit, tmp, t32, exports, tr)
+                         faults, msgs, step_limit, tmp, t32, frame, exports, tr)
                 progressed = True
                 if tr is not None:
                     if tr[1] != 0:
