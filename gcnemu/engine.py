@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import dispatch_gen as D
+from .lanes import copy_row_modified, fill_row
 from .opkernels import call_valu, call_valu32
 from . import memory as M
 from .sem import fp as FP
@@ -565,6 +566,33 @@ def step_generic(code, pc, w, sregs, ws, vgpr, lds, msgs, tmp, t32):
 # inline="always" helpers, row views (vgpr[row]) and calls in atomic NRT incref/decref
 # (lock inc/dec), which perf showed at 35-50 % of the time of SALU and VALU instructions.
 # Operand reads and writes are written out in run_wave with 2-D indexing instead.
+T32_ZERO = 6   # the t32 row that stays zero: the source row of absent operands
+
+
+@njit(inline="always")
+def row32_source(code, pc, i, sregs, w, pv, vbase, vstride, q32):
+    """Address of source row i of a 32-bit row kernel call: a VGPR row in place, a
+    constant's row (C_V*: program.CONSTANT_ROWS, modifiers applied), the zero row of t32 (at
+    q32) for an absent operand; an SGPR broadcast into t32 row i, and an abs/neg VGPR copied
+    there with the modifier applied."""
+    k = code[pc, C_K0 + i]
+    c = code[pc, C_S0 + i]
+    am = np.uint32(0x80000000) if (code[pc, C_ABS] >> i) & 1 else np.uint32(0)
+    nm = np.uint32(0x80000000) if (code[pc, C_NEG] >> i) & 1 else np.uint32(0)
+    if k == K_VGPR:
+        q = pv + (vbase + c - 256) * vstride
+        if am | nm:
+            copy_row_modified(q32 + i * 256, q, am, nm)
+            q = q32 + i * 256
+        return q
+    if k == K_CONST:
+        return code[pc, C_V0 + i]
+    if k == K_SREG:
+        fill_row(q32 + i * 256, (sregs[w, c] & ~am) ^ nm)
+        return q32 + i * 256
+    return q32 + T32_ZERO * 256
+
+
 @njit
 def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faults, msgs,
              step_limit, tmp, t32, frame, exports, tr):
@@ -616,7 +644,6 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
     pv = np.int64(vgpr.ctypes.data)   # int64 addresses: uint64 + int64 would be float64
     vstride = np.int64(vgpr.strides[0])
     q32 = np.int64(t32.ctypes.data)
-    zmask32 = 0
     frame[FR_NCOLS] = U64(code.shape[1])
     frame[FR_W] = U64(w)
     frame[FR_SREGS] = U64(sregs.ctypes.data)
@@ -711,48 +738,16 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             flags = code[pc, C_FLAGS]
             cin = U64(0)
             if flags & FL_ROW32:
-                # 32-bit operands: VGPR rows in place; scalars, absent sources and modified
-                # copies in t32 rows 0..2 (zmask32 remembers rows already zero)
-                mods = code[pc, C_ABS] | code[pc, C_NEG]
-                q0 = q32
-                q1 = q32
-                q2 = q32
-                for i in range(3):
-                    kind = code[pc, C_K0 + i]
-                    c = code[pc, C_S0 + i]
-                    if i == 2 and flags & FL_CIN_S2:
-                        cin = U64(sregs[w, c]) | (U64(sregs[w, c + 1]) << U64(32)) \
-                            if kind == K_SREG else U64(code[pc, C_V2])
-                        kind = K_NONE
-                    q = q32 + i * 256
-                    am = np.uint32(0x80000000) if (code[pc, C_ABS] >> i) & 1 else np.uint32(0)
-                    nm = np.uint32(0x80000000) if (code[pc, C_NEG] >> i) & 1 else np.uint32(0)
-                    if kind == K_VGPR:
-                        row = vbase + c - 256
-                        if (mods >> i) & 1:
-                            for l in range(64):
-                                t32[i, l] = (vgpr[row, l] & ~am) ^ nm
-                            zmask32 &= ~(1 << i)
-                        else:
-                            q = pv + row * vstride
-                    elif kind == K_NONE:
-                        if not (zmask32 >> i) & 1:
-                            for l in range(64):
-                                t32[i, l] = np.uint32(0)
-                            zmask32 |= 1 << i
-                    else:
-                        v32 = np.uint32(sregs[w, c]) if kind == K_SREG \
-                            else np.uint32(U64(code[pc, C_V0 + i]) & MASK32)
-                        v32 = (v32 & ~am) ^ nm
-                        for l in range(64):
-                            t32[i, l] = v32
-                        zmask32 &= ~(1 << i)
-                    if i == 0:
-                        q0 = q
-                    elif i == 1:
-                        q1 = q
-                    else:
-                        q2 = q
+                # 32-bit operands in place where they are rows (row32_source)
+                q0 = row32_source(code, pc, 0, sregs, w, pv, vbase, vstride, q32)
+                q1 = row32_source(code, pc, 1, sregs, w, pv, vbase, vstride, q32)
+                if flags & FL_CIN_S2:
+                    c = code[pc, C_S2]
+                    cin = U64(sregs[w, c]) | (U64(sregs[w, c + 1]) << U64(32)) \
+                        if code[pc, C_K2] == K_SREG else U64(code[pc, C_V2])
+                    q2 = q32 + T32_ZERO * 256
+                else:
+                    q2 = row32_source(code, pc, 2, sregs, w, pv, vbase, vstride, q32)
                 if flags & FL_CIN_VCC:
                     cin = (U64(sregs[w, VCC_LO]) | (U64(sregs[w, VCC_HI]) << U64(32)))
                 pd = q32 + 3 * 256
@@ -916,7 +911,6 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             ws[w, WS_VALU] = nvalu
             ws[w, WS_TAKEN] = ntaken
             zmask = 0
-            zmask32 = 0
             if h >= H_DS and h <= H_EXP:
                 # memory families: each compiled on first use and called by address with
                 # the frame (see gcnemu/memops.py)
@@ -1178,13 +1172,14 @@ def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, 
     """
     # the VALU scratch rows, 64-byte aligned: numba's np.empty aligns to 32 bytes only, and
     # rows straddling cache lines split every AVX-512 load and store of the row kernels
-    # rows 4..6 are six uint32 rows for the 32-bit row kernels (t32: three sources, the
-    # result, its flags, declined lanes); row 7 the memory families' frame
-    buf = np.empty(8 * 64 + 8, np.uint64)
+    # rows 4..7 are eight uint32 rows for the 32-bit row kernels (t32: three sources, the
+    # result, its flags, declined lanes, a row of zeros for absent sources, one spare);
+    # row 8 the memory families' frame
+    buf = np.zeros(9 * 64 + 8, np.uint64)
     off = ((64 - (buf.ctypes.data & 63)) & 63) // 8
     tmp = buf[off:off + 256].reshape((4, 64))
-    t32 = buf[off + 256:off + 448].view(np.uint32).reshape((6, 64))
-    frame = buf[off + 448:off + 512]
+    t32 = buf[off + 256:off + 512].view(np.uint32).reshape((8, 64))
+    frame = buf[off + 512:off + 576]
     nw = wave_ids.shape[0]
     # Barrier release below: the dispatcher lays out each workgroup's waves consecutively,
     # so a group is one run of wave_ids and is decided by scanning that run (O(waves) per

@@ -51,3 +51,44 @@ def lane_mask(typingctx, src):
         nonzero = builder.icmp_unsigned("!=", value, ir.Constant(row, None))
         return builder.bitcast(nonzero, ir.IntType(64))
     return sig, codegen
+
+
+@intrinsic
+def fill_row(typingctx, dst, value):
+    """Set the 64 uint32 lanes at address ``dst`` to ``value`` (whole-vector stores, which a
+    row kernel's vector loads right after can take straight from the store buffer)."""
+    sig = types.void(dst, value)
+
+    def codegen(context, builder, signature, args):
+        i32 = ir.IntType(32)
+        row = ir.VectorType(i32, 64)
+        v = builder.trunc(args[1], i32) if args[1].type.width > 32 else args[1]
+        splat = ir.Constant(row, None)
+        for l in range(64):
+            splat = builder.insert_element(splat, v, ir.Constant(i32, l))
+        builder.store(splat, builder.inttoptr(args[0], row.as_pointer()), align=4)
+        return context.get_dummy_value()
+    return sig, codegen
+
+
+@intrinsic
+def copy_row_modified(typingctx, dst, src, clear, flip):
+    """dst lanes = (src lanes & ~clear) ^ flip for 64 uint32 lanes: a VOP3 abs/neg source
+    modifier applied to a whole row (clear, flip: the sign bit or 0)."""
+    sig = types.void(dst, src, clear, flip)
+
+    def codegen(context, builder, signature, args):
+        i32 = ir.IntType(32)
+        row = ir.VectorType(i32, 64)
+
+        def splat(x):
+            x = builder.trunc(x, i32) if x.type.width > 32 else x
+            vec = ir.Constant(row, None)
+            for l in range(64):
+                vec = builder.insert_element(vec, x, ir.Constant(i32, l))
+            return vec
+        value = builder.load(builder.inttoptr(args[1], row.as_pointer()), align=4)
+        value = builder.xor(builder.and_(value, builder.not_(splat(args[2]))), splat(args[3]))
+        builder.store(value, builder.inttoptr(args[0], row.as_pointer()), align=4)
+        return context.get_dummy_value()
+    return sig, codegen

@@ -8,6 +8,7 @@ so one reader serves every family.
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -313,6 +314,8 @@ def build_program(instructions: list, name: str = "snippet") -> Program:
         if ins.defn.encoding in ("MUBUF", "MTBUF"):
             code[i, C_S0] = ins.fields["soffset"]
         _fast_columns(code[i])
+        if code[i, C_FAST] and int(code[i, C_FLAGS]) & E.FL_ROW32:
+            _row32_operands(code[i])
     if not instructions:
         code[0, C_H] = E.H_ENDPGM
     return Program(code, list(instructions), pc_index, name)
@@ -320,6 +323,56 @@ def build_program(instructions: list, name: str = "snippet") -> Program:
 
 _M32 = 0xFFFFFFFF
 _M64 = 0xFFFFFFFFFFFFFFFF
+
+
+class _ConstantRows:
+    """Rows of 64 equal uint32 lanes, one per constant value, never freed: the source rows
+    of constant operands of 32-bit row kernels (an instruction's C_V column holds its row's
+    address, abs/neg already applied), so the engine reads them in place instead of filling a
+    scratch row at every execution. Rows are 64-byte aligned, allocated in chunks."""
+
+    CHUNK = 256
+
+    def __init__(self):
+        self._address: dict[int, int] = {}
+        self._chunks: list = []
+        self._free = 0
+        self._lock = threading.Lock()
+
+    def address(self, value: int) -> int:
+        value &= _M32
+        addr = self._address.get(value)
+        if addr is None:
+            with self._lock:
+                addr = self._address.get(value)
+                if addr is None:
+                    if self._free == 0:
+                        raw = np.zeros(self.CHUNK * 64 + 16, np.uint32)
+                        off = (-raw.ctypes.data % 64) // 4
+                        self._chunks.append(raw[off:off + self.CHUNK * 64].reshape(self.CHUNK, 64))
+                        self._free = self.CHUNK
+                    rows = self._chunks[-1]
+                    row = rows[self.CHUNK - self._free]
+                    self._free -= 1
+                    row[:] = value
+                    addr = self._address[value] = row.ctypes.data
+        return addr
+
+
+CONSTANT_ROWS = _ConstantRows()
+
+
+def _row32_operands(r: np.ndarray) -> None:
+    """For a 32-bit row kernel instruction (FL_ROW32): a constant source's C_V column becomes
+    the address of its row in CONSTANT_ROWS, abs/neg applied (engine.row32_source); a
+    constant carry-in mask in src2 (FL_CIN_S2) stays a value."""
+    flags = int(r[C_FLAGS])
+    for i in range(3):
+        if int(r[C_K0 + i]) != E.K_CONST or (i == 2 and flags & E.FL_CIN_S2):
+            continue
+        absb, negb = (int(r[C_ABS]) >> i) & 1, (int(r[C_NEG]) >> i) & 1
+        v = ((int(r[C_V0 + i]) & _M32) & ~(absb << 31)) ^ (negb << 31)
+        r[C_V0 + i] = CONSTANT_ROWS.address(v)
 
 
 def _scalar_operand(code: int, ndw: int, lit: int, lit_high: bool):

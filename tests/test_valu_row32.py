@@ -159,3 +159,53 @@ def test_engine_in_place_operands_modifiers_and_exec():
     assert int(st.sgpr[10]) | int(st.sgpr[11]) << 32 == gt
     check(9, np.float32(0.5) - y)
     check(10, (np.abs(x) * -y) + (-mac))
+
+
+def test_engine_constant_rows_sgpr_pairs_and_absent_sources():
+    """Constants with modifiers (rows made once per value, shared between instructions), a
+    VOP3 carry-in and select mask from an SGPR pair, VOP1 ops (absent sources read as zero
+    rows), and an SGPR broadcast followed by a different SGPR in the same slot."""
+    rng = np.random.default_rng(12)
+    x = rng.uniform(0.5, 3, 64).astype(np.float32)
+    ia = rng.integers(0, 2**32, 64, dtype=np.uint64).astype(np.uint32)
+    ib = rng.integers(0, 2**32, 64, dtype=np.uint64).astype(np.uint32)
+    sel = 0x0123_4567_89AB_CDEF
+    cin = 0xFFFF_0000_F0F0_1234
+    ex = 0xFFFF_FFFF_0000_FFFF
+    vgpr = {1: x.view(np.uint32), 4: ia, 5: ib}
+    for r in range(6, 16):
+        vgpr[r] = np.full(64, SENTINEL, np.uint32)
+    st = run("""
+    v_mul_f32 v6, v1, -2.0
+    v_mad_f32 v7, v1, 2.0, -|-4.0|
+    v_add_f32 v8, -2.0, v1
+    v_addc_u32 v9, s[20:21], v4, v5, s[10:11]
+    v_cndmask_b32 v10, v4, v5, s[12:13]
+    v_rcp_f32 v11, v1
+    v_not_b32 v12, v4
+    v_add_f32 v13, s2, v1
+    v_add_f32 v14, s3, v1
+    v_mul_f32 v15, 2.0, v1
+    """, sgpr={10: cin & M32, 11: cin >> 32, 12: sel & M32, 13: sel >> 32,
+               2: f2u(0.25), 3: f2u(-8.0)}, vgpr=vgpr, exec_mask=ex)
+    active = np.array([(ex >> l) & 1 for l in range(64)], bool)
+
+    def check(reg, want):
+        want = np.asarray(want)
+        want = want.view(np.uint32) if want.dtype == np.float32 else want.astype(np.uint32)
+        got = np.asarray(st.vgpr[reg], np.uint32)
+        assert np.array_equal(got, np.where(active, want, np.uint32(SENTINEL))), reg
+
+    check(6, x * np.float32(-2.0))
+    check(7, (x * np.float32(2.0)) + np.float32(-4.0))
+    check(8, np.float32(-2.0) + x)
+    sums = [int(ia[l]) + int(ib[l]) + ((cin >> l) & 1) for l in range(64)]
+    check(9, [v & M32 for v in sums])
+    assert int(st.sgpr[20]) | int(st.sgpr[21]) << 32 == \
+        sum(1 << l for l in range(64) if active[l] and sums[l] > M32)
+    check(10, [int(ib[l]) if (sel >> l) & 1 else int(ia[l]) for l in range(64)])
+    check(11, np.float32(1.0) / x)
+    check(12, ~ia)
+    check(13, np.float32(0.25) + x)
+    check(14, np.float32(-8.0) + x)
+    check(15, np.float32(2.0) * x)
