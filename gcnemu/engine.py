@@ -43,6 +43,10 @@ FL_CIN_VCC = 16        # per-lane carry-in/select from VCC
 FL_CIN_S2 = 32         # per-lane carry-in/select from the SGPR pair in src2
 FL_ROW32 = 64          # C_K is the op's 32-bit row kernel (opkernels.valu32_address)
 
+# --- inline SALU forms (C_V2 of fast SALU rows; gcnemu/program.py _SALU_QUICK) ------------
+(SQ_NONE, SQ_AND, SQ_OR, SQ_XOR, SQ_ANDN2, SQ_ORN2, SQ_NAND, SQ_NOR, SQ_XNOR, SQ_MOV,
+ SQ_NOT) = range(11)
+
 # --- wave scalar state (ws columns) ---------------------------------------------------------
 (WS_PC, WS_SCC, WS_MODE, WS_STATUS, WS_SGPRS, WS_VBASE, WS_VCOUNT, WS_STEPS, WS_ERR,
  WS_ERR_ROW, WS_ERR_LANE, WS_ERR_ARG, WS_TRAPSTS, WS_GROUP, WS_LDS_BASE, WS_LDS_SIZE,
@@ -725,8 +729,35 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
                 d = U64(sregs[w, dc])
                 if wd >= 2:
                     d |= U64(sregs[w, dc + 1]) << U64(32)
-            r, sc = D.salu_exec(code[pc, C_K], a, b, d, U64(scc))
-            scc = np.int64(sc)
+            q = code[pc, C_V2]
+            if q == SQ_NONE:
+                r, sc = D.salu_exec(code[pc, C_K], a, b, d, U64(scc))
+                scc = np.int64(sc)
+            elif q == SQ_MOV:
+                r = a
+            else:
+                # the bitwise ops of gcnemu/sem/salu.py: D = f(S0, S1) at the width, SCC = D != 0
+                if q == SQ_AND:
+                    r = a & b
+                elif q == SQ_OR:
+                    r = a | b
+                elif q == SQ_XOR:
+                    r = a ^ b
+                elif q == SQ_ANDN2:
+                    r = a & ~b
+                elif q == SQ_ORN2:
+                    r = a | ~b
+                elif q == SQ_NAND:
+                    r = ~(a & b)
+                elif q == SQ_NOR:
+                    r = ~(a | b)
+                elif q == SQ_XNOR:
+                    r = ~(a ^ b)
+                else:
+                    r = ~a
+                if wd < 2:
+                    r &= MASK32
+                scc = 1 if r != U64(0) else 0
             if kd == K_SREG:
                 sregs[w, dc] = np.uint32(r & MASK32)
                 if wd >= 2:

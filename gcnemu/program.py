@@ -33,6 +33,12 @@ NCOL = 42
 
 _VALU_INDEX = {n: i for i, n in enumerate(VALU_NAMES)}
 _SALU_INDEX = {n: i for i, n in enumerate(SALU_NAMES)}
+#: SALU index -> the engine's inline form (E.SQ_*, in C_V2 of fast SALU rows): the moves and
+#: bitwise ops that branchy code is made of, run without the call to salu_exec
+_SALU_QUICK = {_SALU_INDEX[f"s_{op}_b{w}"]: q for w in (32, 64) for op, q in (
+    ("and", E.SQ_AND), ("or", E.SQ_OR), ("xor", E.SQ_XOR), ("andn2", E.SQ_ANDN2),
+    ("orn2", E.SQ_ORN2), ("nand", E.SQ_NAND), ("nor", E.SQ_NOR), ("xnor", E.SQ_XNOR),
+    ("mov", E.SQ_MOV), ("not", E.SQ_NOT)) if f"s_{op}_b{w}" in _SALU_INDEX}
 
 UNITS = ("SALU", "SMEM", "VALU", "VMEM", "LDS", "EXPORT", "BRANCH", "SPECIAL")
 _UNIT_INDEX = {u: i for i, u in enumerate(UNITS)}
@@ -444,6 +450,7 @@ def _fast_columns(r: np.ndarray) -> None:
             kd = E.K_SREG
             if 0 <= d <= 103:
                 smax = max(smax, d + wd)
+        vals[2] = _SALU_QUICK.get(int(r[C_K]), E.SQ_NONE)
     elif h == E.H_SAVEEXEC:
         k, v, se = _scalar_operand(int(r[C_S0]), 2, lit, False)
         ok &= k is not None
