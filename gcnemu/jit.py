@@ -19,7 +19,7 @@ JIT_OPTIONS = dict(cache=True, fastmath=False, boundscheck=False, error_model="n
 PACKAGE = Path(__file__).resolve().parent
 _JITTED_SOURCES = ("engine.py", "memops.py", "opkernels.py", "dispatch_gen.py", "memory.py", "jit.py", "sem",
                    "lanes.py",
-                   "timing/trace.py")
+                   "timing")
 
 
 def njit(*args, **kwargs):
