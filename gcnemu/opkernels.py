@@ -4,7 +4,9 @@ Each VALU op is a small C-callable numba function (generated in gcnemu/dispatch_
 runs the op over the 64 lanes under EXEC. They are compiled the first time a program uses the
 op and cached on disk, so start-up cost grows with the ops a kernel uses rather than with the
 ISA, and the engine's own compiled code stays small. The engine calls them through
-`call_valu`, one indirect call per instruction.
+`call_valu` (64-bit lane rows: any operand width) or `call_valu32` (the 32-bit form that
+instructions with only 32-bit operands get: VGPR rows in place, masked store of the
+result), one indirect call per instruction.
 """
 from __future__ import annotations
 
