@@ -3901,6 +3901,13 @@ def _cf_v_cmp_eq_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmp_eq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 2)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_eq_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -3955,6 +3962,13 @@ def _cf_v_cmp_f_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmp_f_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 0)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_f_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4009,6 +4023,13 @@ def _cf_v_cmp_ge_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmp_ge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 6)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_ge_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4063,6 +4084,13 @@ def _cf_v_cmp_gt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmp_gt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 4)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_gt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4117,6 +4145,13 @@ def _cf_v_cmp_le_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmp_le_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 3)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_le_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4171,6 +4206,13 @@ def _cf_v_cmp_lg_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmp_lg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 5)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_lg_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4225,6 +4267,13 @@ def _cf_v_cmp_lt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmp_lt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 1)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_lt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4279,6 +4328,13 @@ def _cf_v_cmp_neq_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmp_neq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 13)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_neq_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4333,6 +4389,13 @@ def _cf_v_cmp_nge_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmp_nge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 9)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_nge_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4387,6 +4450,13 @@ def _cf_v_cmp_ngt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmp_ngt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 11)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_ngt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4441,6 +4511,13 @@ def _cf_v_cmp_nle_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmp_nle_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 12)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_nle_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4495,6 +4572,13 @@ def _cf_v_cmp_nlg_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmp_nlg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 10)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_nlg_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4549,6 +4633,13 @@ def _cf_v_cmp_nlt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmp_nlt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 14)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_nlt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4603,6 +4694,13 @@ def _cf_v_cmp_o_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmp_o_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 7)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_o_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4657,6 +4755,13 @@ def _cf_v_cmp_tru_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmp_tru_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 15)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_tru_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4711,6 +4816,13 @@ def _cf_v_cmp_u_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmp_u_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 8)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_u_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4765,6 +4877,13 @@ def _cf_v_cmps_eq_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmps_eq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 2)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_eq_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4819,6 +4938,13 @@ def _cf_v_cmps_f_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmps_f_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 0)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_f_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4873,6 +4999,13 @@ def _cf_v_cmps_ge_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmps_ge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 6)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_ge_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4927,6 +5060,13 @@ def _cf_v_cmps_gt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmps_gt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 4)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_gt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4981,6 +5121,13 @@ def _cf_v_cmps_le_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmps_le_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 3)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_le_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -5035,6 +5182,13 @@ def _cf_v_cmps_lg_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmps_lg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 5)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_lg_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -5089,6 +5243,13 @@ def _cf_v_cmps_lt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmps_lt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 1)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_lt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -5143,6 +5304,13 @@ def _cf_v_cmps_neq_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmps_neq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 13)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_neq_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -5197,6 +5365,13 @@ def _cf_v_cmps_nge_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmps_nge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 9)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_nge_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -5251,6 +5426,13 @@ def _cf_v_cmps_ngt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmps_ngt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 11)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_ngt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -5305,6 +5487,13 @@ def _cf_v_cmps_nle_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmps_nle_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 12)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_nle_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -5359,6 +5548,13 @@ def _cf_v_cmps_nlg_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmps_nlg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 10)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_nlg_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -5413,6 +5609,13 @@ def _cf_v_cmps_nlt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmps_nlt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 14)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_nlt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -5467,6 +5670,13 @@ def _cf_v_cmps_o_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmps_o_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 7)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_o_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -5521,6 +5731,13 @@ def _cf_v_cmps_tru_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmps_tru_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 15)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_tru_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -5575,6 +5792,13 @@ def _cf_v_cmps_u_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmps_u_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 8)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_u_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -5629,6 +5853,13 @@ def _cf_v_cmpsx_eq_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmpsx_eq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 2)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_eq_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -5683,6 +5914,13 @@ def _cf_v_cmpsx_f_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmpsx_f_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 0)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_f_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -5737,6 +5975,13 @@ def _cf_v_cmpsx_ge_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmpsx_ge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 6)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_ge_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -5791,6 +6036,13 @@ def _cf_v_cmpsx_gt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmpsx_gt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 4)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_gt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -5845,6 +6097,13 @@ def _cf_v_cmpsx_le_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmpsx_le_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 3)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_le_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -5899,6 +6158,13 @@ def _cf_v_cmpsx_lg_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmpsx_lg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 5)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_lg_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -5953,6 +6219,13 @@ def _cf_v_cmpsx_lt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmpsx_lt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 1)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_lt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -6007,6 +6280,13 @@ def _cf_v_cmpsx_neq_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmpsx_neq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 13)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_neq_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -6061,6 +6341,13 @@ def _cf_v_cmpsx_nge_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmpsx_nge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 9)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_nge_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -6115,6 +6402,13 @@ def _cf_v_cmpsx_ngt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmpsx_ngt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 11)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_ngt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -6169,6 +6463,13 @@ def _cf_v_cmpsx_nle_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmpsx_nle_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 12)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_nle_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -6223,6 +6524,13 @@ def _cf_v_cmpsx_nlg_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmpsx_nlg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 10)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_nlg_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -6277,6 +6585,13 @@ def _cf_v_cmpsx_nlt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmpsx_nlt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 14)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_nlt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -6331,6 +6646,13 @@ def _cf_v_cmpsx_o_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmpsx_o_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 7)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_o_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -6385,6 +6707,13 @@ def _cf_v_cmpsx_tru_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmpsx_tru_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 15)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_tru_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -6439,6 +6768,13 @@ def _cf_v_cmpsx_u_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmpsx_u_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 8)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_u_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -6547,6 +6883,13 @@ def _cf_v_cmpx_eq_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmpx_eq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 2)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_eq_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -6601,6 +6944,13 @@ def _cf_v_cmpx_f_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmpx_f_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 0)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_f_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -6655,6 +7005,13 @@ def _cf_v_cmpx_ge_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmpx_ge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 6)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_ge_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -6709,6 +7066,13 @@ def _cf_v_cmpx_gt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmpx_gt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 4)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_gt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -6763,6 +7127,13 @@ def _cf_v_cmpx_le_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmpx_le_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 3)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_le_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -6817,6 +7188,13 @@ def _cf_v_cmpx_lg_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmpx_lg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 5)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_lg_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -6871,6 +7249,13 @@ def _cf_v_cmpx_lt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmpx_lt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 1)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_lt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -6925,6 +7310,13 @@ def _cf_v_cmpx_neq_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmpx_neq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 13)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_neq_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -6979,6 +7371,13 @@ def _cf_v_cmpx_nge_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmpx_nge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 9)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_nge_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -7033,6 +7432,13 @@ def _cf_v_cmpx_ngt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmpx_ngt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 11)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_ngt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -7087,6 +7493,13 @@ def _cf_v_cmpx_nle_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmpx_nle_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 12)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_nle_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -7141,6 +7554,13 @@ def _cf_v_cmpx_nlg_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmpx_nlg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 10)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_nlg_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -7195,6 +7615,13 @@ def _cf_v_cmpx_nlt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmpx_nlt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 14)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_nlt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -7249,6 +7676,13 @@ def _cf_v_cmpx_o_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmpx_o_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 7)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_o_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -7303,6 +7737,13 @@ def _cf_v_cmpx_tru_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmpx_tru_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 15)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_tru_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -7357,6 +7798,13 @@ def _cf_v_cmpx_u_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit
 def _row32_v_cmpx_u_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
+    odd = False
+    for l in range(64):
+        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 8)
+        res[64 + l] = np.uint32(f)
+        odd |= o
+    if not odd:
+        return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_u_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)

@@ -52,7 +52,13 @@ def _operands(rng, kind):
 ROW32_OPS = ["v_add_f32", "v_sub_f32", "v_subrev_f32", "v_mul_f32", "v_mad_f32", "v_mac_f32",
              "v_madak_f32", "v_madmk_f32", "v_fma_f32", "v_div_fmas_f32", "v_rcp_f32",
              "v_sqrt_f32", "v_rsq_f32", "v_div_scale_f32", "v_div_fixup_f32", "v_mov_b32",
-             "v_add_i32", "v_addc_u32", "v_cndmask_b32", "v_cmp_lt_f32", "v_min_f32",
+             "v_add_i32", "v_addc_u32", "v_cndmask_b32", "v_min_f32",
+             # the plain host compares, every predicate, the x/s/sx variants
+             "v_cmp_f_f32", "v_cmp_lt_f32", "v_cmp_eq_f32", "v_cmp_le_f32", "v_cmp_gt_f32",
+             "v_cmp_lg_f32", "v_cmp_ge_f32", "v_cmp_o_f32", "v_cmp_u_f32", "v_cmp_nge_f32",
+             "v_cmp_nlg_f32", "v_cmp_ngt_f32", "v_cmp_nle_f32", "v_cmp_neq_f32",
+             "v_cmp_nlt_f32", "v_cmp_tru_f32", "v_cmpx_lt_f32", "v_cmps_nle_f32",
+             "v_cmpsx_u_f32", "v_cmp_class_f32", "v_cmp_lt_i32",
              "v_cvt_i32_f32", "v_lshlrev_b32"]
 
 

@@ -12,6 +12,7 @@ Run from the repository root:  python tools/gen_dispatch.py
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 from pathlib import Path
 
@@ -81,6 +82,16 @@ def plain32_ops() -> dict:
     return out
 
 
+def plain_compare(name: str):
+    """(module, predicate index) of an f32 compare with a plain host form, else None."""
+    m = re.fullmatch(r"v_cmps?x?_([a-z]+)_f32", name)
+    if not m:
+        return None
+    from gcnemu.sem import valu_float
+    preds = valu_float.CMP_PREDICATES
+    return ("valu_float", preds.index(m.group(1))) if m.group(1) in preds else None
+
+
 def render_row32(w, name, mod, flag_ops, row_fast, plain32):
     """The 32-bit row kernel of one op: uint32 source rows read in place, the result written to
     the destination row under EXEC by one masked store (lanes.store_masked); res is a scratch
@@ -95,6 +106,17 @@ def render_row32(w, name, mod, flag_ops, row_fast, plain32):
         # scalar copies, LLVM unable to rule out that res overlaps s0)
         w("    store_masked(d.ctypes.data, s0.ctypes.data, exec_mask)")
         w("    return np.uint64(0)")
+    elif plain_compare(name) is not None:
+        # the host's compare over all lanes unless an operand is odd (denormal or NaN)
+        cmod, pred = plain_compare(name)
+        w("    odd = False")
+        w("    for l in range(64):")
+        w(f"        f, o = _{cmod}._plain_cmp_f32(s0[l], s1[l], {pred})")
+        w("        res[64 + l] = np.uint32(f)")
+        w("        odd |= o")
+        w("    if not odd:")
+        w("        return lane_mask(res.ctypes.data + 256)")
+        render_row32_body(w, name, lane, flag_ops, row_fast)
     elif name in plain32:
         if name == "v_div_fmas_f32":  # an fma where no active lane has VCC set
             w("    if (mode & 3) == 0 and (cin & exec_mask) == np.uint64(0):")

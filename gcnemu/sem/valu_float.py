@@ -278,7 +278,7 @@ def _f64_round_op(b, mode, kind):
     return fp.f64_bits(r)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _cmp_pred(x, y, pred):
     """Evaluate a VOPC predicate (0 f,1 lt,2 eq,3 le,4 gt,5 lg,6 ge,7 o,8 u,9 nge,10 nlg,
     11 ngt,12 nle,13 neq,14 nlt,15 tru) on float64 values; NaNs compare unordered."""
@@ -2172,6 +2172,21 @@ def _plain_div_fixup_f32(a, b, c):
     ok = ((((b & m) - np.uint32(1)) < np.uint32(0x7F7FFFFF))
           & (((c & m) - np.uint32(1)) < np.uint32(0x7F7FFFFF)) & ((a & m) <= np.uint32(0x7F800000)))
     return ((b ^ c) & np.uint32(0x80000000)) | (a & m), not ok
+
+
+#: predicate index of _cmp_pred for each f32 compare name (v_cmp_, v_cmpx_, v_cmps_, v_cmpsx_)
+CMP_PREDICATES = ("f", "lt", "eq", "le", "gt", "lg", "ge", "o", "u", "nge", "nlg", "ngt", "nle",
+                  "neq", "nlt", "tru")
+
+
+@njit(cache=True, inline="always")
+def _plain_cmp_f32(a, b, pred):
+    """An f32 compare on uint32 operands as the host compares them: exact unless an operand
+    is a denormal (MODE may flush it to zero first) - odd; NaNs are odd too (rare; the op
+    itself then decides)."""
+    x = fp._bits_to_f32(a)
+    y = fp._bits_to_f32(b)
+    return _cmp_pred(x, y, pred), _odd(x) | _odd(y)
 
 
 @njit(cache=True)
