@@ -506,7 +506,7 @@ def _cf_v_add_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_add_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_add_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_add_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -534,7 +534,7 @@ def _cf_v_addc_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_addc_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_addc_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_addc_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -559,7 +559,7 @@ def _cf_v_alignbit_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_alignbit_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_alignbit_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_alignbit_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -582,7 +582,7 @@ def _cf_v_alignbyte_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_alignbyte_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_alignbyte_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_alignbyte_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -605,7 +605,7 @@ def _cf_v_and_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_and_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_and_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_and_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -628,7 +628,7 @@ def _cf_v_ashr_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_ashr_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_ashr_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_ashr_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -651,7 +651,7 @@ def _cf_v_ashr_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_ashr_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_ashr_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_ashr_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -674,7 +674,7 @@ def _cf_v_ashrrev_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_ashrrev_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_ashrrev_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_ashrrev_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -697,7 +697,7 @@ def _cf_v_bcnt_u32_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_bcnt_u32_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_bcnt_u32_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_bcnt_u32_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -720,7 +720,7 @@ def _cf_v_bfe_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_bfe_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_bfe_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_bfe_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -743,7 +743,7 @@ def _cf_v_bfe_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_bfe_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_bfe_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_bfe_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -766,7 +766,7 @@ def _cf_v_bfi_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_bfi_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_bfi_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_bfi_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -789,7 +789,7 @@ def _cf_v_bfm_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_bfm_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_bfm_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_bfm_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -812,7 +812,7 @@ def _cf_v_bfrev_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_bfrev_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_bfrev_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_bfrev_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -838,7 +838,7 @@ def _cf_v_cmp_eq_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_eq_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_eq_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmp_eq_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -865,7 +865,7 @@ def _cf_v_cmp_eq_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_eq_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_eq_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmp_eq_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -892,7 +892,7 @@ def _cf_v_cmp_eq_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_eq_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_eq_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmp_eq_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -919,7 +919,7 @@ def _cf_v_cmp_eq_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_eq_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_eq_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmp_eq_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -946,7 +946,7 @@ def _cf_v_cmp_f_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_f_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_f_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmp_f_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -973,7 +973,7 @@ def _cf_v_cmp_f_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_f_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_f_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmp_f_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1000,7 +1000,7 @@ def _cf_v_cmp_f_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_f_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_f_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmp_f_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1027,7 +1027,7 @@ def _cf_v_cmp_f_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_f_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_f_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmp_f_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1054,7 +1054,7 @@ def _cf_v_cmp_ge_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_ge_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_ge_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmp_ge_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1081,7 +1081,7 @@ def _cf_v_cmp_ge_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_ge_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_ge_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmp_ge_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1108,7 +1108,7 @@ def _cf_v_cmp_ge_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_ge_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_ge_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmp_ge_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1135,7 +1135,7 @@ def _cf_v_cmp_ge_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_ge_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_ge_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmp_ge_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1162,7 +1162,7 @@ def _cf_v_cmp_gt_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_gt_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_gt_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmp_gt_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1189,7 +1189,7 @@ def _cf_v_cmp_gt_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_gt_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_gt_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmp_gt_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1216,7 +1216,7 @@ def _cf_v_cmp_gt_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_gt_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_gt_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmp_gt_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1243,7 +1243,7 @@ def _cf_v_cmp_gt_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_gt_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_gt_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmp_gt_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1270,7 +1270,7 @@ def _cf_v_cmp_le_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_le_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_le_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmp_le_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1297,7 +1297,7 @@ def _cf_v_cmp_le_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_le_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_le_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmp_le_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1324,7 +1324,7 @@ def _cf_v_cmp_le_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_le_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_le_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmp_le_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1351,7 +1351,7 @@ def _cf_v_cmp_le_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_le_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_le_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmp_le_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1378,7 +1378,7 @@ def _cf_v_cmp_lt_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_lt_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_lt_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmp_lt_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1405,7 +1405,7 @@ def _cf_v_cmp_lt_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_lt_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_lt_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmp_lt_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1432,7 +1432,7 @@ def _cf_v_cmp_lt_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_lt_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_lt_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmp_lt_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1459,7 +1459,7 @@ def _cf_v_cmp_lt_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_lt_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_lt_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmp_lt_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1486,7 +1486,7 @@ def _cf_v_cmp_ne_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_ne_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_ne_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmp_ne_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1513,7 +1513,7 @@ def _cf_v_cmp_ne_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_ne_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_ne_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmp_ne_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1540,7 +1540,7 @@ def _cf_v_cmp_ne_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_ne_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_ne_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmp_ne_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1567,7 +1567,7 @@ def _cf_v_cmp_ne_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_ne_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_ne_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmp_ne_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1594,7 +1594,7 @@ def _cf_v_cmp_t_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_t_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_t_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmp_t_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1621,7 +1621,7 @@ def _cf_v_cmp_t_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_t_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_t_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmp_t_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1648,7 +1648,7 @@ def _cf_v_cmp_t_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_t_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_t_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmp_t_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1675,7 +1675,7 @@ def _cf_v_cmp_t_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_t_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_t_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmp_t_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1702,7 +1702,7 @@ def _cf_v_cmpx_eq_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_eq_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_eq_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmpx_eq_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1729,7 +1729,7 @@ def _cf_v_cmpx_eq_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_eq_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_eq_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmpx_eq_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1756,7 +1756,7 @@ def _cf_v_cmpx_eq_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_eq_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_eq_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmpx_eq_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1783,7 +1783,7 @@ def _cf_v_cmpx_eq_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_eq_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_eq_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmpx_eq_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1810,7 +1810,7 @@ def _cf_v_cmpx_f_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_f_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_f_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmpx_f_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1837,7 +1837,7 @@ def _cf_v_cmpx_f_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_f_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_f_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmpx_f_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1864,7 +1864,7 @@ def _cf_v_cmpx_f_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_f_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_f_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmpx_f_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1891,7 +1891,7 @@ def _cf_v_cmpx_f_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_f_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_f_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmpx_f_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1918,7 +1918,7 @@ def _cf_v_cmpx_ge_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_ge_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_ge_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmpx_ge_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1945,7 +1945,7 @@ def _cf_v_cmpx_ge_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_ge_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_ge_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmpx_ge_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1972,7 +1972,7 @@ def _cf_v_cmpx_ge_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_ge_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_ge_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmpx_ge_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1999,7 +1999,7 @@ def _cf_v_cmpx_ge_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_ge_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_ge_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmpx_ge_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -2026,7 +2026,7 @@ def _cf_v_cmpx_gt_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_gt_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_gt_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmpx_gt_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -2053,7 +2053,7 @@ def _cf_v_cmpx_gt_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_gt_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_gt_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmpx_gt_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -2080,7 +2080,7 @@ def _cf_v_cmpx_gt_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_gt_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_gt_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmpx_gt_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -2107,7 +2107,7 @@ def _cf_v_cmpx_gt_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_gt_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_gt_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmpx_gt_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -2134,7 +2134,7 @@ def _cf_v_cmpx_le_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_le_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_le_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmpx_le_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -2161,7 +2161,7 @@ def _cf_v_cmpx_le_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_le_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_le_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmpx_le_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -2188,7 +2188,7 @@ def _cf_v_cmpx_le_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_le_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_le_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmpx_le_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -2215,7 +2215,7 @@ def _cf_v_cmpx_le_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_le_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_le_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmpx_le_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -2242,7 +2242,7 @@ def _cf_v_cmpx_lt_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_lt_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_lt_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmpx_lt_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -2269,7 +2269,7 @@ def _cf_v_cmpx_lt_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_lt_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_lt_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmpx_lt_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -2296,7 +2296,7 @@ def _cf_v_cmpx_lt_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_lt_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_lt_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmpx_lt_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -2323,7 +2323,7 @@ def _cf_v_cmpx_lt_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_lt_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_lt_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmpx_lt_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -2350,7 +2350,7 @@ def _cf_v_cmpx_ne_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_ne_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_ne_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmpx_ne_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -2377,7 +2377,7 @@ def _cf_v_cmpx_ne_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_ne_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_ne_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmpx_ne_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -2404,7 +2404,7 @@ def _cf_v_cmpx_ne_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_ne_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_ne_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmpx_ne_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -2431,7 +2431,7 @@ def _cf_v_cmpx_ne_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_ne_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_ne_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmpx_ne_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -2458,7 +2458,7 @@ def _cf_v_cmpx_t_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_t_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_t_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmpx_t_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -2485,7 +2485,7 @@ def _cf_v_cmpx_t_i64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_t_i64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_t_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmpx_t_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -2512,7 +2512,7 @@ def _cf_v_cmpx_t_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_t_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_t_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmpx_t_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -2539,7 +2539,7 @@ def _cf_v_cmpx_t_u64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_t_u64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_t_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_cmpx_t_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -2563,7 +2563,7 @@ def _cf_v_cndmask_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cndmask_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cndmask_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_cndmask_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2586,7 +2586,7 @@ def _cf_v_ffbh_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_ffbh_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_ffbh_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_ffbh_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2609,7 +2609,7 @@ def _cf_v_ffbh_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_ffbh_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_ffbh_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_ffbh_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2632,7 +2632,7 @@ def _cf_v_ffbl_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_ffbl_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_ffbl_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_ffbl_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2655,7 +2655,7 @@ def _cf_v_lshl_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_lshl_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_lshl_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_lshl_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2678,7 +2678,7 @@ def _cf_v_lshl_b64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_lshl_b64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_lshl_b64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_lshl_b64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2701,7 +2701,7 @@ def _cf_v_lshlrev_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_lshlrev_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_lshlrev_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_lshlrev_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2724,7 +2724,7 @@ def _cf_v_lshr_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_lshr_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_lshr_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_lshr_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2747,7 +2747,7 @@ def _cf_v_lshr_b64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_lshr_b64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_lshr_b64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_lshr_b64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2770,7 +2770,7 @@ def _cf_v_lshrrev_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_lshrrev_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_lshrrev_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_lshrrev_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2793,7 +2793,7 @@ def _cf_v_mad_i32_i24(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mad_i32_i24(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_mad_i32_i24(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_mad_i32_i24(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2819,7 +2819,7 @@ def _cf_v_mad_i64_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mad_i64_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_mad_i64_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_mad_i64_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -2844,7 +2844,7 @@ def _cf_v_mad_u32_u24(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mad_u32_u24(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_mad_u32_u24(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_mad_u32_u24(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2870,7 +2870,7 @@ def _cf_v_mad_u64_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mad_u64_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_mad_u64_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_mad_u64_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -2895,7 +2895,7 @@ def _cf_v_max3_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_max3_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_max3_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_max3_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2918,7 +2918,7 @@ def _cf_v_max3_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_max3_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_max3_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_max3_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2941,7 +2941,7 @@ def _cf_v_max_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_max_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_max_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_max_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2964,7 +2964,7 @@ def _cf_v_max_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_max_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_max_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_max_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2987,7 +2987,7 @@ def _cf_v_mbcnt_hi_u32_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mbcnt_hi_u32_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_mbcnt_hi_u32_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_mbcnt_hi_u32_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -3010,7 +3010,7 @@ def _cf_v_mbcnt_lo_u32_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mbcnt_lo_u32_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_mbcnt_lo_u32_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_mbcnt_lo_u32_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -3033,7 +3033,7 @@ def _cf_v_med3_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_med3_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_med3_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_med3_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -3056,7 +3056,7 @@ def _cf_v_med3_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_med3_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_med3_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_med3_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -3079,7 +3079,7 @@ def _cf_v_min3_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_min3_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_min3_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_min3_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -3102,7 +3102,7 @@ def _cf_v_min3_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_min3_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_min3_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_min3_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -3125,7 +3125,7 @@ def _cf_v_min_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_min_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_min_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_min_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -3148,7 +3148,7 @@ def _cf_v_min_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_min_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_min_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_min_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -3171,7 +3171,7 @@ def _cf_v_mov_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mov_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_mov_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     store_masked(d.ctypes.data, s0.ctypes.data, exec_mask)
     return np.uint64(0)
@@ -3192,7 +3192,7 @@ def _cf_v_mov_fed_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mov_fed_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_mov_fed_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_mov_fed_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -3215,7 +3215,7 @@ def _cf_v_mqsad_pk_u16_u8(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mqsad_pk_u16_u8(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_mqsad_pk_u16_u8(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_mqsad_pk_u16_u8(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -3238,7 +3238,7 @@ def _cf_v_msad_u8(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_msad_u8(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_msad_u8(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_msad_u8(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -3261,7 +3261,7 @@ def _cf_v_mul_hi_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mul_hi_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_mul_hi_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_mul_hi_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -3284,7 +3284,7 @@ def _cf_v_mul_hi_i32_i24(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mul_hi_i32_i24(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_mul_hi_i32_i24(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_mul_hi_i32_i24(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -3307,7 +3307,7 @@ def _cf_v_mul_hi_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mul_hi_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_mul_hi_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_mul_hi_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -3330,7 +3330,7 @@ def _cf_v_mul_hi_u32_u24(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mul_hi_u32_u24(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_mul_hi_u32_u24(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_mul_hi_u32_u24(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -3353,7 +3353,7 @@ def _cf_v_mul_i32_i24(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mul_i32_i24(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_mul_i32_i24(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_mul_i32_i24(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -3376,7 +3376,7 @@ def _cf_v_mul_lo_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mul_lo_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_mul_lo_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_mul_lo_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -3399,7 +3399,7 @@ def _cf_v_mul_lo_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mul_lo_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_mul_lo_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_mul_lo_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -3422,7 +3422,7 @@ def _cf_v_mul_u32_u24(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mul_u32_u24(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_mul_u32_u24(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_mul_u32_u24(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -3445,7 +3445,7 @@ def _cf_v_not_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_not_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_not_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_not_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -3468,7 +3468,7 @@ def _cf_v_or_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_or_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_or_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_or_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -3491,7 +3491,7 @@ def _cf_v_qsad_pk_u16_u8(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_qsad_pk_u16_u8(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_qsad_pk_u16_u8(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_qsad_pk_u16_u8(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -3514,7 +3514,7 @@ def _cf_v_sad_hi_u8(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_sad_hi_u8(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_sad_hi_u8(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_sad_hi_u8(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -3537,7 +3537,7 @@ def _cf_v_sad_u16(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_sad_u16(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_sad_u16(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_sad_u16(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -3560,7 +3560,7 @@ def _cf_v_sad_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_sad_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_sad_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_sad_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -3583,7 +3583,7 @@ def _cf_v_sad_u8(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_sad_u8(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_sad_u8(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_sad_u8(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -3609,7 +3609,7 @@ def _cf_v_sub_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_sub_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_sub_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_sub_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -3637,7 +3637,7 @@ def _cf_v_subb_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_subb_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_subb_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_subb_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -3665,7 +3665,7 @@ def _cf_v_subbrev_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_subbrev_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_subbrev_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_subbrev_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -3693,7 +3693,7 @@ def _cf_v_subrev_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_subrev_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_subrev_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_int.v_subrev_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -3718,7 +3718,7 @@ def _cf_v_xor_b32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_xor_b32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_xor_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_xor_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -3741,7 +3741,7 @@ def _cf_v_add_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_add_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_add_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     if (mode & 3) == 0:
         odd = False
@@ -3773,7 +3773,7 @@ def _cf_v_add_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_add_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_add_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_add_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -3796,7 +3796,7 @@ def _cf_v_ceil_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_ceil_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_ceil_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_ceil_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -3819,7 +3819,7 @@ def _cf_v_ceil_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_ceil_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_ceil_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_ceil_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -3845,7 +3845,7 @@ def _cf_v_cmp_class_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_class_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_class_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmp_class_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -3872,7 +3872,7 @@ def _cf_v_cmp_class_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_class_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_class_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmp_class_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -3899,7 +3899,7 @@ def _cf_v_cmp_eq_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_eq_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_eq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -3933,7 +3933,7 @@ def _cf_v_cmp_eq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_eq_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_eq_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmp_eq_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -3960,7 +3960,7 @@ def _cf_v_cmp_f_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_f_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_f_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -3994,7 +3994,7 @@ def _cf_v_cmp_f_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_f_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_f_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmp_f_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4021,7 +4021,7 @@ def _cf_v_cmp_ge_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_ge_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_ge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -4055,7 +4055,7 @@ def _cf_v_cmp_ge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_ge_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_ge_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmp_ge_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4082,7 +4082,7 @@ def _cf_v_cmp_gt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_gt_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_gt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -4116,7 +4116,7 @@ def _cf_v_cmp_gt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_gt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_gt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmp_gt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4143,7 +4143,7 @@ def _cf_v_cmp_le_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_le_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_le_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -4177,7 +4177,7 @@ def _cf_v_cmp_le_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_le_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_le_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmp_le_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4204,7 +4204,7 @@ def _cf_v_cmp_lg_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_lg_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_lg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -4238,7 +4238,7 @@ def _cf_v_cmp_lg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_lg_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_lg_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmp_lg_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4265,7 +4265,7 @@ def _cf_v_cmp_lt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_lt_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_lt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -4299,7 +4299,7 @@ def _cf_v_cmp_lt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_lt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_lt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmp_lt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4326,7 +4326,7 @@ def _cf_v_cmp_neq_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_neq_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_neq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -4360,7 +4360,7 @@ def _cf_v_cmp_neq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_neq_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_neq_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmp_neq_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4387,7 +4387,7 @@ def _cf_v_cmp_nge_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_nge_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_nge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -4421,7 +4421,7 @@ def _cf_v_cmp_nge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_nge_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_nge_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmp_nge_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4448,7 +4448,7 @@ def _cf_v_cmp_ngt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_ngt_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_ngt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -4482,7 +4482,7 @@ def _cf_v_cmp_ngt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_ngt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_ngt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmp_ngt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4509,7 +4509,7 @@ def _cf_v_cmp_nle_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_nle_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_nle_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -4543,7 +4543,7 @@ def _cf_v_cmp_nle_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_nle_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_nle_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmp_nle_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4570,7 +4570,7 @@ def _cf_v_cmp_nlg_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_nlg_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_nlg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -4604,7 +4604,7 @@ def _cf_v_cmp_nlg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_nlg_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_nlg_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmp_nlg_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4631,7 +4631,7 @@ def _cf_v_cmp_nlt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_nlt_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_nlt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -4665,7 +4665,7 @@ def _cf_v_cmp_nlt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_nlt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_nlt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmp_nlt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4692,7 +4692,7 @@ def _cf_v_cmp_o_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_o_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_o_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -4726,7 +4726,7 @@ def _cf_v_cmp_o_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_o_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_o_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmp_o_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4753,7 +4753,7 @@ def _cf_v_cmp_tru_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_tru_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_tru_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -4787,7 +4787,7 @@ def _cf_v_cmp_tru_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_tru_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_tru_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmp_tru_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4814,7 +4814,7 @@ def _cf_v_cmp_u_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_u_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_u_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -4848,7 +4848,7 @@ def _cf_v_cmp_u_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmp_u_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmp_u_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmp_u_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4875,7 +4875,7 @@ def _cf_v_cmps_eq_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_eq_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmps_eq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -4909,7 +4909,7 @@ def _cf_v_cmps_eq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_eq_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmps_eq_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmps_eq_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4936,7 +4936,7 @@ def _cf_v_cmps_f_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_f_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmps_f_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -4970,7 +4970,7 @@ def _cf_v_cmps_f_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_f_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmps_f_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmps_f_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4997,7 +4997,7 @@ def _cf_v_cmps_ge_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_ge_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmps_ge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -5031,7 +5031,7 @@ def _cf_v_cmps_ge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_ge_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmps_ge_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmps_ge_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5058,7 +5058,7 @@ def _cf_v_cmps_gt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_gt_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmps_gt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -5092,7 +5092,7 @@ def _cf_v_cmps_gt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_gt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmps_gt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmps_gt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5119,7 +5119,7 @@ def _cf_v_cmps_le_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_le_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmps_le_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -5153,7 +5153,7 @@ def _cf_v_cmps_le_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_le_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmps_le_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmps_le_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5180,7 +5180,7 @@ def _cf_v_cmps_lg_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_lg_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmps_lg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -5214,7 +5214,7 @@ def _cf_v_cmps_lg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_lg_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmps_lg_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmps_lg_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5241,7 +5241,7 @@ def _cf_v_cmps_lt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_lt_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmps_lt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -5275,7 +5275,7 @@ def _cf_v_cmps_lt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_lt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmps_lt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmps_lt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5302,7 +5302,7 @@ def _cf_v_cmps_neq_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_neq_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmps_neq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -5336,7 +5336,7 @@ def _cf_v_cmps_neq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_neq_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmps_neq_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmps_neq_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5363,7 +5363,7 @@ def _cf_v_cmps_nge_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_nge_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmps_nge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -5397,7 +5397,7 @@ def _cf_v_cmps_nge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_nge_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmps_nge_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmps_nge_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5424,7 +5424,7 @@ def _cf_v_cmps_ngt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_ngt_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmps_ngt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -5458,7 +5458,7 @@ def _cf_v_cmps_ngt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_ngt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmps_ngt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmps_ngt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5485,7 +5485,7 @@ def _cf_v_cmps_nle_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_nle_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmps_nle_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -5519,7 +5519,7 @@ def _cf_v_cmps_nle_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_nle_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmps_nle_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmps_nle_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5546,7 +5546,7 @@ def _cf_v_cmps_nlg_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_nlg_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmps_nlg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -5580,7 +5580,7 @@ def _cf_v_cmps_nlg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_nlg_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmps_nlg_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmps_nlg_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5607,7 +5607,7 @@ def _cf_v_cmps_nlt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_nlt_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmps_nlt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -5641,7 +5641,7 @@ def _cf_v_cmps_nlt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_nlt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmps_nlt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmps_nlt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5668,7 +5668,7 @@ def _cf_v_cmps_o_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_o_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmps_o_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -5702,7 +5702,7 @@ def _cf_v_cmps_o_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_o_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmps_o_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmps_o_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5729,7 +5729,7 @@ def _cf_v_cmps_tru_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_tru_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmps_tru_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -5763,7 +5763,7 @@ def _cf_v_cmps_tru_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_tru_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmps_tru_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmps_tru_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5790,7 +5790,7 @@ def _cf_v_cmps_u_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_u_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmps_u_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -5824,7 +5824,7 @@ def _cf_v_cmps_u_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmps_u_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmps_u_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmps_u_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5851,7 +5851,7 @@ def _cf_v_cmpsx_eq_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_eq_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpsx_eq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -5885,7 +5885,7 @@ def _cf_v_cmpsx_eq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_eq_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpsx_eq_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmpsx_eq_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5912,7 +5912,7 @@ def _cf_v_cmpsx_f_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_f_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpsx_f_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -5946,7 +5946,7 @@ def _cf_v_cmpsx_f_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_f_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpsx_f_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmpsx_f_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5973,7 +5973,7 @@ def _cf_v_cmpsx_ge_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_ge_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpsx_ge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -6007,7 +6007,7 @@ def _cf_v_cmpsx_ge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_ge_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpsx_ge_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmpsx_ge_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -6034,7 +6034,7 @@ def _cf_v_cmpsx_gt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_gt_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpsx_gt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -6068,7 +6068,7 @@ def _cf_v_cmpsx_gt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_gt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpsx_gt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmpsx_gt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -6095,7 +6095,7 @@ def _cf_v_cmpsx_le_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_le_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpsx_le_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -6129,7 +6129,7 @@ def _cf_v_cmpsx_le_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_le_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpsx_le_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmpsx_le_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -6156,7 +6156,7 @@ def _cf_v_cmpsx_lg_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_lg_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpsx_lg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -6190,7 +6190,7 @@ def _cf_v_cmpsx_lg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_lg_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpsx_lg_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmpsx_lg_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -6217,7 +6217,7 @@ def _cf_v_cmpsx_lt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_lt_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpsx_lt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -6251,7 +6251,7 @@ def _cf_v_cmpsx_lt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_lt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpsx_lt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmpsx_lt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -6278,7 +6278,7 @@ def _cf_v_cmpsx_neq_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_neq_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpsx_neq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -6312,7 +6312,7 @@ def _cf_v_cmpsx_neq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_neq_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpsx_neq_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmpsx_neq_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -6339,7 +6339,7 @@ def _cf_v_cmpsx_nge_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_nge_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpsx_nge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -6373,7 +6373,7 @@ def _cf_v_cmpsx_nge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_nge_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpsx_nge_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmpsx_nge_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -6400,7 +6400,7 @@ def _cf_v_cmpsx_ngt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_ngt_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpsx_ngt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -6434,7 +6434,7 @@ def _cf_v_cmpsx_ngt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_ngt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpsx_ngt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmpsx_ngt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -6461,7 +6461,7 @@ def _cf_v_cmpsx_nle_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_nle_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpsx_nle_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -6495,7 +6495,7 @@ def _cf_v_cmpsx_nle_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_nle_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpsx_nle_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmpsx_nle_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -6522,7 +6522,7 @@ def _cf_v_cmpsx_nlg_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_nlg_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpsx_nlg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -6556,7 +6556,7 @@ def _cf_v_cmpsx_nlg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_nlg_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpsx_nlg_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmpsx_nlg_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -6583,7 +6583,7 @@ def _cf_v_cmpsx_nlt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_nlt_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpsx_nlt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -6617,7 +6617,7 @@ def _cf_v_cmpsx_nlt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_nlt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpsx_nlt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmpsx_nlt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -6644,7 +6644,7 @@ def _cf_v_cmpsx_o_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_o_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpsx_o_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -6678,7 +6678,7 @@ def _cf_v_cmpsx_o_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_o_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpsx_o_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmpsx_o_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -6705,7 +6705,7 @@ def _cf_v_cmpsx_tru_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_tru_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpsx_tru_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -6739,7 +6739,7 @@ def _cf_v_cmpsx_tru_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_tru_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpsx_tru_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmpsx_tru_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -6766,7 +6766,7 @@ def _cf_v_cmpsx_u_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_u_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpsx_u_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -6800,7 +6800,7 @@ def _cf_v_cmpsx_u_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpsx_u_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpsx_u_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmpsx_u_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -6827,7 +6827,7 @@ def _cf_v_cmpx_class_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_class_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_class_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmpx_class_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -6854,7 +6854,7 @@ def _cf_v_cmpx_class_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_class_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_class_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmpx_class_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -6881,7 +6881,7 @@ def _cf_v_cmpx_eq_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_eq_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_eq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -6915,7 +6915,7 @@ def _cf_v_cmpx_eq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_eq_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_eq_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmpx_eq_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -6942,7 +6942,7 @@ def _cf_v_cmpx_f_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_f_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_f_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -6976,7 +6976,7 @@ def _cf_v_cmpx_f_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_f_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_f_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmpx_f_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -7003,7 +7003,7 @@ def _cf_v_cmpx_ge_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_ge_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_ge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -7037,7 +7037,7 @@ def _cf_v_cmpx_ge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_ge_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_ge_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmpx_ge_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -7064,7 +7064,7 @@ def _cf_v_cmpx_gt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_gt_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_gt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -7098,7 +7098,7 @@ def _cf_v_cmpx_gt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_gt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_gt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmpx_gt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -7125,7 +7125,7 @@ def _cf_v_cmpx_le_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_le_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_le_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -7159,7 +7159,7 @@ def _cf_v_cmpx_le_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_le_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_le_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmpx_le_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -7186,7 +7186,7 @@ def _cf_v_cmpx_lg_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_lg_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_lg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -7220,7 +7220,7 @@ def _cf_v_cmpx_lg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_lg_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_lg_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmpx_lg_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -7247,7 +7247,7 @@ def _cf_v_cmpx_lt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_lt_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_lt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -7281,7 +7281,7 @@ def _cf_v_cmpx_lt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_lt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_lt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmpx_lt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -7308,7 +7308,7 @@ def _cf_v_cmpx_neq_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_neq_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_neq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -7342,7 +7342,7 @@ def _cf_v_cmpx_neq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_neq_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_neq_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmpx_neq_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -7369,7 +7369,7 @@ def _cf_v_cmpx_nge_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_nge_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_nge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -7403,7 +7403,7 @@ def _cf_v_cmpx_nge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_nge_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_nge_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmpx_nge_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -7430,7 +7430,7 @@ def _cf_v_cmpx_ngt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_ngt_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_ngt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -7464,7 +7464,7 @@ def _cf_v_cmpx_ngt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_ngt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_ngt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmpx_ngt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -7491,7 +7491,7 @@ def _cf_v_cmpx_nle_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_nle_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_nle_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -7525,7 +7525,7 @@ def _cf_v_cmpx_nle_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_nle_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_nle_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmpx_nle_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -7552,7 +7552,7 @@ def _cf_v_cmpx_nlg_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_nlg_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_nlg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -7586,7 +7586,7 @@ def _cf_v_cmpx_nlg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_nlg_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_nlg_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmpx_nlg_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -7613,7 +7613,7 @@ def _cf_v_cmpx_nlt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_nlt_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_nlt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -7647,7 +7647,7 @@ def _cf_v_cmpx_nlt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_nlt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_nlt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmpx_nlt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -7674,7 +7674,7 @@ def _cf_v_cmpx_o_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_o_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_o_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -7708,7 +7708,7 @@ def _cf_v_cmpx_o_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_o_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_o_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmpx_o_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -7735,7 +7735,7 @@ def _cf_v_cmpx_tru_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_tru_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_tru_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -7769,7 +7769,7 @@ def _cf_v_cmpx_tru_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_tru_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_tru_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmpx_tru_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -7796,7 +7796,7 @@ def _cf_v_cmpx_u_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_u_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_u_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     odd = False
     for l in range(64):
@@ -7830,7 +7830,7 @@ def _cf_v_cmpx_u_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cmpx_u_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cmpx_u_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_cmpx_u_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -7854,7 +7854,7 @@ def _cf_v_cos_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cos_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cos_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cos_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7877,7 +7877,7 @@ def _cf_v_cubeid_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cubeid_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cubeid_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cubeid_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7900,7 +7900,7 @@ def _cf_v_cubema_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cubema_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cubema_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cubema_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7923,7 +7923,7 @@ def _cf_v_cubesc_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cubesc_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cubesc_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cubesc_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7946,7 +7946,7 @@ def _cf_v_cubetc_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cubetc_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cubetc_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cubetc_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7969,7 +7969,7 @@ def _cf_v_cvt_f16_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_f16_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cvt_f16_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_f16_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7992,7 +7992,7 @@ def _cf_v_cvt_f32_f16(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_f32_f16(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cvt_f32_f16(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_f32_f16(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -8015,7 +8015,7 @@ def _cf_v_cvt_f32_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_f32_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cvt_f32_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_f32_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -8038,7 +8038,7 @@ def _cf_v_cvt_f32_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_f32_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cvt_f32_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_f32_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -8061,7 +8061,7 @@ def _cf_v_cvt_f32_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_f32_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cvt_f32_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_f32_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -8084,7 +8084,7 @@ def _cf_v_cvt_f32_ubyte0(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_f32_ubyte0(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cvt_f32_ubyte0(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_f32_ubyte0(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -8107,7 +8107,7 @@ def _cf_v_cvt_f32_ubyte1(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_f32_ubyte1(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cvt_f32_ubyte1(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_f32_ubyte1(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -8130,7 +8130,7 @@ def _cf_v_cvt_f32_ubyte2(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_f32_ubyte2(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cvt_f32_ubyte2(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_f32_ubyte2(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -8153,7 +8153,7 @@ def _cf_v_cvt_f32_ubyte3(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_f32_ubyte3(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cvt_f32_ubyte3(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_f32_ubyte3(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -8176,7 +8176,7 @@ def _cf_v_cvt_f64_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_f64_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cvt_f64_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_f64_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -8199,7 +8199,7 @@ def _cf_v_cvt_f64_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_f64_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cvt_f64_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_f64_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -8222,7 +8222,7 @@ def _cf_v_cvt_f64_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_f64_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cvt_f64_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_f64_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -8245,7 +8245,7 @@ def _cf_v_cvt_flr_i32_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_flr_i32_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cvt_flr_i32_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_flr_i32_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -8268,7 +8268,7 @@ def _cf_v_cvt_i32_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_i32_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cvt_i32_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_i32_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -8291,7 +8291,7 @@ def _cf_v_cvt_i32_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_i32_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cvt_i32_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_i32_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -8314,7 +8314,7 @@ def _cf_v_cvt_off_f32_i4(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_off_f32_i4(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cvt_off_f32_i4(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_off_f32_i4(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -8337,7 +8337,7 @@ def _cf_v_cvt_pk_i16_i32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_pk_i16_i32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cvt_pk_i16_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_pk_i16_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -8360,7 +8360,7 @@ def _cf_v_cvt_pk_u16_u32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_pk_u16_u32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cvt_pk_u16_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_pk_u16_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -8383,7 +8383,7 @@ def _cf_v_cvt_pk_u8_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_pk_u8_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cvt_pk_u8_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_pk_u8_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -8406,7 +8406,7 @@ def _cf_v_cvt_pkaccum_u8_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_pkaccum_u8_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cvt_pkaccum_u8_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_pkaccum_u8_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -8429,7 +8429,7 @@ def _cf_v_cvt_pknorm_i16_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_pknorm_i16_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cvt_pknorm_i16_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_pknorm_i16_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -8452,7 +8452,7 @@ def _cf_v_cvt_pknorm_u16_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_pknorm_u16_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cvt_pknorm_u16_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_pknorm_u16_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -8475,7 +8475,7 @@ def _cf_v_cvt_pkrtz_f16_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_pkrtz_f16_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cvt_pkrtz_f16_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_pkrtz_f16_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -8498,7 +8498,7 @@ def _cf_v_cvt_rpi_i32_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_rpi_i32_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cvt_rpi_i32_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_rpi_i32_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -8521,7 +8521,7 @@ def _cf_v_cvt_u32_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_u32_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cvt_u32_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_u32_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -8544,7 +8544,7 @@ def _cf_v_cvt_u32_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_cvt_u32_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_cvt_u32_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_u32_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -8580,7 +8580,7 @@ def _cf_v_div_fixup_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_div_fixup_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_div_fixup_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     if (mode & 3) == 0:
         odd = False
@@ -8624,7 +8624,7 @@ def _cf_v_div_fixup_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_div_fixup_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_div_fixup_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_div_fixup_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -8660,7 +8660,7 @@ def _cf_v_div_fmas_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_div_fmas_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_div_fmas_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     if (mode & 3) == 0 and (cin & exec_mask) == np.uint64(0):
         odd = False
@@ -8704,7 +8704,7 @@ def _cf_v_div_fmas_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_div_fmas_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_div_fmas_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_div_fmas_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -8740,7 +8740,7 @@ def _cf_v_div_scale_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_div_scale_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_div_scale_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     if (mode & 3) == 0:
         odd = False
@@ -8787,7 +8787,7 @@ def _cf_v_div_scale_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_div_scale_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_div_scale_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         r, f = _valu_float.v_div_scale_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -8812,7 +8812,7 @@ def _cf_v_exp_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_exp_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_exp_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_exp_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -8835,7 +8835,7 @@ def _cf_v_exp_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_exp_legacy_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_exp_legacy_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_exp_legacy_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -8858,7 +8858,7 @@ def _cf_v_floor_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_floor_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_floor_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_floor_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -8881,7 +8881,7 @@ def _cf_v_floor_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_floor_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_floor_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_floor_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -8904,7 +8904,7 @@ def _cf_v_fma_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_fma_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_fma_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     if (mode & 3) == 0:
         odd = False
@@ -8936,7 +8936,7 @@ def _cf_v_fma_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_fma_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_fma_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_fma_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -8959,7 +8959,7 @@ def _cf_v_fract_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_fract_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_fract_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_fract_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -8982,7 +8982,7 @@ def _cf_v_fract_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_fract_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_fract_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_fract_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -9005,7 +9005,7 @@ def _cf_v_frexp_exp_i32_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_frexp_exp_i32_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_frexp_exp_i32_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_frexp_exp_i32_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -9028,7 +9028,7 @@ def _cf_v_frexp_exp_i32_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_frexp_exp_i32_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_frexp_exp_i32_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_frexp_exp_i32_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -9051,7 +9051,7 @@ def _cf_v_frexp_mant_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_frexp_mant_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_frexp_mant_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_frexp_mant_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -9074,7 +9074,7 @@ def _cf_v_frexp_mant_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_frexp_mant_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_frexp_mant_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_frexp_mant_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -9097,7 +9097,7 @@ def _cf_v_ldexp_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_ldexp_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_ldexp_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_ldexp_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -9120,7 +9120,7 @@ def _cf_v_ldexp_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_ldexp_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_ldexp_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_ldexp_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -9143,7 +9143,7 @@ def _cf_v_lerp_u8(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_lerp_u8(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_lerp_u8(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_lerp_u8(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -9166,7 +9166,7 @@ def _cf_v_log_clamp_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_log_clamp_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_log_clamp_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_log_clamp_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -9189,7 +9189,7 @@ def _cf_v_log_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_log_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_log_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_log_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -9212,7 +9212,7 @@ def _cf_v_log_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_log_legacy_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_log_legacy_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_log_legacy_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -9235,7 +9235,7 @@ def _cf_v_mac_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mac_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_mac_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     if (mode & 3) == 0:
         odd = False
@@ -9267,7 +9267,7 @@ def _cf_v_mac_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mac_legacy_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_mac_legacy_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_mac_legacy_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -9290,7 +9290,7 @@ def _cf_v_mad_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mad_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_mad_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     if (mode & 3) == 0:
         odd = False
@@ -9322,7 +9322,7 @@ def _cf_v_mad_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mad_legacy_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_mad_legacy_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_mad_legacy_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -9345,7 +9345,7 @@ def _cf_v_madak_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_madak_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_madak_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     if (mode & 3) == 0:
         odd = False
@@ -9377,7 +9377,7 @@ def _cf_v_madmk_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_madmk_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_madmk_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     if (mode & 3) == 0:
         odd = False
@@ -9409,7 +9409,7 @@ def _cf_v_max3_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_max3_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_max3_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_max3_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -9432,7 +9432,7 @@ def _cf_v_max_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_max_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_max_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_max_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -9455,7 +9455,7 @@ def _cf_v_max_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_max_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_max_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_max_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -9478,7 +9478,7 @@ def _cf_v_max_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_max_legacy_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_max_legacy_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_max_legacy_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -9501,7 +9501,7 @@ def _cf_v_med3_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_med3_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_med3_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_med3_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -9524,7 +9524,7 @@ def _cf_v_min3_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_min3_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_min3_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_min3_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -9547,7 +9547,7 @@ def _cf_v_min_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_min_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_min_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_min_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -9570,7 +9570,7 @@ def _cf_v_min_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_min_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_min_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_min_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -9593,7 +9593,7 @@ def _cf_v_min_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_min_legacy_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_min_legacy_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_min_legacy_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -9616,7 +9616,7 @@ def _cf_v_mul_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mul_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_mul_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     if (mode & 3) == 0:
         odd = False
@@ -9648,7 +9648,7 @@ def _cf_v_mul_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mul_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_mul_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_mul_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -9671,7 +9671,7 @@ def _cf_v_mul_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mul_legacy_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_mul_legacy_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_mul_legacy_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -9694,7 +9694,7 @@ def _cf_v_mullit_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_mullit_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_mullit_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_mullit_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -9717,7 +9717,7 @@ def _cf_v_rcp_clamp_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_rcp_clamp_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_rcp_clamp_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_rcp_clamp_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -9740,7 +9740,7 @@ def _cf_v_rcp_clamp_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_rcp_clamp_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_rcp_clamp_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_rcp_clamp_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -9763,7 +9763,7 @@ def _cf_v_rcp_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_rcp_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_rcp_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     if (mode & 3) == 0:
         odd = False
@@ -9795,7 +9795,7 @@ def _cf_v_rcp_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_rcp_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_rcp_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_rcp_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -9818,7 +9818,7 @@ def _cf_v_rcp_iflag_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_rcp_iflag_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_rcp_iflag_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_rcp_iflag_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -9841,7 +9841,7 @@ def _cf_v_rcp_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_rcp_legacy_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_rcp_legacy_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_rcp_legacy_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -9864,7 +9864,7 @@ def _cf_v_rndne_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_rndne_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_rndne_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_rndne_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -9887,7 +9887,7 @@ def _cf_v_rndne_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_rndne_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_rndne_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_rndne_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -9910,7 +9910,7 @@ def _cf_v_rsq_clamp_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_rsq_clamp_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_rsq_clamp_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_rsq_clamp_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -9933,7 +9933,7 @@ def _cf_v_rsq_clamp_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_rsq_clamp_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_rsq_clamp_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_rsq_clamp_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -9956,7 +9956,7 @@ def _cf_v_rsq_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_rsq_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_rsq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     if (mode & 3) == 0:
         odd = False
@@ -9988,7 +9988,7 @@ def _cf_v_rsq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_rsq_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_rsq_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_rsq_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -10011,7 +10011,7 @@ def _cf_v_rsq_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_rsq_legacy_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_rsq_legacy_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_rsq_legacy_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -10034,7 +10034,7 @@ def _cf_v_sin_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_sin_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_sin_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_sin_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -10057,7 +10057,7 @@ def _cf_v_sqrt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_sqrt_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_sqrt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     if (mode & 3) == 0:
         odd = False
@@ -10089,7 +10089,7 @@ def _cf_v_sqrt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_sqrt_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_sqrt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_sqrt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -10112,7 +10112,7 @@ def _cf_v_sub_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_sub_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_sub_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     if (mode & 3) == 0:
         odd = False
@@ -10144,7 +10144,7 @@ def _cf_v_subrev_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_subrev_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_subrev_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     if (mode & 3) == 0:
         odd = False
@@ -10176,7 +10176,7 @@ def _cf_v_trig_preop_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_trig_preop_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_trig_preop_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_trig_preop_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -10199,7 +10199,7 @@ def _cf_v_trunc_f32(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_trunc_f32(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_trunc_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_trunc_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -10222,7 +10222,7 @@ def _cf_v_trunc_f64(s0, s1, s2, res, cin, exec_mask, mode):
     return _row_v_trunc_f64(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row32_v_trunc_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_trunc_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])

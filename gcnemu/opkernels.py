@@ -58,7 +58,10 @@ def valu32_address(name: str) -> int:
         with _lock:
             addr = _addresses.get(key)
             if addr is None:
-                fn = cfunc(VALU32_SIGNATURE, cache=True)(getattr(D, f"_c32_{name}"))
+                # the row function is inlined here: the wrapper needs the project's
+                # numpy error model (IEEE division, no zero-divisor branch per lane)
+                fn = cfunc(VALU32_SIGNATURE, cache=True, error_model="numpy",
+                           boundscheck=False)(getattr(D, f"_c32_{name}"))
                 _keep.append(fn)
                 addr = _addresses[key] = fn.address
     return addr
