@@ -492,7 +492,7 @@ SALU_NAMES = (
 )
 
 
-@njit
+@njit(inline="always")
 def _row_v_add_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -520,7 +520,7 @@ def _c32_v_add_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_add_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_addc_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -548,7 +548,7 @@ def _c32_v_addc_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_addc_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_alignbit_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_alignbit_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -571,7 +571,7 @@ def _c32_v_alignbit_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_alignbit_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_alignbyte_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_alignbyte_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -594,7 +594,7 @@ def _c32_v_alignbyte_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_alignbyte_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_and_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_and_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -617,7 +617,7 @@ def _c32_v_and_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_and_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_ashr_i32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_ashr_i32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -640,7 +640,7 @@ def _c32_v_ashr_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_ashr_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_ashr_i64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_ashr_i64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -663,7 +663,7 @@ def _c32_v_ashr_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_ashr_i64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_ashrrev_i32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_ashrrev_i32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -686,7 +686,7 @@ def _c32_v_ashrrev_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_ashrrev_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_bcnt_u32_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_bcnt_u32_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -709,7 +709,7 @@ def _c32_v_bcnt_u32_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_bcnt_u32_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_bfe_i32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_bfe_i32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -732,7 +732,7 @@ def _c32_v_bfe_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_bfe_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_bfe_u32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_bfe_u32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -755,7 +755,7 @@ def _c32_v_bfe_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_bfe_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_bfi_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_bfi_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -778,7 +778,7 @@ def _c32_v_bfi_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_bfi_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_bfm_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_bfm_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -801,7 +801,7 @@ def _c32_v_bfm_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_bfm_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_bfrev_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_bfrev_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -824,7 +824,7 @@ def _c32_v_bfrev_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_bfrev_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_eq_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -851,7 +851,7 @@ def _c32_v_cmp_eq_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_eq_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_eq_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -878,7 +878,7 @@ def _c32_v_cmp_eq_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_eq_i64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_eq_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -905,7 +905,7 @@ def _c32_v_cmp_eq_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_eq_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_eq_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -932,7 +932,7 @@ def _c32_v_cmp_eq_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_eq_u64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_f_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -959,7 +959,7 @@ def _c32_v_cmp_f_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_f_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_f_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -986,7 +986,7 @@ def _c32_v_cmp_f_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_f_i64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_f_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1013,7 +1013,7 @@ def _c32_v_cmp_f_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_f_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_f_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1040,7 +1040,7 @@ def _c32_v_cmp_f_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_f_u64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_ge_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1067,7 +1067,7 @@ def _c32_v_cmp_ge_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_ge_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_ge_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1094,7 +1094,7 @@ def _c32_v_cmp_ge_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_ge_i64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_ge_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1121,7 +1121,7 @@ def _c32_v_cmp_ge_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_ge_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_ge_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1148,7 +1148,7 @@ def _c32_v_cmp_ge_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_ge_u64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_gt_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1175,7 +1175,7 @@ def _c32_v_cmp_gt_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_gt_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_gt_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1202,7 +1202,7 @@ def _c32_v_cmp_gt_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_gt_i64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_gt_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1229,7 +1229,7 @@ def _c32_v_cmp_gt_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_gt_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_gt_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1256,7 +1256,7 @@ def _c32_v_cmp_gt_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_gt_u64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_le_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1283,7 +1283,7 @@ def _c32_v_cmp_le_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_le_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_le_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1310,7 +1310,7 @@ def _c32_v_cmp_le_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_le_i64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_le_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1337,7 +1337,7 @@ def _c32_v_cmp_le_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_le_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_le_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1364,7 +1364,7 @@ def _c32_v_cmp_le_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_le_u64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_lt_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1391,7 +1391,7 @@ def _c32_v_cmp_lt_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_lt_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_lt_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1418,7 +1418,7 @@ def _c32_v_cmp_lt_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_lt_i64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_lt_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1445,7 +1445,7 @@ def _c32_v_cmp_lt_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_lt_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_lt_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1472,7 +1472,7 @@ def _c32_v_cmp_lt_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_lt_u64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_ne_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1499,7 +1499,7 @@ def _c32_v_cmp_ne_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_ne_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_ne_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1526,7 +1526,7 @@ def _c32_v_cmp_ne_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_ne_i64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_ne_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1553,7 +1553,7 @@ def _c32_v_cmp_ne_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_ne_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_ne_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1580,7 +1580,7 @@ def _c32_v_cmp_ne_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_ne_u64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_t_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1607,7 +1607,7 @@ def _c32_v_cmp_t_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_t_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_t_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1634,7 +1634,7 @@ def _c32_v_cmp_t_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_t_i64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_t_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1661,7 +1661,7 @@ def _c32_v_cmp_t_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_t_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_t_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1688,7 +1688,7 @@ def _c32_v_cmp_t_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_t_u64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_eq_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1715,7 +1715,7 @@ def _c32_v_cmpx_eq_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_eq_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_eq_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1742,7 +1742,7 @@ def _c32_v_cmpx_eq_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_eq_i64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_eq_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1769,7 +1769,7 @@ def _c32_v_cmpx_eq_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_eq_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_eq_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1796,7 +1796,7 @@ def _c32_v_cmpx_eq_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_eq_u64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_f_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1823,7 +1823,7 @@ def _c32_v_cmpx_f_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_f_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_f_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1850,7 +1850,7 @@ def _c32_v_cmpx_f_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_f_i64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_f_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1877,7 +1877,7 @@ def _c32_v_cmpx_f_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_f_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_f_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1904,7 +1904,7 @@ def _c32_v_cmpx_f_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_f_u64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_ge_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1931,7 +1931,7 @@ def _c32_v_cmpx_ge_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_ge_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_ge_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1958,7 +1958,7 @@ def _c32_v_cmpx_ge_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_ge_i64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_ge_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -1985,7 +1985,7 @@ def _c32_v_cmpx_ge_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_ge_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_ge_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2012,7 +2012,7 @@ def _c32_v_cmpx_ge_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_ge_u64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_gt_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2039,7 +2039,7 @@ def _c32_v_cmpx_gt_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_gt_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_gt_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2066,7 +2066,7 @@ def _c32_v_cmpx_gt_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_gt_i64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_gt_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2093,7 +2093,7 @@ def _c32_v_cmpx_gt_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_gt_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_gt_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2120,7 +2120,7 @@ def _c32_v_cmpx_gt_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_gt_u64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_le_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2147,7 +2147,7 @@ def _c32_v_cmpx_le_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_le_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_le_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2174,7 +2174,7 @@ def _c32_v_cmpx_le_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_le_i64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_le_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2201,7 +2201,7 @@ def _c32_v_cmpx_le_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_le_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_le_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2228,7 +2228,7 @@ def _c32_v_cmpx_le_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_le_u64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_lt_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2255,7 +2255,7 @@ def _c32_v_cmpx_lt_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_lt_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_lt_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2282,7 +2282,7 @@ def _c32_v_cmpx_lt_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_lt_i64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_lt_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2309,7 +2309,7 @@ def _c32_v_cmpx_lt_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_lt_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_lt_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2336,7 +2336,7 @@ def _c32_v_cmpx_lt_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_lt_u64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_ne_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2363,7 +2363,7 @@ def _c32_v_cmpx_ne_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_ne_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_ne_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2390,7 +2390,7 @@ def _c32_v_cmpx_ne_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_ne_i64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_ne_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2417,7 +2417,7 @@ def _c32_v_cmpx_ne_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_ne_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_ne_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2444,7 +2444,7 @@ def _c32_v_cmpx_ne_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_ne_u64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_t_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2471,7 +2471,7 @@ def _c32_v_cmpx_t_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_t_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_t_i64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2498,7 +2498,7 @@ def _c32_v_cmpx_t_i64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_t_i64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_t_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2525,7 +2525,7 @@ def _c32_v_cmpx_t_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_t_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_t_u64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2552,7 +2552,7 @@ def _c32_v_cmpx_t_u64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_t_u64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cndmask_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_cndmask_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -2575,7 +2575,7 @@ def _c32_v_cndmask_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cndmask_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_ffbh_i32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_ffbh_i32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -2598,7 +2598,7 @@ def _c32_v_ffbh_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_ffbh_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_ffbh_u32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_ffbh_u32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -2621,7 +2621,7 @@ def _c32_v_ffbh_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_ffbh_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_ffbl_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_ffbl_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -2644,7 +2644,7 @@ def _c32_v_ffbl_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_ffbl_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_lshl_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_lshl_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -2667,7 +2667,7 @@ def _c32_v_lshl_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_lshl_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_lshl_b64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_lshl_b64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -2690,7 +2690,7 @@ def _c32_v_lshl_b64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_lshl_b64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_lshlrev_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_lshlrev_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -2713,7 +2713,7 @@ def _c32_v_lshlrev_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_lshlrev_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_lshr_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_lshr_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -2736,7 +2736,7 @@ def _c32_v_lshr_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_lshr_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_lshr_b64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_lshr_b64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -2759,7 +2759,7 @@ def _c32_v_lshr_b64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_lshr_b64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_lshrrev_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_lshrrev_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -2782,7 +2782,7 @@ def _c32_v_lshrrev_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_lshrrev_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_mad_i32_i24(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mad_i32_i24(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -2805,7 +2805,7 @@ def _c32_v_mad_i32_i24(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_mad_i32_i24(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_mad_i64_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2833,7 +2833,7 @@ def _c32_v_mad_i64_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_mad_i64_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_mad_u32_u24(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mad_u32_u24(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -2856,7 +2856,7 @@ def _c32_v_mad_u32_u24(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_mad_u32_u24(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_mad_u64_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -2884,7 +2884,7 @@ def _c32_v_mad_u64_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_mad_u64_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_max3_i32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_max3_i32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -2907,7 +2907,7 @@ def _c32_v_max3_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_max3_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_max3_u32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_max3_u32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -2930,7 +2930,7 @@ def _c32_v_max3_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_max3_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_max_i32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_max_i32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -2953,7 +2953,7 @@ def _c32_v_max_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_max_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_max_u32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_max_u32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -2976,7 +2976,7 @@ def _c32_v_max_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_max_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_mbcnt_hi_u32_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mbcnt_hi_u32_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -2999,7 +2999,7 @@ def _c32_v_mbcnt_hi_u32_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_mbcnt_hi_u32_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_mbcnt_lo_u32_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mbcnt_lo_u32_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -3022,7 +3022,7 @@ def _c32_v_mbcnt_lo_u32_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_mbcnt_lo_u32_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_med3_i32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_med3_i32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -3045,7 +3045,7 @@ def _c32_v_med3_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_med3_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_med3_u32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_med3_u32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -3068,7 +3068,7 @@ def _c32_v_med3_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_med3_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_min3_i32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_min3_i32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -3091,7 +3091,7 @@ def _c32_v_min3_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_min3_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_min3_u32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_min3_u32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -3114,7 +3114,7 @@ def _c32_v_min3_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_min3_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_min_i32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_min_i32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -3137,7 +3137,7 @@ def _c32_v_min_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_min_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_min_u32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_min_u32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -3160,7 +3160,7 @@ def _c32_v_min_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_min_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_mov_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mov_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -3181,7 +3181,7 @@ def _c32_v_mov_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_mov_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_mov_fed_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mov_fed_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -3204,7 +3204,7 @@ def _c32_v_mov_fed_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_mov_fed_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_mqsad_pk_u16_u8(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mqsad_pk_u16_u8(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -3227,7 +3227,7 @@ def _c32_v_mqsad_pk_u16_u8(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_mqsad_pk_u16_u8(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_msad_u8(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_msad_u8(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -3250,7 +3250,7 @@ def _c32_v_msad_u8(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_msad_u8(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_mul_hi_i32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mul_hi_i32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -3273,7 +3273,7 @@ def _c32_v_mul_hi_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_mul_hi_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_mul_hi_i32_i24(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mul_hi_i32_i24(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -3296,7 +3296,7 @@ def _c32_v_mul_hi_i32_i24(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_mul_hi_i32_i24(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_mul_hi_u32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mul_hi_u32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -3319,7 +3319,7 @@ def _c32_v_mul_hi_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_mul_hi_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_mul_hi_u32_u24(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mul_hi_u32_u24(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -3342,7 +3342,7 @@ def _c32_v_mul_hi_u32_u24(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_mul_hi_u32_u24(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_mul_i32_i24(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mul_i32_i24(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -3365,7 +3365,7 @@ def _c32_v_mul_i32_i24(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_mul_i32_i24(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_mul_lo_i32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mul_lo_i32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -3388,7 +3388,7 @@ def _c32_v_mul_lo_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_mul_lo_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_mul_lo_u32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mul_lo_u32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -3411,7 +3411,7 @@ def _c32_v_mul_lo_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_mul_lo_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_mul_u32_u24(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_mul_u32_u24(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -3434,7 +3434,7 @@ def _c32_v_mul_u32_u24(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_mul_u32_u24(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_not_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_not_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -3457,7 +3457,7 @@ def _c32_v_not_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_not_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_or_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_or_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -3480,7 +3480,7 @@ def _c32_v_or_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_or_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_qsad_pk_u16_u8(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_qsad_pk_u16_u8(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -3503,7 +3503,7 @@ def _c32_v_qsad_pk_u16_u8(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_qsad_pk_u16_u8(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_sad_hi_u8(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_sad_hi_u8(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -3526,7 +3526,7 @@ def _c32_v_sad_hi_u8(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_sad_hi_u8(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_sad_u16(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_sad_u16(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -3549,7 +3549,7 @@ def _c32_v_sad_u16(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_sad_u16(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_sad_u32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_sad_u32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -3572,7 +3572,7 @@ def _c32_v_sad_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_sad_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_sad_u8(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_sad_u8(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -3595,7 +3595,7 @@ def _c32_v_sad_u8(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_sad_u8(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_sub_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3623,7 +3623,7 @@ def _c32_v_sub_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_sub_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_subb_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3651,7 +3651,7 @@ def _c32_v_subb_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_subb_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_subbrev_u32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3679,7 +3679,7 @@ def _c32_v_subbrev_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_subbrev_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_subrev_i32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3707,7 +3707,7 @@ def _c32_v_subrev_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_subrev_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_xor_b32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_int.v_xor_b32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -3730,7 +3730,7 @@ def _c32_v_xor_b32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_xor_b32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_add_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_add_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -3762,7 +3762,7 @@ def _c32_v_add_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_add_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_add_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_add_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -3785,7 +3785,7 @@ def _c32_v_add_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_add_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_ceil_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_ceil_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -3808,7 +3808,7 @@ def _c32_v_ceil_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_ceil_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_ceil_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_ceil_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -3831,7 +3831,7 @@ def _c32_v_ceil_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_ceil_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_class_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3858,7 +3858,7 @@ def _c32_v_cmp_class_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_class_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_class_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3885,7 +3885,7 @@ def _c32_v_cmp_class_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_class_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_eq_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3919,7 +3919,7 @@ def _c32_v_cmp_eq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_eq_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_eq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3946,7 +3946,7 @@ def _c32_v_cmp_eq_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_eq_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_f_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -3980,7 +3980,7 @@ def _c32_v_cmp_f_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_f_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_f_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -4007,7 +4007,7 @@ def _c32_v_cmp_f_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_f_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_ge_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -4041,7 +4041,7 @@ def _c32_v_cmp_ge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_ge_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_ge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -4068,7 +4068,7 @@ def _c32_v_cmp_ge_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_ge_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_gt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -4102,7 +4102,7 @@ def _c32_v_cmp_gt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_gt_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_gt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -4129,7 +4129,7 @@ def _c32_v_cmp_gt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_gt_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_le_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -4163,7 +4163,7 @@ def _c32_v_cmp_le_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_le_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_le_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -4190,7 +4190,7 @@ def _c32_v_cmp_le_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_le_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_lg_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -4224,7 +4224,7 @@ def _c32_v_cmp_lg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_lg_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_lg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -4251,7 +4251,7 @@ def _c32_v_cmp_lg_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_lg_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_lt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -4285,7 +4285,7 @@ def _c32_v_cmp_lt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_lt_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_lt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -4312,7 +4312,7 @@ def _c32_v_cmp_lt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_lt_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_neq_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -4346,7 +4346,7 @@ def _c32_v_cmp_neq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_neq_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_neq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -4373,7 +4373,7 @@ def _c32_v_cmp_neq_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_neq_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_nge_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -4407,7 +4407,7 @@ def _c32_v_cmp_nge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_nge_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_nge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -4434,7 +4434,7 @@ def _c32_v_cmp_nge_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_nge_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_ngt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -4468,7 +4468,7 @@ def _c32_v_cmp_ngt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_ngt_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_ngt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -4495,7 +4495,7 @@ def _c32_v_cmp_ngt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_ngt_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_nle_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -4529,7 +4529,7 @@ def _c32_v_cmp_nle_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_nle_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_nle_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -4556,7 +4556,7 @@ def _c32_v_cmp_nle_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_nle_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_nlg_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -4590,7 +4590,7 @@ def _c32_v_cmp_nlg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_nlg_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_nlg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -4617,7 +4617,7 @@ def _c32_v_cmp_nlg_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_nlg_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_nlt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -4651,7 +4651,7 @@ def _c32_v_cmp_nlt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_nlt_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_nlt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -4678,7 +4678,7 @@ def _c32_v_cmp_nlt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_nlt_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_o_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -4712,7 +4712,7 @@ def _c32_v_cmp_o_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_o_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_o_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -4739,7 +4739,7 @@ def _c32_v_cmp_o_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_o_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_tru_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -4773,7 +4773,7 @@ def _c32_v_cmp_tru_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_tru_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_tru_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -4800,7 +4800,7 @@ def _c32_v_cmp_tru_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_tru_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_u_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -4834,7 +4834,7 @@ def _c32_v_cmp_u_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_u_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmp_u_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -4861,7 +4861,7 @@ def _c32_v_cmp_u_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmp_u_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmps_eq_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -4895,7 +4895,7 @@ def _c32_v_cmps_eq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmps_eq_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmps_eq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -4922,7 +4922,7 @@ def _c32_v_cmps_eq_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmps_eq_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmps_f_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -4956,7 +4956,7 @@ def _c32_v_cmps_f_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmps_f_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmps_f_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -4983,7 +4983,7 @@ def _c32_v_cmps_f_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmps_f_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmps_ge_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -5017,7 +5017,7 @@ def _c32_v_cmps_ge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmps_ge_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmps_ge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -5044,7 +5044,7 @@ def _c32_v_cmps_ge_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmps_ge_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmps_gt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -5078,7 +5078,7 @@ def _c32_v_cmps_gt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmps_gt_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmps_gt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -5105,7 +5105,7 @@ def _c32_v_cmps_gt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmps_gt_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmps_le_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -5139,7 +5139,7 @@ def _c32_v_cmps_le_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmps_le_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmps_le_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -5166,7 +5166,7 @@ def _c32_v_cmps_le_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmps_le_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmps_lg_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -5200,7 +5200,7 @@ def _c32_v_cmps_lg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmps_lg_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmps_lg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -5227,7 +5227,7 @@ def _c32_v_cmps_lg_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmps_lg_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmps_lt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -5261,7 +5261,7 @@ def _c32_v_cmps_lt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmps_lt_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmps_lt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -5288,7 +5288,7 @@ def _c32_v_cmps_lt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmps_lt_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmps_neq_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -5322,7 +5322,7 @@ def _c32_v_cmps_neq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmps_neq_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmps_neq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -5349,7 +5349,7 @@ def _c32_v_cmps_neq_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmps_neq_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmps_nge_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -5383,7 +5383,7 @@ def _c32_v_cmps_nge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmps_nge_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmps_nge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -5410,7 +5410,7 @@ def _c32_v_cmps_nge_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmps_nge_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmps_ngt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -5444,7 +5444,7 @@ def _c32_v_cmps_ngt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmps_ngt_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmps_ngt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -5471,7 +5471,7 @@ def _c32_v_cmps_ngt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmps_ngt_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmps_nle_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -5505,7 +5505,7 @@ def _c32_v_cmps_nle_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmps_nle_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmps_nle_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -5532,7 +5532,7 @@ def _c32_v_cmps_nle_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmps_nle_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmps_nlg_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -5566,7 +5566,7 @@ def _c32_v_cmps_nlg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmps_nlg_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmps_nlg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -5593,7 +5593,7 @@ def _c32_v_cmps_nlg_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmps_nlg_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmps_nlt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -5627,7 +5627,7 @@ def _c32_v_cmps_nlt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmps_nlt_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmps_nlt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -5654,7 +5654,7 @@ def _c32_v_cmps_nlt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmps_nlt_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmps_o_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -5688,7 +5688,7 @@ def _c32_v_cmps_o_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmps_o_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmps_o_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -5715,7 +5715,7 @@ def _c32_v_cmps_o_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmps_o_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmps_tru_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -5749,7 +5749,7 @@ def _c32_v_cmps_tru_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmps_tru_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmps_tru_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -5776,7 +5776,7 @@ def _c32_v_cmps_tru_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmps_tru_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmps_u_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -5810,7 +5810,7 @@ def _c32_v_cmps_u_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmps_u_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmps_u_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -5837,7 +5837,7 @@ def _c32_v_cmps_u_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmps_u_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpsx_eq_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -5871,7 +5871,7 @@ def _c32_v_cmpsx_eq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpsx_eq_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpsx_eq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -5898,7 +5898,7 @@ def _c32_v_cmpsx_eq_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpsx_eq_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpsx_f_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -5932,7 +5932,7 @@ def _c32_v_cmpsx_f_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpsx_f_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpsx_f_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -5959,7 +5959,7 @@ def _c32_v_cmpsx_f_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpsx_f_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpsx_ge_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -5993,7 +5993,7 @@ def _c32_v_cmpsx_ge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpsx_ge_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpsx_ge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -6020,7 +6020,7 @@ def _c32_v_cmpsx_ge_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpsx_ge_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpsx_gt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -6054,7 +6054,7 @@ def _c32_v_cmpsx_gt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpsx_gt_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpsx_gt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -6081,7 +6081,7 @@ def _c32_v_cmpsx_gt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpsx_gt_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpsx_le_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -6115,7 +6115,7 @@ def _c32_v_cmpsx_le_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpsx_le_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpsx_le_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -6142,7 +6142,7 @@ def _c32_v_cmpsx_le_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpsx_le_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpsx_lg_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -6176,7 +6176,7 @@ def _c32_v_cmpsx_lg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpsx_lg_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpsx_lg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -6203,7 +6203,7 @@ def _c32_v_cmpsx_lg_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpsx_lg_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpsx_lt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -6237,7 +6237,7 @@ def _c32_v_cmpsx_lt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpsx_lt_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpsx_lt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -6264,7 +6264,7 @@ def _c32_v_cmpsx_lt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpsx_lt_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpsx_neq_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -6298,7 +6298,7 @@ def _c32_v_cmpsx_neq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpsx_neq_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpsx_neq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -6325,7 +6325,7 @@ def _c32_v_cmpsx_neq_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpsx_neq_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpsx_nge_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -6359,7 +6359,7 @@ def _c32_v_cmpsx_nge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpsx_nge_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpsx_nge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -6386,7 +6386,7 @@ def _c32_v_cmpsx_nge_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpsx_nge_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpsx_ngt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -6420,7 +6420,7 @@ def _c32_v_cmpsx_ngt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpsx_ngt_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpsx_ngt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -6447,7 +6447,7 @@ def _c32_v_cmpsx_ngt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpsx_ngt_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpsx_nle_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -6481,7 +6481,7 @@ def _c32_v_cmpsx_nle_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpsx_nle_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpsx_nle_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -6508,7 +6508,7 @@ def _c32_v_cmpsx_nle_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpsx_nle_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpsx_nlg_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -6542,7 +6542,7 @@ def _c32_v_cmpsx_nlg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpsx_nlg_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpsx_nlg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -6569,7 +6569,7 @@ def _c32_v_cmpsx_nlg_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpsx_nlg_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpsx_nlt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -6603,7 +6603,7 @@ def _c32_v_cmpsx_nlt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpsx_nlt_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpsx_nlt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -6630,7 +6630,7 @@ def _c32_v_cmpsx_nlt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpsx_nlt_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpsx_o_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -6664,7 +6664,7 @@ def _c32_v_cmpsx_o_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpsx_o_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpsx_o_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -6691,7 +6691,7 @@ def _c32_v_cmpsx_o_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpsx_o_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpsx_tru_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -6725,7 +6725,7 @@ def _c32_v_cmpsx_tru_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpsx_tru_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpsx_tru_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -6752,7 +6752,7 @@ def _c32_v_cmpsx_tru_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpsx_tru_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpsx_u_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -6786,7 +6786,7 @@ def _c32_v_cmpsx_u_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpsx_u_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpsx_u_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -6813,7 +6813,7 @@ def _c32_v_cmpsx_u_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpsx_u_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_class_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -6840,7 +6840,7 @@ def _c32_v_cmpx_class_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_class_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_class_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -6867,7 +6867,7 @@ def _c32_v_cmpx_class_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_class_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_eq_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -6901,7 +6901,7 @@ def _c32_v_cmpx_eq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_eq_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_eq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -6928,7 +6928,7 @@ def _c32_v_cmpx_eq_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_eq_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_f_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -6962,7 +6962,7 @@ def _c32_v_cmpx_f_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_f_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_f_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -6989,7 +6989,7 @@ def _c32_v_cmpx_f_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_f_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_ge_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -7023,7 +7023,7 @@ def _c32_v_cmpx_ge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_ge_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_ge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -7050,7 +7050,7 @@ def _c32_v_cmpx_ge_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_ge_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_gt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -7084,7 +7084,7 @@ def _c32_v_cmpx_gt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_gt_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_gt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -7111,7 +7111,7 @@ def _c32_v_cmpx_gt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_gt_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_le_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -7145,7 +7145,7 @@ def _c32_v_cmpx_le_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_le_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_le_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -7172,7 +7172,7 @@ def _c32_v_cmpx_le_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_le_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_lg_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -7206,7 +7206,7 @@ def _c32_v_cmpx_lg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_lg_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_lg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -7233,7 +7233,7 @@ def _c32_v_cmpx_lg_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_lg_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_lt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -7267,7 +7267,7 @@ def _c32_v_cmpx_lt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_lt_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_lt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -7294,7 +7294,7 @@ def _c32_v_cmpx_lt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_lt_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_neq_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -7328,7 +7328,7 @@ def _c32_v_cmpx_neq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_neq_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_neq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -7355,7 +7355,7 @@ def _c32_v_cmpx_neq_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_neq_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_nge_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -7389,7 +7389,7 @@ def _c32_v_cmpx_nge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_nge_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_nge_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -7416,7 +7416,7 @@ def _c32_v_cmpx_nge_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_nge_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_ngt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -7450,7 +7450,7 @@ def _c32_v_cmpx_ngt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_ngt_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_ngt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -7477,7 +7477,7 @@ def _c32_v_cmpx_ngt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_ngt_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_nle_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -7511,7 +7511,7 @@ def _c32_v_cmpx_nle_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_nle_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_nle_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -7538,7 +7538,7 @@ def _c32_v_cmpx_nle_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_nle_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_nlg_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -7572,7 +7572,7 @@ def _c32_v_cmpx_nlg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_nlg_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_nlg_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -7599,7 +7599,7 @@ def _c32_v_cmpx_nlg_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_nlg_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_nlt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -7633,7 +7633,7 @@ def _c32_v_cmpx_nlt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_nlt_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_nlt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -7660,7 +7660,7 @@ def _c32_v_cmpx_nlt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_nlt_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_o_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -7694,7 +7694,7 @@ def _c32_v_cmpx_o_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_o_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_o_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -7721,7 +7721,7 @@ def _c32_v_cmpx_o_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_o_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_tru_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -7755,7 +7755,7 @@ def _c32_v_cmpx_tru_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_tru_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_tru_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -7782,7 +7782,7 @@ def _c32_v_cmpx_tru_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_tru_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_u_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -7816,7 +7816,7 @@ def _c32_v_cmpx_u_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_u_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cmpx_u_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -7843,7 +7843,7 @@ def _c32_v_cmpx_u_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cmpx_u_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cos_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cos_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -7866,7 +7866,7 @@ def _c32_v_cos_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cos_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cubeid_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cubeid_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -7889,7 +7889,7 @@ def _c32_v_cubeid_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cubeid_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cubema_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cubema_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -7912,7 +7912,7 @@ def _c32_v_cubema_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cubema_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cubesc_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cubesc_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -7935,7 +7935,7 @@ def _c32_v_cubesc_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cubesc_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cubetc_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cubetc_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -7958,7 +7958,7 @@ def _c32_v_cubetc_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cubetc_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cvt_f16_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_f16_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -7981,7 +7981,7 @@ def _c32_v_cvt_f16_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cvt_f16_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cvt_f32_f16(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_f32_f16(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -8004,7 +8004,7 @@ def _c32_v_cvt_f32_f16(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cvt_f32_f16(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cvt_f32_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_f32_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -8027,7 +8027,7 @@ def _c32_v_cvt_f32_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cvt_f32_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cvt_f32_i32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_f32_i32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -8050,7 +8050,7 @@ def _c32_v_cvt_f32_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cvt_f32_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cvt_f32_u32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_f32_u32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -8073,7 +8073,7 @@ def _c32_v_cvt_f32_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cvt_f32_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cvt_f32_ubyte0(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_f32_ubyte0(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -8096,7 +8096,7 @@ def _c32_v_cvt_f32_ubyte0(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cvt_f32_ubyte0(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cvt_f32_ubyte1(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_f32_ubyte1(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -8119,7 +8119,7 @@ def _c32_v_cvt_f32_ubyte1(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cvt_f32_ubyte1(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cvt_f32_ubyte2(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_f32_ubyte2(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -8142,7 +8142,7 @@ def _c32_v_cvt_f32_ubyte2(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cvt_f32_ubyte2(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cvt_f32_ubyte3(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_f32_ubyte3(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -8165,7 +8165,7 @@ def _c32_v_cvt_f32_ubyte3(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cvt_f32_ubyte3(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cvt_f64_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_f64_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -8188,7 +8188,7 @@ def _c32_v_cvt_f64_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cvt_f64_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cvt_f64_i32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_f64_i32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -8211,7 +8211,7 @@ def _c32_v_cvt_f64_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cvt_f64_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cvt_f64_u32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_f64_u32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -8234,7 +8234,7 @@ def _c32_v_cvt_f64_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cvt_f64_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cvt_flr_i32_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_flr_i32_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -8257,7 +8257,7 @@ def _c32_v_cvt_flr_i32_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cvt_flr_i32_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cvt_i32_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_i32_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -8280,7 +8280,7 @@ def _c32_v_cvt_i32_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cvt_i32_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cvt_i32_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_i32_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -8303,7 +8303,7 @@ def _c32_v_cvt_i32_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cvt_i32_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cvt_off_f32_i4(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_off_f32_i4(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -8326,7 +8326,7 @@ def _c32_v_cvt_off_f32_i4(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cvt_off_f32_i4(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cvt_pk_i16_i32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_pk_i16_i32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -8349,7 +8349,7 @@ def _c32_v_cvt_pk_i16_i32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cvt_pk_i16_i32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cvt_pk_u16_u32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_pk_u16_u32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -8372,7 +8372,7 @@ def _c32_v_cvt_pk_u16_u32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cvt_pk_u16_u32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cvt_pk_u8_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_pk_u8_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -8395,7 +8395,7 @@ def _c32_v_cvt_pk_u8_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cvt_pk_u8_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cvt_pkaccum_u8_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_pkaccum_u8_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -8418,7 +8418,7 @@ def _c32_v_cvt_pkaccum_u8_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cvt_pkaccum_u8_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cvt_pknorm_i16_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_pknorm_i16_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -8441,7 +8441,7 @@ def _c32_v_cvt_pknorm_i16_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cvt_pknorm_i16_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cvt_pknorm_u16_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_pknorm_u16_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -8464,7 +8464,7 @@ def _c32_v_cvt_pknorm_u16_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cvt_pknorm_u16_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cvt_pkrtz_f16_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_pkrtz_f16_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -8487,7 +8487,7 @@ def _c32_v_cvt_pkrtz_f16_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cvt_pkrtz_f16_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cvt_rpi_i32_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_rpi_i32_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -8510,7 +8510,7 @@ def _c32_v_cvt_rpi_i32_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cvt_rpi_i32_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cvt_u32_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_u32_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -8533,7 +8533,7 @@ def _c32_v_cvt_u32_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cvt_u32_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_cvt_u32_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_cvt_u32_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -8556,7 +8556,7 @@ def _c32_v_cvt_u32_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_cvt_u32_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_div_fixup_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     slow = np.uint64(0)
@@ -8613,7 +8613,7 @@ def _c32_v_div_fixup_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_div_fixup_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_div_fixup_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_div_fixup_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -8636,7 +8636,7 @@ def _c32_v_div_fixup_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_div_fixup_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_div_fmas_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     slow = np.uint64(0)
@@ -8693,7 +8693,7 @@ def _c32_v_div_fmas_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_div_fmas_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_div_fmas_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_div_fmas_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -8716,7 +8716,7 @@ def _c32_v_div_fmas_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_div_fmas_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_div_scale_f32(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     slow = np.uint64(0)
@@ -8773,7 +8773,7 @@ def _c32_v_div_scale_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_div_scale_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_div_scale_f64(s0, s1, s2, res, cin, exec_mask, mode):
     flags = np.uint64(0)
     for l in range(64):
@@ -8801,7 +8801,7 @@ def _c32_v_div_scale_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_div_scale_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_exp_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_exp_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -8824,7 +8824,7 @@ def _c32_v_exp_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_exp_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_exp_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_exp_legacy_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -8847,7 +8847,7 @@ def _c32_v_exp_legacy_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_exp_legacy_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_floor_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_floor_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -8870,7 +8870,7 @@ def _c32_v_floor_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_floor_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_floor_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_floor_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -8893,7 +8893,7 @@ def _c32_v_floor_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_floor_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_fma_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_fma_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -8925,7 +8925,7 @@ def _c32_v_fma_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_fma_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_fma_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_fma_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -8948,7 +8948,7 @@ def _c32_v_fma_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_fma_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_fract_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_fract_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -8971,7 +8971,7 @@ def _c32_v_fract_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_fract_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_fract_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_fract_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -8994,7 +8994,7 @@ def _c32_v_fract_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_fract_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_frexp_exp_i32_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_frexp_exp_i32_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9017,7 +9017,7 @@ def _c32_v_frexp_exp_i32_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_frexp_exp_i32_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_frexp_exp_i32_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_frexp_exp_i32_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9040,7 +9040,7 @@ def _c32_v_frexp_exp_i32_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_frexp_exp_i32_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_frexp_mant_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_frexp_mant_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9063,7 +9063,7 @@ def _c32_v_frexp_mant_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_frexp_mant_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_frexp_mant_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_frexp_mant_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9086,7 +9086,7 @@ def _c32_v_frexp_mant_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_frexp_mant_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_ldexp_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_ldexp_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9109,7 +9109,7 @@ def _c32_v_ldexp_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_ldexp_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_ldexp_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_ldexp_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9132,7 +9132,7 @@ def _c32_v_ldexp_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_ldexp_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_lerp_u8(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_lerp_u8(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9155,7 +9155,7 @@ def _c32_v_lerp_u8(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_lerp_u8(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_log_clamp_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_log_clamp_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9178,7 +9178,7 @@ def _c32_v_log_clamp_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_log_clamp_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_log_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_log_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9201,7 +9201,7 @@ def _c32_v_log_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_log_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_log_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_log_legacy_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9224,7 +9224,7 @@ def _c32_v_log_legacy_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_log_legacy_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_mac_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_mac_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9256,7 +9256,7 @@ def _c32_v_mac_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_mac_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_mac_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_mac_legacy_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9279,7 +9279,7 @@ def _c32_v_mac_legacy_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_mac_legacy_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_mad_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_mad_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9311,7 +9311,7 @@ def _c32_v_mad_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_mad_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_mad_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_mad_legacy_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9334,7 +9334,7 @@ def _c32_v_mad_legacy_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_mad_legacy_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_madak_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_madak_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9366,7 +9366,7 @@ def _c32_v_madak_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_madak_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_madmk_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_madmk_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9398,7 +9398,7 @@ def _c32_v_madmk_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_madmk_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_max3_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_max3_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9421,7 +9421,7 @@ def _c32_v_max3_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_max3_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_max_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_max_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9444,7 +9444,7 @@ def _c32_v_max_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_max_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_max_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_max_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9467,7 +9467,7 @@ def _c32_v_max_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_max_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_max_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_max_legacy_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9490,7 +9490,7 @@ def _c32_v_max_legacy_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_max_legacy_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_med3_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_med3_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9513,7 +9513,7 @@ def _c32_v_med3_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_med3_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_min3_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_min3_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9536,7 +9536,7 @@ def _c32_v_min3_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_min3_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_min_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_min_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9559,7 +9559,7 @@ def _c32_v_min_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_min_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_min_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_min_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9582,7 +9582,7 @@ def _c32_v_min_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_min_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_min_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_min_legacy_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9605,7 +9605,7 @@ def _c32_v_min_legacy_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_min_legacy_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_mul_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_mul_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9637,7 +9637,7 @@ def _c32_v_mul_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_mul_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_mul_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_mul_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9660,7 +9660,7 @@ def _c32_v_mul_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_mul_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_mul_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_mul_legacy_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9683,7 +9683,7 @@ def _c32_v_mul_legacy_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_mul_legacy_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_mullit_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_mullit_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9706,7 +9706,7 @@ def _c32_v_mullit_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_mullit_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_rcp_clamp_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_rcp_clamp_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9729,7 +9729,7 @@ def _c32_v_rcp_clamp_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_rcp_clamp_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_rcp_clamp_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_rcp_clamp_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9752,7 +9752,7 @@ def _c32_v_rcp_clamp_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_rcp_clamp_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_rcp_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_rcp_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9784,7 +9784,7 @@ def _c32_v_rcp_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_rcp_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_rcp_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_rcp_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9807,7 +9807,7 @@ def _c32_v_rcp_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_rcp_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_rcp_iflag_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_rcp_iflag_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9830,7 +9830,7 @@ def _c32_v_rcp_iflag_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_rcp_iflag_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_rcp_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_rcp_legacy_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9853,7 +9853,7 @@ def _c32_v_rcp_legacy_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_rcp_legacy_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_rndne_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_rndne_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9876,7 +9876,7 @@ def _c32_v_rndne_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_rndne_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_rndne_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_rndne_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9899,7 +9899,7 @@ def _c32_v_rndne_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_rndne_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_rsq_clamp_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_rsq_clamp_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9922,7 +9922,7 @@ def _c32_v_rsq_clamp_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_rsq_clamp_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_rsq_clamp_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_rsq_clamp_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9945,7 +9945,7 @@ def _c32_v_rsq_clamp_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_rsq_clamp_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_rsq_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_rsq_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9977,7 +9977,7 @@ def _c32_v_rsq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_rsq_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_rsq_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_rsq_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -10000,7 +10000,7 @@ def _c32_v_rsq_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_rsq_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_rsq_legacy_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_rsq_legacy_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -10023,7 +10023,7 @@ def _c32_v_rsq_legacy_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_rsq_legacy_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_sin_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_sin_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -10046,7 +10046,7 @@ def _c32_v_sin_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_sin_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_sqrt_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_sqrt_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -10078,7 +10078,7 @@ def _c32_v_sqrt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_sqrt_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_sqrt_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_sqrt_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -10101,7 +10101,7 @@ def _c32_v_sqrt_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_sqrt_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_sub_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_sub_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -10133,7 +10133,7 @@ def _c32_v_sub_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_sub_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_subrev_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_subrev_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -10165,7 +10165,7 @@ def _c32_v_subrev_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_subrev_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_trig_preop_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_trig_preop_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -10188,7 +10188,7 @@ def _c32_v_trig_preop_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_trig_preop_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_trunc_f32(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_trunc_f32(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -10211,7 +10211,7 @@ def _c32_v_trunc_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_trunc_f32(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
+@njit(inline="always")
 def _row_v_trunc_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_trunc_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]

@@ -44,7 +44,8 @@ def valu_address(name: str) -> int:
         with _lock:
             addr = _addresses.get(name)
             if addr is None:
-                fn = cfunc(VALU_SIGNATURE, cache=True)(getattr(D, f"_cf_{name}"))
+                fn = cfunc(VALU_SIGNATURE, cache=True, error_model="numpy",
+                           boundscheck=False)(getattr(D, f"_cf_{name}"))
                 _keep.append(fn)
                 addr = _addresses[name] = fn.address
     return addr

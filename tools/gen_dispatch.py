@@ -222,7 +222,7 @@ def render() -> str:
     for name, mod in valu:
         w("")
         w("")
-        w("@njit")
+        w('@njit(inline="always")')
         w(f"def _row_{name}(s0, s1, s2, res, cin, exec_mask, mode):")
         if name in row_fast:
             # the quick form over all lanes (vectorised), then the op on active lanes it declined
