@@ -13,8 +13,11 @@ engine; waves of a workgroup synchronise at s_barrier. Results are deterministic
 """
 from __future__ import annotations
 
+import itertools
 import os
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -352,6 +355,8 @@ class GPU:
         self._dispatch_id = 0
         self._images = {}     # id(code object) -> (code object, GPU address of its image)
         self._launches = {}   # launch key (see dispatch) -> _Launch, least recently used first
+        self._pool, self._pool_size = None, 0   # helper threads of workers > 1 (see _helpers)
+        self._lock = threading.Lock()   # guards _pool and _pool_size
         self._queue = self.memory.allocate(256, name="amd_queue_t")
         q = np.zeros(64, np.uint32)
         q[0x40 // 4] = SHARED_APERTURE_HI
@@ -478,10 +483,10 @@ class GPU:
         states = launch.get_states(self)
         ctx["dispatch_id"] = self._dispatch_id
         nworkers, batches = len(states), launch.batches
-        data, mapped = mem.arrays()
         totals = {k: 0 for k in _COUNTER_COLUMNS}
         fault_list, messages, export_list, traces = [], [], [], []
         waves_run = 0
+        data, mapped = mem.arrays()
         mem.lock()
         try:
             if nworkers == 1:
@@ -489,6 +494,8 @@ class GPU:
             else:
                 results = self._run_shared_queue(ctx, states, batches, data, mapped)
             for res in results:
+                if res.error is not None:
+                    raise res.error
                 waves_run += res.waves
                 for k in totals:
                     totals[k] += res.totals[k]
@@ -497,8 +504,6 @@ class GPU:
                     traces.append(res.trace)
                 messages.extend(res.messages)
                 export_list.extend(res.exports)
-                if res.error is not None:
-                    raise res.error
         finally:
             mem.unlock()
         rep = DispatchReport(info.name, launch.grid, launch.block, launch.ngroups, waves_run, totals,
@@ -515,33 +520,37 @@ class GPU:
         return rep
 
     def _run_shared_queue(self, ctx, states, batches, data, mapped) -> list:
-        """Run the batches on one thread per state: each thread takes the next batch number
-        from a shared counter, so work evens out whatever the batches cost. A batch's result
-        does not depend on the thread that ran it (each thread's state is reset per batch),
-        and the caller merges results in batch order, so the bits are those of one worker.
-        After a failing batch no new batch starts; all batches before it have finished
-        (batches start in order), so the error reported is the same as with one worker."""
-        import itertools
-        import threading
-        from concurrent.futures import ThreadPoolExecutor
+        """Run the batches on the calling thread and len(states) - 1 helper threads of the
+        GPU's pool (see _SharedQueue); the results in batch order, up to the first failing
+        batch."""
+        queue = _SharedQueue(lambda st, b: self._run_batch(ctx, st, b, data, mapped), states, batches)
+        pool = self._helpers(len(states) - 1)
+        for _ in states[1:]:
+            pool.submit(queue.work)
+        try:
+            # the calling thread works too: the first batch starts without a hand-off, and a
+            # helper that is slow to wake (or busy with another dispatch) costs nothing
+            queue.work()
+        except BaseException:
+            with queue.cond:
+                queue.stop = True    # e.g. KeyboardInterrupt: the helpers start no new batch
+            raise
+        finally:
+            results = queue.results()
+        return results
 
-        next_batch = itertools.count()   # next() is atomic under the GIL
-        stop = threading.Event()
-        out = [None] * len(batches)
-
-        def work(st):
-            while not stop.is_set():
-                j = next(next_batch)
-                if j >= len(batches):
-                    return
-                out[j] = self._run_batch(ctx, st, batches[j], data, mapped)
-                if out[j].error is not None:
-                    stop.set()
-
-        with ThreadPoolExecutor(len(states)) as pool:
-            for f in [pool.submit(work, st) for st in states]:
-                f.result()
-        return [r for r in itertools.takewhile(lambda r: r is not None, out)]
+    def _helpers(self, n: int) -> ThreadPoolExecutor:
+        """The GPU's helper threads, at least ``n`` of them. They are kept between dispatches
+        (starting threads per dispatch cost more than a small launch's emulation) and wait
+        idle, without holding the GPU; they exit when the GPU is garbage collected (the pool
+        goes with it), or at interpreter exit."""
+        with self._lock:
+            if self._pool_size < n:
+                if self._pool is not None:
+                    self._pool.shutdown(wait=False)   # its threads finish what they run and exit
+                self._pool = ThreadPoolExecutor(n, thread_name_prefix="gcnemu-worker")
+                self._pool_size = n
+            return self._pool
 
     def _run_batch(self, ctx, st, batch, data, mapped) -> "_BatchResult":
         """Run the workgroups of one batch to completion in the state arrays of one worker."""
@@ -938,6 +947,63 @@ class _BatchState:
         if self.trace is not None:
             self.trace[0] = 2
             self.trace[1] = 0
+
+
+class _SharedQueue:
+    """The batches of one dispatch, shared among threads (the caller and its helpers): each
+    thread that calls work() takes a state (a worker's arrays) and then the next batch in
+    order until none is left, so work evens out whatever the batches cost. A batch's result
+    does not depend on the thread that ran it (each state is reset per batch), and results
+    are merged in batch order, so the bits are those of one worker. After a failing batch
+    (a wave error or an exception) no new batch starts; all batches before it have finished
+    (batches start in order), so the error reported is the same as with one worker."""
+
+    def __init__(self, run_batch, states, batches):
+        self.run_batch = run_batch   # (state, batch) -> _BatchResult
+        self.batches = batches
+        self.free = list(states)
+        self.out = [None] * len(batches)
+        self.next = 0           # the next batch to start
+        self.stop = False       # a batch failed
+        self.busy = 0           # threads in work() holding a state
+        self.cond = threading.Condition()
+
+    def work(self) -> None:
+        with self.cond:
+            # a helper that wakes after the batches ran (or were stopped) leaves at once:
+            # the dispatch may have returned, and its states serve the next one
+            if self.stop or self.next >= len(self.batches) or not self.free:
+                return
+            st = self.free.pop()
+            self.busy += 1
+        try:
+            while True:
+                with self.cond:
+                    if self.stop or self.next >= len(self.batches):
+                        return
+                    j = self.next
+                    self.next += 1
+                try:
+                    res = self.run_batch(st, self.batches[j])
+                except BaseException as e:   # re-raised by the caller in batch order
+                    res = _BatchResult()
+                    res.error = e
+                self.out[j] = res
+                if res.error is not None:
+                    with self.cond:
+                        self.stop = True
+        finally:
+            with self.cond:
+                self.busy -= 1
+                self.free.append(st)
+                self.cond.notify_all()
+
+    def results(self) -> list:
+        """Wait until no batch runs (none can start after that: the caller has left work(),
+        so all were taken or one failed); the results in order up to the first failure."""
+        with self.cond:
+            self.cond.wait_for(lambda: self.busy == 0)
+        return list(itertools.takewhile(lambda r: r is not None, self.out))
 
 
 class _BatchResult:
