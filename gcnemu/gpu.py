@@ -279,7 +279,7 @@ class DispatchReport:
     exports: list = field(default_factory=list)   #: EXP data (see gcnemu.memops.read_exports)
     wall_seconds: float = 0.0
     occupancy: Occupancy | None = None
-    workers: int = 1          #: threads the dispatch ran on
+    workers: int = 1          #: threads the dispatch's batches were shared among
     serial_reason: str = ""   #: why more workers were asked for but one was used
     #: timing mode only (GPU(timing=True)): simulated GPU cycles of the whole dispatch
     cycles: int | None = None
@@ -393,9 +393,11 @@ class GPU:
         MemoryFault after the dispatch (the report's faults list them either way); a wave that
         fails raises ExecutionError naming kernel, workgroup, wave, PC and lane.
 
-        ``workers`` > 1 runs batches of workgroups on that many threads (the engine releases
-        the GIL) with bit-identical results; kernels with global atomics or GDS run on one
-        worker (``report.serial_reason`` says why).
+        ``workers`` > 1 runs batches of workgroups on that many threads, the calling one and
+        helpers the GPU keeps (the engine releases the GIL), with bit-identical results.
+        Kernels with order-dependent global atomics or GDS run on one worker, and so does a
+        launch of one batch (at most ``waves_per_batch`` waves); ``report.serial_reason``
+        says why.
         """
         if not isinstance(kernel, Kernel):
             raise DispatchError(f"dispatch takes a Kernel (from gcnemu.load(...).kernel(name)), "
@@ -776,6 +778,15 @@ class _Launch:
         sgpr_layout = abi.initial_sgpr_layout(info) if info.code_object_version else _asm_sgpr_layout(info)
         nworkers = 1 if self.serial_reason else max(1, int(workers))
         groups_per_batch = max(1, gpu.waves_per_batch // waves_per_group)
+        if nworkers > 1 and ngroups <= groups_per_batch:
+            # a launch that is one batch on one worker runs on the calling thread: each
+            # batch it were cut into would add ~15 us of set-up under the GIL, and the
+            # hand-off to a helper thread as much again, more than its emulation gains
+            # (the corpus saxpy, 64 waves: 90 us on one worker, 140 us as two batches
+            # on two)
+            self.serial_reason = (f"small launch: its {ngroups * waves_per_group} waves are one batch "
+                                  f"(GPU(waves_per_batch={gpu.waves_per_batch}))")
+            nworkers = 1
         if nworkers > 1:
             # workers take batches from a shared queue; several batches per worker, so
             # that workgroups of unequal cost (mandelbrot's rows) even out between them

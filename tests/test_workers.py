@@ -1,7 +1,8 @@
 """Dispatches on several workers (GPU.dispatch(..., workers=N)): the calling thread and a GPU's
-pool of helper threads share the batches. An exception in a helper reaches the caller;
-concurrent dispatches (two GPUs, or one GPU from two Python threads) give correct results; a
-GPU that is garbage collected leaves no thread behind. Expected values come from numpy, never from a run."""
+pool of helper threads share the batches. A launch too small to split runs on the calling
+thread and says so; an exception in a helper reaches the caller; concurrent dispatches (two
+GPUs, or one GPU from two Python threads) give correct results; a GPU that is garbage
+collected leaves no thread behind. Expected values come from numpy, never from a run."""
 from __future__ import annotations
 
 import gc
@@ -29,6 +30,18 @@ def _saxpy(gpu, n, a, y0, workers, block=64):
                        args=[y, gpu.to_device(x), np.float32(a), np.uint32(n)], workers=workers)
     # small integers: a * x + y is exact in float32, with or without a fused multiply-add
     return rep, y.to_numpy(np.float32), np.float32(a) * x + np.float32(y0)
+
+
+def test_small_launch_runs_on_the_calling_thread_and_says_so():
+    gpu = gcnemu.GPU()             # 128 waves per batch: 64 waves are one batch
+    before = _helper_threads()
+    rep, got, want = _saxpy(gpu, 64 * 64, 3, 5, workers=2)
+    assert rep.workers == 1 and rep.serial_reason.startswith("small launch: its 64 waves")
+    assert np.array_equal(got, want)
+    assert _helper_threads() == before      # no helper was started for it
+    rep1, got1, _ = _saxpy(gpu, 64 * 64, 3, 5, workers=1)
+    assert rep1.workers == 1 and rep1.serial_reason == ""
+    assert np.array_equal(got1, got)
 
 
 def test_launch_of_several_batches_runs_on_the_workers_asked_for():
