@@ -356,7 +356,8 @@ class GPU:
         self._images = {}     # id(code object) -> (code object, GPU address of its image)
         self._launches = {}   # launch key (see dispatch) -> _Launch, least recently used first
         self._pool, self._pool_size = None, 0   # helper threads of workers > 1 (see _helpers)
-        self._lock = threading.Lock()   # guards _pool and _pool_size
+        self._running = 0     # dispatches running now (from several Python threads: see _run)
+        self._lock = threading.Lock()   # guards _pool, _pool_size and _running
         self._queue = self.memory.allocate(256, name="amd_queue_t")
         q = np.zeros(64, np.uint32)
         q[0x40 // 4] = SHARED_APERTURE_HI
@@ -488,8 +489,12 @@ class GPU:
         totals = {k: 0 for k in _COUNTER_COLUMNS}
         fault_list, messages, export_list, traces = [], [], [], []
         waves_run = 0
-        data, mapped = mem.arrays()
-        mem.lock()
+        # the backing array must not grow while any dispatch runs (the engine holds the old
+        # one); with dispatches from several Python threads the last to finish unlocks it
+        with self._lock:
+            self._running += 1
+            mem.lock()
+            data, mapped = mem.arrays()
         try:
             if nworkers == 1:
                 results = (self._run_batch(ctx, states[0], b, data, mapped) for b in batches)
@@ -507,7 +512,10 @@ class GPU:
                 messages.extend(res.messages)
                 export_list.extend(res.exports)
         finally:
-            mem.unlock()
+            with self._lock:
+                self._running -= 1
+                if not self._running:
+                    mem.unlock()
         rep = DispatchReport(info.name, launch.grid, launch.block, launch.ngroups, waves_run, totals,
                              fault_list, messages, export_list, occupancy=occ)
         rep.workers = nworkers

@@ -112,6 +112,38 @@ def test_concurrent_dispatches_from_two_python_threads(shared_gpu):
     assert outcomes == {0: [True] * 6, 1: [True] * 6}
 
 
+def test_memory_stays_locked_until_the_last_concurrent_dispatch_ends(monkeypatch):
+    """Thread A's dispatch is held inside a batch while the main thread runs a whole dispatch
+    on the same GPU: when that one ends, an allocation that would grow (move) the backing
+    array under A's engine must still fail rather than lose A's stores."""
+    gpu = gcnemu.GPU(waves_per_batch=8)
+    run_batch = gpu_mod.GPU._run_batch
+    inside, release = threading.Event(), threading.Event()
+
+    def held_in_thread_a(self, *args):
+        if threading.current_thread().name == "A":
+            inside.set()
+            assert release.wait(30)
+        return run_batch(self, *args)
+
+    monkeypatch.setattr(gpu_mod.GPU, "_run_batch", held_in_thread_a)
+    result = {}
+    a = threading.Thread(name="A", target=lambda: result.update(a=_saxpy(gpu, 64 * 32, 2, 1, workers=1)))
+    a.start()
+    try:
+        assert inside.wait(30)
+        rep, got, want = _saxpy(gpu, 64 * 16, 3, 4, workers=1)
+        assert np.array_equal(got, want)
+        with pytest.raises(gcnemu.MemoryFault, match="grow during a dispatch"):
+            gpu.empty(2 * gpu.memory.data.size)
+    finally:
+        release.set()
+        a.join(30)
+    _, got, want = result["a"]
+    assert np.array_equal(got, want)
+    gpu.empty(2 * gpu.memory.data.size)        # no dispatch runs: the array may grow
+
+
 def test_helper_threads_exit_when_the_gpu_is_garbage_collected():
     before = _helper_threads()
     gpu = gcnemu.GPU(waves_per_batch=8)
