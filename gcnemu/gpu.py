@@ -355,7 +355,7 @@ class GPU:
         self._dispatch_id = 0
         self._images = {}     # id(code object) -> (code object, GPU address of its image)
         self._launches = {}   # launch key (see dispatch) -> _Launch, least recently used first
-        self._pool, self._pool_size = None, 0   # helper threads of workers > 1 (see _helpers)
+        self._pool, self._pool_size = None, 0   # helpers of workers > 1 (see _start_helpers)
         self._running = 0     # dispatches running now (from several Python threads: see _run)
         self._lock = threading.Lock()   # guards _pool, _pool_size and _running
         self._queue = self.memory.allocate(256, name="amd_queue_t")
@@ -534,9 +534,7 @@ class GPU:
         GPU's pool (see _SharedQueue); the results in batch order, up to the first failing
         batch."""
         queue = _SharedQueue(lambda st, b: self._run_batch(ctx, st, b, data, mapped), states, batches)
-        pool = self._helpers(len(states) - 1)
-        for _ in states[1:]:
-            pool.submit(queue.work)
+        self._start_helpers(len(states) - 1, queue.work)
         try:
             # the calling thread works too: the first batch starts without a hand-off, and a
             # helper that is slow to wake (or busy with another dispatch) costs nothing
@@ -549,18 +547,21 @@ class GPU:
             results = queue.results()
         return results
 
-    def _helpers(self, n: int) -> ThreadPoolExecutor:
-        """The GPU's helper threads, at least ``n`` of them. They are kept between dispatches
-        (starting threads per dispatch cost more than a small launch's emulation) and wait
-        idle, without holding the GPU; they exit when the GPU is garbage collected (the pool
-        goes with it), or at interpreter exit."""
+    def _start_helpers(self, n: int, work) -> None:
+        """Have ``n`` of the GPU's helper threads call ``work``. The threads are kept between
+        dispatches (starting threads per dispatch cost more than a small launch's emulation)
+        and wait idle without holding the GPU: they exit when the GPU is garbage collected
+        (the pool goes with it), or at interpreter exit. Submitted under the lock, so that a
+        dispatch from another Python thread that needs a bigger pool does not shut this one
+        down in between."""
         with self._lock:
             if self._pool_size < n:
                 if self._pool is not None:
                     self._pool.shutdown(wait=False)   # its threads finish what they run and exit
                 self._pool = ThreadPoolExecutor(n, thread_name_prefix="gcnemu-worker")
                 self._pool_size = n
-            return self._pool
+            for _ in range(n):
+                self._pool.submit(work)
 
     def _run_batch(self, ctx, st, batch, data, mapped) -> "_BatchResult":
         """Run the workgroups of one batch to completion in the state arrays of one worker."""
