@@ -320,6 +320,11 @@ _NO_SCRATCH_VSHARP = scratch_vsharp(0, 0)
 #: with several workers, batches are made small enough that each worker gets at least this
 #: many (load balance); a batch costs some 0.02-0.1 ms of Python (set-up and bookkeeping)
 BATCHES_PER_WORKER = 4
+#: ...but a one-worker batch is cut into at most this many: cheap kernels do not win back
+#: the set-up of smaller batches, which runs under the GIL (saxpy of 129 waves, 2 workers
+#: against 1: 0.59x the speed in batches of 4 workgroups, 0.85x in 8, 1.02x in 16 of the
+#: 32 a one-worker batch holds; a 192-wave mandelbrot 1.72x, 1.81x and 1.58x)
+MAX_BATCH_SPLIT = 2
 
 
 class GPU:
@@ -799,7 +804,8 @@ class _Launch:
         if nworkers > 1:
             # workers take batches from a shared queue; several batches per worker, so
             # that workgroups of unequal cost (mandelbrot's rows) even out between them
-            groups_per_batch = max(1, min(groups_per_batch, ngroups // (BATCHES_PER_WORKER * nworkers)))
+            groups_per_batch = max(-(-groups_per_batch // MAX_BATCH_SPLIT),
+                                   min(groups_per_batch, ngroups // (BATCHES_PER_WORKER * nworkers)))
         self.nbatch_groups = nbatch_groups = min(ngroups, groups_per_batch)
         self.nwaves = nbatch_groups * waves_per_group
         self.lds_per_group = lds_per_group = (lds_size + 255) & ~255
