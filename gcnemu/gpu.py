@@ -797,7 +797,7 @@ class _Launch:
             # batch it were cut into would add ~15 us of set-up under the GIL, and the
             # hand-off to a helper thread as much again, more than its emulation gains
             # (the corpus saxpy, 64 waves: 90 us on one worker, 140 us as two batches
-            # on two)
+            # on two, the other core busy)
             self.serial_reason = (f"small launch: its {ngroups * waves_per_group} waves are one batch "
                                   f"(GPU(waves_per_batch={gpu.waves_per_batch}))")
             nworkers = 1
