@@ -3,7 +3,8 @@
 Run:  python -m pytest benchmarks/bench_modes.py --benchmark-only
 
 * 2 workers: ``gpu.dispatch(..., workers=1)`` vs ``workers=2`` on the same launch, if
-  ``GPU.dispatch`` takes a ``workers`` argument. Otherwise the benchmark is skipped with
+  ``GPU.dispatch`` takes a ``workers`` argument: launches of many workgroups (speedup), and
+  the corpus saxpy (64 waves: what asking for 2 workers costs a small launch). Otherwise the benchmark is skipped with
   "not available" and the summary table says so; no number is made up.
 * Timing: ``GPU(timing=True)`` vs the functional GPU on the same launch, if ``GPU`` takes a
   ``timing`` argument; likewise reported as not available otherwise.
@@ -117,6 +118,54 @@ def test_workers(benchmark, config, gpu_kwargs, kname, entry, make_args, grid, b
         f"({winst / t1 / 1e6:.2f} M winst/s), workers=2 {t2:.3f} s ({winst / t2 / 1e6:.2f} M winst/s): "
         f"speedup {t1 / t2:.2f}x; threads used {used}, CPU/wall {par:.2f}{' (' + why + ')' if why else ''}; "
         f"1-min load average {load:.1f} on {os.cpu_count()} CPUs"))
+
+
+#: dispatches per timed round of the small-launch case (one is ~0.1 ms)
+SMALL_DISPATCHES = 200
+
+
+def test_workers_small_launch(benchmark):
+    """The corpus saxpy (4096 work-items, 64 waves: one batch) dispatched over and over with
+    workers=1 and workers=2, alternating within each round: what asking for 2 workers costs
+    a small launch, in microseconds per dispatch (wall; gcnemu runs a launch of one batch on
+    the calling thread, and the report says so)."""
+    import gcnemu
+
+    benchmark.group = "workers"
+    if not _accepts(gcnemu.GPU.dispatch, "workers"):
+        pytest.skip("not available: GPU.dispatch has no 'workers' argument")
+    gpu = gcnemu.GPU()
+    case = corpus.make_case("saxpy", 0)
+    k = gcnemu.load(str(corpus.hsaco_path("saxpy"))).kernel(case.kernel)
+    args, bufs = gcnbench.device_args(gpu, case.args)
+    launch = dict(grid=tuple(case.grid), block=tuple(case.block), args=args)
+    reports = {}
+    for w in (1, 2):   # untimed: set-up, and the results of both against numpy
+        for i, b in bufs.items():
+            if isinstance(case.args[i], corpus.InOut):
+                b.write(case.args[i].array)   # y = a * x + y works in place
+        reports[w] = gpu.dispatch(k, workers=w, **launch)
+        corpus.compare_results(case, {i: b.to_numpy(case.expected[i].dtype).reshape(case.expected[i].shape)
+                                      for i, b in bufs.items() if i in case.expected})
+    times = {1: [], 2: []}
+
+    def run():
+        for w in (1, 2):
+            t = time.perf_counter()
+            for _ in range(SMALL_DISPATCHES):
+                gpu.dispatch(k, workers=w, **launch)
+            times[w].append((time.perf_counter() - t) / SMALL_DISPATCHES)
+
+    benchmark.pedantic(run, rounds=10, iterations=1, warmup_rounds=1)
+    t1, t2 = statistics.median(times[1]), statistics.median(times[2])
+    rep = reports[2]
+    used, why = getattr(rep, "workers", 2), getattr(rep, "serial_reason", "")
+    benchmark.extra_info.update(us_per_dispatch_workers1=t1 * 1e6, us_per_dispatch_workers2=t2 * 1e6,
+                                ratio=t2 / t1, workers_used=used)
+    gcnbench.record("workers", text=(
+        f"small launch: corpus saxpy ({rep.waves} waves), per dispatch: workers=1 {t1 * 1e6:.0f} us, "
+        f"workers=2 {t2 * 1e6:.0f} us ({t2 / t1:.2f}x the time); threads used {used}"
+        f"{' (' + why + ')' if why else ''}"))
 
 
 def test_timing_mode(benchmark):

@@ -13,8 +13,11 @@ engine; waves of a workgroup synchronise at s_barrier. Results are deterministic
 """
 from __future__ import annotations
 
+import itertools
 import os
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -276,7 +279,7 @@ class DispatchReport:
     exports: list = field(default_factory=list)   #: EXP data (see gcnemu.memops.read_exports)
     wall_seconds: float = 0.0
     occupancy: Occupancy | None = None
-    workers: int = 1          #: threads the dispatch ran on
+    workers: int = 1          #: threads the dispatch's batches were shared among
     serial_reason: str = ""   #: why more workers were asked for but one was used
     #: timing mode only (GPU(timing=True)): simulated GPU cycles of the whole dispatch
     cycles: int | None = None
@@ -317,6 +320,11 @@ _NO_SCRATCH_VSHARP = scratch_vsharp(0, 0)
 #: with several workers, batches are made small enough that each worker gets at least this
 #: many (load balance); a batch costs some 0.02-0.1 ms of Python (set-up and bookkeeping)
 BATCHES_PER_WORKER = 4
+#: ...but a one-worker batch is cut into at most this many: cheap kernels do not win back
+#: the set-up of smaller batches, which runs under the GIL (saxpy of 129 waves, 2 workers
+#: against 1: 0.59x the speed in batches of 4 workgroups, 0.85x in 8, 1.02x in 16 of the
+#: 32 a one-worker batch holds; a 192-wave mandelbrot 1.72x, 1.81x and 1.58x)
+MAX_BATCH_SPLIT = 2
 
 
 class GPU:
@@ -352,6 +360,9 @@ class GPU:
         self._dispatch_id = 0
         self._images = {}     # id(code object) -> (code object, GPU address of its image)
         self._launches = {}   # launch key (see dispatch) -> _Launch, least recently used first
+        self._pool, self._pool_size = None, 0   # helpers of workers > 1 (see _start_helpers)
+        self._running = 0     # dispatches running now (from several Python threads: see _run)
+        self._lock = threading.Lock()   # guards _pool, _pool_size and _running
         self._queue = self.memory.allocate(256, name="amd_queue_t")
         q = np.zeros(64, np.uint32)
         q[0x40 // 4] = SHARED_APERTURE_HI
@@ -388,9 +399,11 @@ class GPU:
         MemoryFault after the dispatch (the report's faults list them either way); a wave that
         fails raises ExecutionError naming kernel, workgroup, wave, PC and lane.
 
-        ``workers`` > 1 runs batches of workgroups on that many threads (the engine releases
-        the GIL) with bit-identical results; kernels with global atomics or GDS run on one
-        worker (``report.serial_reason`` says why).
+        ``workers`` > 1 runs batches of workgroups on that many threads, the calling one and
+        helpers the GPU keeps (the engine releases the GIL), with bit-identical results.
+        Kernels with order-dependent global atomics or GDS run on one worker, and so does a
+        launch of one batch (at most ``waves_per_batch`` waves); ``report.serial_reason``
+        says why.
         """
         if not isinstance(kernel, Kernel):
             raise DispatchError(f"dispatch takes a Kernel (from gcnemu.load(...).kernel(name)), "
@@ -478,17 +491,23 @@ class GPU:
         states = launch.get_states(self)
         ctx["dispatch_id"] = self._dispatch_id
         nworkers, batches = len(states), launch.batches
-        data, mapped = mem.arrays()
         totals = {k: 0 for k in _COUNTER_COLUMNS}
         fault_list, messages, export_list, traces = [], [], [], []
         waves_run = 0
-        mem.lock()
+        # the backing array must not grow while any dispatch runs (the engine holds the old
+        # one); with dispatches from several Python threads the last to finish unlocks it
+        with self._lock:
+            self._running += 1
+            mem.lock()
+            data, mapped = mem.arrays()
         try:
             if nworkers == 1:
                 results = (self._run_batch(ctx, states[0], b, data, mapped) for b in batches)
             else:
                 results = self._run_shared_queue(ctx, states, batches, data, mapped)
             for res in results:
+                if res.error is not None:
+                    raise res.error
                 waves_run += res.waves
                 for k in totals:
                     totals[k] += res.totals[k]
@@ -497,10 +516,11 @@ class GPU:
                     traces.append(res.trace)
                 messages.extend(res.messages)
                 export_list.extend(res.exports)
-                if res.error is not None:
-                    raise res.error
         finally:
-            mem.unlock()
+            with self._lock:
+                self._running -= 1
+                if not self._running:
+                    mem.unlock()
         rep = DispatchReport(info.name, launch.grid, launch.block, launch.ngroups, waves_run, totals,
                              fault_list, messages, export_list, occupancy=occ)
         rep.workers = nworkers
@@ -515,33 +535,38 @@ class GPU:
         return rep
 
     def _run_shared_queue(self, ctx, states, batches, data, mapped) -> list:
-        """Run the batches on one thread per state: each thread takes the next batch number
-        from a shared counter, so work evens out whatever the batches cost. A batch's result
-        does not depend on the thread that ran it (each thread's state is reset per batch),
-        and the caller merges results in batch order, so the bits are those of one worker.
-        After a failing batch no new batch starts; all batches before it have finished
-        (batches start in order), so the error reported is the same as with one worker."""
-        import itertools
-        import threading
-        from concurrent.futures import ThreadPoolExecutor
+        """Run the batches on the calling thread and len(states) - 1 helper threads of the
+        GPU's pool (see _SharedQueue); the results in batch order, up to the first failing
+        batch."""
+        queue = _SharedQueue(lambda st, b: self._run_batch(ctx, st, b, data, mapped), states, batches)
+        self._start_helpers(len(states) - 1, queue.work)
+        try:
+            # the calling thread works too: the first batch starts without a hand-off, and a
+            # helper that is slow to wake (or busy with another dispatch) costs nothing
+            queue.work()
+        except BaseException:
+            with queue.cond:
+                queue.stop = True    # e.g. KeyboardInterrupt: the helpers start no new batch
+            raise
+        finally:
+            results = queue.results()
+        return results
 
-        next_batch = itertools.count()   # next() is atomic under the GIL
-        stop = threading.Event()
-        out = [None] * len(batches)
-
-        def work(st):
-            while not stop.is_set():
-                j = next(next_batch)
-                if j >= len(batches):
-                    return
-                out[j] = self._run_batch(ctx, st, batches[j], data, mapped)
-                if out[j].error is not None:
-                    stop.set()
-
-        with ThreadPoolExecutor(len(states)) as pool:
-            for f in [pool.submit(work, st) for st in states]:
-                f.result()
-        return [r for r in itertools.takewhile(lambda r: r is not None, out)]
+    def _start_helpers(self, n: int, work) -> None:
+        """Have ``n`` of the GPU's helper threads call ``work``. The threads are kept between
+        dispatches (starting threads per dispatch cost more than a small launch's emulation)
+        and wait idle without holding the GPU: they exit when the GPU is garbage collected
+        (the pool goes with it), or at interpreter exit. Submitted under the lock, so that a
+        dispatch from another Python thread that needs a bigger pool does not shut this one
+        down in between."""
+        with self._lock:
+            if self._pool_size < n:
+                if self._pool is not None:
+                    self._pool.shutdown(wait=False)   # its threads finish what they run and exit
+                self._pool = ThreadPoolExecutor(n, thread_name_prefix="gcnemu-worker")
+                self._pool_size = n
+            for _ in range(n):
+                self._pool.submit(work)
 
     def _run_batch(self, ctx, st, batch, data, mapped) -> "_BatchResult":
         """Run the workgroups of one batch to completion in the state arrays of one worker."""
@@ -767,10 +792,20 @@ class _Launch:
         sgpr_layout = abi.initial_sgpr_layout(info) if info.code_object_version else _asm_sgpr_layout(info)
         nworkers = 1 if self.serial_reason else max(1, int(workers))
         groups_per_batch = max(1, gpu.waves_per_batch // waves_per_group)
+        if nworkers > 1 and ngroups <= groups_per_batch:
+            # a launch that is one batch on one worker runs on the calling thread: each
+            # batch it were cut into would add ~15 us of set-up under the GIL, and the
+            # hand-off to a helper thread as much again, more than its emulation gains
+            # (the corpus saxpy, 64 waves: 90 us on one worker, 140 us as two batches
+            # on two, the other core busy)
+            self.serial_reason = (f"small launch: its {ngroups * waves_per_group} waves are one batch "
+                                  f"(GPU(waves_per_batch={gpu.waves_per_batch}))")
+            nworkers = 1
         if nworkers > 1:
             # workers take batches from a shared queue; several batches per worker, so
             # that workgroups of unequal cost (mandelbrot's rows) even out between them
-            groups_per_batch = max(1, min(groups_per_batch, ngroups // (BATCHES_PER_WORKER * nworkers)))
+            groups_per_batch = max(-(-groups_per_batch // MAX_BATCH_SPLIT),
+                                   min(groups_per_batch, ngroups // (BATCHES_PER_WORKER * nworkers)))
         self.nbatch_groups = nbatch_groups = min(ngroups, groups_per_batch)
         self.nwaves = nbatch_groups * waves_per_group
         self.lds_per_group = lds_per_group = (lds_size + 255) & ~255
@@ -938,6 +973,63 @@ class _BatchState:
         if self.trace is not None:
             self.trace[0] = 2
             self.trace[1] = 0
+
+
+class _SharedQueue:
+    """The batches of one dispatch, shared among threads (the caller and its helpers): each
+    thread that calls work() takes a state (a worker's arrays) and then the next batch in
+    order until none is left, so work evens out whatever the batches cost. A batch's result
+    does not depend on the thread that ran it (each state is reset per batch), and results
+    are merged in batch order, so the bits are those of one worker. After a failing batch
+    (a wave error or an exception) no new batch starts; all batches before it have finished
+    (batches start in order), so the error reported is the same as with one worker."""
+
+    def __init__(self, run_batch, states, batches):
+        self.run_batch = run_batch   # (state, batch) -> _BatchResult
+        self.batches = batches
+        self.free = list(states)
+        self.out = [None] * len(batches)
+        self.next = 0           # the next batch to start
+        self.stop = False       # a batch failed
+        self.busy = 0           # threads in work() holding a state
+        self.cond = threading.Condition()
+
+    def work(self) -> None:
+        with self.cond:
+            # a helper that wakes after the batches ran (or were stopped) leaves at once:
+            # the dispatch may have returned, and its states serve the next one
+            if self.stop or self.next >= len(self.batches) or not self.free:
+                return
+            st = self.free.pop()
+            self.busy += 1
+        try:
+            while True:
+                with self.cond:
+                    if self.stop or self.next >= len(self.batches):
+                        return
+                    j = self.next
+                    self.next += 1
+                try:
+                    res = self.run_batch(st, self.batches[j])
+                except BaseException as e:   # re-raised by the caller in batch order
+                    res = _BatchResult()
+                    res.error = e
+                self.out[j] = res
+                if res.error is not None:
+                    with self.cond:
+                        self.stop = True
+        finally:
+            with self.cond:
+                self.busy -= 1
+                self.free.append(st)
+                self.cond.notify_all()
+
+    def results(self) -> list:
+        """Wait until no batch runs (none can start after that: the caller has left work(),
+        so all were taken or one failed); the results in order up to the first failure."""
+        with self.cond:
+            self.cond.wait_for(lambda: self.busy == 0)
+        return list(itertools.takewhile(lambda r: r is not None, self.out))
 
 
 class _BatchResult:
