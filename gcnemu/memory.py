@@ -44,6 +44,7 @@ Scratch (private segment) on gfx7 under the AMDHSA ABI:
 from __future__ import annotations
 
 import bisect
+import threading
 from typing import NamedTuple, Optional, Sequence, Union
 
 import numpy as np
@@ -625,6 +626,9 @@ class Memory:
         self._freed: list[_Alloc] = []       # for "use after free" descriptions
         self._locked = False
         self._counter = 0
+        # allocate/free from several Python threads (e.g. dispatches on one GPU): the first-fit
+        # search and the table must change as one step, or two buffers get the same range
+        self._mutex = threading.RLock()
         self.alloc_start = np.zeros(0, dtype=np.uint64)
         self.alloc_end = np.zeros(0, dtype=np.uint64)
         self.alloc_names: list[str] = []
@@ -684,7 +688,12 @@ class Memory:
         """Map ``nbytes`` (>0) of zeroed memory and return its virtual address.
 
         The address is aligned to max(align, page); guard pages separate allocations.
+        Safe to call from several threads.
         """
+        with self._mutex:
+            return self._allocate(nbytes, align, name)
+
+    def _allocate(self, nbytes: int, align: int, name: Optional[str]) -> int:
         nbytes = int(nbytes)
         align = int(align)
         if nbytes <= 0:
@@ -738,6 +747,10 @@ class Memory:
 
     def free(self, address: int) -> None:
         """Unmap the allocation starting at ``address`` (MemoryFault if there is none)."""
+        with self._mutex:
+            self._free(address)
+
+    def _free(self, address: int) -> None:
         for i, a in enumerate(self._allocs):
             if a.start == address:
                 off = a.start - BASE

@@ -501,3 +501,43 @@ def test_allocate_scratch_and_vsharp():
                 assert s.address <= a < s.address + s.size
                 seen.add(int(a))
     assert len(seen) == s.size // 4
+
+
+def test_allocations_from_several_threads_never_overlap():
+    """Two threads allocating and freeing on one Memory: every live range is disjoint from the
+    others (the first-fit search and the table change as one step)."""
+    import threading
+    from gcnemu.memory import Memory
+    mem = Memory()
+    live = {}
+    errors = []
+
+    def worker(k):
+        try:
+            mine = []
+            for i in range(300):
+                n = 1000 + 997 * ((i * 7 + k) % 13)
+                a = mem.allocate(n, name=f"t{k}_{i}")
+                mine.append((a, n))
+                if i % 3 == 2:
+                    a0, _ = mine.pop(0)
+                    mem.free(a0)
+            live[k] = mine
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    import sys
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)   # switch threads often, so that an unguarded search races
+    try:
+        threads = [threading.Thread(target=worker, args=(k,)) for k in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert not errors
+    ranges = sorted(r for k in live for r in live[k])
+    for (a, n), (b, _) in zip(ranges, ranges[1:]):
+        assert a + n <= b, f"0x{a:x}+{n} overlaps 0x{b:x}"
