@@ -233,6 +233,27 @@ def _mapped_lanes(context, builder, m, o, mapped, ps, last):
     return builder.bitcast(builder.load(res), pred)
 
 
+def _flat_fast_lanes(context, builder, src, ubase, dlim, priv, mapped, ps, ex, n):
+    """(m, o): the fast lanes of a FLAT dword access of n dwords (see _flat_gather_intrinsic)
+    and every lane's offset o = ua - ubase into the backing array, as 64-lane vectors."""
+    i1, i32, i64 = ir.IntType(1), ir.IntType(32), ir.IntType(64)
+    row = ir.VectorType(i32, 64)
+    row64 = ir.VectorType(i64, 64)
+    ptr = row.as_pointer()
+    lo = builder.zext(builder.load(builder.inttoptr(src, ptr), align=4), row64)
+    hi = builder.zext(builder.load(builder.inttoptr(builder.add(src, ir.Constant(i64, 256)), ptr),
+                                   align=4), row64)
+    ua = builder.or_(lo, builder.shl(hi, _splat(builder, ir.Constant(i64, 32), i64)))
+    o = builder.sub(ua, _splat(builder, ubase, i64))
+    m = builder.bitcast(ex, ir.VectorType(i1, 64))
+    m = builder.and_(m, builder.icmp_unsigned("!=", hi, _splat(builder, priv, i64)))
+    m = builder.and_(m, builder.icmp_unsigned(">=", ua, _splat(builder, ubase, i64)))
+    m = builder.and_(m, builder.icmp_unsigned("<=", o, _splat(builder, dlim, i64)))
+    m = builder.and_(m, builder.icmp_unsigned(
+        "==", builder.and_(o, _splat(builder, ir.Constant(i64, 3), i64)), ir.Constant(row64, None)))
+    return _mapped_lanes(context, builder, m, o, mapped, ps, 4 * n - 1), o
+
+
 def _flat_gather_intrinsic(n):
     """An intrinsic for the FLAT dword loads (n dwords per lane) from mapped global memory:
 
@@ -258,19 +279,8 @@ def _flat_gather_intrinsic(n):
                                 [row, ptr, i32, pred])
             dst_, src_, data_, mapped_, ubase_, dlim_, ps_, priv_, ex_ = [
                 builder.zext(a, i64) if a.type.width < 64 else a for a in args]
-            lo = builder.zext(builder.load(builder.inttoptr(src_, ptr), align=4), row64)
-            hi = builder.zext(builder.load(builder.inttoptr(builder.add(src_, ir.Constant(i64, 256)),
-                                                            ptr), align=4), row64)
-            ua = builder.or_(lo, builder.shl(hi, _splat(builder, ir.Constant(i64, 32), i64)))
-            exv = builder.bitcast(ex_, pred)
-            o = builder.sub(ua, _splat(builder, ubase_, i64))
-            m = builder.and_(exv, builder.icmp_unsigned("!=", hi, _splat(builder, priv_, i64)))
-            m = builder.and_(m, builder.icmp_unsigned(">=", ua, _splat(builder, ubase_, i64)))
-            m = builder.and_(m, builder.icmp_unsigned("<=", o, _splat(builder, dlim_, i64)))
-            m = builder.and_(m, builder.icmp_unsigned(
-                "==", builder.and_(o, _splat(builder, ir.Constant(i64, 3), i64)),
-                ir.Constant(row64, None)))
-            m = _mapped_lanes(context, builder, m, o, mapped_, ps_, 4 * n - 1)
+            m, o = _flat_fast_lanes(context, builder, src_, ubase_, dlim_, priv_, mapped_, ps_,
+                                    ex_, n)
             p = builder.add(o, _splat(builder, data_, i64))
             values = _gather_rows(context, builder, p, m, n)
             for k, v in enumerate(values):
@@ -340,3 +350,50 @@ def _lds_scatter_intrinsic(n, pairs):
 lds_scatter1_1, lds_scatter1_2, lds_scatter1_3, lds_scatter1_4 = (
     _lds_scatter_intrinsic(n, 1) for n in (1, 2, 3, 4))
 lds_scatter2_1, lds_scatter2_2 = (_lds_scatter_intrinsic(n, 2) for n in (1, 2))
+
+
+def _flat_scatter_intrinsic(n):
+    """An intrinsic for the FLAT dword stores (n dwords per lane) to mapped global memory:
+
+        slow = scatter(src, vdata, data, mapped, ubase, dlim, ps, priv, ex)
+
+    The fast lanes as in _flat_gather_intrinsic. When every lane of ``ex`` is fast, stores,
+    lane by lane in order (a later lane wins where accesses meet), the n dwords of the rows at
+    ``vdata`` (256 bytes apart) at data + o, and returns 0. Otherwise stores nothing and returns
+    the mask of the active lanes that are not fast: the caller then runs the whole store lane by
+    lane, since a slow lane's store must keep its place in the lane order."""
+    def scatter(typingctx, src, vdata, data, mapped, ubase, dlim, ps, priv, ex):
+        sig = types.uint64(src, vdata, data, mapped, ubase, dlim, ps, priv, ex)
+
+        def codegen(context, builder, signature, args):
+            from numba.core import cgutils
+            i32, i64 = ir.IntType(32), ir.IntType(64)
+            row64 = ir.VectorType(i64, 64)
+            src_, vdata_, data_, mapped_, ubase_, dlim_, ps_, priv_, ex_ = [
+                builder.zext(a, i64) if a.type.width < 64 else a for a in args]
+            m, o = _flat_fast_lanes(context, builder, src_, ubase_, dlim_, priv_, mapped_, ps_,
+                                    ex_, n)
+            slow = builder.and_(ex_, builder.not_(builder.bitcast(m, i64)))
+            sink = builder.ptrtoint(cgutils.alloca_once(builder, i32, size=ir.Constant(i64, 4)), i64)
+            pbuf = cgutils.alloca_once(builder, row64)
+            with builder.if_then(builder.icmp_unsigned("==", slow, ir.Constant(i64, 0)), likely=True):
+                p = builder.select(m, builder.add(o, _splat(builder, data_, i64)),
+                                   _splat(builder, sink, i64))
+                builder.store(p, pbuf, align=64)
+                pflat = builder.bitcast(pbuf, i64.as_pointer())
+                for l in range(64):
+                    pl = builder.inttoptr(builder.load(builder.gep(pflat, [ir.Constant(i64, l)])),
+                                          i32.as_pointer())
+                    for i in range(n):
+                        v = builder.load(builder.inttoptr(
+                            builder.add(vdata_, ir.Constant(i64, 256 * i + 4 * l)), i32.as_pointer()))
+                        builder.store(v, builder.gep(pl, [ir.Constant(i64, i)]) if i else pl,
+                                      align=1)
+            return slow
+        return sig, codegen
+    scatter.__name__ = f"flat_scatter_{n}"
+    return intrinsic(scatter)
+
+
+flat_scatter_1, flat_scatter_2, flat_scatter_3, flat_scatter_4 = (
+    _flat_scatter_intrinsic(n) for n in (1, 2, 3, 4))

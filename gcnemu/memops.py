@@ -68,7 +68,8 @@ from numba.extending import intrinsic
 
 from . import memory as M
 from .jit import njit
-from .lanes import (flat_gather_1, flat_gather_2, flat_gather_3, flat_gather_4, lds_gather1_1,
+from .lanes import (flat_gather_1, flat_gather_2, flat_gather_3, flat_gather_4, flat_scatter_1,
+                    flat_scatter_2, flat_scatter_3, flat_scatter_4, lds_gather1_1,
                     lds_gather1_2, lds_gather1_3, lds_gather1_4, lds_gather2_1, lds_gather2_2,
                     lds_scatter1_1, lds_scatter1_2, lds_scatter1_3, lds_scatter1_4,
                     lds_scatter2_1, lds_scatter2_2)
@@ -759,7 +760,8 @@ def _flat_lane(l, kind, size, count, sext, aop, glc, vaddr, vdata, vdst, nb, spa
                     lsize, vb)
 
 
-# The dword loops of flat_instruction's fast path (flat_load/store_dword[xN]), inlined with a
+# The dword loops of flat_instruction (flat_store_dword[xN] with a lane that is not fast; the
+# loads and all-fast stores take lanes.flat_gather_*/flat_scatter_*), inlined with a
 # constant n so the row loops unroll; unsigned indices (no negative-index fix-ups). A lane
 # takes the fast path when its 64-bit address is not in the private aperture, lies in the
 # backing array 4-aligned with its whole access there, and the access's first and last pages
@@ -861,22 +863,42 @@ def flat_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_bas
                                    span, ws, w, vgpr, lds, mem_data, mem_mapped, mem_base,
                                    faults, d32, ubase, dlim, lbase, lsize, vb)
         else:
-            if count == 1:
-                _flat_dword_loop(False, kind, size, count, sext, aop, glc, vaddr, vdata,
-                                 vdst, nb, span, ws, w, vgpr, lds, mem_data, mem_mapped,
-                                 mem_base, faults, d32, ubase, dlim, lbase, lsize, vb, ex, 1)
-            elif count == 2:
-                _flat_dword_loop(False, kind, size, count, sext, aop, glc, vaddr, vdata,
-                                 vdst, nb, span, ws, w, vgpr, lds, mem_data, mem_mapped,
-                                 mem_base, faults, d32, ubase, dlim, lbase, lsize, vb, ex, 2)
-            elif count == 3:
-                _flat_dword_loop(False, kind, size, count, sext, aop, glc, vaddr, vdata,
-                                 vdst, nb, span, ws, w, vgpr, lds, mem_data, mem_mapped,
-                                 mem_base, faults, d32, ubase, dlim, lbase, lsize, vb, ex, 3)
-            else:
-                _flat_dword_loop(False, kind, size, count, sext, aop, glc, vaddr, vdata,
-                                 vdst, nb, span, ws, w, vgpr, lds, mem_data, mem_mapped,
-                                 mem_base, faults, d32, ubase, dlim, lbase, lsize, vb, ex, 4)
+            # all active lanes fast: one branch-free store loop in lane order (see
+            # lanes.flat_scatter_*); any other lane: the whole store lane by lane below
+            slow = ex
+            if U64(mem_data.shape[0]) >= U64(span):
+                pv = U64(vgpr.ctypes.data)
+                src = pv + U64(vb + vaddr) * U64(256)
+                dat = pv + U64(vb + vdata) * U64(256)
+                pd = U64(mem_data.ctypes.data)
+                pm = U64(mem_mapped.ctypes.data)
+                ups = U64(M.PAGE_SHIFT)
+                priv = U64(PRIVATE_APERTURE_HI)
+                if count == 1:
+                    slow = flat_scatter_1(src, dat, pd, pm, ubase, dlim, ups, priv, ex)
+                elif count == 2:
+                    slow = flat_scatter_2(src, dat, pd, pm, ubase, dlim, ups, priv, ex)
+                elif count == 3:
+                    slow = flat_scatter_3(src, dat, pd, pm, ubase, dlim, ups, priv, ex)
+                else:
+                    slow = flat_scatter_4(src, dat, pd, pm, ubase, dlim, ups, priv, ex)
+            if slow != U64(0):
+                if count == 1:
+                    _flat_dword_loop(False, kind, size, count, sext, aop, glc, vaddr, vdata,
+                                     vdst, nb, span, ws, w, vgpr, lds, mem_data, mem_mapped,
+                                     mem_base, faults, d32, ubase, dlim, lbase, lsize, vb, ex, 1)
+                elif count == 2:
+                    _flat_dword_loop(False, kind, size, count, sext, aop, glc, vaddr, vdata,
+                                     vdst, nb, span, ws, w, vgpr, lds, mem_data, mem_mapped,
+                                     mem_base, faults, d32, ubase, dlim, lbase, lsize, vb, ex, 2)
+                elif count == 3:
+                    _flat_dword_loop(False, kind, size, count, sext, aop, glc, vaddr, vdata,
+                                     vdst, nb, span, ws, w, vgpr, lds, mem_data, mem_mapped,
+                                     mem_base, faults, d32, ubase, dlim, lbase, lsize, vb, ex, 3)
+                else:
+                    _flat_dword_loop(False, kind, size, count, sext, aop, glc, vaddr, vdata,
+                                     vdst, nb, span, ws, w, vgpr, lds, mem_data, mem_mapped,
+                                     mem_base, faults, d32, ubase, dlim, lbase, lsize, vb, ex, 4)
         return
     for l in range(64):
         if (ex >> U64(l)) & U64(1):
