@@ -245,3 +245,57 @@ def test_flat_load_unaligned_and_lds_lanes_among_fast_lanes(n):
                 continue
             assert got == read(int(addr[lane]) + 4 * i), (lane, i)
     assert r.faults == []
+
+
+def _store(n, addr, mem, exec_mask, data):
+    lo, hi = _rows(addr)
+    name = "flat_store_dword" + ("" if n == 1 else f"x{n}")
+    regs = "v10" if n == 1 else f"v[10:{9 + n}]"
+    return run(f"{name} v[2:3], {regs}", vgpr={2: lo, 3: hi, **{10 + i: data[i] for i in range(n)}},
+               mem=mem, exec_mask=exec_mask)
+
+
+def _model_store(raw, buf, n, addr, exec_mask, data):
+    """Byte model of the stores, lane by lane in order (the writes of a later lane win)."""
+    out = bytearray(raw)
+    for lane in range(64):
+        if (exec_mask >> lane) & 1:
+            for i in range(n):
+                o = int(addr[lane]) + 4 * i - buf
+                out[o:o + 4] = int(data[i][lane]).to_bytes(4, "little")
+    return bytes(out)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_flat_store_all_lanes_fast_overlapping(n):
+    # every active lane mapped and aligned (the branch-free lane loop): lanes overlap in part
+    # (lane l+1 one dword after lane l) and in full (lanes 30..39 on one address): the later
+    # lane wins; inactive lanes point at the guard page and store nothing
+    mem = Memory()
+    buf, size, words = _buffer(mem, 3, 20 + n)
+    addr = (buf + 4 * np.arange(64) + 64).astype(np.uint64)
+    addr[30:40] = buf + 8
+    addr[50] = buf + size - 4 * n
+    ex = EXEC & ~(1 << 2) | (1 << 30) | (1 << 39)
+    addr[2] = buf + size
+    data = [np.arange(64, dtype=np.uint32) + 0x01010000 * (i + 1) for i in range(n)]
+    r = _store(n, addr, mem, ex, data)
+    assert mem.read(buf, size) == _model_store(words.tobytes(), buf, n, addr, ex, data)
+    assert r.faults == []
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_flat_store_slow_lane_keeps_its_place_in_lane_order(n):
+    # lane 3 is 2-aligned (general path, bytes) and overlaps lanes 2 and 4, which are fast:
+    # lane 3 overwrites lane 2's upper half and lane 4 then overwrites lane 3's upper bytes
+    mem = Memory()
+    buf, size, words = _buffer(mem, 2, 30 + n)
+    addr = (buf + 16 * np.arange(64)).astype(np.uint64) % np.uint64(buf + size - 16)
+    addr = np.maximum(addr, np.uint64(buf))
+    addr[2] = buf + 256
+    addr[3] = buf + 256 + 2
+    addr[4] = buf + 256 + 4
+    data = [np.arange(64, dtype=np.uint32) * 0x01010101 + 0x10203040 * (i + 1) for i in range(n)]
+    r = _store(n, addr, mem, (1 << 64) - 1, data)
+    assert mem.read(buf, size) == _model_store(words.tobytes(), buf, n, addr, (1 << 64) - 1, data)
+    assert r.faults == []
