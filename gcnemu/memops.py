@@ -68,6 +68,11 @@ from numba.extending import intrinsic
 
 from . import memory as M
 from .jit import njit
+from .lanes import (flat_gather_1, flat_gather_2, flat_gather_3, flat_gather_4, flat_scatter_1,
+                    flat_scatter_2, flat_scatter_3, flat_scatter_4, lds_gather1_1,
+                    lds_gather1_2, lds_gather1_3, lds_gather1_4, lds_gather2_1, lds_gather2_2,
+                    lds_scatter1_1, lds_scatter1_2, lds_scatter1_3, lds_scatter1_4,
+                    lds_scatter2_1, lds_scatter2_2)
 
 # subop layout
 K_LOAD, K_STORE, K_ATOMIC, K_LOAD2, K_STORE2, K_SWIZZLE, K_APPEND, K_CONSUME, K_NOP, \
@@ -349,81 +354,6 @@ def _lane_on(ex, l):
     return ((ex >> U64(l)) & U64(1)) != U64(0)
 
 
-# The dword-load loops of ds_instruction's fast path. Inlined with a constant n (dwords per
-# address), so LLVM sees constant trip counts; the "lds32[..] if ok else 0" form, with the
-# lane's address read before its results are written, measured fastest (read2_b32 185 -> ~70
-# ns per wave-instruction against an if/else with a loop in each arm).
-@njit(inline="always")
-def _ds_load_loop(vgpr, lds32, ex, ra, rd, ub, uoff, amask, ulim, n):
-    unb = U64(4 * n)
-    for l in range(64):
-        ul = U64(l)
-        if (ex >> ul) & U64(1):
-            a = (U64(vgpr[ra, ul]) + uoff) & amask
-            ok = a + unb <= ulim
-            q = ub + (a >> U64(2))
-            for i in range(n):
-                ui = U64(i)
-                vgpr[rd + ui, ul] = lds32[q + ui] if ok else np.uint32(0)
-
-
-@njit(inline="always")
-def _ds_load2_loop(vgpr, lds32, ex, ra, rd, ub, uo0, uo1, amask, ulim, n):
-    unb = U64(4 * n)
-    un = U64(n)
-    for l in range(64):
-        ul = U64(l)
-        if (ex >> ul) & U64(1):
-            addr = U64(vgpr[ra, ul])
-            a0 = (addr + uo0) & amask
-            a1 = (addr + uo1) & amask
-            ok0 = a0 + unb <= ulim
-            ok1 = a1 + unb <= ulim
-            q0 = ub + (a0 >> U64(2))
-            q1 = ub + (a1 >> U64(2))
-            for i in range(n):
-                ui = U64(i)
-                vgpr[rd + ui, ul] = lds32[q0 + ui] if ok0 else np.uint32(0)
-            for i in range(n):
-                ui = U64(i)
-                vgpr[rd + un + ui, ul] = lds32[q1 + ui] if ok1 else np.uint32(0)
-
-
-@njit(inline="always")
-def _ds_store_loop(vgpr, lds32, ex, ra, rs, ub, uoff, amask, ulim, n):
-    unb = U64(4 * n)
-    for l in range(64):
-        ul = U64(l)
-        if (ex >> ul) & U64(1):
-            a = (U64(vgpr[ra, ul]) + uoff) & amask
-            if a + unb <= ulim:
-                q = ub + (a >> U64(2))
-                for i in range(n):
-                    ui = U64(i)
-                    lds32[q + ui] = vgpr[rs + ui, ul]
-
-
-@njit(inline="always")
-def _ds_store2_loop(vgpr, lds32, ex, ra, rs0, rs1, ub, uo0, uo1, amask, ulim, n):
-    unb = U64(4 * n)
-    for l in range(64):
-        ul = U64(l)
-        if (ex >> ul) & U64(1):
-            addr = U64(vgpr[ra, ul])
-            a0 = (addr + uo0) & amask
-            a1 = (addr + uo1) & amask
-            if a0 + unb <= ulim:
-                q0 = ub + (a0 >> U64(2))
-                for i in range(n):
-                    ui = U64(i)
-                    lds32[q0 + ui] = vgpr[rs0 + ui, ul]
-            if a1 + unb <= ulim:   # after the first: the second wins where they meet
-                q1 = ub + (a1 >> U64(2))
-                for i in range(n):
-                    ui = U64(i)
-                    lds32[q1 + ui] = vgpr[rs1 + ui, ul]
-
-
 # --- DS -------------------------------------------------------------------------------------
 @njit(_nrt=False)   # see the note above _sext_bytes
 def ds_instruction(ins, w, sregs, ws, vgpr, lds, scratch):
@@ -525,63 +455,66 @@ def ds_instruction(ins, w, sregs, ws, vgpr, lds, scratch):
     vb = ws[w, WS_VBASE]
     lds32 = lds[:lds.shape[0] & ~3].view(np.uint32)   # aligned dwords in one access
     # Fast path for the dword loads and stores that LDS-heavy kernels are made of (ds_read/
-    # write_b32..b128, ds_read2/write2(st64)_b32/b64): one tight loop per kind instead of the
-    # kind-if-chain per lane, and unsigned indices (numba adds a negative-index wraparound
-    # fix-up to every signed index). With a 4-aligned base every access is a whole dword
-    # (the address is aligned to >= 4), so no byte fallback is needed. Same semantics as the
-    # general loop below: lanes in order, the lane's address read before its results are
-    # written (dst may overlap addr), 32-bit wrap, alignment mask, out of range (a + nb >
-    # limit) reads 0 / drops the write.
+    # write_b32..b128, ds_read2/write2(st64)_b32/b64): whole-row intrinsics (lanes.lds_gather*,
+    # lanes.lds_scatter*) that compute every lane's address and range check as vectors, then
+    # load or store lane by lane without branches, and write load results with one masked
+    # store per row. With a 4-aligned base every access is a whole dword (the address is
+    # aligned to >= 4), so no byte fallback is needed. Same semantics as the general loop
+    # below: lanes in order, the lane's address read before its results are written (dst may
+    # overlap addr), 32-bit wrap, alignment mask, out of range (a + nb > limit) reads 0 /
+    # drops the write.
     if (base & 3) == 0 and count <= 4 and (
             ((kind == K_LOAD or kind == K_STORE) and size >= 4)
             or ((kind == K_LOAD2 or kind == K_STORE2) and count <= 2)):
         ulim = U64(limit) if limit > 0 else U64(0)
-        ub = U64(base >> 2)
         ra = U64(vb + vaddr)
         unb = U64(4 * count)
         one = U64(1)
+        pv = U64(vgpr.ctypes.data)            # rows of 64 uint32 lanes, 256 bytes apart
+        pl = U64(lds.ctypes.data) + U64(base)  # the LDS window (4-aligned base)
+        src = pv + ra * U64(256)
         if kind == K_LOAD or kind == K_STORE:
             amask = U64(0xFFFFFFFF) & ~U64((4 * count if count <= 2 else 16) - 1)
             uoff = U64(offset16)
             if kind == K_LOAD:
-                rd = U64(vb + vdst)
-                # a constant dword count per call, so that LLVM unrolls the row loop
+                # one masked gather per dword row (see lanes.lds_gather*); a constant count
+                dst = pv + U64(vb + vdst) * U64(256)
                 if count == 1:
-                    _ds_load_loop(vgpr, lds32, ex, ra, rd, ub, uoff, amask, ulim, 1)
+                    lds_gather1_1(dst, pl, src, uoff, uoff, amask, ulim, ex)
                 elif count == 2:
-                    _ds_load_loop(vgpr, lds32, ex, ra, rd, ub, uoff, amask, ulim, 2)
+                    lds_gather1_2(dst, pl, src, uoff, uoff, amask, ulim, ex)
                 elif count == 3:
-                    _ds_load_loop(vgpr, lds32, ex, ra, rd, ub, uoff, amask, ulim, 3)
+                    lds_gather1_3(dst, pl, src, uoff, uoff, amask, ulim, ex)
                 else:
-                    _ds_load_loop(vgpr, lds32, ex, ra, rd, ub, uoff, amask, ulim, 4)
+                    lds_gather1_4(dst, pl, src, uoff, uoff, amask, ulim, ex)
             else:
-                rs = U64(vb + d0)
+                data = pv + U64(vb + d0) * U64(256)
                 if count == 1:
-                    _ds_store_loop(vgpr, lds32, ex, ra, rs, ub, uoff, amask, ulim, 1)
+                    lds_scatter1_1(pl, src, data, data, uoff, uoff, amask, ulim, ex)
                 elif count == 2:
-                    _ds_store_loop(vgpr, lds32, ex, ra, rs, ub, uoff, amask, ulim, 2)
+                    lds_scatter1_2(pl, src, data, data, uoff, uoff, amask, ulim, ex)
                 elif count == 3:
-                    _ds_store_loop(vgpr, lds32, ex, ra, rs, ub, uoff, amask, ulim, 3)
+                    lds_scatter1_3(pl, src, data, data, uoff, uoff, amask, ulim, ex)
                 else:
-                    _ds_store_loop(vgpr, lds32, ex, ra, rs, ub, uoff, amask, ulim, 4)
+                    lds_scatter1_4(pl, src, data, data, uoff, uoff, amask, ulim, ex)
             return
         scale = U64(4 * count * (64 if st64 else 1))
         uo0 = U64(off0) * scale
         uo1 = U64(off1) * scale
         amask = U64(0xFFFFFFFF) & ~(unb - one)
         if kind == K_LOAD2:
-            rd = U64(vb + vdst)
+            dst = pv + U64(vb + vdst) * U64(256)
             if count == 1:
-                _ds_load2_loop(vgpr, lds32, ex, ra, rd, ub, uo0, uo1, amask, ulim, 1)
+                lds_gather2_1(dst, pl, src, uo0, uo1, amask, ulim, ex)
             else:
-                _ds_load2_loop(vgpr, lds32, ex, ra, rd, ub, uo0, uo1, amask, ulim, 2)
+                lds_gather2_2(dst, pl, src, uo0, uo1, amask, ulim, ex)
         else:
-            rs0 = U64(vb + d0)
-            rs1 = U64(vb + d1)
+            data0 = pv + U64(vb + d0) * U64(256)
+            data1 = pv + U64(vb + d1) * U64(256)
             if count == 1:
-                _ds_store2_loop(vgpr, lds32, ex, ra, rs0, rs1, ub, uo0, uo1, amask, ulim, 1)
+                lds_scatter2_1(pl, src, data0, data1, uo0, uo1, amask, ulim, ex)
             else:
-                _ds_store2_loop(vgpr, lds32, ex, ra, rs0, rs1, ub, uo0, uo1, amask, ulim, 2)
+                lds_scatter2_2(pl, src, data0, data1, uo0, uo1, amask, ulim, ex)
         return
     for l in range(64):
         if not (ex >> U64(l)) & U64(1):
@@ -827,7 +760,8 @@ def _flat_lane(l, kind, size, count, sext, aop, glc, vaddr, vdata, vdst, nb, spa
                     lsize, vb)
 
 
-# The dword loops of flat_instruction's fast path (flat_load/store_dword[xN]), inlined with a
+# The dword loops of flat_instruction (flat_store_dword[xN] with a lane that is not fast; the
+# loads and all-fast stores take lanes.flat_gather_*/flat_scatter_*), inlined with a
 # constant n so the row loops unroll; unsigned indices (no negative-index fix-ups). A lane
 # takes the fast path when its 64-bit address is not in the private aperture, lies in the
 # backing array 4-aligned with its whole access there, and the access's first and last pages
@@ -900,41 +834,71 @@ def flat_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_bas
     dlim = U64(mem_data.shape[0]) - U64(span)
     d32 = mem_data[:mem_data.shape[0] & ~3].view(np.uint32)
     if nb == 4 and (kind == K_LOAD or kind == K_STORE):
-        # a constant dword count per call, so that LLVM unrolls the row loops
         if kind == K_LOAD:
-            if count == 1:
-                _flat_dword_loop(True, kind, size, count, sext, aop, glc, vaddr, vdata,
-                                 vdst, nb, span, ws, w, vgpr, lds, mem_data, mem_mapped,
-                                 mem_base, faults, d32, ubase, dlim, lbase, lsize, vb, ex, 1)
-            elif count == 2:
-                _flat_dword_loop(True, kind, size, count, sext, aop, glc, vaddr, vdata,
-                                 vdst, nb, span, ws, w, vgpr, lds, mem_data, mem_mapped,
-                                 mem_base, faults, d32, ubase, dlim, lbase, lsize, vb, ex, 2)
-            elif count == 3:
-                _flat_dword_loop(True, kind, size, count, sext, aop, glc, vaddr, vdata,
-                                 vdst, nb, span, ws, w, vgpr, lds, mem_data, mem_mapped,
-                                 mem_base, faults, d32, ubase, dlim, lbase, lsize, vb, ex, 3)
-            else:
-                _flat_dword_loop(True, kind, size, count, sext, aop, glc, vaddr, vdata,
-                                 vdst, nb, span, ws, w, vgpr, lds, mem_data, mem_mapped,
-                                 mem_base, faults, d32, ubase, dlim, lbase, lsize, vb, ex, 4)
+            # the fast lanes in one masked gather per dword row (see lanes.flat_gather_*),
+            # then the others one by one in lane order; a fast lane writes only its own lane
+            # and a slow one reads only its own lane's address, so the order between the two
+            # groups does not matter. (A backing array shorter than the access: all slow.)
+            slow = ex
+            if U64(mem_data.shape[0]) >= U64(span):
+                pv = U64(vgpr.ctypes.data)
+                dst = pv + U64(vb + vdst) * U64(256)
+                src = pv + U64(vb + vaddr) * U64(256)
+                pd = U64(mem_data.ctypes.data)
+                pm = U64(mem_mapped.ctypes.data)
+                ups = U64(M.PAGE_SHIFT)
+                priv = U64(PRIVATE_APERTURE_HI)
+                if count == 1:
+                    slow = flat_gather_1(dst, src, pd, pm, ubase, dlim, ups, priv, ex)
+                elif count == 2:
+                    slow = flat_gather_2(dst, src, pd, pm, ubase, dlim, ups, priv, ex)
+                elif count == 3:
+                    slow = flat_gather_3(dst, src, pd, pm, ubase, dlim, ups, priv, ex)
+                else:
+                    slow = flat_gather_4(dst, src, pd, pm, ubase, dlim, ups, priv, ex)
+            if slow != U64(0):
+                for l in range(64):
+                    if (slow >> U64(l)) & U64(1):
+                        _flat_lane(l, kind, size, count, sext, aop, glc, vaddr, vdata, vdst, nb,
+                                   span, ws, w, vgpr, lds, mem_data, mem_mapped, mem_base,
+                                   faults, d32, ubase, dlim, lbase, lsize, vb)
         else:
-            if count == 1:
-                _flat_dword_loop(False, kind, size, count, sext, aop, glc, vaddr, vdata,
-                                 vdst, nb, span, ws, w, vgpr, lds, mem_data, mem_mapped,
-                                 mem_base, faults, d32, ubase, dlim, lbase, lsize, vb, ex, 1)
-            elif count == 2:
-                _flat_dword_loop(False, kind, size, count, sext, aop, glc, vaddr, vdata,
-                                 vdst, nb, span, ws, w, vgpr, lds, mem_data, mem_mapped,
-                                 mem_base, faults, d32, ubase, dlim, lbase, lsize, vb, ex, 2)
-            elif count == 3:
-                _flat_dword_loop(False, kind, size, count, sext, aop, glc, vaddr, vdata,
-                                 vdst, nb, span, ws, w, vgpr, lds, mem_data, mem_mapped,
-                                 mem_base, faults, d32, ubase, dlim, lbase, lsize, vb, ex, 3)
-            else:
-                _flat_dword_loop(False, kind, size, count, sext, aop, glc, vaddr, vdata,
-                                 vdst, nb, span, ws, w, vgpr, lds, mem_data, mem_mapped,
-                                 mem_base, faults, d32, ubase, dlim, lbase, lsize, vb, ex, 4)
+            # all active lanes fast: one branch-free store loop in lane order (see
+            # lanes.flat_scatter_*); any other lane: the whole store lane by lane below
+            slow = ex
+            if U64(mem_data.shape[0]) >= U64(span):
+                pv = U64(vgpr.ctypes.data)
+                src = pv + U64(vb + vaddr) * U64(256)
+                dat = pv + U64(vb + vdata) * U64(256)
+                pd = U64(mem_data.ctypes.data)
+                pm = U64(mem_mapped.ctypes.data)
+                ups = U64(M.PAGE_SHIFT)
+                priv = U64(PRIVATE_APERTURE_HI)
+                if count == 1:
+                    slow = flat_scatter_1(src, dat, pd, pm, ubase, dlim, ups, priv, ex)
+                elif count == 2:
+                    slow = flat_scatter_2(src, dat, pd, pm, ubase, dlim, ups, priv, ex)
+                elif count == 3:
+                    slow = flat_scatter_3(src, dat, pd, pm, ubase, dlim, ups, priv, ex)
+                else:
+                    slow = flat_scatter_4(src, dat, pd, pm, ubase, dlim, ups, priv, ex)
+            if slow != U64(0):
+                if count == 1:
+                    _flat_dword_loop(False, kind, size, count, sext, aop, glc, vaddr, vdata,
+                                     vdst, nb, span, ws, w, vgpr, lds, mem_data, mem_mapped,
+                                     mem_base, faults, d32, ubase, dlim, lbase, lsize, vb, ex, 1)
+                elif count == 2:
+                    _flat_dword_loop(False, kind, size, count, sext, aop, glc, vaddr, vdata,
+                                     vdst, nb, span, ws, w, vgpr, lds, mem_data, mem_mapped,
+                                     mem_base, faults, d32, ubase, dlim, lbase, lsize, vb, ex, 2)
+                elif count == 3:
+                    _flat_dword_loop(False, kind, size, count, sext, aop, glc, vaddr, vdata,
+                                     vdst, nb, span, ws, w, vgpr, lds, mem_data, mem_mapped,
+                                     mem_base, faults, d32, ubase, dlim, lbase, lsize, vb, ex, 3)
+                else:
+                    _flat_dword_loop(False, kind, size, count, sext, aop, glc, vaddr, vdata,
+                                     vdst, nb, span, ws, w, vgpr, lds, mem_data, mem_mapped,
+                                     mem_base, faults, d32, ubase, dlim, lbase, lsize, vb, ex, 4)
         return
     for l in range(64):
         if (ex >> U64(l)) & U64(1):

@@ -212,3 +212,85 @@ def test_gds_dword_write_read(gbase):
         a = int(addr[l])
         assert int(r.vgpr[20][l]) == _rd(mem, a, gsize, 4)[0]
         assert [int(r.vgpr[21][l]), int(r.vgpr[22][l])] == _rd(mem, a, gsize, 4) + _rd(mem, a + 4, gsize, 4)
+
+
+@pytest.mark.parametrize("lds_bytes", [0, 4, 8, 16])
+@pytest.mark.parametrize("op,count", LOADS + [("ds_read2_b32", 1), ("ds_read2_b64", 2)])
+def test_ds_read_tiny_lds(op, count, lds_bytes):
+    # an LDS allocation of 0..16 bytes: lanes at the start are in range or just past it,
+    # the others (incl. addresses that wrap to small ones) read 0; inactive lanes keep v[1:]
+    init = bytes(range(1, 1 + lds_bytes))
+    addr = np.array([(4 * (l % 8)) if l % 3 else (-4 * l) & M32 for l in range(64)], np.uint32)
+    ex = 0xFFFF_FFFF_FFFF_FFFF & ~(1 << 9) & ~(1 << 40)
+    two = op.startswith("ds_read2")
+    nrows = 2 * count if two else count
+    old = [np.full(64, 0xC0DE0000 + i, np.uint32) for i in range(nrows)]
+    vg = {2 + i: old[i] for i in range(nrows)}
+    vg[1] = addr
+    regs = f"v[2:{1 + nrows}]" if nrows > 1 else "v2"
+    r = run(f"{op} {regs}, v1 offset1:1" if two else f"{op} {regs}, v1 offset:4",
+            vgpr=vg, lds=init, lds_bytes=lds_bytes, exec_mask=ex)
+    nb = 4 * count
+    align = nb if (two or nb <= 8) else 16
+    for l in range(64):
+        if not ex >> l & 1:
+            exp = [0xC0DE0000 + i for i in range(nrows)]
+        elif two:
+            exp = []
+            for k in (0, 1):
+                a = ((int(addr[l]) + k * nb) & M32) & ~(nb - 1)
+                exp += _rd(init, a, lds_bytes, nb)
+        else:
+            a = ((int(addr[l]) + 4) & M32) & ~(align - 1)
+            exp = _rd(init, a, lds_bytes, nb)
+        got = [int(r.vgpr[2 + i][l]) for i in range(nrows)]
+        assert got == exp, (l, hex(int(addr[l])))
+
+
+@pytest.mark.parametrize("count", [1, 2])
+def test_ds_write2_lane_order_across_lanes(count):
+    # lane l's second address is lane l+1's first: in lane order lane l+1's first dword(s)
+    # overwrite lane l's second ones (a loop over all first addresses, then all second ones,
+    # would keep lane l's)
+    nb = 4 * count
+    addr = (np.arange(64, dtype=np.uint32) * nb)
+    data = [np.arange(64, dtype=np.uint32) + 0x1000 * (k + 1) for k in range(2 * count)]
+    vg = {10 + i: data[i] for i in range(2 * count)}
+    vg[1] = addr
+    vg[98] = np.arange(64, dtype=np.uint32)
+    ex = 0xFFFF_FFFF_FFFF_FFFF & ~(1 << 20)
+    d0, d1 = ("v10", "v11") if count == 1 else ("v[10:11]", "v[12:13]")
+    sfx = "_b32" if count == 1 else "_b64"
+    r = run(f"ds_write2{sfx} v1, {d0}, {d1} offset0:0 offset1:1\ns_mov_b64 exec, -1\n"
+            + _readback_code(), vgpr=vg, lds=bytes(LDS_BYTES), lds_bytes=LDS_BYTES, exec_mask=ex)
+    mem = bytearray(LDS_BYTES)
+    for l in range(64):
+        if ex >> l & 1:
+            for k in (0, 1):
+                _wr(mem, int(addr[l]) + k * nb, LDS_BYTES, [data[k * count + i][l] for i in range(count)])
+    assert _bytes_from(r) == bytes(mem)
+    assert mem[4 * nb:4 * nb + 4] != bytes(4)
+
+
+@pytest.mark.parametrize("lds_bytes", [0, 4, 16])
+@pytest.mark.parametrize("op,count", STORES)
+def test_ds_write_tiny_lds(op, count, lds_bytes):
+    # the stores that fit in a 0..16-byte LDS land there (last lane wins), the others are
+    # dropped (read back bytewise: lane l gets byte l, 0 past the allocation)
+    addr = np.array([(4 * (l % 6)) if l % 3 else (-4 * l) & M32 for l in range(64)], np.uint32)
+    data = [np.arange(64, dtype=np.uint32) * 3 + 0x100 * (i + 1) for i in range(count)]
+    vg = {10 + i: data[i] for i in range(count)}
+    vg[1] = addr
+    vg[98] = np.arange(64, dtype=np.uint32)
+    ex = 0xFFFF_FFFF_FFFF_FFFF & ~(1 << 1)
+    d = f"v[10:{9 + count}]" if count > 1 else "v10"
+    r = run(f"{op} v1, {d}\ns_mov_b64 exec, -1\n" + _readback_code(nbytes=64),
+            vgpr=vg, lds=bytes(lds_bytes), lds_bytes=lds_bytes, exec_mask=ex)
+    nb = 4 * count
+    align = nb if nb <= 8 else 16
+    mem = bytearray(lds_bytes)
+    for l in range(64):
+        if ex >> l & 1:
+            _wr(mem, int(addr[l]) & ~(align - 1), lds_bytes, [data[i][l] for i in range(count)])
+    got = _bytes_from(r, nbytes=64)
+    assert got == bytes(mem) + bytes(64 - lds_bytes)

@@ -130,3 +130,172 @@ def test_flat_load_dword_private_aperture_lane_among_fast_lanes():
         want = 0 if lane == 3 else int(words[(int(addr[lane]) - buf) // 4])
         assert int(r.vgpr[6, lane]) == want
     assert [(f[0], f[2], f[3]) for f in r.faults] == [(4 * 256 + 3 * 4, 3, 0)]
+
+
+def _check_loads(r, dst, n, addr, exec_mask, read, old):
+    """read(a) -> the dword the lane reads at a (None: fault, reads 0); returns the faults."""
+    want_faults = []
+    for lane in range(64):
+        for i in range(n):
+            got = int(r.vgpr[dst + i, lane])
+            if not (exec_mask >> lane) & 1:
+                assert got == old + i, (lane, i)
+                continue
+            a = int(addr[lane]) + 4 * i
+            v = read(a)
+            if v is None:
+                want_faults.append((a, lane, 0))
+                v = 0
+            assert got == v, (lane, i, hex(a))
+    return want_faults
+
+
+def _load(n, addr, mem, exec_mask, dst=10, old=0xDEAD0000, **kw):
+    lo, hi = _rows(addr)
+    name = "flat_load_dword" + ("" if n == 1 else f"x{n}")
+    regs = f"v{dst}" if n == 1 else f"v[{dst}:{dst + n - 1}]"
+    init = {dst + i: old + i for i in range(n)}
+    return run(f"{name} {regs}, v[2:3]", vgpr={2: lo, 3: hi, **init}, mem=mem,
+               exec_mask=exec_mask, **kw)
+
+
+def _buffer(mem, pages, seed):
+    size = pages * PAGE_SIZE
+    buf = mem.allocate(size)
+    words = np.random.default_rng(seed).integers(0, 1 << 32, size // 4, dtype=np.uint64).astype(np.uint32)
+    mem.write(buf, words)
+    return buf, size, words
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+@pytest.mark.parametrize("pages", [1, 4, 40])   # a span of a few pages, and more than 16
+def test_flat_load_all_mapped_inactive_lanes_unmapped(n, pages):
+    # every active lane wholly in one buffer; inactive lanes point at unmapped memory, at
+    # the guard page, at the private aperture: they read nothing and record no fault
+    mem = Memory()
+    buf, size, words = _buffer(mem, pages, n + pages)
+    rng = np.random.default_rng(7 * n + pages)
+    addr = (buf + 4 * rng.integers(0, size // 4 - n + 1, 64)).astype(np.uint64)
+    addr[0] = buf
+    addr[1] = buf + size - 4 * n       # the last dwords of the buffer
+    ex = EXEC & ~(1 << 2) & ~(1 << 3) & ~(1 << 4)
+    addr[2] = buf + size               # guard page
+    addr[3] = 0x12345678
+    addr[4] = (0x20000000 << 32) | 0x40
+    r = _load(n, addr, mem, ex)
+    faults = _check_loads(r, 10, n, addr, ex,
+                          lambda a: int(words[(a - buf) // 4]), 0xDEAD0000)
+    assert faults == [] and r.faults == []
+
+
+@pytest.mark.parametrize("n", [1, 4])
+def test_flat_load_two_buffers_and_a_hole_between(n):
+    # lanes alternate between two buffers; the guard page between them lies inside the lanes'
+    # page range but only lane 7 touches it (fault, 0); lane 9 straddles from buffer a into it
+    mem = Memory()
+    a, sa, wa = _buffer(mem, 2, 1)
+    b, sb, wb = _buffer(mem, 2, 2)
+    assert b > a + sa
+    rng = np.random.default_rng(n)
+    addr = np.where(np.arange(64) % 2 == 0, a + 4 * rng.integers(0, sa // 4 - n + 1, 64),
+                    b + 4 * rng.integers(0, sb // 4 - n + 1, 64)).astype(np.uint64)
+    addr[7] = a + sa + 16
+    addr[9] = a + sa - 4
+
+    def read(x):
+        if a <= x < a + sa:
+            return int(wa[(x - a) // 4])
+        if b <= x < b + sb:
+            return int(wb[(x - b) // 4])
+        return None
+    r = _load(n, addr, mem, EXEC | (1 << 7) | (1 << 9))
+    faults = _check_loads(r, 10, n, addr, EXEC | (1 << 7) | (1 << 9), read, 0xDEAD0000)
+    assert faults and [(f[0], f[2], f[3]) for f in r.faults] == faults
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_flat_load_unaligned_and_lds_lanes_among_fast_lanes(n):
+    # lane 4: a 2-aligned address (general path, bytes); lane 6: the LDS aperture (LDS dwords);
+    # lane 8: the LDS aperture out of range (0); the others fast; dst overlaps the address
+    mem = Memory()
+    buf, size, words = _buffer(mem, 2, 3)
+    raw = words.tobytes()
+    rng = np.random.default_rng(10 + n)
+    addr = (buf + 4 * rng.integers(0, size // 4 - n - 1, 64)).astype(np.uint64)
+    addr[4] = buf + 4 * 17 + 2
+    addr[6] = (0x10000000 << 32) | 40
+    addr[8] = (0x10000000 << 32) | 4096
+    lds = bytes(((np.arange(256) * 7 + 3) % 256).astype(np.uint8))
+
+    def read(x):
+        if x >> 32 == 0x10000000:
+            o = x & 0xFFFFFFFF
+            return int.from_bytes(lds[o:o + 4], "little") if o + 4 <= 256 else 0
+        return int.from_bytes(raw[x - buf:x - buf + 4], "little")
+    lo, hi = _rows(addr)
+    regs = "v2" if n == 1 else "v[2:3]"
+    op = "flat_load_dword" + ("" if n == 1 else "x2")
+    r = run(f"{op} {regs}, v[2:3]", vgpr={2: lo, 3: hi}, mem=mem, exec_mask=EXEC | 0x150,
+            lds=lds, lds_bytes=256)
+    for lane in range(64):
+        for i in range(n):
+            got = int(r.vgpr[2 + i, lane])
+            if not ((EXEC | 0x150) >> lane) & 1:
+                assert got == (int(lo[lane]) if i == 0 else int(hi[lane]))
+                continue
+            assert got == read(int(addr[lane]) + 4 * i), (lane, i)
+    assert r.faults == []
+
+
+def _store(n, addr, mem, exec_mask, data):
+    lo, hi = _rows(addr)
+    name = "flat_store_dword" + ("" if n == 1 else f"x{n}")
+    regs = "v10" if n == 1 else f"v[10:{9 + n}]"
+    return run(f"{name} v[2:3], {regs}", vgpr={2: lo, 3: hi, **{10 + i: data[i] for i in range(n)}},
+               mem=mem, exec_mask=exec_mask)
+
+
+def _model_store(raw, buf, n, addr, exec_mask, data):
+    """Byte model of the stores, lane by lane in order (the writes of a later lane win)."""
+    out = bytearray(raw)
+    for lane in range(64):
+        if (exec_mask >> lane) & 1:
+            for i in range(n):
+                o = int(addr[lane]) + 4 * i - buf
+                out[o:o + 4] = int(data[i][lane]).to_bytes(4, "little")
+    return bytes(out)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_flat_store_all_lanes_fast_overlapping(n):
+    # every active lane mapped and aligned (the branch-free lane loop): lanes overlap in part
+    # (lane l+1 one dword after lane l) and in full (lanes 30..39 on one address): the later
+    # lane wins; inactive lanes point at the guard page and store nothing
+    mem = Memory()
+    buf, size, words = _buffer(mem, 3, 20 + n)
+    addr = (buf + 4 * np.arange(64) + 64).astype(np.uint64)
+    addr[30:40] = buf + 8
+    addr[50] = buf + size - 4 * n
+    ex = EXEC & ~(1 << 2) | (1 << 30) | (1 << 39)
+    addr[2] = buf + size
+    data = [np.arange(64, dtype=np.uint32) + 0x01010000 * (i + 1) for i in range(n)]
+    r = _store(n, addr, mem, ex, data)
+    assert mem.read(buf, size) == _model_store(words.tobytes(), buf, n, addr, ex, data)
+    assert r.faults == []
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_flat_store_slow_lane_keeps_its_place_in_lane_order(n):
+    # lane 3 is 2-aligned (general path, bytes) and overlaps lanes 2 and 4, which are fast:
+    # lane 3 overwrites lane 2's upper half and lane 4 then overwrites lane 3's upper bytes
+    mem = Memory()
+    buf, size, words = _buffer(mem, 2, 30 + n)
+    addr = (buf + 16 * np.arange(64)).astype(np.uint64) % np.uint64(buf + size - 16)
+    addr = np.maximum(addr, np.uint64(buf))
+    addr[2] = buf + 256
+    addr[3] = buf + 256 + 2
+    addr[4] = buf + 256 + 4
+    data = [np.arange(64, dtype=np.uint32) * 0x01010101 + 0x10203040 * (i + 1) for i in range(n)]
+    r = _store(n, addr, mem, (1 << 64) - 1, data)
+    assert mem.read(buf, size) == _model_store(words.tobytes(), buf, n, addr, (1 << 64) - 1, data)
+    assert r.faults == []
