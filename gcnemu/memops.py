@@ -760,20 +760,19 @@ def _flat_lane(l, kind, size, count, sext, aop, glc, vaddr, vdata, vdst, nb, spa
                     lsize, vb)
 
 
-# The dword loops of flat_instruction (flat_store_dword[xN] with a lane that is not fast; the
-# loads and all-fast stores take lanes.flat_gather_*/flat_scatter_*), inlined with a
-# constant n so the row loops unroll; unsigned indices (no negative-index fix-ups). A lane
+# The dword store loop of flat_instruction (flat_store_dword[xN] with a lane that is not
+# fast; the loads and all-fast stores take lanes.flat_gather_*/flat_scatter_*), inlined with
+# a constant n so the row loops unroll; unsigned indices (no negative-index fix-ups). A lane
 # takes the fast path when its 64-bit address is not in the private aperture, lies in the
 # backing array 4-aligned with its whole access there, and the access's first and last pages
 # are mapped (LDS-aperture addresses lie far beyond the backing array); any other lane goes,
-# in lane order, through _flat_lane (faults, scratch, LDS, unaligned dwords). A load reads the
-# lane's address before writing its results (vdst may overlap vaddr).
+# in lane order, through _flat_lane (faults, scratch, LDS, unaligned dwords).
 @njit(inline="always")
-def _flat_dword_loop(is_load, kind, size, count, sext, aop, glc, vaddr, vdata, vdst, nb,
+def _flat_dword_loop(kind, size, count, sext, aop, glc, vaddr, vdata, vdst, nb,
                      span, ws, w, vgpr, lds, mem_data, mem_mapped, mem_base, faults, d32,
                      ubase, dlim, lbase, lsize, vb, ex, n):
     ra = U64(vb + vaddr)
-    rd = U64(vb + vdst) if is_load else U64(vb + vdata)
+    rd = U64(vb + vdata)
     ulast = U64(4 * n - 1)
     ups = U64(M.PAGE_SHIFT)
     priv = U64(PRIVATE_APERTURE_HI)
@@ -785,14 +784,9 @@ def _flat_dword_loop(is_load, kind, size, count, sext, aop, glc, vaddr, vdata, v
             if ((ua >> U64(32)) != priv and ua >= ubase and o <= dlim and (o & U64(3)) == U64(0)
                     and mem_mapped[o >> ups] != 0 and mem_mapped[(o + ulast) >> ups] != 0):
                 q = o >> U64(2)
-                if is_load:
-                    for i in range(n):
-                        ui = U64(i)
-                        vgpr[rd + ui, ul] = d32[q + ui]
-                else:
-                    for i in range(n):
-                        ui = U64(i)
-                        d32[q + ui] = vgpr[rd + ui, ul]
+                for i in range(n):
+                    ui = U64(i)
+                    d32[q + ui] = vgpr[rd + ui, ul]
             else:
                 _flat_lane(l, kind, size, count, sext, aop, glc, vaddr, vdata, vdst, nb, span,
                            ws, w, vgpr, lds, mem_data, mem_mapped, mem_base, faults, d32, ubase,
@@ -884,19 +878,19 @@ def flat_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_bas
                     slow = flat_scatter_4(src, dat, pd, pm, ubase, dlim, ups, priv, ex)
             if slow != U64(0):
                 if count == 1:
-                    _flat_dword_loop(False, kind, size, count, sext, aop, glc, vaddr, vdata,
+                    _flat_dword_loop(kind, size, count, sext, aop, glc, vaddr, vdata,
                                      vdst, nb, span, ws, w, vgpr, lds, mem_data, mem_mapped,
                                      mem_base, faults, d32, ubase, dlim, lbase, lsize, vb, ex, 1)
                 elif count == 2:
-                    _flat_dword_loop(False, kind, size, count, sext, aop, glc, vaddr, vdata,
+                    _flat_dword_loop(kind, size, count, sext, aop, glc, vaddr, vdata,
                                      vdst, nb, span, ws, w, vgpr, lds, mem_data, mem_mapped,
                                      mem_base, faults, d32, ubase, dlim, lbase, lsize, vb, ex, 2)
                 elif count == 3:
-                    _flat_dword_loop(False, kind, size, count, sext, aop, glc, vaddr, vdata,
+                    _flat_dword_loop(kind, size, count, sext, aop, glc, vaddr, vdata,
                                      vdst, nb, span, ws, w, vgpr, lds, mem_data, mem_mapped,
                                      mem_base, faults, d32, ubase, dlim, lbase, lsize, vb, ex, 3)
                 else:
-                    _flat_dword_loop(False, kind, size, count, sext, aop, glc, vaddr, vdata,
+                    _flat_dword_loop(kind, size, count, sext, aop, glc, vaddr, vdata,
                                      vdst, nb, span, ws, w, vgpr, lds, mem_data, mem_mapped,
                                      mem_base, faults, d32, ubase, dlim, lbase, lsize, vb, ex, 4)
         return
