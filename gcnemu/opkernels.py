@@ -37,35 +37,31 @@ _keep = []
 _lock = threading.Lock()
 
 
-def valu_address(name: str) -> int:
-    """Address of the compiled lane kernel of VALU op ``name`` (compiling it on first use)."""
-    addr = _addresses.get(name)
+def _compiled(wrapper: str, signature) -> int:
+    """Address of the C-callable compile of dispatch_gen's function ``wrapper``, compiled
+    (or loaded from the disk cache) on first use. The row functions are inlined into their
+    wrappers, so these need the project's numpy error model (IEEE division, no zero-divisor
+    branch per lane)."""
+    addr = _addresses.get(wrapper)
     if addr is None:
         with _lock:
-            addr = _addresses.get(name)
+            addr = _addresses.get(wrapper)
             if addr is None:
-                fn = cfunc(VALU_SIGNATURE, cache=True, error_model="numpy",
-                           boundscheck=False)(getattr(D, f"_cf_{name}"))
+                fn = cfunc(signature, cache=True, error_model="numpy",
+                           boundscheck=False)(getattr(D, wrapper))
                 _keep.append(fn)
-                addr = _addresses[name] = fn.address
+                addr = _addresses[wrapper] = fn.address
     return addr
+
+
+def valu_address(name: str) -> int:
+    """Address of the compiled lane kernel of VALU op ``name`` (compiling it on first use)."""
+    return _compiled(f"_cf_{name}", VALU_SIGNATURE)
 
 
 def valu32_address(name: str) -> int:
     """Address of the compiled 32-bit row kernel of VALU op ``name`` (compiled on first use)."""
-    key = "32:" + name
-    addr = _addresses.get(key)
-    if addr is None:
-        with _lock:
-            addr = _addresses.get(key)
-            if addr is None:
-                # the row function is inlined here: the wrapper needs the project's
-                # numpy error model (IEEE division, no zero-divisor branch per lane)
-                fn = cfunc(VALU32_SIGNATURE, cache=True, error_model="numpy",
-                           boundscheck=False)(getattr(D, f"_c32_{name}"))
-                _keep.append(fn)
-                addr = _addresses[key] = fn.address
-    return addr
+    return _compiled(f"_c32_{name}", VALU32_SIGNATURE)
 
 
 @intrinsic

@@ -53,33 +53,30 @@ def flag_producing_ops() -> set:
     return ops
 
 
-def row_fast_ops() -> dict:
-    """op -> name of its quick lane form (ROW_FAST of the semantics modules): the row kernel
-    runs the quick form on every lane and the op itself only where the quick form declines."""
+def _lane_form_table(attr: str) -> dict:
+    """op -> name of the lane form the semantics modules list in their table ``attr``."""
     out = {}
     for mod in VALU_MODULES:
         try:
             m = importlib.import_module(f"gcnemu.sem.{mod}")
         except ImportError:
             continue
-        for name, fn in getattr(m, "ROW_FAST", {}).items():
+        for name, fn in getattr(m, attr, {}).items():
             out[name] = fn.__name__ if hasattr(fn, "__name__") else fn.py_func.__name__
     return out
+
+
+def row_fast_ops() -> dict:
+    """op -> name of its quick lane form (ROW_FAST of the semantics modules): the row kernel
+    runs the quick form on every lane and the op itself only where the quick form declines."""
+    return _lane_form_table("ROW_FAST")
 
 
 def plain32_ops() -> dict:
     """op -> name of its plain round-to-nearest-even uint32 form (PLAIN32 of the semantics
     modules): the 32-bit row kernel runs it on every lane and the op itself on the whole row
     when MODE rounds otherwise or any lane is odd."""
-    out = {}
-    for mod in VALU_MODULES:
-        try:
-            m = importlib.import_module(f"gcnemu.sem.{mod}")
-        except ImportError:
-            continue
-        for name, fn in getattr(m, "PLAIN32", {}).items():
-            out[name] = fn.__name__ if hasattr(fn, "__name__") else fn.py_func.__name__
-    return out
+    return _lane_form_table("PLAIN32")
 
 
 def plain_compare(name: str):
