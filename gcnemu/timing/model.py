@@ -97,12 +97,17 @@ def split_trace_kinds(tr, nwaves, rec):
     what follows a row entry: 0 nothing, 1 one entry, 2 a count n and n entries."""
     end = tr[0]
     counts = np.zeros(nwaves + 1, np.int64)
+    header = np.full(nwaves, -1, np.int64)   # where each wave's entries start, if one run
+    one_run = True
     w = 0
     i = 2
     while i < end:
         v = tr[i]
         if v < 0:
             w = -v - 1
+            if header[w] >= 0:
+                one_run = False
+            header[w] = i
             i += 1
             continue
         k = _entry_length(tr, i, rec[v])
@@ -110,6 +115,13 @@ def split_trace_kinds(tr, nwaves, rec):
         i += k
     offsets = np.cumsum(counts)
     out = np.empty(offsets[nwaves], np.int64)
+    if one_run:
+        # every wave ran in one go (no barrier, no refill): its entries are one slice
+        for w in range(nwaves):
+            n = counts[w + 1]
+            if n > 0:
+                out[offsets[w]:offsets[w] + n] = tr[header[w] + 1:header[w] + 1 + n]
+        return offsets, out
     pos = offsets[:nwaves].copy()
     i = 2
     while i < end:
