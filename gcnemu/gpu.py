@@ -29,7 +29,7 @@ from .isa.decoder import decode_one
 from .loader import abi
 from .loader.codeobject import CodeObject, KernelInfo, load_code_object
 from .memory import BASE as MEM_BASE
-from .memory import PAGE_SIZE, Memory, scratch_vsharp
+from .memory import PAGE_SIZE, Memory, scratch_vsharp, zeros_aligned
 from .memops import PRIVATE_APERTURE_HI, SHARED_APERTURE_HI, new_export_buffer, read_exports
 from .program import Program, build_program
 from .wave import DEFAULT_STEP_LIMIT, error_from_wave
@@ -920,16 +920,6 @@ class _RawKernarg:
         return b"".join(_raw_arg(v) for v in args)
 
 
-def _zeros_aligned(shape, dtype, align=64):
-    """np.zeros whose data starts on an ``align``-byte boundary: the row kernels load and
-    store whole 256-byte VGPR rows with 64-byte vector moves, each split in two when a row
-    straddles cache lines (numpy aligns large arrays to 16 bytes only)."""
-    nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
-    raw = np.zeros(nbytes + align, np.uint8)
-    off = -raw.ctypes.data % align
-    return raw[off:off + nbytes].view(dtype).reshape(shape)
-
-
 class _BatchState:
     """The arrays one worker runs its batches of workgroups in (private per worker thread)."""
 
@@ -939,7 +929,7 @@ class _BatchState:
         self.lds[-self.gds_bytes:] = gds
         self.sregs = np.zeros((nwaves, 128), np.uint32)
         self.ws = np.zeros((nwaves, E.NWS), np.int64)
-        self.vgpr = _zeros_aligned((nwaves * vcount, 64), np.uint32)
+        self.vgpr = zeros_aligned((nwaves * vcount, 64), np.uint32)
         self.faults = np.zeros((nwaves, 16, 4), np.int64)
         self.msgs = np.zeros((1024, 4), np.int64)
         self.exports = new_export_buffer(1024)

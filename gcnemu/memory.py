@@ -609,6 +609,16 @@ class _Alloc(NamedTuple):
     name: str
 
 
+def zeros_aligned(shape, dtype, align: int = 64) -> np.ndarray:
+    """np.zeros whose data starts on an ``align``-byte boundary (numpy aligns large arrays
+    to 16 bytes only): rows the compiled code moves with 64-byte vector loads and stores
+    (VGPR files, constant rows, the backing store) then never straddle cache lines."""
+    nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+    raw = np.zeros(nbytes + align, np.uint8)
+    off = -raw.ctypes.data % align
+    return raw[off:off + nbytes].view(dtype).reshape(shape)
+
+
 class Memory:
     """The GPU virtual address space: allocation, host access and fault descriptions.
 
@@ -620,7 +630,7 @@ class Memory:
     def __init__(self, initial_bytes: int = 1 << 20, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         n = max(PAGE_SIZE, -(-int(initial_bytes) // PAGE_SIZE) * PAGE_SIZE)
         self.max_bytes = int(max_bytes)
-        self.data = self._aligned_zeros(n)
+        self.data = zeros_aligned(n, np.uint8)
         self.mapped = np.zeros(n >> PAGE_SHIFT, dtype=np.uint8)
         self._allocs: list[_Alloc] = []      # sorted by start
         self._freed: list[_Alloc] = []       # for "use after free" descriptions
@@ -632,13 +642,6 @@ class Memory:
         self.alloc_start = np.zeros(0, dtype=np.uint64)
         self.alloc_end = np.zeros(0, dtype=np.uint64)
         self.alloc_names: list[str] = []
-
-    @staticmethod
-    def _aligned_zeros(n: int) -> np.ndarray:
-        # 64-byte aligned (PERFORMANCE.md: aligned arrays vectorise better).
-        raw = np.zeros(n + 64, dtype=np.uint8)
-        off = (-raw.ctypes.data) % 64
-        return raw[off:off + n]
 
     base = BASE
 
@@ -678,7 +681,7 @@ class Memory:
             n *= 2
         n = min(max(n, need), self.max_bytes)
         n = -(-n // PAGE_SIZE) * PAGE_SIZE
-        data = self._aligned_zeros(n)
+        data = zeros_aligned(n, np.uint8)
         data[:self.data.size] = self.data
         mapped = np.zeros(n >> PAGE_SHIFT, dtype=np.uint8)
         mapped[:self.mapped.size] = self.mapped

@@ -21,6 +21,7 @@ from .opkernels import valu32_address, valu_address
 from .isa import table
 from .isa.decoder import Instruction, decode
 from .isa.encoding import LITERAL, VCC_LO
+from .memory import zeros_aligned
 from .sem import valu_int
 from .sem.fp import output_modifier_width
 
@@ -342,7 +343,7 @@ class _ConstantRows:
     def __init__(self):
         self._address: dict[int, int] = {}
         self._chunks: list = []
-        self._free = 0
+        self._used = self.CHUNK      # rows of the last chunk handed out
         self._lock = threading.Lock()
 
     def address(self, value: int) -> int:
@@ -352,14 +353,11 @@ class _ConstantRows:
             with self._lock:
                 addr = self._address.get(value)
                 if addr is None:
-                    if self._free == 0:
-                        raw = np.zeros(self.CHUNK * 64 + 16, np.uint32)
-                        off = (-raw.ctypes.data % 64) // 4
-                        self._chunks.append(raw[off:off + self.CHUNK * 64].reshape(self.CHUNK, 64))
-                        self._free = self.CHUNK
-                    rows = self._chunks[-1]
-                    row = rows[self.CHUNK - self._free]
-                    self._free -= 1
+                    if self._used == self.CHUNK:
+                        self._chunks.append(zeros_aligned((self.CHUNK, 64), np.uint32))
+                        self._used = 0
+                    row = self._chunks[-1][self._used]
+                    self._used += 1
                     row[:] = value
                     addr = self._address[value] = row.ctypes.data
         return addr
