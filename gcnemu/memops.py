@@ -828,20 +828,23 @@ def flat_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_bas
     dlim = U64(mem_data.shape[0]) - U64(span)
     d32 = mem_data[:mem_data.shape[0] & ~3].view(np.uint32)
     if nb == 4 and (kind == K_LOAD or kind == K_STORE):
+        # the row intrinsics' operands (a backing array shorter than one access: every lane
+        # takes the lane-by-lane path)
+        whole = U64(mem_data.shape[0]) >= U64(span)
+        pv = U64(vgpr.ctypes.data)
+        src = pv + U64(vb + vaddr) * U64(256)
+        pd = U64(mem_data.ctypes.data)
+        pm = U64(mem_mapped.ctypes.data)
+        ups = U64(M.PAGE_SHIFT)
+        priv = U64(PRIVATE_APERTURE_HI)
+        slow = ex
         if kind == K_LOAD:
             # the fast lanes in one masked gather per dword row (see lanes.flat_gather_*),
             # then the others one by one in lane order; a fast lane writes only its own lane
             # and a slow one reads only its own lane's address, so the order between the two
-            # groups does not matter. (A backing array shorter than the access: all slow.)
-            slow = ex
-            if U64(mem_data.shape[0]) >= U64(span):
-                pv = U64(vgpr.ctypes.data)
+            # groups does not matter
+            if whole:
                 dst = pv + U64(vb + vdst) * U64(256)
-                src = pv + U64(vb + vaddr) * U64(256)
-                pd = U64(mem_data.ctypes.data)
-                pm = U64(mem_mapped.ctypes.data)
-                ups = U64(M.PAGE_SHIFT)
-                priv = U64(PRIVATE_APERTURE_HI)
                 if count == 1:
                     slow = flat_gather_1(dst, src, pd, pm, ubase, dlim, ups, priv, ex)
                 elif count == 2:
@@ -859,15 +862,8 @@ def flat_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_bas
         else:
             # all active lanes fast: one branch-free store loop in lane order (see
             # lanes.flat_scatter_*); any other lane: the whole store lane by lane below
-            slow = ex
-            if U64(mem_data.shape[0]) >= U64(span):
-                pv = U64(vgpr.ctypes.data)
-                src = pv + U64(vb + vaddr) * U64(256)
+            if whole:
                 dat = pv + U64(vb + vdata) * U64(256)
-                pd = U64(mem_data.ctypes.data)
-                pm = U64(mem_mapped.ctypes.data)
-                ups = U64(M.PAGE_SHIFT)
-                priv = U64(PRIVATE_APERTURE_HI)
                 if count == 1:
                     slow = flat_scatter_1(src, dat, pd, pm, ubase, dlim, ups, priv, ex)
                 elif count == 2:
