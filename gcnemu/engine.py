@@ -93,6 +93,13 @@ ALL_LANES = np.uint64(0xFFFFFFFFFFFFFFFF)
  C_F6, C_F7, C_UNIT, C_ROW, C_K0, C_K1, C_K2, C_KD, C_V0, C_V1, C_V2, C_SMAX, C_VMAX,
  C_FAST) = range(42)
 C_FN = C_V0   # memory rows: address of the family's compiled entry (memops.family_address)
+# DS rows with a fast form (memops.lds_row_form, C_FAST 1): its row kernel's address, rows
+# (relative VGPR numbers) and offsets/alignment mask
+C_DS_FN, C_DS_ROW_A, C_DS_ROW_B, C_DS_UO0, C_DS_UO1, C_DS_AMASK = C_V1, C_DST, C_SDST, C_S1, \
+    C_S2, C_V2
+# FLAT rows with a fast form (memops.flat_row_form, C_FAST 1): its row kernel's address, the
+# data/destination row and the bytes each lane accesses
+C_FL_FN, C_FL_ROW, C_FL_SPAN = C_V1, C_DST, C_S1
 
 # operand kinds the decoder precomputes for the fast path (columns C_K0, C_K1, C_K2, C_KD):
 # absent, SGPR/special register read from sregs, constant (value in C_V0/1/2), VGPR; any
@@ -597,10 +604,14 @@ def row32_source(code, pc, i, sregs, w, pv, vbase, vstride, q32):
     return q32 + T32_ZERO * 256
 
 
-@njit
+@njit(_nrt=False)
 def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faults, msgs,
              step_limit, tmp, t32, frame, exports, tr):
     """Run wave w until it ends, reaches a barrier, halts or fails. Returns its status.
+
+    Compiled without reference counting (it allocates nothing): numba's atomic incref and
+    decref of its dozen array arguments at every call cost ~0.13 us, and a wave is called
+    again after each s_barrier (matmul_tiled: 15% of its time).
 
     The hot handlers (SALU, VALU, compares, branches, saveexec, nop) run here on local copies
     of PC, SCC, the step and instruction counters, using operand kinds and constants the
@@ -624,10 +635,6 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
     if ws[w, WS_STATUS] != ST_READY:
         return ws[w, WS_STATUS]
     n = code.shape[0]
-    s0 = tmp[0]
-    s1 = tmp[1]
-    s2 = tmp[2]
-    res = tmp[3]
     nsg = ws[w, WS_SGPRS]
     vcount = ws[w, WS_VCOUNT]
     vbase = ws[w, WS_VBASE]
@@ -641,13 +648,18 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
     mode = ws[w, WS_MODE]
     zmask = 0
     nl = tmp.shape[1]
-    p0 = s0.ctypes.data
-    p1 = s1.ctypes.data
-    p2 = s2.ctypes.data
-    pres = res.ctypes.data
+    # the scratch rows by address (views of them would cost reference counting every call)
+    p0 = tmp.ctypes.data
+    p1 = p0 + 512
+    p2 = p0 + 1024
+    pres = p0 + 1536
     pv = np.int64(vgpr.ctypes.data)   # int64 addresses: uint64 + int64 would be float64
     vstride = np.int64(vgpr.strides[0])
     q32 = np.int64(t32.ctypes.data)
+    plds = np.int64(lds.ctypes.data)
+    pdata = np.int64(mem_data.ctypes.data)
+    pmapped = np.int64(mem_mapped.ctypes.data)
+    ndata = np.int64(mem_data.shape[0])
     frame[FR_NCOLS] = U64(code.shape[1])
     frame[FR_W] = U64(w)
     frame[FR_SREGS] = U64(sregs.ctypes.data)
@@ -701,9 +713,10 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
         next_pc = pc + 1
         if h == H_NOP or h == H_WAITCNT:
             pass
-        elif h == H_ENDPGM:
-            # here rather than in step_generic: a call there costs ~90 ns a wave
-            ws[w, WS_STATUS] = ST_DONE
+        elif h == H_ENDPGM or h == H_BARRIER:
+            # here rather than in step_generic: a call there costs ~90 ns (its array
+            # arguments' reference counts, among others)
+            ws[w, WS_STATUS] = ST_DONE if h == H_ENDPGM else ST_BARRIER
             insts += 1
             pc = next_pc
             break
@@ -843,7 +856,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
                 fl = call_valu(code[pc, C_K], p0, p1, p2,
                                pres, cin, ex, mode)
                 if code[pc, C_OMODW] != 0 and (code[pc, C_OMOD] | code[pc, C_CLAMP]) != 0:
-                    apply_output_mods(res, ex, code[pc, C_OMODW], code[pc, C_OMOD], code[pc, C_CLAMP], mode)
+                    apply_output_mods(tmp[3], ex, code[pc, C_OMODW], code[pc, C_OMOD], code[pc, C_CLAMP], mode)
                 if flags & FL_CMP:
                     m = fl & ex
                     sp = code[pc, C_SDST]
@@ -877,6 +890,27 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
                         sregs[w, sp] = np.uint32(sv & MASK32)
                         sregs[w, sp + 1] = np.uint32(sv >> U64(32))
             nvalu += 1
+        elif h == H_DS and code[pc, C_FAST] != 0 and code[pc, C_VMAX] <= vcount and \
+                (ws[w, WS_LDS_BASE] & 3) == 0:
+            # LDS dword loads and stores: the row kernel the decoder picked (see
+            # memops.lds_row_form), on the wave's rows and LDS window, limit min(M0, size)
+            ex = (U64(sregs[w, EXEC_LO]) | (U64(sregs[w, EXEC_HI]) << U64(32)))
+            lim = min(np.int64(sregs[w, M0]), ws[w, WS_LDS_SIZE])
+            call_lds_rows(code[pc, C_DS_FN], pv + (vbase + code[pc, C_DS_ROW_A]) * vstride,
+                          pv + (vbase + code[pc, C_DS_ROW_B]) * vstride,
+                          plds + ws[w, WS_LDS_BASE], pv + (vbase + code[pc, C_F3]) * vstride,
+                          code[pc, C_DS_UO0], code[pc, C_DS_UO1], code[pc, C_DS_AMASK], lim, ex)
+            ws[w, WS_LDS_INSTS] += 1
+        elif h == H_FLAT and code[pc, C_FAST] != 0 and code[pc, C_VMAX] <= vcount and \
+                ndata >= code[pc, C_FL_SPAN] and call_flat_rows(
+                    code[pc, C_FL_FN], pv + (vbase + code[pc, C_FL_ROW]) * vstride,
+                    pv + (vbase + code[pc, C_F2]) * vstride, pdata, pmapped, mem_base,
+                    ndata - code[pc, C_FL_SPAN], M.PAGE_SHIFT, PRIVATE_APERTURE_HI,
+                    U64(sregs[w, EXEC_LO]) | (U64(sregs[w, EXEC_HI]) << U64(32))) == U64(0):
+            # FLAT dword loads and stores whose lanes are all in mapped GPU memory: the row
+            # kernel the decoder picked (memops.flat_row_form); any other lane -> the general
+            # path below runs the instruction again
+            ws[w, WS_VMEM] += 1
         elif h == H_CBRANCH:
             k = code[pc, C_K]
             take = False
@@ -1185,7 +1219,8 @@ def record_fault(ws, w, faults, addr, lane, is_write):
 from .memops import (  # noqa: E402  (needs the helpers above)
     FR_BASE, FR_DATA, FR_EXPORTS, FR_FAULTS, FR_INS, FR_LDS, FR_MAPPED, FR_NCOLS, FR_NDATA,
     FR_NEXP, FR_NEXPC, FR_NF0, FR_NF1, FR_NLDS, FR_NMAPPED, FR_NV, FR_NW, FR_NWS, FR_SREGS,
-    FR_TMP, FR_VGPR, FR_W, FR_WS, call_family)
+    FR_TMP, FR_VGPR, FR_W, FR_WS, PRIVATE_APERTURE_HI, call_family, call_flat_rows,
+    call_lds_rows)
 from .timing.trace import TRACE_SLACK, trace_memory  # noqa: E402  (needs the helpers above)
 
 

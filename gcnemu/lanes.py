@@ -142,6 +142,116 @@ def _gather_rows(context, builder, ptrs, mask, n, ty=None):
     return [builder.load(builder.gep(rows, [ir.Constant(i64, i)]), align=64) for i in range(n)]
 
 
+def _lds_addresses(builder, addr, uo, amask, ulim, n):
+    """(a, ok) of a DS access of n dwords per lane: a = (addr + uo) & amask (<64 x i32>, the
+    32-bit wrap of the hardware's address adder), ok = a + 4n <= ulim (without overflow)."""
+    i32, i64 = ir.IntType(32), ir.IntType(64)
+    a = builder.and_(builder.add(addr, _splat(builder, uo, i32)), _splat(builder, amask, i32))
+    room = builder.icmp_unsigned(">=", ulim, ir.Constant(i64, 4 * n))
+    last = builder.select(room, builder.sub(ulim, ir.Constant(i64, 4 * n)), ir.Constant(i64, 0))
+    top = ir.Constant(i64, 0xFFFFFFFF)
+    last = builder.select(builder.icmp_unsigned(">", last, top), top, last)
+    ok = builder.and_(builder.icmp_unsigned("<=", a, _splat(builder, last, i32)),
+                      _splat(builder, room, ir.IntType(1)))
+    return a, ok
+
+
+def _grouped_rows(context, builder, base, a, m, n):
+    """n rows: row i lane l = the dword at base + a[l] + 4i where mask lane l is set, else 0 (a:
+    <64 x i32> or <64 x i64> byte offsets from address ``base``; 4-aligned).
+
+    By groups of 16 lanes (one AVX-512 vector): where the group's offsets are consecutive
+    (a[l] = a[0] + 4n l: a row of a tile, an array indexed by the lane) the group is one masked
+    vector load, where they are all equal (a broadcast: the same element for every lane) one
+    scalar load; other groups load lane by lane (_gather_rows' scheme: a lane that is off reads
+    a zeroed stack slot). Lanes that are off never touch memory. The hardware gathers of this
+    Zen 4 cost about as much as the lane loop (vpgatherdd: 30 against 31 ns a ds_read2_b32), so
+    only the patterns make it faster: ds_read2_b32 31 -> 11 ns on consecutive groups."""
+    from numba.core import cgutils
+    i1, i16, i32, i64 = ir.IntType(1), ir.IntType(16), ir.IntType(32), ir.IntType(64)
+    v16, p16 = ir.VectorType(i32, 16), ir.VectorType(i1, 16)
+    q16 = ir.VectorType(i64, 16)
+    ty = a.type.element
+    a16 = ir.VectorType(ty, 16)
+    zeros = ir.Constant(v16, None)
+    full = ir.Constant(i16, 0xFFFF)
+    zslot = cgutils.alloca_once(builder, i32, size=ir.Constant(i64, 4))
+    for i in range(4):
+        builder.store(ir.Constant(i32, 0), builder.gep(zslot, [ir.Constant(i64, i)]))
+    zaddr = builder.ptrtoint(zslot, i64)
+    rows = cgutils.alloca_once(builder, ir.VectorType(i32, 64), size=ir.Constant(i64, n))
+    rflat = builder.bitcast(rows, i32.as_pointer())
+    pbuf = cgutils.alloca_once(builder, q16)
+    pflat = builder.bitcast(pbuf, i64.as_pointer())
+    step = ir.Constant(a16, [4 * n * i for i in range(16)])
+    wide = ir.VectorType(i32, 16 * n)
+    load_wide = _declare(builder, f"llvm.masked.load.v{16 * n}i32.p0", wide,
+                         [wide.as_pointer(), i32, ir.VectorType(i1, 16 * n), wide])
+    for g in range(4):
+        sel = ir.Constant(v16, list(range(16 * g, 16 * g + 16)))
+        ag = builder.shuffle_vector(a, a, sel)
+        mg = builder.shuffle_vector(m, m, sel)
+        a0 = builder.extract_element(ag, ir.Constant(i32, 0))
+        a0v = _splat16(builder, a0)
+        consecutive = builder.icmp_unsigned("==", builder.bitcast(builder.icmp_unsigned(
+            "==", ag, builder.add(a0v, step)), i16), full)
+        if ty.width == 32:
+            # and a[0] < 2^31, so that a[0] + 4n l does not wrap in 32 bits where the 64-bit
+            # address below would not (64-bit offsets wrap like the address arithmetic)
+            consecutive = builder.and_(consecutive,
+                                       builder.icmp_signed(">=", a0, ir.Constant(i32, 0)))
+        uniform = builder.icmp_unsigned("==", builder.bitcast(
+            builder.icmp_unsigned("==", ag, a0v), i16), full)
+        start = builder.add(base, builder.zext(a0, i64) if ty.width == 32 else a0)
+
+        def put(k, value):
+            dst = builder.gep(rflat, [ir.Constant(i64, 64 * k + 16 * g)])
+            builder.store(value, builder.bitcast(dst, v16.as_pointer()), align=4)
+
+        with builder.if_else(consecutive, likely=True) as (then, otherwise):
+            with then:
+                mw = builder.shuffle_vector(mg, mg, ir.Constant(ir.VectorType(i32, 16 * n),
+                                                                [j // n for j in range(16 * n)]))
+                vals = builder.call(load_wide, [builder.inttoptr(start, wide.as_pointer()),
+                                                ir.Constant(i32, 4), mw, ir.Constant(wide, None)])
+                for k in range(n):
+                    put(k, builder.shuffle_vector(vals, vals, ir.Constant(
+                        v16, [n * i + k for i in range(16)])) if n > 1 else vals)
+            with otherwise:
+                with builder.if_else(uniform) as (then2, otherwise2):
+                    with then2:
+                        any_on = builder.icmp_unsigned("!=", builder.bitcast(mg, i16),
+                                                       ir.Constant(i16, 0))
+                        p = builder.inttoptr(builder.select(any_on, start, zaddr),
+                                             i32.as_pointer())
+                        for k in range(n):
+                            v = builder.load(builder.gep(p, [ir.Constant(i64, k)]) if k else p,
+                                             align=4)
+                            put(k, builder.select(mg, _splat16(builder, v), zeros))
+                    with otherwise2:
+                        ag64 = builder.zext(ag, q16) if ty.width == 32 else ag
+                        ps = builder.select(mg, builder.add(ag64, _splat16(builder, base)),
+                                            _splat16(builder, zaddr))
+                        builder.store(ps, pbuf, align=64)
+                        for l in range(16):
+                            pl = builder.inttoptr(builder.load(
+                                builder.gep(pflat, [ir.Constant(i64, l)])), i32.as_pointer())
+                            for k in range(n):
+                                v = builder.load(builder.gep(pl, [ir.Constant(i64, k)])
+                                                 if k else pl, align=4)
+                                builder.store(v, builder.gep(
+                                    rflat, [ir.Constant(i64, 64 * k + 16 * g + l)]))
+    return [builder.load(builder.gep(rows, [ir.Constant(i64, k)]), align=64) for k in range(n)]
+
+
+def _splat16(builder, x):
+    """x in all 16 lanes of a vector of its type."""
+    i32 = ir.IntType(32)
+    vec = builder.insert_element(ir.Constant(ir.VectorType(x.type, 16), None), x,
+                                 ir.Constant(i32, 0))
+    return builder.shuffle_vector(vec, vec, ir.Constant(ir.VectorType(i32, 16), [0] * 16))
+
+
 def _lds_gather_intrinsic(n, pairs):
     """An intrinsic for the dword DS loads (n dwords at each of ``pairs`` addresses per lane):
 
@@ -154,8 +264,8 @@ def _lds_gather_intrinsic(n, pairs):
     where ok and bit l of ``ex`` are set, 0 where only ex is set. Row k of the 2n (or n) result
     rows goes to dst + 256k under ``ex`` (one masked store each); other lanes keep their
     values. All addresses are read, and all loads done, before the first store (the
-    destination may overlap the address row). Lanes that are not loaded read a zeroed stack
-    slot instead (_gather_rows), so out-of-range lanes never read outside the LDS."""
+    destination may overlap the address row). Lanes that are not loaded never read memory
+    (_grouped_rows), so out-of-range lanes never read outside the LDS."""
     def gather(typingctx, dst, lds, src, uo0, uo1, amask, ulim, ex):
         sig = types.void(dst, lds, src, uo0, uo1, amask, ulim, ex)
 
@@ -168,18 +278,12 @@ def _lds_gather_intrinsic(n, pairs):
                                 [row, ptr, i32, pred])
             dst_, lds_, src_, uo0_, uo1_, amask_, ulim_, ex_ = [
                 builder.zext(a, i64) if a.type.width < 64 else a for a in args]
-            addr = builder.zext(builder.load(builder.inttoptr(src_, ptr), align=4),
-                                ir.VectorType(i64, 64))
+            addr = builder.load(builder.inttoptr(src_, ptr), align=4)
             exv = builder.bitcast(ex_, pred)
             values = []
             for uo in (uo0_, uo1_)[:pairs]:
-                a = builder.and_(builder.add(addr, _splat(builder, uo, i64)),
-                                 _splat(builder, amask_, i64))
-                end = builder.add(a, _splat(builder, ir.Constant(i64, 4 * n), i64))
-                ok = builder.icmp_unsigned("<=", end, _splat(builder, ulim_, i64))
-                m = builder.and_(ok, exv)
-                p = builder.add(a, _splat(builder, lds_, i64))
-                values.extend(_gather_rows(context, builder, p, m, n))
+                a, ok = _lds_addresses(builder, addr, uo, amask_, ulim_, n)
+                values.extend(_grouped_rows(context, builder, lds_, a, builder.and_(ok, exv), n))
             for k, v in enumerate(values):
                 d = builder.add(dst_, ir.Constant(i64, 256 * k)) if k else dst_
                 builder.call(fn_store, [v, builder.inttoptr(d, ptr), ir.Constant(i32, 4), exv])
@@ -262,10 +366,12 @@ def _flat_gather_intrinsic(n):
     Lane l's 64-bit address is ua = src[l] | src[l + 64] << 32 (the rows at address ``src``
     and src + 256). The lane is fast when bit l of ``ex`` is set, ua >> 32 != priv, ua >=
     ubase, o = ua - ubase <= dlim, o is 4-aligned, and the bytes of ``mapped`` (page flags) at
-    o >> ps and (o + 4n - 1) >> ps are nonzero. A fast lane's n dwords at data + o go to row k
-    of dst + 256k (one masked store per row, under the fast lanes); the other lanes are not
-    touched. All addresses are read before the first store. Returns the mask of the active
-    lanes that are not fast (the caller runs them one by one, in lane order)."""
+    o >> ps and (o + 4n - 1) >> ps are nonzero. When every lane of ``ex`` is fast, each lane's
+    n dwords at data + o go to row k of dst + 256k (one masked store per row, under ``ex``),
+    all addresses read before the first store, and it returns 0. Otherwise it loads nothing
+    and returns the mask of the active lanes that are not fast (the caller then runs the
+    load lane by lane: it can, since nothing was written, even where the destination
+    overlaps the address)."""
     def gather(typingctx, dst, src, data, mapped, ubase, dlim, ps, priv, ex):
         sig = types.uint64(dst, src, data, mapped, ubase, dlim, ps, priv, ex)
 
@@ -281,13 +387,14 @@ def _flat_gather_intrinsic(n):
                 builder.zext(a, i64) if a.type.width < 64 else a for a in args]
             m, o = _flat_fast_lanes(context, builder, src_, ubase_, dlim_, priv_, mapped_, ps_,
                                     ex_, n)
-            p = builder.add(o, _splat(builder, data_, i64))
-            values = _gather_rows(context, builder, p, m, n)
-            for k, v in enumerate(values):
-                d = builder.add(dst_, ir.Constant(i64, 256 * k)) if k else dst_
-                builder.call(fn_store, [v, builder.inttoptr(d, ptr), ir.Constant(i32, 4), m])
-            fast = builder.bitcast(m, i64)
-            return builder.and_(ex_, builder.not_(fast))
+            slow = builder.and_(ex_, builder.not_(builder.bitcast(m, i64)))
+            with builder.if_then(builder.icmp_unsigned("==", slow, ir.Constant(i64, 0)),
+                                 likely=True):
+                values = _grouped_rows(context, builder, data_, o, m, n)
+                for k, v in enumerate(values):
+                    d = builder.add(dst_, ir.Constant(i64, 256 * k)) if k else dst_
+                    builder.call(fn_store, [v, builder.inttoptr(d, ptr), ir.Constant(i32, 4), m])
+            return slow
         return sig, codegen
     gather.__name__ = f"flat_gather_{n}"
     return intrinsic(gather)

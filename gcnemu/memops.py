@@ -454,68 +454,6 @@ def ds_instruction(ins, w, sregs, ws, vgpr, lds, scratch):
         align = nb
     vb = ws[w, WS_VBASE]
     lds32 = lds[:lds.shape[0] & ~3].view(np.uint32)   # aligned dwords in one access
-    # Fast path for the dword loads and stores that LDS-heavy kernels are made of (ds_read/
-    # write_b32..b128, ds_read2/write2(st64)_b32/b64): whole-row intrinsics (lanes.lds_gather*,
-    # lanes.lds_scatter*) that compute every lane's address and range check as vectors, then
-    # load or store lane by lane without branches, and write load results with one masked
-    # store per row. With a 4-aligned base every access is a whole dword (the address is
-    # aligned to >= 4), so no byte fallback is needed. Same semantics as the general loop
-    # below: lanes in order, the lane's address read before its results are written (dst may
-    # overlap addr), 32-bit wrap, alignment mask, out of range (a + nb > limit) reads 0 /
-    # drops the write.
-    if (base & 3) == 0 and count <= 4 and (
-            ((kind == K_LOAD or kind == K_STORE) and size >= 4)
-            or ((kind == K_LOAD2 or kind == K_STORE2) and count <= 2)):
-        ulim = U64(limit) if limit > 0 else U64(0)
-        ra = U64(vb + vaddr)
-        unb = U64(4 * count)
-        one = U64(1)
-        pv = U64(vgpr.ctypes.data)            # rows of 64 uint32 lanes, 256 bytes apart
-        pl = U64(lds.ctypes.data) + U64(base)  # the LDS window (4-aligned base)
-        src = pv + ra * U64(256)
-        if kind == K_LOAD or kind == K_STORE:
-            amask = U64(0xFFFFFFFF) & ~U64((4 * count if count <= 2 else 16) - 1)
-            uoff = U64(offset16)
-            if kind == K_LOAD:
-                # one masked gather per dword row (see lanes.lds_gather*); a constant count
-                dst = pv + U64(vb + vdst) * U64(256)
-                if count == 1:
-                    lds_gather1_1(dst, pl, src, uoff, uoff, amask, ulim, ex)
-                elif count == 2:
-                    lds_gather1_2(dst, pl, src, uoff, uoff, amask, ulim, ex)
-                elif count == 3:
-                    lds_gather1_3(dst, pl, src, uoff, uoff, amask, ulim, ex)
-                else:
-                    lds_gather1_4(dst, pl, src, uoff, uoff, amask, ulim, ex)
-            else:
-                data = pv + U64(vb + d0) * U64(256)
-                if count == 1:
-                    lds_scatter1_1(pl, src, data, data, uoff, uoff, amask, ulim, ex)
-                elif count == 2:
-                    lds_scatter1_2(pl, src, data, data, uoff, uoff, amask, ulim, ex)
-                elif count == 3:
-                    lds_scatter1_3(pl, src, data, data, uoff, uoff, amask, ulim, ex)
-                else:
-                    lds_scatter1_4(pl, src, data, data, uoff, uoff, amask, ulim, ex)
-            return
-        scale = U64(4 * count * (64 if st64 else 1))
-        uo0 = U64(off0) * scale
-        uo1 = U64(off1) * scale
-        amask = U64(0xFFFFFFFF) & ~(unb - one)
-        if kind == K_LOAD2:
-            dst = pv + U64(vb + vdst) * U64(256)
-            if count == 1:
-                lds_gather2_1(dst, pl, src, uo0, uo1, amask, ulim, ex)
-            else:
-                lds_gather2_2(dst, pl, src, uo0, uo1, amask, ulim, ex)
-        else:
-            data0 = pv + U64(vb + d0) * U64(256)
-            data1 = pv + U64(vb + d1) * U64(256)
-            if count == 1:
-                lds_scatter2_1(pl, src, data0, data1, uo0, uo1, amask, ulim, ex)
-            else:
-                lds_scatter2_2(pl, src, data0, data1, uo0, uo1, amask, ulim, ex)
-        return
     for l in range(64):
         if not (ex >> U64(l)) & U64(1):
             continue
@@ -634,6 +572,212 @@ def ds_instruction(ins, w, sregs, ws, vgpr, lds, scratch):
                 vgpr[vb + vdst, l] = np.uint32(old & MASK32)
                 if count == 2:
                     vgpr[vb + vdst + 1, l] = np.uint32(old >> U64(32))
+
+
+# --- LDS dword row kernels (the engine's DS fast path) ---------------------------------------
+# The dword loads and stores that LDS-heavy kernels are made of (ds_read/write_b32..b128,
+# ds_read2/write2(st64)_b32/b64, not GDS) run straight from engine.run_wave: the decoder picks
+# one of the compiled row kernels below for the instruction and precomputes its operands
+# (lds_row_form), and the engine calls it with the wave's rows, LDS window and M0 limit. Each
+# is one whole-row intrinsic of gcnemu/lanes.py: every lane's address and range check as
+# vectors, the loads or stores lane by lane in lane order without branches, results written
+# by one masked store per row. Same semantics as ds_instruction's lane loop, which runs
+# everything else (and these when the wave's LDS base is not 4-aligned): 32-bit address wrap,
+# alignment mask, out of range (a + nb > limit) reads 0 / drops the write, all addresses read
+# before the first result is written (the destination may overlap the address).
+#
+# kernel(row_a, row_b, lds, addr_row, uo0, uo1, amask, ulim, exec): row_a is the destination
+# (loads) or DATA0 row (stores), row_b the DATA1 row (ds_write2), lds the byte address of the
+# wave's 4-aligned LDS window, ulim the limit min(M0, LDS size) in bytes.
+
+def _lds_read1_1(ra, rb, lds, src, uo0, uo1, amask, ulim, ex):
+    lds_gather1_1(ra, lds, src, uo0, uo1, amask, ulim, ex)
+
+
+def _lds_read1_2(ra, rb, lds, src, uo0, uo1, amask, ulim, ex):
+    lds_gather1_2(ra, lds, src, uo0, uo1, amask, ulim, ex)
+
+
+def _lds_read1_3(ra, rb, lds, src, uo0, uo1, amask, ulim, ex):
+    lds_gather1_3(ra, lds, src, uo0, uo1, amask, ulim, ex)
+
+
+def _lds_read1_4(ra, rb, lds, src, uo0, uo1, amask, ulim, ex):
+    lds_gather1_4(ra, lds, src, uo0, uo1, amask, ulim, ex)
+
+
+def _lds_read2_1(ra, rb, lds, src, uo0, uo1, amask, ulim, ex):
+    lds_gather2_1(ra, lds, src, uo0, uo1, amask, ulim, ex)
+
+
+def _lds_read2_2(ra, rb, lds, src, uo0, uo1, amask, ulim, ex):
+    lds_gather2_2(ra, lds, src, uo0, uo1, amask, ulim, ex)
+
+
+def _lds_write1_1(ra, rb, lds, src, uo0, uo1, amask, ulim, ex):
+    lds_scatter1_1(lds, src, ra, ra, uo0, uo1, amask, ulim, ex)
+
+
+def _lds_write1_2(ra, rb, lds, src, uo0, uo1, amask, ulim, ex):
+    lds_scatter1_2(lds, src, ra, ra, uo0, uo1, amask, ulim, ex)
+
+
+def _lds_write1_3(ra, rb, lds, src, uo0, uo1, amask, ulim, ex):
+    lds_scatter1_3(lds, src, ra, ra, uo0, uo1, amask, ulim, ex)
+
+
+def _lds_write1_4(ra, rb, lds, src, uo0, uo1, amask, ulim, ex):
+    lds_scatter1_4(lds, src, ra, ra, uo0, uo1, amask, ulim, ex)
+
+
+def _lds_write2_1(ra, rb, lds, src, uo0, uo1, amask, ulim, ex):
+    lds_scatter2_1(lds, src, ra, rb, uo0, uo1, amask, ulim, ex)
+
+
+def _lds_write2_2(ra, rb, lds, src, uo0, uo1, amask, ulim, ex):
+    lds_scatter2_2(lds, src, ra, rb, uo0, uo1, amask, ulim, ex)
+
+
+_LDS_ROW_KERNELS = {(K_LOAD, 1): _lds_read1_1, (K_LOAD, 2): _lds_read1_2,
+                    (K_LOAD, 3): _lds_read1_3, (K_LOAD, 4): _lds_read1_4,
+                    (K_LOAD2, 1): _lds_read2_1, (K_LOAD2, 2): _lds_read2_2,
+                    (K_STORE, 1): _lds_write1_1, (K_STORE, 2): _lds_write1_2,
+                    (K_STORE, 3): _lds_write1_3, (K_STORE, 4): _lds_write1_4,
+                    (K_STORE2, 1): _lds_write2_1, (K_STORE2, 2): _lds_write2_2}
+_LDS_ROW_SIGNATURE = types.void(*([types.uint64] * 9))
+_row_kernel_addresses: dict = {}
+
+
+def lds_row_form(sub: int, off0: int, off1: int, gds: int, vaddr: int, data0: int, data1: int,
+                 vdst: int):
+    """The engine's fast form of a DS instruction (subop ``sub``, raw fields), or None when it
+    has none: (kernel address, row_a, row_b, uo0, uo1, amask, VGPR end), rows and offsets as
+    the kernels above take them; the kernel is compiled (or loaded from the disk cache) on
+    first use. VGPR end is the allocation the instruction's rows need."""
+    kind, size, count, st64 = sub & 0xFF, (sub >> 8) & 0xFF, (sub >> 16) & 0xF, (sub >> 30) & 1
+    if gds or (kind, count) not in _LDS_ROW_KERNELS or size < 4:
+        return None
+    fn = _LDS_ROW_KERNELS[(kind, count)]
+    if kind in (K_LOAD, K_STORE):
+        # offset16 for both rows; the alignment of ds_read/write_b96/b128 is 16 bytes
+        uo0 = uo1 = off0 | (off1 << 8)
+        amask = 0xFFFFFFFF & ~((4 * count if count <= 2 else 16) - 1)
+    else:
+        scale = 4 * count * (64 if st64 else 1)
+        uo0, uo1 = off0 * scale, off1 * scale
+        amask = 0xFFFFFFFF & ~(4 * count - 1)
+    if kind == K_LOAD:
+        ra, rb, end = vdst, vdst, vdst + count
+    elif kind == K_LOAD2:
+        ra, rb, end = vdst, vdst, vdst + 2 * count
+    else:
+        ra, rb = data0, (data1 if kind == K_STORE2 else data0)
+        end = max(data0, rb) + count
+    end = max(end, vaddr + 1)
+    addr = _row_kernel_address(fn, _LDS_ROW_SIGNATURE)
+    return addr, ra, rb, uo0, uo1, amask, end
+
+
+
+# --- FLAT dword row kernels (the engine's FLAT fast path) -------------------------------------
+# flat_load/store_dword..dwordx4 run straight from engine.run_wave through these kernels
+# (flat_row_form), one whole-row intrinsic each (lanes.flat_gather_* / flat_scatter_*), which
+# run the access when every active lane is in the GPU heap, mapped and 4-aligned, and else
+# do nothing and return the mask of the lanes that are not: the engine then runs the
+# instruction through flat_instruction (lane by lane: the scratch aperture, LDS, faults).
+#
+# kernel(row, addr_row, data, mapped, ubase, dlim, page_shift, private_hi, exec) -> slow lanes
+
+def _flat_read_1(row, src, data, mapped, ubase, dlim, ps, priv, ex):
+    return flat_gather_1(row, src, data, mapped, ubase, dlim, ps, priv, ex)
+
+
+def _flat_read_2(row, src, data, mapped, ubase, dlim, ps, priv, ex):
+    return flat_gather_2(row, src, data, mapped, ubase, dlim, ps, priv, ex)
+
+
+def _flat_read_3(row, src, data, mapped, ubase, dlim, ps, priv, ex):
+    return flat_gather_3(row, src, data, mapped, ubase, dlim, ps, priv, ex)
+
+
+def _flat_read_4(row, src, data, mapped, ubase, dlim, ps, priv, ex):
+    return flat_gather_4(row, src, data, mapped, ubase, dlim, ps, priv, ex)
+
+
+def _flat_write_1(row, src, data, mapped, ubase, dlim, ps, priv, ex):
+    return flat_scatter_1(src, row, data, mapped, ubase, dlim, ps, priv, ex)
+
+
+def _flat_write_2(row, src, data, mapped, ubase, dlim, ps, priv, ex):
+    return flat_scatter_2(src, row, data, mapped, ubase, dlim, ps, priv, ex)
+
+
+def _flat_write_3(row, src, data, mapped, ubase, dlim, ps, priv, ex):
+    return flat_scatter_3(src, row, data, mapped, ubase, dlim, ps, priv, ex)
+
+
+def _flat_write_4(row, src, data, mapped, ubase, dlim, ps, priv, ex):
+    return flat_scatter_4(src, row, data, mapped, ubase, dlim, ps, priv, ex)
+
+
+_FLAT_ROW_KERNELS = {(K_LOAD, 1): _flat_read_1, (K_LOAD, 2): _flat_read_2,
+                     (K_LOAD, 3): _flat_read_3, (K_LOAD, 4): _flat_read_4,
+                     (K_STORE, 1): _flat_write_1, (K_STORE, 2): _flat_write_2,
+                     (K_STORE, 3): _flat_write_3, (K_STORE, 4): _flat_write_4}
+_FLAT_ROW_SIGNATURE = types.uint64(*([types.uint64] * 9))
+
+
+def _row_kernel_address(fn, signature) -> int:
+    """Address of the C-callable compile of row kernel ``fn`` (compiled or loaded from the disk
+    cache on first use)."""
+    addr = _row_kernel_addresses.get(fn)
+    if addr is None:
+        with _lock:
+            addr = _row_kernel_addresses.get(fn)
+            if addr is None:
+                cf = cfunc(signature, cache=True, boundscheck=False)(fn)
+                _keep.append(cf)
+                addr = _row_kernel_addresses[fn] = cf.address
+    return addr
+
+
+def flat_row_form(sub: int, vaddr: int, vdata: int, vdst: int):
+    """The engine's fast form of a FLAT instruction (subop ``sub``, raw fields), or None when it
+    has none: (kernel address, row, bytes per lane, VGPR end): row is the destination (loads) or
+    data (stores), VGPR end the allocation the instruction's rows need."""
+    kind, size, count = sub & 0xFF, (sub >> 8) & 0xFF, (sub >> 16) & 0xF
+    if size < 4 or (kind, count) not in _FLAT_ROW_KERNELS:
+        return None
+    row = vdst if kind == K_LOAD else vdata
+    fn = _row_kernel_address(_FLAT_ROW_KERNELS[(kind, count)], _FLAT_ROW_SIGNATURE)
+    return fn, row, 4 * count, max(row + count, vaddr + 2)
+
+
+@intrinsic
+def call_flat_rows(typingctx, addr, row, src, data, mapped, ubase, dlim, ps, priv, ex):
+    """Call the FLAT row kernel at ``addr`` (see flat_row_form); returns its slow lanes."""
+    sig = types.uint64(addr, row, src, data, mapped, ubase, dlim, ps, priv, ex)
+
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        fnty = ir.FunctionType(i64, [i64] * 9)
+        fn = builder.inttoptr(args[0], fnty.as_pointer())
+        return builder.call(fn, [builder.sext(a, i64) if a.type.width < 64 else a
+                                 for a in args[1:]])
+    return sig, codegen
+
+@intrinsic
+def call_lds_rows(typingctx, addr, ra, rb, lds, src, uo0, uo1, amask, ulim, ex):
+    """Call the LDS row kernel at ``addr`` (see lds_row_form)."""
+    sig = types.void(addr, ra, rb, lds, src, uo0, uo1, amask, ulim, ex)
+
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        fnty = ir.FunctionType(ir.VoidType(), [i64] * 9)
+        fn = builder.inttoptr(args[0], fnty.as_pointer())
+        builder.call(fn, [builder.sext(a, i64) if a.type.width < 64 else a for a in args[1:]])
+        return context.get_dummy_value()
+    return sig, codegen
 
 
 # --- FLAT -----------------------------------------------------------------------------------
@@ -839,10 +983,8 @@ def flat_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_bas
         priv = U64(PRIVATE_APERTURE_HI)
         slow = ex
         if kind == K_LOAD:
-            # the fast lanes in one masked gather per dword row (see lanes.flat_gather_*),
-            # then the others one by one in lane order; a fast lane writes only its own lane
-            # and a slow one reads only its own lane's address, so the order between the two
-            # groups does not matter
+            # all lanes fast: the row loads of lanes.flat_gather_*; any other lane: the whole
+            # load lane by lane below (the gather wrote nothing)
             if whole:
                 dst = pv + U64(vb + vdst) * U64(256)
                 if count == 1:
@@ -855,7 +997,7 @@ def flat_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_bas
                     slow = flat_gather_4(dst, src, pd, pm, ubase, dlim, ups, priv, ex)
             if slow != U64(0):
                 for l in range(64):
-                    if (slow >> U64(l)) & U64(1):
+                    if (ex >> U64(l)) & U64(1):
                         _flat_lane(l, kind, size, count, sext, aop, glc, vaddr, vdata, vdst, nb,
                                    span, ws, w, vgpr, lds, mem_data, mem_mapped, mem_base,
                                    faults, d32, ubase, dlim, lbase, lsize, vb)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import engine as E
-from .memops import family_address
+from .memops import family_address, flat_row_form, lds_row_form
 from .memops import subop as memory_subop
 from .dispatch_gen import SALU_NAMES, VALU_NAMES
 from .opkernels import valu32_address, valu_address
@@ -479,6 +479,23 @@ def _fast_columns(r: np.ndarray) -> None:
             d = int(r[C_DST])
             ok &= d >= 0
             vmax = max(vmax, d + int(r[C_WD]))
+    elif h == E.H_DS:
+        form = lds_row_form(*(int(r[c]) for c in (C_K, C_F0, C_F1, C_F2, C_F3, C_F4, C_F5, C_F6)))
+        if form is not None:
+            # the engine's LDS fast path (memops.lds_row_form; columns as engine.C_DS_*)
+            fn, ra, rb, uo0, uo1, amask, vmax = form
+            r[E.C_DS_FN], r[E.C_DS_ROW_A], r[E.C_DS_ROW_B] = fn, ra, rb
+            r[E.C_DS_UO0], r[E.C_DS_UO1], r[E.C_DS_AMASK] = uo0, uo1, amask
+            r[C_VMAX], r[C_FAST] = vmax, 1
+        return
+    elif h == E.H_FLAT:
+        form = flat_row_form(*(int(r[c]) for c in (C_K, C_F2, C_F3, C_F5)))
+        if form is not None:
+            # the engine's FLAT fast path (memops.flat_row_form; columns as engine.C_FL_*)
+            fn, row, span, vmax = form
+            r[E.C_FL_FN], r[E.C_FL_ROW], r[E.C_FL_SPAN] = fn, row, span
+            r[C_VMAX], r[C_FAST] = vmax, 1
+        return
     else:
         return
     r[C_K0], r[C_K1], r[C_K2], r[C_KD] = kinds[0], kinds[1], kinds[2], kd

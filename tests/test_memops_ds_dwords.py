@@ -294,3 +294,70 @@ def test_ds_write_tiny_lds(op, count, lds_bytes):
             _wr(mem, int(addr[l]) & ~(align - 1), lds_bytes, [data[i][l] for i in range(count)])
     got = _bytes_from(r, nbytes=64)
     assert got == bytes(mem) + bytes(64 - lds_bytes)
+
+
+# The engine loads a group of 16 lanes whose addresses are consecutive elements (a row of a
+# tile) with one vector load and a group whose addresses are all equal (a broadcast) with one
+# scalar load (lanes._lds_rows); other groups lane by lane. Each group below takes one pattern,
+# including ones that must not take those forms: a consecutive run that crosses the M0 limit
+# (partly out of range), one that wraps at 2^32, one starting at or above 2^31, a broadcast of
+# an out-of-range element, a run with one lane off the pattern.
+def _group(kind, rng, nb, lim):
+    step = np.arange(16, dtype=np.int64) * nb
+    start = int(rng.integers(0, lim // 2)) & ~(nb - 1)
+    if kind == "consecutive":
+        return start + step
+    if kind == "uniform":
+        return np.full(16, start)
+    if kind == "crossing_limit":
+        return (lim - 5 * nb) + step
+    if kind == "wrapping":
+        return ((1 << 32) - 6 * nb + step) & M32
+    if kind == "high":
+        return (1 << 31) + step
+    if kind == "uniform_out":
+        return np.full(16, lim + 64)
+    if kind == "one_off":
+        a = start + step
+        a[9] = start
+        return a
+    return rng.integers(0, lim + 32, 16) & ~(nb - 1)
+
+
+PATTERNS = ["consecutive", "uniform", "crossing_limit", "wrapping", "high", "uniform_out",
+            "one_off", "random"]
+
+
+@pytest.mark.parametrize("ex_kind", ["full", "partial"])
+@pytest.mark.parametrize("op,count,pairs", [(op, c, 1) for op, c in LOADS] +
+                         [("ds_read2_b32", 1, 2), ("ds_read2_b64", 2, 2)])
+def test_ds_read_address_patterns(op, count, pairs, ex_kind):
+    rng = np.random.default_rng(zlib.crc32(f"{op}{ex_kind}patterns".encode()))
+    init = bytearray(rng.integers(0, 256, LDS_BYTES, dtype=np.uint8).tobytes())
+    nb = 4 * count
+    align = 4 * count if pairs == 2 or count <= 2 else 16
+    lim = 900
+    for case in range(len(PATTERNS)):
+        kinds = [PATTERNS[(case + g) % len(PATTERNS)] for g in range(4)]
+        addr = np.concatenate([_group(k, rng, nb, lim) for k in kinds]).astype(np.uint32)
+        ex = _exec(rng, ex_kind)
+        old = rng.integers(0, 1 << 32, (8, 64), dtype=np.uint64).astype(np.uint32)
+        vg = {10 + i: old[i] for i in range(pairs * count)}
+        vg[2] = addr
+        if pairs == 1:
+            offs = [8 * count]
+            text = f"{op} v[10:{9 + count}], v2 offset:{offs[0]}"
+        else:
+            offs = [1 * nb, 5 * nb]
+            text = f"{op} v[10:{9 + 2 * count}], v2 offset0:1 offset1:5"
+        r = run(text, vgpr=vg, lds=bytes(init), lds_bytes=LDS_BYTES, m0=lim, exec_mask=ex)
+        for l in range(64):
+            if ex >> l & 1:
+                exp = []
+                for o in offs:
+                    a = ((int(addr[l]) + o) & M32) & ~(align - 1)
+                    exp += _rd(init, a, lim, nb)
+            else:
+                exp = [int(old[i][l]) for i in range(pairs * count)]
+            got = [int(r.vgpr[10 + i][l]) for i in range(pairs * count)]
+            assert got == exp, (kinds, l, hex(int(addr[l])))

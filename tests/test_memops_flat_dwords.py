@@ -299,3 +299,60 @@ def test_flat_store_slow_lane_keeps_its_place_in_lane_order(n):
     r = _store(n, addr, mem, (1 << 64) - 1, data)
     assert mem.read(buf, size) == _model_store(words.tobytes(), buf, n, addr, (1 << 64) - 1, data)
     assert r.faults == []
+
+
+# Groups of 16 lanes whose addresses are consecutive elements load with one vector load, and
+# groups on one address with one scalar load (lanes._grouped_rows); the others lane by lane.
+# Each group takes one pattern, including consecutive runs that reach into the guard page after
+# the buffer (those lanes fault and read 0: the instruction runs again through the general
+# path), a run with one lane off the pattern and a broadcast from the guard page.
+FLAT_PATTERNS = ["consecutive", "uniform", "into_guard", "one_off", "random", "uniform_guard"]
+
+
+def _flat_group(kind, rng, buf, size, n):
+    step = 4 * n * np.arange(16, dtype=np.int64)
+    start = buf + 4 * int(rng.integers(0, size // 8))
+    if kind == "consecutive":
+        return start + step
+    if kind == "uniform":
+        return np.full(16, start)
+    if kind == "into_guard":
+        return buf + size - 4 * n * 5 + step
+    if kind == "one_off":
+        a = start + step
+        a[7] = start + 4
+        return a
+    if kind == "uniform_guard":
+        return np.full(16, buf + size + 16)
+    return buf + 4 * rng.integers(0, size // 4 - n + 1, 16)
+
+
+@pytest.mark.parametrize("ex", [(1 << 64) - 1, EXEC])
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_flat_load_address_patterns(n, ex):
+    mem, buf, size, words, _ = _setup(n)
+    rng = np.random.default_rng(100 + n)
+    name = "flat_load_dword" + ("" if n == 1 else f"x{n}")
+    dst = 10
+    regs = f"v{dst}" if n == 1 else f"v[{dst}:{dst + n - 1}]"
+    for case in range(len(FLAT_PATTERNS)):
+        kinds = [FLAT_PATTERNS[(case + g) % len(FLAT_PATTERNS)] for g in range(4)]
+        addr = np.concatenate([_flat_group(k, rng, buf, size, n) for k in kinds]).astype(np.uint64)
+        lo, hi = _rows(addr)
+        init = {dst + i: 0xDEAD0000 + LANES + i for i in range(n)}
+        r = run(f"{name} {regs}, v[2:3]", vgpr={2: lo, 3: hi, **init}, mem=mem, exec_mask=ex)
+        want_faults = []
+        for lane in range(64):
+            for i in range(n):
+                got = int(r.vgpr[dst + i, lane])
+                if not (ex >> lane) & 1:
+                    assert got == 0xDEAD0000 + lane + i
+                    continue
+                a = int(addr[lane]) + 4 * i
+                if a + 4 <= buf + size:
+                    assert got == int(words[(a - buf) // 4]), (kinds, lane, i)
+                else:
+                    assert got == 0, (kinds, lane, i)
+                    want_faults.append((a, lane, 0))
+        # the wave records its first 64 faults (gcnemu/wave.py)
+        assert [(f[0], f[2], f[3]) for f in r.faults] == want_faults[:64], kinds

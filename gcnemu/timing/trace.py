@@ -43,36 +43,49 @@ def _scalar_reg(sregs, w, code):
 
 @njit
 def _compact_lines(tr, start, n):
-    """Sort tr[start:start+n] in place and drop duplicates; returns the distinct count."""
+    """Sort tr[start:start+n] in place and drop duplicates; returns the distinct count.
+
+    An insertion sort: it allocates nothing (the engine calls this without reference counting)
+    and the lines of consecutive lanes come nearly in order, where it is linear."""
     if n <= 1:
         return n
-    seg = tr[start:start + n]
-    seg.sort()
+    for i in range(start + 1, start + n):
+        v = tr[i]
+        j = i - 1
+        while j >= start and tr[j] > v:
+            tr[j + 1] = tr[j]
+            j -= 1
+        tr[j + 1] = v
     k = 1
     for i in range(1, n):
-        if seg[i] != seg[k - 1]:
-            seg[k] = seg[i]
+        if tr[start + i] != tr[start + k - 1]:
+            tr[start + k] = tr[start + i]
             k += 1
     return k
 
 
 @njit
-def ds_conflict_degree(addrs, active):
-    """LDS bank-conflict degree of one wave access: the LDS serves a half wave (32 lanes) per
-    pass; within a half wave, lanes whose dword addresses differ but share a bank (bits 2-6)
-    conflict, equal dword addresses are broadcast. The degree is the largest number of distinct
-    dwords one bank must deliver in a half wave (1 = conflict free)."""
+def ds_conflict_degree(vgpr, row, off, ex):
+    """LDS bank-conflict degree of one wave access (lane l: address vgpr[row, l] + off, active
+    where bit l of ``ex`` is set): the LDS serves a half wave (32 lanes) per pass; within a
+    half wave, lanes whose dword addresses differ but share a bank (bits 2-6) conflict, equal
+    dword addresses are broadcast. The degree is the largest number of distinct dwords one
+    bank must deliver in a half wave (1 = conflict free). Reads the row in place: the engine
+    calls it without reference counting, where it must not allocate."""
     worst = 1
     for half in range(2):
         for b in range(LDS_BANKS):
             distinct = 0
             for i in range(32):
                 l = 32 * half + i
-                if not active[l] or ((addrs[l] >> 2) & (LDS_BANKS - 1)) != b:
+                if not (ex >> U64(l)) & U64(1):
+                    continue
+                dl = (np.int64(vgpr[row, l]) + off) >> 2
+                if (dl & (LDS_BANKS - 1)) != b:
                     continue
                 seen = False
                 for j in range(32 * half, l):
-                    if active[j] and (addrs[j] >> 2) == (addrs[l] >> 2):
+                    if (ex >> U64(j)) & U64(1) and ((np.int64(vgpr[row, j]) + off) >> 2) == dl:
                         seen = True
                         break
                 if not seen:
@@ -103,14 +116,7 @@ def trace_memory(code, pc, w, sregs, ws, vgpr, tr, tp):
         if kind == K_LOAD2 or kind == K_STORE2 or kind == K_WRXCHG2:
             off = code[pc, C_F0] * max(size, 4) * (64 if st64 else 1)
         row = vbase + code[pc, C_F3]
-        addrs = np.zeros(64, np.int64)
-        active = np.zeros(64, np.bool_)
-        if 0 <= row < nrows:
-            for l in range(64):
-                if (ex >> U64(l)) & U64(1):
-                    active[l] = True
-                    addrs[l] = np.int64(vgpr[row, l]) + off
-        tr[tp] = ds_conflict_degree(addrs, active)
+        tr[tp] = ds_conflict_degree(vgpr, row, off, ex) if 0 <= row < nrows else 1
         return tp + 1
     if h == H_MIMG:
         tr[tp] = -1
