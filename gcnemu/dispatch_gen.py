@@ -3744,12 +3744,14 @@ def _cf_v_add_f32(s0, s1, s2, res, cin, exec_mask, mode):
 @njit(inline="always")
 def _row32_v_add_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     if (mode & 3) == 0:
-        odd = False
+        lo = np.uint32(0xFFFFFFFF)
+        hi = np.uint32(0)
         for l in range(64):
-            r, o = _valu_float._plain_add_f32(s0[l], s1[l], s2[l])
+            r, klo, khi = _valu_float._plain_add_f32(s0[l], s1[l], s2[l])
             res[l] = r
-            odd |= o
-        if not odd:  # (flags clear: the plain cases of flag ops have none)
+            lo = min(lo, klo)
+            hi = max(hi, khi)
+        if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:  # (flags clear: the plain cases of flag ops have none)
             store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
             return np.uint64(0)
     for l in range(64):
@@ -3901,12 +3903,14 @@ def _cf_v_cmp_eq_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmp_eq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 2)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 2)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_eq_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -3962,12 +3966,14 @@ def _cf_v_cmp_f_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmp_f_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 0)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 0)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_f_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4023,12 +4029,14 @@ def _cf_v_cmp_ge_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmp_ge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 6)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 6)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_ge_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4084,12 +4092,14 @@ def _cf_v_cmp_gt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmp_gt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 4)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 4)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_gt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4145,12 +4155,14 @@ def _cf_v_cmp_le_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmp_le_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 3)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 3)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_le_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4206,12 +4218,14 @@ def _cf_v_cmp_lg_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmp_lg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 5)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 5)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_lg_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4267,12 +4281,14 @@ def _cf_v_cmp_lt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmp_lt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 1)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 1)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_lt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4328,12 +4344,14 @@ def _cf_v_cmp_neq_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmp_neq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 13)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 13)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_neq_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4389,12 +4407,14 @@ def _cf_v_cmp_nge_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmp_nge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 9)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 9)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_nge_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4450,12 +4470,14 @@ def _cf_v_cmp_ngt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmp_ngt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 11)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 11)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_ngt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4511,12 +4533,14 @@ def _cf_v_cmp_nle_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmp_nle_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 12)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 12)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_nle_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4572,12 +4596,14 @@ def _cf_v_cmp_nlg_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmp_nlg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 10)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 10)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_nlg_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4633,12 +4659,14 @@ def _cf_v_cmp_nlt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmp_nlt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 14)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 14)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_nlt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4694,12 +4722,14 @@ def _cf_v_cmp_o_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmp_o_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 7)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 7)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_o_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4755,12 +4785,14 @@ def _cf_v_cmp_tru_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmp_tru_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 15)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 15)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_tru_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4816,12 +4848,14 @@ def _cf_v_cmp_u_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmp_u_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 8)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 8)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_u_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4877,12 +4911,14 @@ def _cf_v_cmps_eq_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmps_eq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 2)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 2)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_eq_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4938,12 +4974,14 @@ def _cf_v_cmps_f_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmps_f_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 0)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 0)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_f_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4999,12 +5037,14 @@ def _cf_v_cmps_ge_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmps_ge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 6)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 6)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_ge_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5060,12 +5100,14 @@ def _cf_v_cmps_gt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmps_gt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 4)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 4)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_gt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5121,12 +5163,14 @@ def _cf_v_cmps_le_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmps_le_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 3)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 3)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_le_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5182,12 +5226,14 @@ def _cf_v_cmps_lg_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmps_lg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 5)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 5)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_lg_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5243,12 +5289,14 @@ def _cf_v_cmps_lt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmps_lt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 1)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 1)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_lt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5304,12 +5352,14 @@ def _cf_v_cmps_neq_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmps_neq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 13)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 13)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_neq_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5365,12 +5415,14 @@ def _cf_v_cmps_nge_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmps_nge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 9)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 9)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_nge_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5426,12 +5478,14 @@ def _cf_v_cmps_ngt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmps_ngt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 11)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 11)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_ngt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5487,12 +5541,14 @@ def _cf_v_cmps_nle_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmps_nle_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 12)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 12)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_nle_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5548,12 +5604,14 @@ def _cf_v_cmps_nlg_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmps_nlg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 10)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 10)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_nlg_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5609,12 +5667,14 @@ def _cf_v_cmps_nlt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmps_nlt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 14)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 14)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_nlt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5670,12 +5730,14 @@ def _cf_v_cmps_o_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmps_o_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 7)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 7)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_o_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5731,12 +5793,14 @@ def _cf_v_cmps_tru_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmps_tru_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 15)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 15)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_tru_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5792,12 +5856,14 @@ def _cf_v_cmps_u_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmps_u_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 8)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 8)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_u_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5853,12 +5919,14 @@ def _cf_v_cmpsx_eq_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmpsx_eq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 2)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 2)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_eq_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5914,12 +5982,14 @@ def _cf_v_cmpsx_f_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmpsx_f_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 0)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 0)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_f_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5975,12 +6045,14 @@ def _cf_v_cmpsx_ge_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmpsx_ge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 6)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 6)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_ge_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -6036,12 +6108,14 @@ def _cf_v_cmpsx_gt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmpsx_gt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 4)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 4)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_gt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -6097,12 +6171,14 @@ def _cf_v_cmpsx_le_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmpsx_le_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 3)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 3)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_le_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -6158,12 +6234,14 @@ def _cf_v_cmpsx_lg_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmpsx_lg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 5)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 5)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_lg_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -6219,12 +6297,14 @@ def _cf_v_cmpsx_lt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmpsx_lt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 1)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 1)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_lt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -6280,12 +6360,14 @@ def _cf_v_cmpsx_neq_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmpsx_neq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 13)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 13)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_neq_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -6341,12 +6423,14 @@ def _cf_v_cmpsx_nge_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmpsx_nge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 9)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 9)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_nge_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -6402,12 +6486,14 @@ def _cf_v_cmpsx_ngt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmpsx_ngt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 11)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 11)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_ngt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -6463,12 +6549,14 @@ def _cf_v_cmpsx_nle_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmpsx_nle_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 12)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 12)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_nle_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -6524,12 +6612,14 @@ def _cf_v_cmpsx_nlg_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmpsx_nlg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 10)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 10)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_nlg_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -6585,12 +6675,14 @@ def _cf_v_cmpsx_nlt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmpsx_nlt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 14)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 14)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_nlt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -6646,12 +6738,14 @@ def _cf_v_cmpsx_o_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmpsx_o_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 7)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 7)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_o_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -6707,12 +6801,14 @@ def _cf_v_cmpsx_tru_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmpsx_tru_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 15)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 15)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_tru_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -6768,12 +6864,14 @@ def _cf_v_cmpsx_u_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmpsx_u_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 8)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 8)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_u_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -6883,12 +6981,14 @@ def _cf_v_cmpx_eq_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmpx_eq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 2)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 2)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_eq_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -6944,12 +7044,14 @@ def _cf_v_cmpx_f_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmpx_f_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 0)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 0)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_f_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -7005,12 +7107,14 @@ def _cf_v_cmpx_ge_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmpx_ge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 6)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 6)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_ge_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -7066,12 +7170,14 @@ def _cf_v_cmpx_gt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmpx_gt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 4)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 4)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_gt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -7127,12 +7233,14 @@ def _cf_v_cmpx_le_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmpx_le_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 3)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 3)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_le_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -7188,12 +7296,14 @@ def _cf_v_cmpx_lg_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmpx_lg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 5)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 5)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_lg_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -7249,12 +7359,14 @@ def _cf_v_cmpx_lt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmpx_lt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 1)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 1)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_lt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -7310,12 +7422,14 @@ def _cf_v_cmpx_neq_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmpx_neq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 13)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 13)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_neq_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -7371,12 +7485,14 @@ def _cf_v_cmpx_nge_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmpx_nge_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 9)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 9)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_nge_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -7432,12 +7548,14 @@ def _cf_v_cmpx_ngt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmpx_ngt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 11)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 11)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_ngt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -7493,12 +7611,14 @@ def _cf_v_cmpx_nle_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmpx_nle_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 12)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 12)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_nle_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -7554,12 +7674,14 @@ def _cf_v_cmpx_nlg_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmpx_nlg_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 10)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 10)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_nlg_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -7615,12 +7737,14 @@ def _cf_v_cmpx_nlt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmpx_nlt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 14)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 14)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_nlt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -7676,12 +7800,14 @@ def _cf_v_cmpx_o_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmpx_o_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 7)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 7)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_o_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -7737,12 +7863,14 @@ def _cf_v_cmpx_tru_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmpx_tru_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 15)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 15)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_tru_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -7798,12 +7926,14 @@ def _cf_v_cmpx_u_f32(s0, s1, s2, res, cin, exec_mask, mode):
 
 @njit(inline="always")
 def _row32_v_cmpx_u_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
-    odd = False
+    lo = np.uint32(0xFFFFFFFF)
+    hi = np.uint32(0)
     for l in range(64):
-        f, o = _valu_float._plain_cmp_f32(s0[l], s1[l], 8)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 8)
         res[64 + l] = np.uint32(f)
-        odd |= o
-    if not odd:
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
         return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_u_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -8583,12 +8713,14 @@ def _cf_v_div_fixup_f32(s0, s1, s2, res, cin, exec_mask, mode):
 @njit(inline="always")
 def _row32_v_div_fixup_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     if (mode & 3) == 0:
-        odd = False
+        lo = np.uint32(0xFFFFFFFF)
+        hi = np.uint32(0)
         for l in range(64):
-            r, o = _valu_float._plain_div_fixup_f32(s0[l], s1[l], s2[l])
+            r, klo, khi = _valu_float._plain_div_fixup_f32(s0[l], s1[l], s2[l])
             res[l] = r
-            odd |= o
-        if not odd:  # (flags clear: the plain cases of flag ops have none)
+            lo = min(lo, klo)
+            hi = max(hi, khi)
+        if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:  # (flags clear: the plain cases of flag ops have none)
             store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
             return np.uint64(0)
     for l in range(64):
@@ -8663,12 +8795,14 @@ def _cf_v_div_fmas_f32(s0, s1, s2, res, cin, exec_mask, mode):
 @njit(inline="always")
 def _row32_v_div_fmas_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     if (mode & 3) == 0 and (cin & exec_mask) == np.uint64(0):
-        odd = False
+        lo = np.uint32(0xFFFFFFFF)
+        hi = np.uint32(0)
         for l in range(64):
-            r, o = _valu_float._plain_fma_f32(s0[l], s1[l], s2[l])
+            r, klo, khi = _valu_float._plain_fma_f32(s0[l], s1[l], s2[l])
             res[l] = r
-            odd |= o
-        if not odd:  # (flags clear: the plain cases of flag ops have none)
+            lo = min(lo, klo)
+            hi = max(hi, khi)
+        if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:  # (flags clear: the plain cases of flag ops have none)
             store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
             return np.uint64(0)
     for l in range(64):
@@ -8743,12 +8877,14 @@ def _cf_v_div_scale_f32(s0, s1, s2, res, cin, exec_mask, mode):
 @njit(inline="always")
 def _row32_v_div_scale_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     if (mode & 3) == 0:
-        odd = False
+        lo = np.uint32(0xFFFFFFFF)
+        hi = np.uint32(0)
         for l in range(64):
-            r, o = _valu_float._plain_div_scale_f32(s0[l], s1[l], s2[l])
+            r, klo, khi = _valu_float._plain_div_scale_f32(s0[l], s1[l], s2[l])
             res[l] = r
-            odd |= o
-        if not odd:  # (flags clear: the plain cases of flag ops have none)
+            lo = min(lo, klo)
+            hi = max(hi, khi)
+        if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:  # (flags clear: the plain cases of flag ops have none)
             store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
             return np.uint64(0)
     for l in range(64):
@@ -8907,12 +9043,14 @@ def _cf_v_fma_f32(s0, s1, s2, res, cin, exec_mask, mode):
 @njit(inline="always")
 def _row32_v_fma_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     if (mode & 3) == 0:
-        odd = False
+        lo = np.uint32(0xFFFFFFFF)
+        hi = np.uint32(0)
         for l in range(64):
-            r, o = _valu_float._plain_fma_f32(s0[l], s1[l], s2[l])
+            r, klo, khi = _valu_float._plain_fma_f32(s0[l], s1[l], s2[l])
             res[l] = r
-            odd |= o
-        if not odd:  # (flags clear: the plain cases of flag ops have none)
+            lo = min(lo, klo)
+            hi = max(hi, khi)
+        if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:  # (flags clear: the plain cases of flag ops have none)
             store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
             return np.uint64(0)
     for l in range(64):
@@ -9238,12 +9376,14 @@ def _cf_v_mac_f32(s0, s1, s2, res, cin, exec_mask, mode):
 @njit(inline="always")
 def _row32_v_mac_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     if (mode & 3) == 0:
-        odd = False
+        lo = np.uint32(0xFFFFFFFF)
+        hi = np.uint32(0)
         for l in range(64):
-            r, o = _valu_float._plain_mad_f32(s0[l], s1[l], s2[l])
+            r, klo, khi = _valu_float._plain_mad_f32(s0[l], s1[l], s2[l])
             res[l] = r
-            odd |= o
-        if not odd:  # (flags clear: the plain cases of flag ops have none)
+            lo = min(lo, klo)
+            hi = max(hi, khi)
+        if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:  # (flags clear: the plain cases of flag ops have none)
             store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
             return np.uint64(0)
     for l in range(64):
@@ -9293,12 +9433,14 @@ def _cf_v_mad_f32(s0, s1, s2, res, cin, exec_mask, mode):
 @njit(inline="always")
 def _row32_v_mad_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     if (mode & 3) == 0:
-        odd = False
+        lo = np.uint32(0xFFFFFFFF)
+        hi = np.uint32(0)
         for l in range(64):
-            r, o = _valu_float._plain_mad_f32(s0[l], s1[l], s2[l])
+            r, klo, khi = _valu_float._plain_mad_f32(s0[l], s1[l], s2[l])
             res[l] = r
-            odd |= o
-        if not odd:  # (flags clear: the plain cases of flag ops have none)
+            lo = min(lo, klo)
+            hi = max(hi, khi)
+        if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:  # (flags clear: the plain cases of flag ops have none)
             store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
             return np.uint64(0)
     for l in range(64):
@@ -9348,12 +9490,14 @@ def _cf_v_madak_f32(s0, s1, s2, res, cin, exec_mask, mode):
 @njit(inline="always")
 def _row32_v_madak_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     if (mode & 3) == 0:
-        odd = False
+        lo = np.uint32(0xFFFFFFFF)
+        hi = np.uint32(0)
         for l in range(64):
-            r, o = _valu_float._plain_mad_f32(s0[l], s1[l], s2[l])
+            r, klo, khi = _valu_float._plain_mad_f32(s0[l], s1[l], s2[l])
             res[l] = r
-            odd |= o
-        if not odd:  # (flags clear: the plain cases of flag ops have none)
+            lo = min(lo, klo)
+            hi = max(hi, khi)
+        if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:  # (flags clear: the plain cases of flag ops have none)
             store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
             return np.uint64(0)
     for l in range(64):
@@ -9380,12 +9524,14 @@ def _cf_v_madmk_f32(s0, s1, s2, res, cin, exec_mask, mode):
 @njit(inline="always")
 def _row32_v_madmk_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     if (mode & 3) == 0:
-        odd = False
+        lo = np.uint32(0xFFFFFFFF)
+        hi = np.uint32(0)
         for l in range(64):
-            r, o = _valu_float._plain_madmk_f32(s0[l], s1[l], s2[l])
+            r, klo, khi = _valu_float._plain_madmk_f32(s0[l], s1[l], s2[l])
             res[l] = r
-            odd |= o
-        if not odd:  # (flags clear: the plain cases of flag ops have none)
+            lo = min(lo, klo)
+            hi = max(hi, khi)
+        if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:  # (flags clear: the plain cases of flag ops have none)
             store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
             return np.uint64(0)
     for l in range(64):
@@ -9619,12 +9765,14 @@ def _cf_v_mul_f32(s0, s1, s2, res, cin, exec_mask, mode):
 @njit(inline="always")
 def _row32_v_mul_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     if (mode & 3) == 0:
-        odd = False
+        lo = np.uint32(0xFFFFFFFF)
+        hi = np.uint32(0)
         for l in range(64):
-            r, o = _valu_float._plain_mul_f32(s0[l], s1[l], s2[l])
+            r, klo, khi = _valu_float._plain_mul_f32(s0[l], s1[l], s2[l])
             res[l] = r
-            odd |= o
-        if not odd:  # (flags clear: the plain cases of flag ops have none)
+            lo = min(lo, klo)
+            hi = max(hi, khi)
+        if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:  # (flags clear: the plain cases of flag ops have none)
             store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
             return np.uint64(0)
     for l in range(64):
@@ -9766,12 +9914,14 @@ def _cf_v_rcp_f32(s0, s1, s2, res, cin, exec_mask, mode):
 @njit(inline="always")
 def _row32_v_rcp_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     if (mode & 3) == 0:
-        odd = False
+        lo = np.uint32(0xFFFFFFFF)
+        hi = np.uint32(0)
         for l in range(64):
-            r, o = _valu_float._plain_rcp_f32(s0[l], s1[l], s2[l])
+            r, klo, khi = _valu_float._plain_rcp_f32(s0[l], s1[l], s2[l])
             res[l] = r
-            odd |= o
-        if not odd:  # (flags clear: the plain cases of flag ops have none)
+            lo = min(lo, klo)
+            hi = max(hi, khi)
+        if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:  # (flags clear: the plain cases of flag ops have none)
             store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
             return np.uint64(0)
     for l in range(64):
@@ -9959,12 +10109,14 @@ def _cf_v_rsq_f32(s0, s1, s2, res, cin, exec_mask, mode):
 @njit(inline="always")
 def _row32_v_rsq_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     if (mode & 3) == 0:
-        odd = False
+        lo = np.uint32(0xFFFFFFFF)
+        hi = np.uint32(0)
         for l in range(64):
-            r, o = _valu_float._plain_rsq_f32(s0[l], s1[l], s2[l])
+            r, klo, khi = _valu_float._plain_rsq_f32(s0[l], s1[l], s2[l])
             res[l] = r
-            odd |= o
-        if not odd:  # (flags clear: the plain cases of flag ops have none)
+            lo = min(lo, klo)
+            hi = max(hi, khi)
+        if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:  # (flags clear: the plain cases of flag ops have none)
             store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
             return np.uint64(0)
     for l in range(64):
@@ -10060,12 +10212,14 @@ def _cf_v_sqrt_f32(s0, s1, s2, res, cin, exec_mask, mode):
 @njit(inline="always")
 def _row32_v_sqrt_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     if (mode & 3) == 0:
-        odd = False
+        lo = np.uint32(0xFFFFFFFF)
+        hi = np.uint32(0)
         for l in range(64):
-            r, o = _valu_float._plain_sqrt_f32(s0[l], s1[l], s2[l])
+            r, klo, khi = _valu_float._plain_sqrt_f32(s0[l], s1[l], s2[l])
             res[l] = r
-            odd |= o
-        if not odd:  # (flags clear: the plain cases of flag ops have none)
+            lo = min(lo, klo)
+            hi = max(hi, khi)
+        if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:  # (flags clear: the plain cases of flag ops have none)
             store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
             return np.uint64(0)
     for l in range(64):
@@ -10115,12 +10269,14 @@ def _cf_v_sub_f32(s0, s1, s2, res, cin, exec_mask, mode):
 @njit(inline="always")
 def _row32_v_sub_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     if (mode & 3) == 0:
-        odd = False
+        lo = np.uint32(0xFFFFFFFF)
+        hi = np.uint32(0)
         for l in range(64):
-            r, o = _valu_float._plain_sub_f32(s0[l], s1[l], s2[l])
+            r, klo, khi = _valu_float._plain_sub_f32(s0[l], s1[l], s2[l])
             res[l] = r
-            odd |= o
-        if not odd:  # (flags clear: the plain cases of flag ops have none)
+            lo = min(lo, klo)
+            hi = max(hi, khi)
+        if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:  # (flags clear: the plain cases of flag ops have none)
             store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
             return np.uint64(0)
     for l in range(64):
@@ -10147,12 +10303,14 @@ def _cf_v_subrev_f32(s0, s1, s2, res, cin, exec_mask, mode):
 @njit(inline="always")
 def _row32_v_subrev_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
     if (mode & 3) == 0:
-        odd = False
+        lo = np.uint32(0xFFFFFFFF)
+        hi = np.uint32(0)
         for l in range(64):
-            r, o = _valu_float._plain_subrev_f32(s0[l], s1[l], s2[l])
+            r, klo, khi = _valu_float._plain_subrev_f32(s0[l], s1[l], s2[l])
             res[l] = r
-            odd |= o
-        if not odd:  # (flags clear: the plain cases of flag ops have none)
+            lo = min(lo, klo)
+            hi = max(hi, khi)
+        if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:  # (flags clear: the plain cases of flag ops have none)
             store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
             return np.uint64(0)
     for l in range(64):

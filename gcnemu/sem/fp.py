@@ -74,22 +74,6 @@ def _f32_to_bits(typingctx, x):
 
 
 @intrinsic
-def nan_or_denormal32(typingctx, x):
-    """x (a float32) is a NaN or a denormal: llvm.is.fpclass, one vfpclassps on AVX-512."""
-    sig = types.boolean(types.float32)
-
-    def codegen(context, builder, signature, args):
-        name = "llvm.is.fpclass.f32"
-        fn = builder.module.globals.get(name)
-        if fn is None:
-            fnty = ir.FunctionType(ir.IntType(1), [ir.FloatType(), ir.IntType(32)])
-            fn = ir.Function(builder.module, fnty, name=name)
-        # class bits: signaling NaN 1, quiet NaN 2, negative denormal 16, positive denormal 128
-        return builder.call(fn, [args[0], ir.Constant(ir.IntType(32), 1 | 2 | 16 | 128)])
-    return sig, codegen
-
-
-@intrinsic
 def _fma32(typingctx, a, b, c):
     sig = types.float32(types.float32, types.float32, types.float32)
 

@@ -2067,26 +2067,45 @@ def _quick_div_fixup_f32(s0, s1, s2, cin, lane, mode):
 # bit, whatever MODE says about denormals (there is nothing to flush) or IEEE/DX10_CLAMP (there
 # is no NaN). The 32-bit row kernels (tools/gen_dispatch.py, PLAIN32) run these forms over all
 # 64 lanes -- no branch, vectorised, operands as uint32 -- and redo the row with the op itself
-# when MODE does not round to nearest even or any lane is odd. Each returns (result, odd).
+# when MODE does not round to nearest even or any lane is odd.
+#
+# Each returns (result, denormal key, NaN key), uint32 keys that the row folds with min and
+# max: a lane is odd when its denormal key is below DENORMAL_KEY (one of the values it checks
+# is a denormal) or its NaN key above NAN_KEY (a NaN). Keys instead of per-lane booleans
+# because min/max fold into one vector register per row with no mask-register work: the check
+# of a v_mul_f32 row costs ~1 ns instead of ~5. A NaN operand of these ops makes a NaN result,
+# so the result's NaN key covers the operands too.
+DENORMAL_KEY = np.uint32(0xFFFFFD)
+NAN_KEY = np.uint32(0xFF000000)
 
-_odd = fp.nan_or_denormal32
+
+@njit(cache=True, inline="always")
+def _dkey(v):
+    """Below DENORMAL_KEY exactly when the f32 bits v are a denormal: v << 1 drops the sign,
+    a denormal is then 2..0xFFFFFE, and -2 sends zero to the top."""
+    return np.uint32(np.uint32(v << np.uint32(1)) - np.uint32(2))
+
+
+@njit(cache=True, inline="always")
+def _nkey(v):
+    """Above NAN_KEY exactly when the f32 bits v are a NaN (exponent all ones, mantissa not 0)."""
+    return np.uint32(v << np.uint32(1))
+
+
+_CLEAR = np.uint32(0xFFFFFFFF)   # a denormal key that marks nothing
 
 
 @njit(cache=True, inline="always")
 def _plain_add_f32(a, b, c):
-    x = fp._bits_to_f32(a)
-    y = fp._bits_to_f32(b)
-    r = x + y
-    return fp._f32_to_bits(r), _odd(x) | _odd(y) | _odd(r)
+    r = fp._f32_to_bits(fp._bits_to_f32(a) + fp._bits_to_f32(b))
+    return r, min(_dkey(a), _dkey(b), _dkey(r)), _nkey(r)
 
 
 @njit(cache=True, inline="always")
 def _plain_sub_f32(a, b, c):
     # v_sub_f32 adds the negated S1: the same value, zeros' signs included, when neither is NaN
-    x = fp._bits_to_f32(a)
-    y = fp._bits_to_f32(b)
-    r = x - y
-    return fp._f32_to_bits(r), _odd(x) | _odd(y) | _odd(r)
+    r = fp._f32_to_bits(fp._bits_to_f32(a) - fp._bits_to_f32(b))
+    return r, min(_dkey(a), _dkey(b), _dkey(r)), _nkey(r)
 
 
 @njit(cache=True, inline="always")
@@ -2096,20 +2115,15 @@ def _plain_subrev_f32(a, b, c):
 
 @njit(cache=True, inline="always")
 def _plain_mul_f32(a, b, c):
-    x = fp._bits_to_f32(a)
-    y = fp._bits_to_f32(b)
-    r = x * y
-    return fp._f32_to_bits(r), _odd(x) | _odd(y) | _odd(r)
+    r = fp._f32_to_bits(fp._bits_to_f32(a) * fp._bits_to_f32(b))
+    return r, min(_dkey(a), _dkey(b), _dkey(r)), _nkey(r)
 
 
 @njit(cache=True, inline="always")
 def _plain_mad_f32(a, b, c):
-    x = fp._bits_to_f32(a)
-    y = fp._bits_to_f32(b)
-    z = fp._bits_to_f32(c)
-    p = x * y
-    r = p + z
-    return fp._f32_to_bits(r), _odd(x) | _odd(y) | _odd(z) | _odd(p) | _odd(r)
+    p = fp._f32_to_bits(fp._bits_to_f32(a) * fp._bits_to_f32(b))
+    r = fp._f32_to_bits(fp._bits_to_f32(p) + fp._bits_to_f32(c))
+    return r, min(_dkey(a), _dkey(b), _dkey(c), _dkey(p), _dkey(r)), _nkey(r)
 
 
 @njit(cache=True, inline="always")
@@ -2120,35 +2134,29 @@ def _plain_madmk_f32(a, b, c):
 
 @njit(cache=True, inline="always")
 def _plain_fma_f32(a, b, c):
-    x = fp._bits_to_f32(a)
-    y = fp._bits_to_f32(b)
-    z = fp._bits_to_f32(c)
-    r = fp._fma32(x, y, z)
-    return fp._f32_to_bits(r), _odd(x) | _odd(y) | _odd(z) | _odd(r)
+    r = fp._f32_to_bits(fp._fma32(fp._bits_to_f32(a), fp._bits_to_f32(b), fp._bits_to_f32(c)))
+    return r, min(_dkey(a), _dkey(b), _dkey(c), _dkey(r)), _nkey(r)
 
 
 @njit(cache=True, inline="always")
 def _plain_rcp_f32(a, b, c):
     # 1/+-0 = +-inf and 1/+-inf = +-0 as on the hardware; a denormal quotient is odd
-    x = fp._bits_to_f32(a)
-    r = np.float32(1.0) / x
-    return fp._f32_to_bits(r), _odd(x) | _odd(r)
+    r = fp._f32_to_bits(np.float32(1.0) / fp._bits_to_f32(a))
+    return r, min(_dkey(a), _dkey(r)), _nkey(r)
 
 
 @njit(cache=True, inline="always")
 def _plain_sqrt_f32(a, b, c):
     # a negative operand gives a host NaN: odd, so the op itself makes the hardware's -NaN
-    x = fp._bits_to_f32(a)
-    r = np.sqrt(x)
-    return fp._f32_to_bits(r), _odd(x) | _odd(r)
+    r = fp._f32_to_bits(np.sqrt(fp._bits_to_f32(a)))
+    return r, min(_dkey(a), _dkey(r)), _nkey(r)
 
 
 @njit(cache=True, inline="always")
 def _plain_rsq_f32(a, b, c):
     # the f64 evaluation of _fast_rsq32
-    x = fp._bits_to_f32(a)
-    r = np.float32(1.0 / np.sqrt(np.float64(x)))
-    return fp._f32_to_bits(r), _odd(x) | _odd(r)
+    r = fp._f32_to_bits(np.float32(1.0 / np.sqrt(np.float64(fp._bits_to_f32(a)))))
+    return r, min(_dkey(a), _dkey(r)), _nkey(r)
 
 
 @njit(cache=True, inline="always")
@@ -2162,7 +2170,7 @@ def _plain_div_scale_f32(a, b, c):
           & (((c & m) - np.uint32(0x800000)) < np.uint32(0x7F000000))
           & ((a & m) < np.uint32(0x7F800000)) & ((b & m) <= np.uint32(0x7E800000))
           & (e2 > 23) & (d >= -125) & (d <= 95))
-    return a, not ok
+    return a, (_CLEAR if ok else np.uint32(0)), np.uint32(0)
 
 
 @njit(cache=True, inline="always")
@@ -2171,7 +2179,8 @@ def _plain_div_fixup_f32(a, b, c):
     m = np.uint32(0x7FFFFFFF)
     ok = ((((b & m) - np.uint32(1)) < np.uint32(0x7F7FFFFF))
           & (((c & m) - np.uint32(1)) < np.uint32(0x7F7FFFFF)) & ((a & m) <= np.uint32(0x7F800000)))
-    return ((b ^ c) & np.uint32(0x80000000)) | (a & m), not ok
+    return ((b ^ c) & np.uint32(0x80000000)) | (a & m), (_CLEAR if ok else np.uint32(0)), \
+        np.uint32(0)
 
 
 #: predicate index of _cmp_pred for each f32 compare name (v_cmp_, v_cmpx_, v_cmps_, v_cmpsx_)
@@ -2183,10 +2192,9 @@ CMP_PREDICATES = ("f", "lt", "eq", "le", "gt", "lg", "ge", "o", "u", "nge", "nlg
 def _plain_cmp_f32(a, b, pred):
     """An f32 compare on uint32 operands as the host compares them: exact unless an operand
     is a denormal (MODE may flush it to zero first) - odd; NaNs are odd too (rare; the op
-    itself then decides)."""
-    x = fp._bits_to_f32(a)
-    y = fp._bits_to_f32(b)
-    return _cmp_pred(x, y, pred), _odd(x) | _odd(y)
+    itself then decides). Returns (result, denormal key, NaN key) as the plain f32 rows."""
+    return _cmp_pred(fp._bits_to_f32(a), fp._bits_to_f32(b), pred), min(_dkey(a), _dkey(b)), \
+        max(_nkey(a), _nkey(b))
 
 
 @njit(cache=True)
