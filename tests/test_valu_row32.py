@@ -36,16 +36,37 @@ def _run64(addr, rows, cin, ex, mode):
     return O.call_valu(addr, base, base + 512, base + 1024, base + 1536, cin, ex, mode)
 
 
-def _operands(rng, kind):
-    """64 f32 bit patterns: 'normal' (moderate range, both signs) or 'mixed' (normals plus
-    zeros, denormals, infinities, NaNs, values near the overflow and underflow edges)."""
+_SPECIAL = {
+    # zeros, denormals, values near the underflow edge (products that become denormal)
+    "denormal": [0, 0x80000000, 1, 0x807FFFFF, 0x00400000, 0x00800000, 0x80800001, 0x1F800000,
+                 0x3F800000],
+    # infinities, NaNs, values near the overflow edge, zeros (inf * 0: the host's default
+    # NaN is 0xFFC00000, the hardware's 0x7FC00000)
+    "nan": [0x7F800000, 0xFF800000, 0x7FC00000, 0x7F800001, 0xFFC01234, 0x7F7FFFFF,
+            0x5F800000, 0x3F800000, 0, 0x80000000],
+}
+_SPECIAL["mixed"] = _SPECIAL["denormal"] + _SPECIAL["nan"][:-2]
+
+
+#: lanes 0..2 of the three sources in the 'nan' case: NaNs that only the operation makes
+#: (inf * 0, inf + -inf, inf - inf), where the host's default NaN differs from the hardware's
+_INVALID = [(0x7F800000, 0x7F800000, 0x7F800000), (0, 0xFF800000, 0x7F800000),
+            (0x3F800000, 0x7F800000, 0xFF800000)]
+
+
+def _operands(rng, kind, src=0):
+    """64 f32 bit patterns: 'normal' (moderate range, both signs), or normals plus a few
+    special values: 'denormal' (zeros, denormals, tiny values, no NaN), 'nan' (infinities,
+    NaNs, huge values, no denormal) or 'mixed' (all of them). The first two keep apart the
+    row kernels' two reasons to leave the plain host path."""
     v = rng.uniform(-4, 4, 64).astype(np.float32).view(np.uint32)
-    if kind == "mixed":
-        special = np.array([0, 0x80000000, 1, 0x807FFFFF, 0x00400000, 0x7F800000, 0xFF800000,
-                            0x7FC00000, 0x7F800001, 0xFFC01234, 0x7F7FFFFF, 0x00800000,
-                            0x80800001, 0x3F800000, 0x1F800000, 0x5F800000], np.uint32)
-        idx = rng.choice(64, 24, replace=False)
-        v[idx] = rng.choice(special, 24)
+    if kind != "normal":
+        special = np.array(_SPECIAL[kind], np.uint32)
+        n = 24 if kind == "mixed" else 6
+        idx = rng.choice(64, n, replace=False)
+        v[idx] = rng.choice(special, n)
+    if kind == "nan":
+        v[0:3] = _INVALID[src]
     return v
 
 
@@ -63,7 +84,7 @@ ROW32_OPS = ["v_add_f32", "v_sub_f32", "v_subrev_f32", "v_mul_f32", "v_mad_f32",
 
 
 @pytest.mark.parametrize("name", ROW32_OPS)
-@pytest.mark.parametrize("kind", ["normal", "mixed"])
+@pytest.mark.parametrize("kind", ["normal", "denormal", "nan", "mixed"])
 def test_row32_kernel_matches_lane_kernel(name, kind):
     """Every lane under EXEC gets the 64-bit-lane kernel's result, every other lane keeps its
     old value, and the flag mask agrees on active lanes -- in four MODEs, with odd values in
@@ -72,7 +93,7 @@ def test_row32_kernel_matches_lane_kernel(name, kind):
     a32, a64 = O.valu32_address(name), O.valu_address(name)
     for mode in MODES:
         for ex in (M64, 0x0F0F_F0F0_1234_8001, 0):
-            srcs = [_operands(rng, kind) for _ in range(3)]
+            srcs = [_operands(rng, kind, i) for i in range(3)]
             cin = int(rng.integers(0, 2**63)) * 2 + 1
             if name == "v_div_fmas_f32" and kind == "normal":
                 cin = 0        # VCC clear: the plain fma path
