@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from pathlib import Path
 
+from llvmlite import ir
+from numba import cfunc
 from numba import njit as _njit
 
 #: bit-exactness forbids fastmath; boundscheck off for speed (the engine checks indices itself)
@@ -41,6 +44,47 @@ def _source_hash() -> str:
                 h.update(f.name.encode())
                 h.update(f.read_bytes())
     return h.hexdigest()
+
+
+_native: dict = {}
+_keep = []
+_native_lock = threading.Lock()
+
+
+def native_address(fn, signature) -> int:
+    """Address of ``fn`` compiled for ``signature`` (on first use, or loaded from the disk
+    cache), as the function with numba's own calling convention that a cfunc wraps: see
+    `call_native`. Called this way a row kernel costs one call instead of two (the C wrapper
+    is a second call, ~9% of matmul_tiled's time)."""
+    key = (fn, signature)
+    addr = _native.get(key)
+    if addr is None:
+        with _native_lock:
+            addr = _native.get(key)
+            if addr is None:
+                cf = cfunc(signature, cache=True, error_model="numpy", boundscheck=False)(fn)
+                _keep.append(cf)
+                inner = cf._wrapper_name.split(".", 1)[1]   # "cfunc.<name>" wraps <name>
+                addr = cf._library.get_pointer_to_function(inner)
+                if not addr:
+                    raise RuntimeError(f"numba did not export {inner}")
+                _native[key] = addr
+    return addr
+
+
+def call_native(builder, addr, args, result=None):
+    """Emit a call of the function at ``addr`` (from `native_address`) with numba's CPU
+    calling convention: status = f(result slot, exception slot, args...), every argument a
+    64-bit integer or a pointer. Returns the result (type ``result``, an llvmlite type) or
+    None. The functions called this way raise nothing (numpy error model, no bounds checks),
+    so the status is not looked at."""
+    from numba.core import cgutils
+    i8p = ir.IntType(8).as_pointer()
+    slot = cgutils.alloca_once(builder, result or ir.IntType(64))
+    exc = cgutils.alloca_once(builder, i8p)
+    fnty = ir.FunctionType(ir.IntType(32), [slot.type, exc.type] + [a.type for a in args])
+    builder.call(builder.inttoptr(addr, fnty.as_pointer()), [slot, exc] + list(args))
+    return builder.load(slot) if result is not None else None
 
 
 def ensure_fresh_cache() -> None:

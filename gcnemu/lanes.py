@@ -169,7 +169,7 @@ def _grouped_rows(context, builder, base, a, m, n):
     only the patterns make it faster: ds_read2_b32 31 -> 11 ns on consecutive groups."""
     from numba.core import cgutils
     i1, i16, i32, i64 = ir.IntType(1), ir.IntType(16), ir.IntType(32), ir.IntType(64)
-    v16, p16 = ir.VectorType(i32, 16), ir.VectorType(i1, 16)
+    v16 = ir.VectorType(i32, 16)
     q16 = ir.VectorType(i64, 16)
     ty = a.type.element
     a16 = ir.VectorType(ty, 16)

@@ -67,7 +67,7 @@ from numba import carray, cfunc, types
 from numba.extending import intrinsic
 
 from . import memory as M
-from .jit import njit
+from .jit import call_native, native_address, njit
 from .lanes import (flat_gather_1, flat_gather_2, flat_gather_3, flat_gather_4, flat_scatter_1,
                     flat_scatter_2, flat_scatter_3, flat_scatter_4, lds_gather1_1,
                     lds_gather1_2, lds_gather1_3, lds_gather1_4, lds_gather2_1, lds_gather2_2,
@@ -645,7 +645,6 @@ _LDS_ROW_KERNELS = {(K_LOAD, 1): _lds_read1_1, (K_LOAD, 2): _lds_read1_2,
                     (K_STORE, 3): _lds_write1_3, (K_STORE, 4): _lds_write1_4,
                     (K_STORE2, 1): _lds_write2_1, (K_STORE2, 2): _lds_write2_2}
 _LDS_ROW_SIGNATURE = types.void(*([types.uint64] * 9))
-_row_kernel_addresses: dict = {}
 
 
 def lds_row_form(sub: int, off0: int, off1: int, gds: int, vaddr: int, data0: int, data1: int,
@@ -674,7 +673,7 @@ def lds_row_form(sub: int, off0: int, off1: int, gds: int, vaddr: int, data0: in
         ra, rb = data0, (data1 if kind == K_STORE2 else data0)
         end = max(data0, rb) + count
     end = max(end, vaddr + 1)
-    addr = _row_kernel_address(fn, _LDS_ROW_SIGNATURE)
+    addr = native_address(fn, _LDS_ROW_SIGNATURE)
     return addr, ra, rb, uo0, uo1, amask, end
 
 
@@ -727,20 +726,6 @@ _FLAT_ROW_KERNELS = {(K_LOAD, 1): _flat_read_1, (K_LOAD, 2): _flat_read_2,
 _FLAT_ROW_SIGNATURE = types.uint64(*([types.uint64] * 9))
 
 
-def _row_kernel_address(fn, signature) -> int:
-    """Address of the C-callable compile of row kernel ``fn`` (compiled or loaded from the disk
-    cache on first use)."""
-    addr = _row_kernel_addresses.get(fn)
-    if addr is None:
-        with _lock:
-            addr = _row_kernel_addresses.get(fn)
-            if addr is None:
-                cf = cfunc(signature, cache=True, boundscheck=False)(fn)
-                _keep.append(cf)
-                addr = _row_kernel_addresses[fn] = cf.address
-    return addr
-
-
 def flat_row_form(sub: int, vaddr: int, vdata: int, vdst: int):
     """The engine's fast form of a FLAT instruction (subop ``sub``, raw fields), or None when it
     has none: (kernel address, row, bytes per lane, VGPR end): row is the destination (loads) or
@@ -749,7 +734,7 @@ def flat_row_form(sub: int, vaddr: int, vdata: int, vdst: int):
     if size < 4 or (kind, count) not in _FLAT_ROW_KERNELS:
         return None
     row = vdst if kind == K_LOAD else vdata
-    fn = _row_kernel_address(_FLAT_ROW_KERNELS[(kind, count)], _FLAT_ROW_SIGNATURE)
+    fn = native_address(_FLAT_ROW_KERNELS[(kind, count)], _FLAT_ROW_SIGNATURE)
     return fn, row, 4 * count, max(row + count, vaddr + 2)
 
 
@@ -760,10 +745,8 @@ def call_flat_rows(typingctx, addr, row, src, data, mapped, ubase, dlim, ps, pri
 
     def codegen(context, builder, signature, args):
         i64 = ir.IntType(64)
-        fnty = ir.FunctionType(i64, [i64] * 9)
-        fn = builder.inttoptr(args[0], fnty.as_pointer())
-        return builder.call(fn, [builder.sext(a, i64) if a.type.width < 64 else a
-                                 for a in args[1:]])
+        return call_native(builder, args[0], [builder.sext(a, i64) if a.type.width < 64 else a
+                                              for a in args[1:]], i64)
     return sig, codegen
 
 @intrinsic
@@ -773,9 +756,8 @@ def call_lds_rows(typingctx, addr, ra, rb, lds, src, uo0, uo1, amask, ulim, ex):
 
     def codegen(context, builder, signature, args):
         i64 = ir.IntType(64)
-        fnty = ir.FunctionType(ir.VoidType(), [i64] * 9)
-        fn = builder.inttoptr(args[0], fnty.as_pointer())
-        builder.call(fn, [builder.sext(a, i64) if a.type.width < 64 else a for a in args[1:]])
+        call_native(builder, args[0], [builder.sext(a, i64) if a.type.width < 64 else a
+                                       for a in args[1:]])
         return context.get_dummy_value()
     return sig, codegen
 

@@ -1,7 +1,7 @@
 """Compiled VALU op kernels, handed to the engine as function addresses.
 
-Each VALU op is a small C-callable numba function (generated in gcnemu/dispatch_gen.py) that
-runs the op over the 64 lanes under EXEC. They are compiled the first time a program uses the
+Each VALU op is a small numba function (generated in gcnemu/dispatch_gen.py), called by address
+(gcnemu/jit.py: native_address, call_native), that runs the op over the 64 lanes under EXEC. They are compiled the first time a program uses the
 op and cached on disk, so start-up cost grows with the ops a kernel uses rather than with the
 ISA, and the engine's own compiled code stays small. The engine calls them through
 `call_valu` (64-bit lane rows: any operand width) or `call_valu32` (the 32-bit form that
@@ -10,13 +10,12 @@ result), one indirect call per instruction.
 """
 from __future__ import annotations
 
-import threading
-
 from llvmlite import ir
-from numba import cfunc, types
+from numba import types
 from numba.extending import intrinsic
 
 from . import dispatch_gen as D
+from .jit import call_native, native_address
 
 _P = types.CPointer(types.uint64)
 #: flags = op(s0, s1, s2, res, cin mask, exec mask, mode): rows are uint64[64]; the result
@@ -32,36 +31,17 @@ _P32 = types.CPointer(types.uint32)
 VALU32_SIGNATURE = types.uint64(_P32, _P32, _P32, _P32, _P32, types.uint64, types.uint64,
                                 types.int64)
 
-_addresses: dict[str, int] = {}
-_keep = []
-_lock = threading.Lock()
-
-
-def _compiled(wrapper: str, signature) -> int:
-    """Address of the C-callable compile of dispatch_gen's function ``wrapper``, compiled
-    (or loaded from the disk cache) on first use. The row functions are inlined into their
-    wrappers, so these need the project's numpy error model (IEEE division, no zero-divisor
-    branch per lane)."""
-    addr = _addresses.get(wrapper)
-    if addr is None:
-        with _lock:
-            addr = _addresses.get(wrapper)
-            if addr is None:
-                fn = cfunc(signature, cache=True, error_model="numpy",
-                           boundscheck=False)(getattr(D, wrapper))
-                _keep.append(fn)
-                addr = _addresses[wrapper] = fn.address
-    return addr
-
 
 def valu_address(name: str) -> int:
-    """Address of the compiled lane kernel of VALU op ``name`` (compiling it on first use)."""
-    return _compiled(f"_cf_{name}", VALU_SIGNATURE)
+    """Address of the compiled lane kernel of VALU op ``name`` (compiling it on first use).
+    The row functions are inlined into the compiled kernels, which therefore need the numpy
+    error model (IEEE division, no zero-divisor branch per lane): jit.native_address."""
+    return native_address(getattr(D, f"_cf_{name}"), VALU_SIGNATURE)
 
 
 def valu32_address(name: str) -> int:
     """Address of the compiled 32-bit row kernel of VALU op ``name`` (compiled on first use)."""
-    return _compiled(f"_c32_{name}", VALU32_SIGNATURE)
+    return native_address(getattr(D, f"_c32_{name}"), VALU32_SIGNATURE)
 
 
 @intrinsic
@@ -70,12 +50,9 @@ def call_valu32(typingctx, addr, dst, s0, s1, s2, res, cin, exec_mask, mode):
     sig = types.uint64(addr, dst, s0, s1, s2, res, cin, exec_mask, mode)
 
     def codegen(context, builder, signature, args):
-        i64 = ir.IntType(64)
         p = ir.IntType(32).as_pointer()
-        fnty = ir.FunctionType(i64, [p, p, p, p, p, i64, i64, i64])
-        fn = builder.inttoptr(args[0], fnty.as_pointer())
         ptrs = [builder.inttoptr(x, p) for x in args[1:6]]
-        return builder.call(fn, ptrs + list(args[6:]))
+        return call_native(builder, args[0], ptrs + list(args[6:]), ir.IntType(64))
 
     return sig, codegen
 
@@ -87,10 +64,7 @@ def call_valu(typingctx, addr, s0, s1, s2, res, cin, exec_mask, mode):
 
     def codegen(context, builder, signature, args):
         i64 = ir.IntType(64)
-        p = i64.as_pointer()
-        fnty = ir.FunctionType(i64, [p, p, p, p, i64, i64, i64])
-        fn = builder.inttoptr(args[0], fnty.as_pointer())
-        ptrs = [builder.inttoptr(x, p) for x in args[1:5]]
-        return builder.call(fn, ptrs + list(args[5:]))
+        ptrs = [builder.inttoptr(x, i64.as_pointer()) for x in args[1:5]]
+        return call_native(builder, args[0], ptrs + list(args[5:]), i64)
 
     return sig, codegen
