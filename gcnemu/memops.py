@@ -59,11 +59,10 @@ MIMG: see image_instruction. VINTRP: see interp_instruction. EXP: see export_ins
 from __future__ import annotations
 
 import re
-import threading
 
 import numpy as np
 from llvmlite import ir
-from numba import carray, cfunc, types
+from numba import carray, types
 from numba.extending import intrinsic
 
 from . import memory as M
@@ -2190,9 +2189,7 @@ def call_family(typingctx, addr, frame):
 
     def codegen(context, builder, signature, args):
         i64 = ir.IntType(64)
-        fnty = ir.FunctionType(ir.VoidType(), [i64.as_pointer()])
-        fn = builder.inttoptr(args[0], fnty.as_pointer())
-        builder.call(fn, [builder.inttoptr(args[1], i64.as_pointer())])
+        call_native(builder, args[0], [builder.inttoptr(args[1], i64.as_pointer())])
         return context.get_dummy_value()
     return sig, codegen
 
@@ -2252,23 +2249,12 @@ def _exp_entry(fp):
 _ENTRIES = {H_DS: _ds_entry, H_FLAT: _flat_entry, H_MUBUF: _mubuf_entry, H_MTBUF: _mtbuf_entry,
             H_MIMG: _mimg_entry, H_VINTRP: _vintrp_entry, H_EXP: _exp_entry}
 _FAMILY_SIGNATURE = types.void(types.CPointer(types.int64))
-_family_addresses: dict = {}
-_keep = []
-_lock = threading.Lock()
 
 
 def family_address(h: int) -> int:
     """Address of the compiled entry of memory family ``h`` (an engine H_* handler),
-    compiling it on first use; 0 for a handler that is not a memory family."""
-    addr = _family_addresses.get(h)
-    if addr is None:
-        if h not in _ENTRIES:
-            return 0
-        with _lock:
-            addr = _family_addresses.get(h)
-            if addr is None:
-                fn = cfunc(_FAMILY_SIGNATURE, cache=True, boundscheck=False,
-                           error_model="numpy")(_ENTRIES[h])
-                _keep.append(fn)
-                addr = _family_addresses[h] = fn.address
-    return addr
+    compiling it on first use (jit.native_address); 0 for a handler that is not a memory
+    family."""
+    if h not in _ENTRIES:
+        return 0
+    return native_address(_ENTRIES[h], _FAMILY_SIGNATURE)
