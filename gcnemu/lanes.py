@@ -244,6 +244,98 @@ def _grouped_rows(context, builder, base, a, m, n):
     return [builder.load(builder.gep(rows, [ir.Constant(i64, k)]), align=64) for k in range(n)]
 
 
+
+def _grouped_store(context, builder, base, a, m, n, rows):
+    """Store, in lane order, the n dwords of each lane l where mask lane l is set: row i lane
+    l (the uint32 rows at address ``rows``, 256 bytes apart) to base + a[l] + 4i (a: <64 x i32>
+    or <64 x i64> byte offsets from address ``base``, 4-aligned). A later lane wins where
+    stores meet.
+
+    By groups of 16 lanes, in order (so a later group wins over an earlier one): consecutive
+    offsets (a[l] = a[0] + 4n l: distinct, no lane meets another) are one masked vector store
+    of the interleaved rows; equal offsets are the last active lane's store; other groups store
+    lane by lane (a lane that is off stores to a stack slot). See _grouped_rows."""
+    from numba.core import cgutils
+    i1, i16, i32, i64 = ir.IntType(1), ir.IntType(16), ir.IntType(32), ir.IntType(64)
+    v16 = ir.VectorType(i32, 16)
+    q16 = ir.VectorType(i64, 16)
+    ty = a.type.element
+    a16 = ir.VectorType(ty, 16)
+    full = ir.Constant(i16, 0xFFFF)
+    sink = builder.ptrtoint(cgutils.alloca_once(builder, i32, size=ir.Constant(i64, 4)), i64)
+    pbuf = cgutils.alloca_once(builder, q16)
+    pflat = builder.bitcast(pbuf, i64.as_pointer())
+    step = ir.Constant(a16, [4 * n * i for i in range(16)])
+    wide = ir.VectorType(i32, 16 * n)
+    store_wide = _declare(builder, f"llvm.masked.store.v{16 * n}i32.p0", ir.VoidType(),
+                          [wide, wide.as_pointer(), i32, ir.VectorType(i1, 16 * n)])
+    ctlz = _declare(builder, "llvm.ctlz.i16", i16, [i16, i1])
+
+    def lane_word(k, lane):      # row k's dword of a lane (an i64 lane number)
+        at = builder.add(rows, builder.add(ir.Constant(i64, 256 * k), builder.shl(lane, ir.Constant(i64, 2))))
+        return builder.load(builder.inttoptr(at, i32.as_pointer()), align=4)
+
+    for g in range(4):
+        sel = ir.Constant(v16, list(range(16 * g, 16 * g + 16)))
+        ag = builder.shuffle_vector(a, a, sel)
+        mg = builder.shuffle_vector(m, m, sel)
+        bits = builder.bitcast(mg, i16)
+        a0 = builder.extract_element(ag, ir.Constant(i32, 0))
+        a0v = _splat16(builder, a0)
+        consecutive = builder.icmp_unsigned("==", builder.bitcast(builder.icmp_unsigned(
+            "==", ag, builder.add(a0v, step)), i16), full)
+        if ty.width == 32:   # as in _grouped_rows: no 32-bit wrap inside the group
+            consecutive = builder.and_(consecutive,
+                                       builder.icmp_signed(">=", a0, ir.Constant(i32, 0)))
+        uniform = builder.icmp_unsigned("==", builder.bitcast(
+            builder.icmp_unsigned("==", ag, a0v), i16), full)
+        start = builder.add(base, builder.zext(a0, i64) if ty.width == 32 else a0)
+        with builder.if_else(consecutive, likely=True) as (then, otherwise):
+            with then:
+                parts = [builder.load(builder.inttoptr(builder.add(
+                    rows, ir.Constant(i64, 256 * k + 64 * g)), v16.as_pointer()), align=4)
+                    for k in range(n)]
+                if n == 1:
+                    vals = parts[0]
+                else:
+                    while len(parts) & (len(parts) - 1):
+                        parts.append(ir.Constant(v16, None))
+                    while len(parts) > 1:    # concatenate: row k at elements 16k..16k+15
+                        w = ir.VectorType(i32, 2 * parts[0].type.count)
+                        parts = [builder.shuffle_vector(parts[i], parts[i + 1], ir.Constant(
+                            ir.VectorType(i32, w.count), list(range(w.count))))
+                            for i in range(0, len(parts), 2)]
+                    vals = builder.shuffle_vector(parts[0], parts[0], ir.Constant(
+                        ir.VectorType(i32, 16 * n), [(j % n) * 16 + j // n for j in range(16 * n)]))
+                mw = builder.shuffle_vector(mg, mg, ir.Constant(ir.VectorType(i32, 16 * n),
+                                                                [j // n for j in range(16 * n)]))
+                builder.call(store_wide, [vals, builder.inttoptr(start, wide.as_pointer()),
+                                          ir.Constant(i32, 4), mw])
+            with otherwise:
+                with builder.if_else(uniform) as (then2, otherwise2):
+                    with then2:
+                        with builder.if_then(builder.icmp_unsigned("!=", bits, ir.Constant(i16, 0))):
+                            last = builder.sub(ir.Constant(i16, 15), builder.call(
+                                ctlz, [bits, ir.Constant(i1, 1)]))
+                            lane = builder.add(builder.zext(last, i64), ir.Constant(i64, 16 * g))
+                            p = builder.inttoptr(start, i32.as_pointer())
+                            for k in range(n):
+                                builder.store(lane_word(k, lane), builder.gep(
+                                    p, [ir.Constant(i64, k)]) if k else p, align=1)
+                    with otherwise2:
+                        ag64 = builder.zext(ag, q16) if ty.width == 32 else ag
+                        ps = builder.select(mg, builder.add(ag64, _splat16(builder, base)),
+                                            _splat16(builder, sink))
+                        builder.store(ps, pbuf, align=64)
+                        for l in range(16):
+                            pl = builder.inttoptr(builder.load(
+                                builder.gep(pflat, [ir.Constant(i64, l)])), i32.as_pointer())
+                            for k in range(n):
+                                v = lane_word(k, ir.Constant(i64, 16 * g + l))
+                                builder.store(v, builder.gep(pl, [ir.Constant(i64, k)])
+                                              if k else pl, align=1)
+
+
 def _splat16(builder, x):
     """x in all 16 lanes of a vector of its type."""
     i32 = ir.IntType(32)
@@ -413,7 +505,8 @@ def _lds_scatter_intrinsic(n, pairs):
     lane in order and for each address of the lane in order, the n dwords of the rows at data0
     (data1 for the second address), 256 bytes apart, are stored at lds + a: a later lane's (and
     a lane's second address's) store wins where accesses meet, as in the hardware's lane order.
-    A lane that is off or out of range stores to a stack slot instead (one branch-free loop)."""
+    One address: by groups of 16 lanes (_grouped_store). Two: a lane that is off or out of
+    range stores to a stack slot instead (one branch-free loop)."""
     def scatter(typingctx, lds, src, data0, data1, uo0, uo1, amask, ulim, ex):
         sig = types.void(lds, src, data0, data1, uo0, uo1, amask, ulim, ex)
 
@@ -425,9 +518,14 @@ def _lds_scatter_intrinsic(n, pairs):
             pred = ir.VectorType(i1, 64)
             lds_, src_, data0_, data1_, uo0_, uo1_, amask_, ulim_, ex_ = [
                 builder.zext(a, i64) if a.type.width < 64 else a for a in args]
+            exv = builder.bitcast(ex_, pred)
+            if pairs == 1:
+                a, ok = _lds_addresses(builder, builder.load(builder.inttoptr(
+                    src_, row.as_pointer()), align=4), uo0_, amask_, ulim_, n)
+                _grouped_store(context, builder, lds_, a, builder.and_(ok, exv), n, data0_)
+                return context.get_dummy_value()
             addr = builder.zext(builder.load(builder.inttoptr(src_, row.as_pointer()), align=4),
                                 row64)
-            exv = builder.bitcast(ex_, pred)
             sink = builder.ptrtoint(cgutils.alloca_once(builder, i32, size=ir.Constant(i64, 4)), i64)
             pbuf = cgutils.alloca_once(builder, row64, size=ir.Constant(i64, pairs))
             for j, uo in enumerate((uo0_, uo1_)[:pairs]):
@@ -465,37 +563,23 @@ def _flat_scatter_intrinsic(n):
         slow = scatter(src, vdata, data, mapped, ubase, dlim, ps, priv, ex)
 
     The fast lanes as in _flat_gather_intrinsic. When every lane of ``ex`` is fast, stores,
-    lane by lane in order (a later lane wins where accesses meet), the n dwords of the rows at
-    ``vdata`` (256 bytes apart) at data + o, and returns 0. Otherwise stores nothing and returns
+    in lane order (a later lane wins where accesses meet; by groups of 16 lanes,
+    _grouped_store), the n dwords of the rows at ``vdata`` (256 bytes apart) at data + o, and
+    returns 0. Otherwise stores nothing and returns
     the mask of the active lanes that are not fast: the caller then runs the whole store lane by
     lane, since a slow lane's store must keep its place in the lane order."""
     def scatter(typingctx, src, vdata, data, mapped, ubase, dlim, ps, priv, ex):
         sig = types.uint64(src, vdata, data, mapped, ubase, dlim, ps, priv, ex)
 
         def codegen(context, builder, signature, args):
-            from numba.core import cgutils
-            i32, i64 = ir.IntType(32), ir.IntType(64)
-            row64 = ir.VectorType(i64, 64)
+            i64 = ir.IntType(64)
             src_, vdata_, data_, mapped_, ubase_, dlim_, ps_, priv_, ex_ = [
                 builder.zext(a, i64) if a.type.width < 64 else a for a in args]
             m, o = _flat_fast_lanes(context, builder, src_, ubase_, dlim_, priv_, mapped_, ps_,
                                     ex_, n)
             slow = builder.and_(ex_, builder.not_(builder.bitcast(m, i64)))
-            sink = builder.ptrtoint(cgutils.alloca_once(builder, i32, size=ir.Constant(i64, 4)), i64)
-            pbuf = cgutils.alloca_once(builder, row64)
             with builder.if_then(builder.icmp_unsigned("==", slow, ir.Constant(i64, 0)), likely=True):
-                p = builder.select(m, builder.add(o, _splat(builder, data_, i64)),
-                                   _splat(builder, sink, i64))
-                builder.store(p, pbuf, align=64)
-                pflat = builder.bitcast(pbuf, i64.as_pointer())
-                for l in range(64):
-                    pl = builder.inttoptr(builder.load(builder.gep(pflat, [ir.Constant(i64, l)])),
-                                          i32.as_pointer())
-                    for i in range(n):
-                        v = builder.load(builder.inttoptr(
-                            builder.add(vdata_, ir.Constant(i64, 256 * i + 4 * l)), i32.as_pointer()))
-                        builder.store(v, builder.gep(pl, [ir.Constant(i64, i)]) if i else pl,
-                                      align=1)
+                _grouped_store(context, builder, data_, o, m, n, vdata_)
             return slow
         return sig, codegen
     scatter.__name__ = f"flat_scatter_{n}"

@@ -361,3 +361,41 @@ def test_ds_read_address_patterns(op, count, pairs, ex_kind):
                 exp = [int(old[i][l]) for i in range(pairs * count)]
             got = [int(r.vgpr[10 + i][l]) for i in range(pairs * count)]
             assert got == exp, (kinds, l, hex(int(addr[l])))
+
+
+@pytest.mark.parametrize("ex_kind", ["full", "partial"])
+@pytest.mark.parametrize("op,count", STORES)
+def test_ds_write_address_patterns(op, count, ex_kind):
+    # stores by groups of 16 lanes (lanes._grouped_store): a consecutive group is one vector
+    # store, a broadcast group the last active lane's store; groups meet (the later one wins),
+    # and the patterns of the load test that must not take those forms
+    rng = np.random.default_rng(zlib.crc32(f"{op}{ex_kind}wpatterns".encode()))
+    nb = 4 * count
+    align = nb if nb <= 8 else 16
+    lim = 900
+    for case in range(len(PATTERNS) + 1):
+        init = bytearray(rng.integers(0, 256, LDS_BYTES, dtype=np.uint8).tobytes())
+        if case < len(PATTERNS):
+            kinds = [PATTERNS[(case + g) % len(PATTERNS)] for g in range(4)]
+            addr = np.concatenate([_group(k, rng, nb, lim) for k in kinds])
+        else:   # groups over one another: consecutive, the same run again, a broadcast into it
+            kinds = ["overlapping"]
+            run0 = _group("consecutive", rng, nb, lim)
+            addr = np.concatenate([run0, run0, np.full(16, run0[3]), run0 + nb])
+        addr = addr.astype(np.uint32)
+        ex = _exec(rng, ex_kind)
+        data = rng.integers(0, 1 << 32, (4, 64), dtype=np.uint64).astype(np.uint32)
+        vg = {10 + i: data[i] for i in range(count)}
+        vg[1] = addr
+        vg[98] = np.arange(64, dtype=np.uint32)
+        d = f"v[10:{9 + count}]" if count > 1 else "v10"
+        off = 4 * count
+        r = run(f"{op} v1, {d} offset:{off}\ns_mov_b64 exec, -1\ns_mov_b32 m0, -1\n" +
+                _readback_code(), vgpr=vg, lds=bytes(init), lds_bytes=LDS_BYTES, m0=lim,
+                exec_mask=ex)
+        mem = bytearray(init)
+        for l in range(64):
+            if ex >> l & 1:
+                _wr(mem, ((int(addr[l]) + off) & M32) & ~(align - 1), lim,
+                    [data[i][l] for i in range(count)])
+        assert _bytes_from(r) == bytes(mem), kinds

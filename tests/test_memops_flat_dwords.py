@@ -356,3 +356,53 @@ def test_flat_load_address_patterns(n, ex):
                     want_faults.append((a, lane, 0))
         # the wave records its first 64 faults (gcnemu/wave.py)
         assert [(f[0], f[2], f[3]) for f in r.faults] == want_faults[:64], kinds
+
+
+@pytest.mark.parametrize("ex", [(1 << 64) - 1, EXEC])
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_flat_store_address_patterns(n, ex):
+    # stores by groups of 16 lanes (lanes._grouped_store) when every active lane is mapped:
+    # consecutive groups, broadcast groups (the last active lane wins), groups over one
+    # another (the later group wins), a group with one lane off the pattern; and a case with a
+    # lane in the guard page (the whole store then goes lane by lane through the general path)
+    mem = Memory()
+    buf, size, words = _buffer(mem, 16, 50 + n)
+    rng = np.random.default_rng(200 + n)
+    step = 4 * n * np.arange(16, dtype=np.int64)
+    for case in range(4):
+        base = buf + 4 * int(rng.integers(0, (size - 1024) // 4))
+        run0 = base + step
+        if case == 0:
+            addr = np.concatenate([run0, run0 + 16 * 4 * n, np.full(16, base + 8), run0])
+        elif case == 1:
+            addr = np.concatenate([run0, np.full(16, run0[5]), run0 + 4, run0 + 8])
+        elif case == 2:
+            one_off = run0.copy()
+            one_off[4] = base
+            addr = np.concatenate([one_off, buf + 4 * rng.integers(0, size // 4 - n, 16), run0,
+                                   np.full(16, base)])
+        else:
+            addr = np.concatenate([run0, run0, run0, buf + size - 4 * n * 4 + step])
+        addr = addr.astype(np.uint64)
+        data = [rng.integers(0, 1 << 32, 64, dtype=np.uint64).astype(np.uint32) for _ in range(n)]
+        before = mem.read(buf, size)
+        r = _store(n, addr, mem, ex, data)
+        if case < 3:
+            assert mem.read(buf, size) == _model_store(before, buf, n, addr, ex, data), case
+            assert r.faults == []
+        else:
+            # lanes 51.. reach into the guard page: their in-page dwords are stored, the rest
+            # dropped and recorded as faults (the general path, lane by lane)
+            out = bytearray(before)
+            faults = []
+            for lane in range(64):
+                if not (ex >> lane) & 1:
+                    continue
+                for i in range(n):
+                    a = int(addr[lane]) + 4 * i
+                    if a + 4 <= buf + size:
+                        out[a - buf:a - buf + 4] = int(data[i][lane]).to_bytes(4, "little")
+                    else:
+                        faults.append((a, lane, 1))
+            assert mem.read(buf, size) == bytes(out)
+            assert [(f[0], f[2], f[3]) for f in r.faults] == faults[:64]
