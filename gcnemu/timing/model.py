@@ -101,8 +101,9 @@ def split_trace_kinds(tr, nwaves, rec):
     one_run = True
     w = 0
     i = 2
+    # unsigned indices: no negative-index fix-up per access (see simulate)
     while i < end:
-        v = tr[i]
+        v = tr[np.uint64(i)]
         if v < 0:
             w = -v - 1
             if header[w] >= 0:
@@ -110,8 +111,8 @@ def split_trace_kinds(tr, nwaves, rec):
             header[w] = i
             i += 1
             continue
-        k = _entry_length(tr, i, rec[v])
-        counts[w + 1] += k
+        k = _entry_length(tr, i, rec[np.uint64(v)])
+        counts[np.uint64(w + 1)] += k
         i += k
     offsets = np.cumsum(counts)
     out = np.empty(offsets[nwaves], np.int64)
@@ -380,39 +381,46 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
         issued_any = False
         for cu in range(ncu):
             sid = cu * nsimd + simd
-            if wake[sid] > t:
-                if wake[sid] < nmin:
-                    nmin = wake[sid]
+            # the hot loop indexes with unsigned copies (sidu, cuu, wu, ru): numba adds a
+            # negative-index fix-up to every access with a signed index, and in this loop the
+            # extra registers spill (13% of the model's time on mandelbrot 256x192)
+            sidu = np.uint64(sid)
+            cuu = np.uint64(cu)
+            if wake[sidu] > t:
+                if wake[sidu] < nmin:
+                    nmin = wake[sidu]
                 continue
             used = 0
             nmem = 0
             ended = False
             smin = INF
             floor = INF     # earliest release/launch time this scan caused
-            for si in range(nslot[sid]):
-                w = slots[sid, si]
-                if ready[w] > t:       # (waves at a barrier have ready = INF)
-                    if ready[w] < smin:
-                        smin = ready[w]
+            for si in range(nslot[sidu]):
+                w = slots[sidu, np.uint64(si)]
+                wu = np.uint64(w)
+                if ready[wu] > t:       # (waves at a barrier have ready = INF)
+                    if ready[wu] < smin:
+                        smin = ready[wu]
                     continue
-                cat = ncat[w]
+                cat = ncat[wu]
                 if cat != C.CAT_INTERNAL and (used >> cat) & 1:
                     a_wait += nsimd    # its port is taken: its SIMD's next turn
                     smin = t + 1
                     continue
-                p = ptr[w]
-                row = streams[p]
-                fl = rflags[row]
-                if fl == 0 and p + 1 < wend[w]:
+                p = ptr[wu]
+                row = streams[np.uint64(p)]
+                ru = np.uint64(row)
+                fl = rflags[ru]
+                if fl == 0 and p + 1 < wend[wu]:
                     # fast path: a plain VALU, SALU, branch or internal instruction that is
                     # not the wave's last (no memory, s_waitcnt, barrier or end)
-                    cost = rcost[row]
+                    cost = rcost[ru]
                     if cat == C.CAT_VALU:
-                        if valu_free[sid] > t:
+                        if valu_free[sidu] > t:
                             a_wait += nsimd
                             smin = t + 1
                             continue
-                        valu_free[sid] = t + cost
+                        valu_free[sidu] = t + cost
                         a_valu += cost
                         used |= 1 << C.CAT_VALU
                     elif cat == C.CAT_SALU:
@@ -425,29 +433,29 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                     a_any += cost
                     issued_any = True
                     nxt = p + 1
-                    ptr[w] = nxt
+                    ptr[wu] = nxt
                     # the waves' streams (~10 MB for mandelbrot 256x192) are read by
                     # hundreds of waves in turn, too many sequential streams for the CPU's
                     # own prefetcher: this hint makes the replay ~10% faster
                     _prefetch(streams, nxt + PREFETCH)
-                    nr = streams[nxt]
-                    ncat[w] = rcat[nr]
+                    nr = streams[np.uint64(nxt)]
+                    ncat[wu] = rcat[np.uint64(nr)]
                     busy = cost
                     if cat == C.CAT_BRANCH and nr != row + 1:
-                        busy = rtaken[row]
-                    ready[w] = t + busy
+                        busy = rtaken[ru]
+                    ready[wu] = t + busy
                     if t + busy < smin:
                         smin = t + busy
                     continue
-                cat = rcat[row]
+                cat = rcat[ru]
                 if fl & C.F_WAITCNT:
-                    q = qrow[w]
-                    u = _waitcnt_until(vq, vn, q, rwait[row, 0], t)
-                    u = max(u, _waitcnt_until(eq, en, q, rwait[row, 1], t))
-                    u = max(u, _waitcnt_until(lq, ln, q, rwait[row, 2], t))
+                    q = qrow[wu]
+                    u = _waitcnt_until(vq, vn, q, rwait[ru, 0], t)
+                    u = max(u, _waitcnt_until(eq, en, q, rwait[ru, 1], t))
+                    u = max(u, _waitcnt_until(lq, ln, q, rwait[ru, 2], t))
                     if u > t:
                         ctr[X_WAIT_ANY] += u - t
-                        ready[w] = u
+                        ready[wu] = u
                         if u < smin:
                             smin = u
                         continue
@@ -455,13 +463,13 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                 ok = (used >> cat) & 1 == 0
                 if ok:
                     if cat == C.CAT_VALU:
-                        ok = valu_free[sid] <= t
+                        ok = valu_free[sidu] <= t
                     elif cat == C.CAT_VMEM:
-                        ok = nmem < 2 and ta_free[cu] <= t
+                        ok = nmem < 2 and ta_free[cuu] <= t
                     elif cat == C.CAT_LDS:
-                        ok = nmem < 2 and lds_free[cu] <= t
+                        ok = nmem < 2 and lds_free[cuu] <= t
                     elif cat == C.CAT_EXPGDS:
-                        ok = nmem < 2 and exp_free[cu] <= t
+                        ok = nmem < 2 and exp_free[cuu] <= t
                 if not ok:
                     a_wait += nsimd    # it waits until its SIMD's next turn
                     smin = t + 1
@@ -470,7 +478,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                 issued_any = True
                 if cat != C.CAT_INTERNAL:
                     used |= 1 << cat
-                cost = rcost[row]
+                cost = rcost[ru]
                 if fl & C.F_LONG:
                     cost += P[P_LONG]
                 nxt = p + 1
@@ -515,15 +523,15 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                                 l1rdy[i1] = tq + lt
                         if lt > lat:
                             lat = lt
-                    ta_free[cu] = t + ta_time
+                    ta_free[cuu] = t + ta_time
                     done = tq + lat
                     # vmcnt returns in order
-                    q = qrow[w]
+                    q = qrow[wu]
                     if vn[q] > 0:
                         done = max(done, vq[q, vn[q] - 1])
                     _push(vq, vn, q, done, t)
                     if fl & C.F_FLAT:
-                        _push(lq, ln, qrow[w], done, t)
+                        _push(lq, ln, qrow[wu], done, t)
                     if done > last_mem:
                         last_mem = done
                     ctr[X_ACT_VMEM] += cost
@@ -531,23 +539,23 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                     nmem += 1
                     deg = streams[p + 1]
                     nxt = p + 2
-                    lds_free[cu] = t + cost * deg
+                    lds_free[cuu] = t + cost * deg
                     ctr[X_LDS_CONFLICT] += cost * (deg - 1)
                     done = t + P[P_LDS_LAT] + cost * (deg - 1)
-                    _push(lq, ln, qrow[w], done, t)
+                    _push(lq, ln, qrow[wu], done, t)
                     last_mem = max(last_mem, done)
                     ctr[X_ACT_LDS] += cost
                 elif fl & C.F_GDS:
                     nmem += 1
                     nxt = p + 2
-                    exp_free[cu] = t + cost
-                    _push(lq, ln, qrow[w], t + P[P_GDS_LAT], t)
+                    exp_free[cuu] = t + cost
+                    _push(lq, ln, qrow[wu], t + P[P_GDS_LAT], t)
                     last_mem = max(last_mem, t + P[P_GDS_LAT])
                     ctr[X_ACT_EXP] += cost
                 elif fl & C.F_EXP:
                     nmem += 1
-                    exp_free[cu] = t + cost
-                    _push(eq, en, qrow[w], t + P[P_EXP_LAT], t)
+                    exp_free[cuu] = t + cost
+                    _push(eq, en, qrow[wu], t + P[P_EXP_LAT], t)
                     last_mem = max(last_mem, t + P[P_EXP_LAT])
                     ctr[X_ACT_EXP] += cost
                 elif fl & C.F_SMEM:
@@ -573,48 +581,48 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                         if lt > lat:
                             lat = lt
                     done = t + lat
-                    _push(lq, ln, qrow[w], done, t)
+                    _push(lq, ln, qrow[wu], done, t)
                     if done > last_mem:
                         last_mem = done
                     ctr[X_ACT_SCA] += cost
                 elif cat == C.CAT_VALU:
-                    valu_free[sid] = t + cost
+                    valu_free[sidu] = t + cost
                     a_valu += cost
                 elif cat == C.CAT_SALU:
                     a_sca += cost
                 else:
                     a_misc += cost
                 a_any += cost
-                ptr[w] = nxt
-                if nxt < wend[w]:
-                    ncat[w] = rcat[streams[nxt]]
+                ptr[wu] = nxt
+                if nxt < wend[wu]:
+                    ncat[wu] = rcat[streams[nxt]]
                 busy = cost
-                if cat == C.CAT_BRANCH and nxt < wend[w] and streams[nxt] != row + 1:
-                    busy = rtaken[row]
-                ready[w] = t + busy
+                if cat == C.CAT_BRANCH and nxt < wend[wu] and streams[nxt] != row + 1:
+                    busy = rtaken[ru]
+                ready[wu] = t + busy
                 if t + busy < smin:
                     smin = t + busy
                 if fl & C.F_BARRIER:
-                    g = wgrp[w]
-                    status[w] = 2
-                    barr_ready[w] = ready[w]
-                    ready[w] = INF
+                    g = wgrp[wu]
+                    status[wu] = 2
+                    barr_ready[wu] = ready[wu]
+                    ready[wu] = INF
                     garr[g] += 1
                     if garr[g] >= glive[g]:
                         _release(g, group_first, status, ready, barr_ready, t + busy, garr, ctr)
                         _wake_cu(wake, cu, nsimd, t + busy)
                         floor = min(floor, t + busy)
-                elif fl & C.F_END or nxt >= wend[w]:
-                    status[w] = 3
-                    qfree[qtop[0]] = qrow[w]      # its outstanding stores are in last_mem
+                elif fl & C.F_END or nxt >= wend[wu]:
+                    status[wu] = 3
+                    qfree[qtop[0]] = qrow[wu]      # its outstanding stores are in last_mem
                     qtop[0] += 1
-                    wave_out[w, 1] = t + busy
+                    wave_out[wu, 1] = t + busy
                     done_waves += 1
                     ended = True
-                    g = wgrp[w]
+                    g = wgrp[wu]
                     glive[g] -= 1
                     if glive[g] == 0:
-                        cu_ngroups[cu] -= 1
+                        cu_ngroups[cuu] -= 1
                     elif garr[g] > 0 and garr[g] >= glive[g]:
                         _release(g, group_first, status, ready, barr_ready, t + busy, garr, ctr)
                         _wake_cu(wake, cu, nsimd, t + busy)
