@@ -619,8 +619,10 @@ def apply_omod_clamp_f64(bits, omod, clamp, mode):
             v2 = v * 4.0
         else:
             v2 = v * 0.5
-        if omod == 3 and v2 != 0.0 and abs(v2) < 2.2250738585072014e-308:
-            # halving can make a denormal that needs MODE rounding rather than the host's RNE
+        if omod == 3 and v != 0.0 and abs(v) < 4.450147717014403e-308:
+            # the exact half is below 2^-1022: a denormal that needs MODE rounding rather than
+            # the host's RNE (decided on the operand: the host's half of the largest value
+            # below 2^-1021 is a tie it rounds up to 2^-1022, hiding that the half is tiny)
             s, m, e = decompose64(v)
             b = round_pack(s, m, e - 1, False, 52, 11, rmode64(mode), True)
         else:
