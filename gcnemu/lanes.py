@@ -156,6 +156,48 @@ def _lds_addresses(builder, addr, uo, amask, ulim, n):
     return a, ok
 
 
+def _group(builder, base, a, m, g, n):
+    """The lanes 16g..16g+15 of offsets ``a`` and mask ``m`` as _grouped_rows and
+    _grouped_store take them: (ag, mg, consecutive, uniform, start): the group's offsets and
+    mask, whether its offsets are a[0] + 4n l (for 32-bit offsets also a[0] < 2^31, so that
+    they do not wrap in 32 bits where the 64-bit address would not; 64-bit offsets wrap like
+    the address arithmetic), whether they are all equal, and base + a[0]."""
+    i16, i32, i64 = ir.IntType(16), ir.IntType(32), ir.IntType(64)
+    ty = a.type.element
+    sel = ir.Constant(ir.VectorType(i32, 16), list(range(16 * g, 16 * g + 16)))
+    ag = builder.shuffle_vector(a, a, sel)
+    mg = builder.shuffle_vector(m, m, sel)
+    a0 = builder.extract_element(ag, ir.Constant(i32, 0))
+    a0v = _splat16(builder, a0)
+    full = ir.Constant(i16, 0xFFFF)
+    step = ir.Constant(ir.VectorType(ty, 16), [4 * n * i for i in range(16)])
+    consecutive = builder.icmp_unsigned("==", builder.bitcast(builder.icmp_unsigned(
+        "==", ag, builder.add(a0v, step)), i16), full)
+    if ty.width == 32:
+        consecutive = builder.and_(consecutive, builder.icmp_signed(">=", a0, ir.Constant(i32, 0)))
+    uniform = builder.icmp_unsigned("==", builder.bitcast(
+        builder.icmp_unsigned("==", ag, a0v), i16), full)
+    start = builder.add(base, builder.zext(a0, i64) if ty.width == 32 else a0)
+    return ag, mg, consecutive, uniform, start
+
+
+def _lane_pointers(builder, base, ag, mg, other, pbuf):
+    """Store the 16 lanes' addresses base + ag (where mg is set, else ``other``) at pbuf, for
+    the lane-by-lane loops of _grouped_rows and _grouped_store; returns pbuf as i64*."""
+    i64 = ir.IntType(64)
+    q16 = ir.VectorType(i64, 16)
+    ag64 = builder.zext(ag, q16) if ag.type.element.width == 32 else ag
+    ps = builder.select(mg, builder.add(ag64, _splat16(builder, base)), _splat16(builder, other))
+    builder.store(ps, pbuf, align=64)
+    return builder.bitcast(pbuf, i64.as_pointer())
+
+
+def _wide_mask(builder, mg, n):
+    """A 16-lane mask spread over the 16n dwords of the group's interleaved rows."""
+    return builder.shuffle_vector(mg, mg, ir.Constant(ir.VectorType(ir.IntType(32), 16 * n),
+                                                      [j // n for j in range(16 * n)]))
+
+
 def _grouped_rows(context, builder, base, a, m, n):
     """n rows: row i lane l = the dword at base + a[l] + 4i where mask lane l is set, else 0 (a:
     <64 x i32> or <64 x i64> byte offsets from address ``base``; 4-aligned).
@@ -170,39 +212,19 @@ def _grouped_rows(context, builder, base, a, m, n):
     from numba.core import cgutils
     i1, i16, i32, i64 = ir.IntType(1), ir.IntType(16), ir.IntType(32), ir.IntType(64)
     v16 = ir.VectorType(i32, 16)
-    q16 = ir.VectorType(i64, 16)
-    ty = a.type.element
-    a16 = ir.VectorType(ty, 16)
     zeros = ir.Constant(v16, None)
-    full = ir.Constant(i16, 0xFFFF)
     zslot = cgutils.alloca_once(builder, i32, size=ir.Constant(i64, 4))
     for i in range(4):
         builder.store(ir.Constant(i32, 0), builder.gep(zslot, [ir.Constant(i64, i)]))
     zaddr = builder.ptrtoint(zslot, i64)
     rows = cgutils.alloca_once(builder, ir.VectorType(i32, 64), size=ir.Constant(i64, n))
     rflat = builder.bitcast(rows, i32.as_pointer())
-    pbuf = cgutils.alloca_once(builder, q16)
-    pflat = builder.bitcast(pbuf, i64.as_pointer())
-    step = ir.Constant(a16, [4 * n * i for i in range(16)])
+    pbuf = cgutils.alloca_once(builder, ir.VectorType(i64, 16))
     wide = ir.VectorType(i32, 16 * n)
     load_wide = _declare(builder, f"llvm.masked.load.v{16 * n}i32.p0", wide,
                          [wide.as_pointer(), i32, ir.VectorType(i1, 16 * n), wide])
     for g in range(4):
-        sel = ir.Constant(v16, list(range(16 * g, 16 * g + 16)))
-        ag = builder.shuffle_vector(a, a, sel)
-        mg = builder.shuffle_vector(m, m, sel)
-        a0 = builder.extract_element(ag, ir.Constant(i32, 0))
-        a0v = _splat16(builder, a0)
-        consecutive = builder.icmp_unsigned("==", builder.bitcast(builder.icmp_unsigned(
-            "==", ag, builder.add(a0v, step)), i16), full)
-        if ty.width == 32:
-            # and a[0] < 2^31, so that a[0] + 4n l does not wrap in 32 bits where the 64-bit
-            # address below would not (64-bit offsets wrap like the address arithmetic)
-            consecutive = builder.and_(consecutive,
-                                       builder.icmp_signed(">=", a0, ir.Constant(i32, 0)))
-        uniform = builder.icmp_unsigned("==", builder.bitcast(
-            builder.icmp_unsigned("==", ag, a0v), i16), full)
-        start = builder.add(base, builder.zext(a0, i64) if ty.width == 32 else a0)
+        ag, mg, consecutive, uniform, start = _group(builder, base, a, m, g, n)
 
         def put(k, value):
             dst = builder.gep(rflat, [ir.Constant(i64, 64 * k + 16 * g)])
@@ -210,10 +232,9 @@ def _grouped_rows(context, builder, base, a, m, n):
 
         with builder.if_else(consecutive, likely=True) as (then, otherwise):
             with then:
-                mw = builder.shuffle_vector(mg, mg, ir.Constant(ir.VectorType(i32, 16 * n),
-                                                                [j // n for j in range(16 * n)]))
                 vals = builder.call(load_wide, [builder.inttoptr(start, wide.as_pointer()),
-                                                ir.Constant(i32, 4), mw, ir.Constant(wide, None)])
+                                                ir.Constant(i32, 4), _wide_mask(builder, mg, n),
+                                                ir.Constant(wide, None)])
                 for k in range(n):
                     put(k, builder.shuffle_vector(vals, vals, ir.Constant(
                         v16, [n * i + k for i in range(16)])) if n > 1 else vals)
@@ -229,10 +250,7 @@ def _grouped_rows(context, builder, base, a, m, n):
                                              align=4)
                             put(k, builder.select(mg, _splat16(builder, v), zeros))
                     with otherwise2:
-                        ag64 = builder.zext(ag, q16) if ty.width == 32 else ag
-                        ps = builder.select(mg, builder.add(ag64, _splat16(builder, base)),
-                                            _splat16(builder, zaddr))
-                        builder.store(ps, pbuf, align=64)
+                        pflat = _lane_pointers(builder, base, ag, mg, zaddr, pbuf)
                         for l in range(16):
                             pl = builder.inttoptr(builder.load(
                                 builder.gep(pflat, [ir.Constant(i64, l)])), i32.as_pointer())
@@ -242,7 +260,6 @@ def _grouped_rows(context, builder, base, a, m, n):
                                 builder.store(v, builder.gep(
                                     rflat, [ir.Constant(i64, 64 * k + 16 * g + l)]))
     return [builder.load(builder.gep(rows, [ir.Constant(i64, k)]), align=64) for k in range(n)]
-
 
 
 def _grouped_store(context, builder, base, a, m, n, rows):
@@ -258,38 +275,20 @@ def _grouped_store(context, builder, base, a, m, n, rows):
     from numba.core import cgutils
     i1, i16, i32, i64 = ir.IntType(1), ir.IntType(16), ir.IntType(32), ir.IntType(64)
     v16 = ir.VectorType(i32, 16)
-    q16 = ir.VectorType(i64, 16)
-    ty = a.type.element
-    a16 = ir.VectorType(ty, 16)
-    full = ir.Constant(i16, 0xFFFF)
     sink = builder.ptrtoint(cgutils.alloca_once(builder, i32, size=ir.Constant(i64, 4)), i64)
-    pbuf = cgutils.alloca_once(builder, q16)
-    pflat = builder.bitcast(pbuf, i64.as_pointer())
-    step = ir.Constant(a16, [4 * n * i for i in range(16)])
+    pbuf = cgutils.alloca_once(builder, ir.VectorType(i64, 16))
     wide = ir.VectorType(i32, 16 * n)
     store_wide = _declare(builder, f"llvm.masked.store.v{16 * n}i32.p0", ir.VoidType(),
                           [wide, wide.as_pointer(), i32, ir.VectorType(i1, 16 * n)])
     ctlz = _declare(builder, "llvm.ctlz.i16", i16, [i16, i1])
 
     def lane_word(k, lane):      # row k's dword of a lane (an i64 lane number)
-        at = builder.add(rows, builder.add(ir.Constant(i64, 256 * k), builder.shl(lane, ir.Constant(i64, 2))))
+        at = builder.add(rows, builder.add(ir.Constant(i64, 256 * k),
+                                           builder.shl(lane, ir.Constant(i64, 2))))
         return builder.load(builder.inttoptr(at, i32.as_pointer()), align=4)
 
     for g in range(4):
-        sel = ir.Constant(v16, list(range(16 * g, 16 * g + 16)))
-        ag = builder.shuffle_vector(a, a, sel)
-        mg = builder.shuffle_vector(m, m, sel)
-        bits = builder.bitcast(mg, i16)
-        a0 = builder.extract_element(ag, ir.Constant(i32, 0))
-        a0v = _splat16(builder, a0)
-        consecutive = builder.icmp_unsigned("==", builder.bitcast(builder.icmp_unsigned(
-            "==", ag, builder.add(a0v, step)), i16), full)
-        if ty.width == 32:   # as in _grouped_rows: no 32-bit wrap inside the group
-            consecutive = builder.and_(consecutive,
-                                       builder.icmp_signed(">=", a0, ir.Constant(i32, 0)))
-        uniform = builder.icmp_unsigned("==", builder.bitcast(
-            builder.icmp_unsigned("==", ag, a0v), i16), full)
-        start = builder.add(base, builder.zext(a0, i64) if ty.width == 32 else a0)
+        ag, mg, consecutive, uniform, start = _group(builder, base, a, m, g, n)
         with builder.if_else(consecutive, likely=True) as (then, otherwise):
             with then:
                 parts = [builder.load(builder.inttoptr(builder.add(
@@ -306,15 +305,15 @@ def _grouped_store(context, builder, base, a, m, n, rows):
                             ir.VectorType(i32, w.count), list(range(w.count))))
                             for i in range(0, len(parts), 2)]
                     vals = builder.shuffle_vector(parts[0], parts[0], ir.Constant(
-                        ir.VectorType(i32, 16 * n), [(j % n) * 16 + j // n for j in range(16 * n)]))
-                mw = builder.shuffle_vector(mg, mg, ir.Constant(ir.VectorType(i32, 16 * n),
-                                                                [j // n for j in range(16 * n)]))
+                        wide, [(j % n) * 16 + j // n for j in range(16 * n)]))
                 builder.call(store_wide, [vals, builder.inttoptr(start, wide.as_pointer()),
-                                          ir.Constant(i32, 4), mw])
+                                          ir.Constant(i32, 4), _wide_mask(builder, mg, n)])
             with otherwise:
                 with builder.if_else(uniform) as (then2, otherwise2):
                     with then2:
-                        with builder.if_then(builder.icmp_unsigned("!=", bits, ir.Constant(i16, 0))):
+                        bits = builder.bitcast(mg, i16)
+                        with builder.if_then(builder.icmp_unsigned("!=", bits,
+                                                                   ir.Constant(i16, 0))):
                             last = builder.sub(ir.Constant(i16, 15), builder.call(
                                 ctlz, [bits, ir.Constant(i1, 1)]))
                             lane = builder.add(builder.zext(last, i64), ir.Constant(i64, 16 * g))
@@ -323,10 +322,7 @@ def _grouped_store(context, builder, base, a, m, n, rows):
                                 builder.store(lane_word(k, lane), builder.gep(
                                     p, [ir.Constant(i64, k)]) if k else p, align=1)
                     with otherwise2:
-                        ag64 = builder.zext(ag, q16) if ty.width == 32 else ag
-                        ps = builder.select(mg, builder.add(ag64, _splat16(builder, base)),
-                                            _splat16(builder, sink))
-                        builder.store(ps, pbuf, align=64)
+                        pflat = _lane_pointers(builder, base, ag, mg, sink, pbuf)
                         for l in range(16):
                             pl = builder.inttoptr(builder.load(
                                 builder.gep(pflat, [ir.Constant(i64, l)])), i32.as_pointer())
@@ -519,22 +515,17 @@ def _lds_scatter_intrinsic(n, pairs):
             lds_, src_, data0_, data1_, uo0_, uo1_, amask_, ulim_, ex_ = [
                 builder.zext(a, i64) if a.type.width < 64 else a for a in args]
             exv = builder.bitcast(ex_, pred)
+            addr = builder.load(builder.inttoptr(src_, row.as_pointer()), align=4)
             if pairs == 1:
-                a, ok = _lds_addresses(builder, builder.load(builder.inttoptr(
-                    src_, row.as_pointer()), align=4), uo0_, amask_, ulim_, n)
+                a, ok = _lds_addresses(builder, addr, uo0_, amask_, ulim_, n)
                 _grouped_store(context, builder, lds_, a, builder.and_(ok, exv), n, data0_)
                 return context.get_dummy_value()
-            addr = builder.zext(builder.load(builder.inttoptr(src_, row.as_pointer()), align=4),
-                                row64)
             sink = builder.ptrtoint(cgutils.alloca_once(builder, i32, size=ir.Constant(i64, 4)), i64)
             pbuf = cgutils.alloca_once(builder, row64, size=ir.Constant(i64, pairs))
             for j, uo in enumerate((uo0_, uo1_)[:pairs]):
-                a = builder.and_(builder.add(addr, _splat(builder, uo, i64)),
-                                 _splat(builder, amask_, i64))
-                end = builder.add(a, _splat(builder, ir.Constant(i64, 4 * n), i64))
-                ok = builder.icmp_unsigned("<=", end, _splat(builder, ulim_, i64))
+                a, ok = _lds_addresses(builder, addr, uo, amask_, ulim_, n)
                 p = builder.select(builder.and_(ok, exv),
-                                   builder.add(a, _splat(builder, lds_, i64)),
+                                   builder.add(builder.zext(a, row64), _splat(builder, lds_, i64)),
                                    _splat(builder, sink, i64))
                 builder.store(p, builder.gep(pbuf, [ir.Constant(i64, j)]), align=64)
             pflat = builder.bitcast(pbuf, i64.as_pointer())

@@ -676,6 +676,27 @@ def lds_row_form(sub: int, off0: int, off1: int, gds: int, vaddr: int, data0: in
     return addr, ra, rb, uo0, uo1, amask, end
 
 
+def _row_kernel_call(name, returns):
+    """An intrinsic that calls the row kernel at its first argument (an address from
+    lds_row_form / flat_row_form) with the nine others as 64-bit integers; returns the
+    kernel's uint64 when ``returns``."""
+    def call(typingctx, addr, a1, a2, a3, a4, a5, a6, a7, a8, a9):
+        args = (addr, a1, a2, a3, a4, a5, a6, a7, a8, a9)
+        sig = (types.uint64 if returns else types.void)(*args)
+
+        def codegen(context, builder, signature, args):
+            i64 = ir.IntType(64)
+            r = call_native(builder, args[0], [builder.sext(a, i64) if a.type.width < 64 else a
+                                               for a in args[1:]], i64 if returns else None)
+            return r if returns else context.get_dummy_value()
+        return sig, codegen
+    call.__name__ = name
+    return intrinsic(call)
+
+
+#: call_lds_rows(addr, row_a, row_b, lds, addr_row, uo0, uo1, amask, ulim, exec)
+call_lds_rows = _row_kernel_call("call_lds_rows", False)
+
 
 # --- FLAT dword row kernels (the engine's FLAT fast path) -------------------------------------
 # flat_load/store_dword..dwordx4 run straight from engine.run_wave through these kernels
@@ -737,28 +758,9 @@ def flat_row_form(sub: int, vaddr: int, vdata: int, vdst: int):
     return fn, row, 4 * count, max(row + count, vaddr + 2)
 
 
-@intrinsic
-def call_flat_rows(typingctx, addr, row, src, data, mapped, ubase, dlim, ps, priv, ex):
-    """Call the FLAT row kernel at ``addr`` (see flat_row_form); returns its slow lanes."""
-    sig = types.uint64(addr, row, src, data, mapped, ubase, dlim, ps, priv, ex)
-
-    def codegen(context, builder, signature, args):
-        i64 = ir.IntType(64)
-        return call_native(builder, args[0], [builder.sext(a, i64) if a.type.width < 64 else a
-                                              for a in args[1:]], i64)
-    return sig, codegen
-
-@intrinsic
-def call_lds_rows(typingctx, addr, ra, rb, lds, src, uo0, uo1, amask, ulim, ex):
-    """Call the LDS row kernel at ``addr`` (see lds_row_form)."""
-    sig = types.void(addr, ra, rb, lds, src, uo0, uo1, amask, ulim, ex)
-
-    def codegen(context, builder, signature, args):
-        i64 = ir.IntType(64)
-        call_native(builder, args[0], [builder.sext(a, i64) if a.type.width < 64 else a
-                                       for a in args[1:]])
-        return context.get_dummy_value()
-    return sig, codegen
+#: call_flat_rows(addr, row, addr_row, data, mapped, ubase, dlim, page_shift, private_hi,
+#: exec) -> the slow lanes
+call_flat_rows = _row_kernel_call("call_flat_rows", True)
 
 
 # --- FLAT -----------------------------------------------------------------------------------

@@ -1,9 +1,10 @@
 """Compiled VALU op kernels, handed to the engine as function addresses.
 
-Each VALU op is a small numba function (generated in gcnemu/dispatch_gen.py), called by address
-(gcnemu/jit.py: native_address, call_native), that runs the op over the 64 lanes under EXEC. They are compiled the first time a program uses the
-op and cached on disk, so start-up cost grows with the ops a kernel uses rather than with the
-ISA, and the engine's own compiled code stays small. The engine calls them through
+Each VALU op is a small numba function (generated in gcnemu/dispatch_gen.py), called by
+address (gcnemu/jit.py: native_address, call_native), that runs the op over the 64 lanes under
+EXEC. They are compiled the first time a program uses the op and cached on disk, so start-up
+cost grows with the ops a kernel uses rather than with the ISA, and the engine's own compiled
+code stays small. The engine calls them through
 `call_valu` (64-bit lane rows: any operand width) or `call_valu32` (the 32-bit form that
 instructions with only 32-bit operands get: VGPR rows in place, masked store of the
 result), one indirect call per instruction.
