@@ -160,17 +160,19 @@ def split_trace(tr, nwaves, prog):
 
 
 # --- caches ------------------------------------------------------------------------------------
-@njit
+@njit(_nrt=False)
 def _cache_access(tags, stamps, base, ways, line, clock, allocate):
     """Look ``line`` up in the set of ``ways`` entries at ``base``; LRU. Returns (hit, entry,
     evicted line or -1); on a miss with ``allocate`` the least recently used entry takes the
     line (entry -1 on a miss without allocation)."""
-    victim = base
+    # unsigned indices: no negative-index fix-up in the loop (see simulate)
+    b = np.uint64(base)
+    victim = b
     oldest = INF
-    for i in range(base, base + ways):
+    for i in range(b, b + np.uint64(ways)):
         if tags[i] == line:
             stamps[i] = clock
-            return True, i, np.int64(-1)
+            return True, np.int64(i), np.int64(-1)
         if stamps[i] < oldest:
             oldest = stamps[i]
             victim = i
@@ -179,10 +181,10 @@ def _cache_access(tags, stamps, base, ways, line, clock, allocate):
     ev = tags[victim]
     tags[victim] = line
     stamps[victim] = clock
-    return False, victim, ev
+    return False, np.int64(victim), ev
 
 
-@njit
+@njit(_nrt=False)
 def _l2_access(l2tags, l2stamps, l2dirty, l2rdy, P, line, clock, t, dram, write, ctr):
     """One line through the L2 (and DRAM on a miss), requested at cycle t. Returns its
     latency. A line is allocated when requested; a later hit still waits until its data has
@@ -232,16 +234,190 @@ def _prefetch(typingctx, arr, idx):
     return sig, codegen
 
 
-# --- the scheduler -------------------------------------------------------------------------------
+# --- the replay ---------------------------------------------------------------------------------
+# Each CU runs on its own clock until it would issue an instruction that touches state shared
+# with other CUs: SHARED_FLAGS (vector and scalar memory: the L2, DRAM, the K$ and the LRU
+# clock; a wave's end: the next workgroup's launch, the queue pool and the busy counters).
+# Such an instruction at cycle t on CU c waits until no other CU is behind (t, c), so the
+# shared state sees the accesses in (cycle, CU) order, the order of a replay that visits every
+# CU on every cycle. Everything else a CU does touches only its own SIMDs, waves and units.
+SHARED_FLAGS = C.F_VMEM | C.F_SMEM | C.F_END
+
+# A CU's scans that need nothing but plain VALU, SALU, branch and internal instructions run
+# in _fast_run, a small loop whose state fits in registers, over two interleaved tables:
+# per wave (WV, stride 4): ready cycle, category of the next row, stream position, stream end;
+# per SIMD (SS, stride 3 + waves per SIMD): wake cycle, resident waves, VALU free cycle, then
+# the resident waves oldest first. Per row, rinfo packs cost, category, a flag for rows that
+# need the full path, and the taken-branch cost:
+INFO_COST_MASK = (1 << 20) - 1
+INFO_CAT_SHIFT = 20
+INFO_CAT_MASK = 7
+INFO_SLOW = 1 << 23
+INFO_TAKEN_SHIFT = 32
+#: scans the full path runs itself after a _fast_run call that could not finish one scan
+#: (memory or barriers every few instructions: the hand-over would cost more than it saves)
+FAST_RUN_BACKOFF = 8
+U1, U2, U3, U4 = np.uint64(1), np.uint64(2), np.uint64(3), np.uint64(4)
+
+
 @njit
+def _row_info(rcat, rflags, rcost, rtaken):
+    """The per-row table of _fast_run (see INFO_*)."""
+    info = np.empty(rcost.shape[0], np.int64)
+    for r in range(rcost.shape[0]):
+        if not (0 <= rcost[r] <= INFO_COST_MASK and 0 <= rcat[r] <= INFO_CAT_MASK):
+            raise ValueError("timing model: a row's cost or category is out of range")
+        info[r] = (rcost[r] | (rcat[r] << INFO_CAT_SHIFT) | (rtaken[r] << INFO_TAKEN_SHIFT)
+                   | (INFO_SLOW if rflags[r] != 0 else 0))
+    return info
+
+
+@njit(inline="always")
+def _next_turn(SS, base, ss, nsimd, t, simd):
+    """The first cycle after t at which the CU's SIMD of that turn (cycle mod nsimd) may issue
+    (its wake time, SS[.., 0], has come): (cycle, SIMD), or (INF, 0) if none ever may. t is
+    a turn of SIMD simd."""
+    for _ in range(nsimd):
+        t += 1
+        simd += 1
+        if simd == nsimd:
+            simd = 0
+        if SS[base + np.uint64(simd) * ss] <= t:
+            return t, simd
+    # nothing in the next nsimd cycles: jump to the earliest wake, then step from there
+    mw = INF
+    for s in range(nsimd):
+        mw = min(mw, SS[base + np.uint64(s) * ss])
+    if mw >= INF:
+        return INF, 0
+    t = mw
+    simd = t % nsimd
+    for _ in range(nsimd):
+        if SS[base + np.uint64(simd) * ss] <= t:
+            return t, simd
+        t += 1
+        simd += 1
+        if simd == nsimd:
+            simd = 0
+    return t, simd     # (not reached: the SIMD of the earliest wake has its turn by now)
+
+
+@njit(inline="always")
+def _advance_plain(WV, wq, streams, rinfo, t, cat, cost, p, row, info):
+    """Move the wave at WV[wq:] past the plain instruction it issues at cycle t (stream
+    position p, row ``row``, rinfo ``info``, category ``cat``, issue cost ``cost``): its next
+    position and category, and the cycle at which it may issue again (returned)."""
+    nxt = p + 1
+    WV[wq + U2] = nxt
+    # the waves' streams (~10 MB for mandelbrot 256x192) are read by hundreds of waves in
+    # turn, too many sequential streams for the CPU's own prefetcher: this hint makes the
+    # replay ~5% faster
+    _prefetch(streams, nxt + PREFETCH)
+    nr = streams[np.uint64(nxt)]
+    WV[wq + U1] = (rinfo[np.uint64(nr)] >> INFO_CAT_SHIFT) & INFO_CAT_MASK
+    busy = cost
+    if cat == C.CAT_BRANCH and nr != row + 1:
+        busy = info >> INFO_TAKEN_SHIFT
+    WV[wq] = t + busy
+    return t + busy
+
+
+@njit(_nrt=False)
+def _fast_run(cu, t, nsimd, SS, sstride, WV, streams, rinfo, acc, rs_si, rs_used, rs_smin):
+    """Run CU cu's scans from cycle t while they need only the fast path (plain VALU, SALU,
+    branch and internal instructions that are not a wave's last). Returns the cycle of the
+    first scan that needs more, with rs_si/rs_used/rs_smin[cu] set to resume it there, or INF
+    when no wave of the CU can issue any more. acc: the issue counters (a_wait, a_any,
+    a_valu, a_sca, a_misc), updated. SS: per SIMD (wake, waves, VALU free, slots...), WV:
+    per wave (ready, category of the next row, position, end)."""
+    nblocked = np.int64(0)
+    a_valu = np.int64(0)
+    a_sca = np.int64(0)
+    a_misc = np.int64(0)
+    ss = np.uint64(sstride)
+    base = np.uint64(cu * nsimd) * ss
+    simd = t % nsimd
+    out = INF
+    while True:
+        so = base + np.uint64(simd) * ss
+        if SS[so] <= t:
+            used = 0
+            smin = INF
+            for si in range(SS[so + U1]):
+                wq = np.uint64(SS[so + U3 + np.uint64(si)]) * U4
+                r = WV[wq]
+                if r > t:
+                    smin = min(smin, r)
+                    continue
+                cat = WV[wq + U1]
+                if (used >> cat) & 1:     # (internal instructions never set a port bit)
+                    nblocked += 1
+                    smin = t + 1
+                    continue
+                p = WV[wq + U2]
+                row = streams[np.uint64(p)]
+                info = rinfo[np.uint64(row)]
+                if info & INFO_SLOW or p + 1 >= WV[wq + U3]:
+                    rs_si[cu] = si
+                    rs_used[cu] = used
+                    rs_smin[cu] = smin
+                    out = t
+                    break
+                cost = info & INFO_COST_MASK
+                if cat == C.CAT_VALU:
+                    if SS[so + U2] > t:
+                        nblocked += 1       # the VALU is busy: its SIMD's next turn
+                        smin = t + 1
+                        continue
+                    SS[so + U2] = t + cost
+                    a_valu += cost
+                elif cat == C.CAT_SALU:
+                    a_sca += cost
+                else:
+                    a_misc += cost
+                if cat != C.CAT_INTERNAL:
+                    used |= 1 << cat
+                smin = min(smin, _advance_plain(WV, wq, streams, rinfo, t, cat, cost, p, row, info))
+            if out < INF:
+                break
+            SS[so] = smin
+        # the next turn of a SIMD with something to do: the next nsimd turns one by one,
+        # then a jump to the earliest wake
+        t, simd = _next_turn(SS, base, ss, nsimd, t, simd)
+        if t >= INF:
+            break
+    acc[0] += nblocked * nsimd
+    acc[1] += a_valu + a_sca + a_misc
+    acc[2] += a_valu
+    acc[3] += a_sca
+    acc[4] += a_misc
+    return out
+
+
+# --- the scheduler -------------------------------------------------------------------------------
+@njit(_nrt=False)
 def _waitcnt_until(q, n, w, limit, t):
     """Earliest time >= t at which at most ``limit`` of wave w's outstanding operations in
-    queue q (n[w] entries) are still in flight; drops those done by then."""
+    queue q (n[w] entries) are still in flight; drops those done by then. Allocates nothing
+    (the model's helpers run without reference counting) and keeps the queue's order."""
     k = n[w]
     if limit < 0 or k <= limit:
         return t
-    tmp = np.sort(q[w, :k])
-    until = max(t, tmp[k - limit - 1])
+    # the (k - limit)-th earliest completion: the entry with that many entries before it in
+    # sorted order (k <= Q, so counting is cheap)
+    rank = k - limit - 1
+    nth = q[w, 0]
+    for i in range(k):
+        v = q[w, i]
+        less = 0
+        same = 0
+        for j in range(k):
+            less += q[w, j] < v
+            same += q[w, j] == v
+        if less <= rank < less + same:
+            nth = v
+            break
+    until = max(t, nth)
     m = 0
     for i in range(k):
         if q[w, i] > until:
@@ -251,7 +427,7 @@ def _waitcnt_until(q, n, w, limit, t):
     return until
 
 
-@njit
+@njit(_nrt=False)
 def _push(q, n, w, done, t):
     """Remember an outstanding operation finishing at ``done`` (drops finished ones first)."""
     k = n[w]
@@ -283,13 +459,17 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     the cycles."""
     nw = wbeg.shape[0]
     ng = group_first.shape[0] - 1
-    # per wave
-    ptr = wbeg.copy()
-    ncat = np.zeros(nw, np.int64)      # category of each wave's next instruction (cached)
+    # per wave (WV interleaves them for _fast_run): cycle at which it may issue, category of
+    # its next instruction, position in its stream
+    WV = np.zeros(4 * nw, np.int64)
+    ready = WV[0::4]
+    ncat = WV[1::4]
+    ptr = WV[2::4]
+    ptr[:] = wbeg
+    WV[3::4] = wend
     for w in range(nw):
         if wbeg[w] < wend[w]:
             ncat[w] = rcat[streams[wbeg[w]]]
-    ready = np.zeros(nw, np.int64)
     status = np.zeros(nw, np.int64)       # 0 pending, 1 active, 2 at barrier, 3 done
     wsimd = np.zeros(nw, np.int64)
     wgrp = np.zeros(nw, np.int64)
@@ -313,17 +493,23 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     garr = np.zeros(ng, np.int64)
     # workgroups launch in order, each on a CU with room for it (gnext[0]: the next one)
     gnext = np.zeros(1, np.int64)
+    lpick = np.empty(64, np.int64)     # _launch's scratch
+    lload = np.empty(nsimd, np.int64)
     cu_ngroups = np.zeros(ncu, np.int64)
     cu_rr = np.zeros(ncu, np.int64)
     cu_resident = np.zeros(ncu, np.int64)
     cu_busy_since = np.zeros(ncu, np.int64)
-    # per SIMD: resident waves, oldest first
-    slots = np.full((ncu * nsimd, wps), -1, np.int64)
-    nslot = np.zeros(ncu * nsimd, np.int64)
-    valu_free = np.zeros(ncu * nsimd, np.int64)
-    # earliest cycle at which a wave of the SIMD may issue: SIMDs with nothing to do are
-    # not scanned (lowered by launches and barrier releases)
-    wake = np.zeros(ncu * nsimd, np.int64)
+    # per SIMD (SS interleaves them for _fast_run): the earliest cycle at which one of its
+    # waves may issue (SIMDs with nothing to do are not scanned; lowered by launches and
+    # barrier releases), resident waves, cycle its VALU is free, the waves oldest first
+    sstride = np.uint64(3 + wps)
+    SSflat = np.zeros(ncu * nsimd * (3 + wps), np.int64)
+    SS = SSflat.reshape((ncu * nsimd, 3 + wps))
+    SS[:, 3:] = -1
+    wake = SS[:, 0]
+    nslot = SS[:, 1]
+    valu_free = SS[:, 2]
+    slots = SS[:, 3:]
     ta_free = np.zeros(ncu, np.int64)
     lds_free = np.zeros(ncu, np.int64)
     exp_free = np.zeros(ncu, np.int64)
@@ -357,7 +543,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
         for cu in range(ncu):
             fin, n = _launch(cu, t, 1, gnext, ng, cu_ngroups, cu_rr, group_first, nsimd, wps, gpc,
                              slots, nslot, status, ready, wsimd, glive, wbeg, wend, wave_out,
-                             wave_cu, qrow, qfree, qtop, vn, ln, en, P)
+                             wave_cu, qrow, qfree, qtop, vn, ln, en, P, lpick, lload)
             done_waves += fin
             if n > 0:
                 placed = True
@@ -368,310 +554,360 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
         if k > 0:
             cu_resident[cu] = k
             resident_total += k
-    idle = 0
-    nmin = INF
     # hot counters kept in locals (stored in ctr at the end)
     a_wait = np.int64(0)
     a_any = np.int64(0)
     a_valu = np.int64(0)
     a_sca = np.int64(0)
     a_misc = np.int64(0)
+    # each CU's own clock (see SHARED_FLAGS): the cycle of its next scan
+    ct = np.zeros(ncu, np.int64)
+    # a scan paused before a shared access resumes there: slot, used ports, memory issues,
+    # whether a wave ended, and the scan's earliest next times (-1: no paused scan)
+    rs_si = np.full(ncu, -1, np.int64)
+    rs_used = np.zeros(ncu, np.int64)
+    rs_nmem = np.zeros(ncu, np.int64)
+    rs_ended = np.zeros(ncu, np.int64)
+    rs_smin = np.zeros(ncu, np.int64)
+    rs_floor = np.zeros(ncu, np.int64)
+    acc = np.zeros(5, np.int64)             # _fast_run's counters
+    fr_skip = np.zeros(ncu, np.int64)       # scans left before _fast_run is tried again
+    rinfo = _row_info(rcat, rflags, rcost, rtaken)
     while done_waves < nw:
-        simd = t % nsimd
-        issued_any = False
-        for cu in range(ncu):
+        # the CU furthest behind runs; it may touch shared state while it stays before the
+        # next one (ties: the lower CU first, as in a replay that visits the CUs in order)
+        cu = -1
+        t = INF
+        t2 = INF
+        cu2 = ncu
+        for c in range(ncu):
+            x = ct[c]
+            if x < t:
+                t2 = t
+                cu2 = cu
+                t = x
+                cu = c
+            elif x < t2:
+                t2 = x
+                cu2 = c
+        if t >= INF:
+            return -1    # nothing can ever issue (cannot happen for traces of real runs)
+        # unsigned copies for indexing: numba adds a negative-index fix-up to every access
+        # with a signed index, and in the scan loop the extra registers spill
+        cuu = np.uint64(cu)
+        while True:
+            if rs_si[cuu] < 0 and fr_skip[cuu] > 0:
+                fr_skip[cuu] -= 1
+            elif rs_si[cuu] < 0:
+                # scans that need only the fast path run in a small loop of their own
+                t0 = t
+                acc[0] = a_wait
+                acc[1] = a_any
+                acc[2] = a_valu
+                acc[3] = a_sca
+                acc[4] = a_misc
+                t = _fast_run(cu, t, nsimd, SSflat, sstride, WV, streams, rinfo, acc,
+                              rs_si, rs_used, rs_smin)
+                a_wait = acc[0]
+                a_any = acc[1]
+                a_valu = acc[2]
+                a_sca = acc[3]
+                a_misc = acc[4]
+                if t >= INF:
+                    ct[cuu] = INF      # no wave left on the CU (or none can ever issue)
+                    break
+                if t == t0:
+                    # its first scan needed the full path: memory or barriers are frequent
+                    # here, and the hand-over costs more than the small loop saves
+                    fr_skip[cuu] = FAST_RUN_BACKOFF
+                rs_nmem[cuu] = 0
+                rs_ended[cuu] = 0
+                rs_floor[cuu] = INF
+            simd = t % nsimd
             sid = cu * nsimd + simd
-            # the hot loop indexes with unsigned copies (sidu, cuu, wu, ru): numba adds a
-            # negative-index fix-up to every access with a signed index, and in this loop the
-            # extra registers spill (13% of the model's time on mandelbrot 256x192)
             sidu = np.uint64(sid)
-            cuu = np.uint64(cu)
-            if wake[sidu] > t:
-                if wake[sidu] < nmin:
-                    nmin = wake[sidu]
-                continue
-            used = 0
-            nmem = 0
-            ended = False
-            smin = INF
-            floor = INF     # earliest release/launch time this scan caused
-            for si in range(nslot[sidu]):
-                w = slots[sidu, np.uint64(si)]
-                wu = np.uint64(w)
-                if ready[wu] > t:       # (waves at a barrier have ready = INF)
-                    if ready[wu] < smin:
-                        smin = ready[wu]
-                    continue
-                cat = ncat[wu]
-                if cat != C.CAT_INTERNAL and (used >> cat) & 1:
-                    a_wait += nsimd    # its port is taken: its SIMD's next turn
-                    smin = t + 1
-                    continue
-                p = ptr[wu]
-                row = streams[np.uint64(p)]
-                ru = np.uint64(row)
-                fl = rflags[ru]
-                if fl == 0 and p + 1 < wend[wu]:
-                    # fast path: a plain VALU, SALU, branch or internal instruction that is
-                    # not the wave's last (no memory, s_waitcnt, barrier or end)
-                    cost = rcost[ru]
-                    if cat == C.CAT_VALU:
-                        if valu_free[sidu] > t:
-                            a_wait += nsimd
-                            smin = t + 1
+            paused = False
+            if wake[sidu] <= t:
+                # may this scan touch shared state?
+                shared_ok = t < t2 or (t == t2 and cu < cu2)
+                si0 = 0
+                used = 0
+                nmem = 0
+                ended = False
+                smin = INF
+                floor = INF     # earliest release/launch time this scan caused
+                if rs_si[cuu] >= 0:
+                    si0 = rs_si[cuu]
+                    used = rs_used[cuu]
+                    nmem = rs_nmem[cuu]
+                    ended = rs_ended[cuu] != 0
+                    smin = rs_smin[cuu]
+                    floor = rs_floor[cuu]
+                    rs_si[cuu] = -1
+                for si in range(si0, nslot[sidu]):
+                    w = slots[sidu, np.uint64(si)]
+                    wu = np.uint64(w)
+                    if ready[wu] > t:       # (waves at a barrier have ready = INF)
+                        if ready[wu] < smin:
+                            smin = ready[wu]
+                        continue
+                    cat = ncat[wu]
+                    if cat != C.CAT_INTERNAL and (used >> cat) & 1:
+                        a_wait += nsimd    # its port is taken: its SIMD's next turn
+                        smin = t + 1
+                        continue
+                    p = ptr[wu]
+                    row = streams[np.uint64(p)]
+                    ru = np.uint64(row)
+                    fl = rflags[ru]
+                    if fl == 0 and p + 1 < wend[wu]:
+                        # plain: a VALU, SALU, branch or internal instruction that is not the
+                        # wave's last (no memory, s_waitcnt, barrier or end), as in _fast_run
+                        cost = rcost[ru]
+                        if cat == C.CAT_VALU:
+                            if valu_free[sidu] > t:
+                                a_wait += nsimd
+                                smin = t + 1
+                                continue
+                            valu_free[sidu] = t + cost
+                            a_valu += cost
+                        elif cat == C.CAT_SALU:
+                            a_sca += cost
+                        else:
+                            a_misc += cost
+                        if cat != C.CAT_INTERNAL:
+                            used |= 1 << cat
+                        a_any += cost
+                        smin = min(smin, _advance_plain(WV, wu * U4, streams, rinfo, t, cat, cost, p,
+                                                        row, rinfo[ru]))
+                        continue
+                    cat = rcat[ru]
+                    if fl & C.F_WAITCNT:
+                        q = qrow[wu]
+                        u = _waitcnt_until(vq, vn, q, rwait[ru, 0], t)
+                        u = max(u, _waitcnt_until(eq, en, q, rwait[ru, 1], t))
+                        u = max(u, _waitcnt_until(lq, ln, q, rwait[ru, 2], t))
+                        if u > t:
+                            ctr[X_WAIT_ANY] += u - t
+                            ready[wu] = u
+                            if u < smin:
+                                smin = u
                             continue
+                    # the category's port and unit
+                    ok = (used >> cat) & 1 == 0
+                    if ok:
+                        if cat == C.CAT_VALU:
+                            ok = valu_free[sidu] <= t
+                        elif cat == C.CAT_VMEM:
+                            ok = nmem < 2 and ta_free[cuu] <= t
+                        elif cat == C.CAT_LDS:
+                            ok = nmem < 2 and lds_free[cuu] <= t
+                        elif cat == C.CAT_EXPGDS:
+                            ok = nmem < 2 and exp_free[cuu] <= t
+                    if not ok:
+                        a_wait += nsimd    # it waits until its SIMD's next turn
+                        smin = t + 1
+                        continue
+                    if not shared_ok and (fl & SHARED_FLAGS or p + 2 >= wend[wu]):
+                        # a memory access through shared caches, or (perhaps) the wave's end:
+                        # wait until no other CU is behind this scan
+                        rs_si[cuu] = si
+                        rs_used[cuu] = used
+                        rs_nmem[cuu] = nmem
+                        rs_ended[cuu] = ended
+                        rs_smin[cuu] = smin
+                        rs_floor[cuu] = floor
+                        paused = True
+                        break
+                    # issue
+                    if cat != C.CAT_INTERNAL:
+                        used |= 1 << cat
+                    cost = rcost[ru]
+                    if fl & C.F_LONG:
+                        cost += P[P_LONG]
+                    nxt = p + 1
+                    if fl & C.F_VMEM:
+                        nmem += 1
+                        clock += 1
+                        if fl & C.F_MIMG:
+                            nl = 0
+                            nxt = p + 2
+                            ta_time = P[P_IMAGE]
+                            lat = P[P_L1_LAT]
+                        else:
+                            nl = streams[p + 1]
+                            nxt = p + 2 + nl
+                            ta_time = max(4, (nl * 64 + P[P_TA_BYTES] - 1) // P[P_TA_BYTES])
+                            lat = P[P_L1_LAT]
+                        tq = t + ta_time
+                        for j in range(nl):
+                            line = streams[p + 2 + j]
+                            ctr[X_TCP_ACC] += 1
+                            b = (cu * l1_sets + line % l1_sets) * l1_ways
+                            if fl & C.F_ATOMIC:
+                                # atomics are performed in the L2
+                                ctr[X_TCP_AT] += 1
+                                lt = P[P_L1_LAT] + _l2_access(l2tags, l2stamps, l2dirty, l2rdy, P, line,
+                                                             clock, tq, dram, False, ctr)
+                            elif fl & C.F_STORE:
+                                # write-through L1 (no allocation), write-back L2
+                                ctr[X_TCP_WR] += 1
+                                _cache_access(l1tags, l1stamps, b, l1_ways, line, clock, False)
+                                lt = _l2_access(l2tags, l2stamps, l2dirty, l2rdy, P, line, clock, tq,
+                                                dram, True, ctr)
+                            else:
+                                hit, i1, ev = _cache_access(l1tags, l1stamps, b, l1_ways, line, clock, True)
+                                if hit:
+                                    ctr[X_TCP_HIT] += 1
+                                    lt = max(P[P_L1_LAT], l1rdy[i1] - tq)
+                                else:
+                                    ctr[X_TCP_RD] += 1
+                                    lt = _l2_access(l2tags, l2stamps, l2dirty, l2rdy, P, line, clock, tq,
+                                                    dram, False, ctr)
+                                    l1rdy[i1] = tq + lt
+                            if lt > lat:
+                                lat = lt
+                        ta_free[cuu] = t + ta_time
+                        done = tq + lat
+                        # vmcnt returns in order
+                        q = qrow[wu]
+                        if vn[q] > 0:
+                            done = max(done, vq[q, vn[q] - 1])
+                        _push(vq, vn, q, done, t)
+                        if fl & C.F_FLAT:
+                            _push(lq, ln, qrow[wu], done, t)
+                        if done > last_mem:
+                            last_mem = done
+                        ctr[X_ACT_VMEM] += cost
+                    elif fl & C.F_LDS:
+                        nmem += 1
+                        deg = streams[p + 1]
+                        nxt = p + 2
+                        lds_free[cuu] = t + cost * deg
+                        ctr[X_LDS_CONFLICT] += cost * (deg - 1)
+                        done = t + P[P_LDS_LAT] + cost * (deg - 1)
+                        _push(lq, ln, qrow[wu], done, t)
+                        last_mem = max(last_mem, done)
+                        ctr[X_ACT_LDS] += cost
+                    elif fl & C.F_GDS:
+                        nmem += 1
+                        nxt = p + 2
+                        exp_free[cuu] = t + cost
+                        _push(lq, ln, qrow[wu], t + P[P_GDS_LAT], t)
+                        last_mem = max(last_mem, t + P[P_GDS_LAT])
+                        ctr[X_ACT_EXP] += cost
+                    elif fl & C.F_EXP:
+                        nmem += 1
+                        exp_free[cuu] = t + cost
+                        _push(eq, en, qrow[wu], t + P[P_EXP_LAT], t)
+                        last_mem = max(last_mem, t + P[P_EXP_LAT])
+                        ctr[X_ACT_EXP] += cost
+                    elif fl & C.F_SMEM:
+                        lat = P[P_K_LAT]
+                        nl = 0
+                        if not fl & C.F_NOREC:      # s_memtime has no address record
+                            nl = streams[p + 1]
+                            nxt = p + 2 + nl
+                        kb = (cu // P[P_K_CUS]) * P[P_K_SETS]
+                        for j in range(nl):
+                            line = streams[p + 2 + j]
+                            clock += 1
+                            hit, ik, ev = _cache_access(ktags, kstamps, (kb + line % P[P_K_SETS]) * P[P_K_WAYS],
+                                                        P[P_K_WAYS], line, clock, True)
+                            if hit:
+                                ctr[X_K_HIT] += 1
+                                lt = max(P[P_K_LAT], krdy[ik] - t)
+                            else:
+                                ctr[X_K_MISS] += 1
+                                lt = P[P_K_LAT] + _l2_access(l2tags, l2stamps, l2dirty, l2rdy, P, line,
+                                                             clock, t, dram, False, ctr)
+                                krdy[ik] = t + lt
+                            if lt > lat:
+                                lat = lt
+                        done = t + lat
+                        _push(lq, ln, qrow[wu], done, t)
+                        if done > last_mem:
+                            last_mem = done
+                        ctr[X_ACT_SCA] += cost
+                    elif cat == C.CAT_VALU:
                         valu_free[sidu] = t + cost
                         a_valu += cost
-                        used |= 1 << C.CAT_VALU
                     elif cat == C.CAT_SALU:
                         a_sca += cost
-                        used |= 1 << C.CAT_SALU
                     else:
                         a_misc += cost
-                        if cat == C.CAT_BRANCH:
-                            used |= 1 << C.CAT_BRANCH
                     a_any += cost
-                    issued_any = True
-                    nxt = p + 1
                     ptr[wu] = nxt
-                    # the waves' streams (~10 MB for mandelbrot 256x192) are read by
-                    # hundreds of waves in turn, too many sequential streams for the CPU's
-                    # own prefetcher: this hint makes the replay ~10% faster
-                    _prefetch(streams, nxt + PREFETCH)
-                    nr = streams[np.uint64(nxt)]
-                    ncat[wu] = rcat[np.uint64(nr)]
+                    if nxt < wend[wu]:
+                        ncat[wu] = rcat[streams[nxt]]
                     busy = cost
-                    if cat == C.CAT_BRANCH and nr != row + 1:
+                    if cat == C.CAT_BRANCH and nxt < wend[wu] and streams[nxt] != row + 1:
                         busy = rtaken[ru]
                     ready[wu] = t + busy
                     if t + busy < smin:
                         smin = t + busy
-                    continue
-                cat = rcat[ru]
-                if fl & C.F_WAITCNT:
-                    q = qrow[wu]
-                    u = _waitcnt_until(vq, vn, q, rwait[ru, 0], t)
-                    u = max(u, _waitcnt_until(eq, en, q, rwait[ru, 1], t))
-                    u = max(u, _waitcnt_until(lq, ln, q, rwait[ru, 2], t))
-                    if u > t:
-                        ctr[X_WAIT_ANY] += u - t
-                        ready[wu] = u
-                        if u < smin:
-                            smin = u
-                        continue
-                # the category's port and unit
-                ok = (used >> cat) & 1 == 0
-                if ok:
-                    if cat == C.CAT_VALU:
-                        ok = valu_free[sidu] <= t
-                    elif cat == C.CAT_VMEM:
-                        ok = nmem < 2 and ta_free[cuu] <= t
-                    elif cat == C.CAT_LDS:
-                        ok = nmem < 2 and lds_free[cuu] <= t
-                    elif cat == C.CAT_EXPGDS:
-                        ok = nmem < 2 and exp_free[cuu] <= t
-                if not ok:
-                    a_wait += nsimd    # it waits until its SIMD's next turn
-                    smin = t + 1
-                    continue
-                # issue
-                issued_any = True
-                if cat != C.CAT_INTERNAL:
-                    used |= 1 << cat
-                cost = rcost[ru]
-                if fl & C.F_LONG:
-                    cost += P[P_LONG]
-                nxt = p + 1
-                if fl & C.F_VMEM:
-                    nmem += 1
-                    clock += 1
-                    if fl & C.F_MIMG:
-                        nl = 0
-                        nxt = p + 2
-                        ta_time = P[P_IMAGE]
-                        lat = P[P_L1_LAT]
-                    else:
-                        nl = streams[p + 1]
-                        nxt = p + 2 + nl
-                        ta_time = max(4, (nl * 64 + P[P_TA_BYTES] - 1) // P[P_TA_BYTES])
-                        lat = P[P_L1_LAT]
-                    tq = t + ta_time
-                    for j in range(nl):
-                        line = streams[p + 2 + j]
-                        ctr[X_TCP_ACC] += 1
-                        b = (cu * l1_sets + line % l1_sets) * l1_ways
-                        if fl & C.F_ATOMIC:
-                            # atomics are performed in the L2
-                            ctr[X_TCP_AT] += 1
-                            lt = P[P_L1_LAT] + _l2_access(l2tags, l2stamps, l2dirty, l2rdy, P, line,
-                                                         clock, tq, dram, False, ctr)
-                        elif fl & C.F_STORE:
-                            # write-through L1 (no allocation), write-back L2
-                            ctr[X_TCP_WR] += 1
-                            _cache_access(l1tags, l1stamps, b, l1_ways, line, clock, False)
-                            lt = _l2_access(l2tags, l2stamps, l2dirty, l2rdy, P, line, clock, tq,
-                                            dram, True, ctr)
-                        else:
-                            hit, i1, ev = _cache_access(l1tags, l1stamps, b, l1_ways, line, clock, True)
-                            if hit:
-                                ctr[X_TCP_HIT] += 1
-                                lt = max(P[P_L1_LAT], l1rdy[i1] - tq)
-                            else:
-                                ctr[X_TCP_RD] += 1
-                                lt = _l2_access(l2tags, l2stamps, l2dirty, l2rdy, P, line, clock, tq,
-                                                dram, False, ctr)
-                                l1rdy[i1] = tq + lt
-                        if lt > lat:
-                            lat = lt
-                    ta_free[cuu] = t + ta_time
-                    done = tq + lat
-                    # vmcnt returns in order
-                    q = qrow[wu]
-                    if vn[q] > 0:
-                        done = max(done, vq[q, vn[q] - 1])
-                    _push(vq, vn, q, done, t)
-                    if fl & C.F_FLAT:
-                        _push(lq, ln, qrow[wu], done, t)
-                    if done > last_mem:
-                        last_mem = done
-                    ctr[X_ACT_VMEM] += cost
-                elif fl & C.F_LDS:
-                    nmem += 1
-                    deg = streams[p + 1]
-                    nxt = p + 2
-                    lds_free[cuu] = t + cost * deg
-                    ctr[X_LDS_CONFLICT] += cost * (deg - 1)
-                    done = t + P[P_LDS_LAT] + cost * (deg - 1)
-                    _push(lq, ln, qrow[wu], done, t)
-                    last_mem = max(last_mem, done)
-                    ctr[X_ACT_LDS] += cost
-                elif fl & C.F_GDS:
-                    nmem += 1
-                    nxt = p + 2
-                    exp_free[cuu] = t + cost
-                    _push(lq, ln, qrow[wu], t + P[P_GDS_LAT], t)
-                    last_mem = max(last_mem, t + P[P_GDS_LAT])
-                    ctr[X_ACT_EXP] += cost
-                elif fl & C.F_EXP:
-                    nmem += 1
-                    exp_free[cuu] = t + cost
-                    _push(eq, en, qrow[wu], t + P[P_EXP_LAT], t)
-                    last_mem = max(last_mem, t + P[P_EXP_LAT])
-                    ctr[X_ACT_EXP] += cost
-                elif fl & C.F_SMEM:
-                    lat = P[P_K_LAT]
-                    nl = 0
-                    if not fl & C.F_NOREC:      # s_memtime has no address record
-                        nl = streams[p + 1]
-                        nxt = p + 2 + nl
-                    kb = (cu // P[P_K_CUS]) * P[P_K_SETS]
-                    for j in range(nl):
-                        line = streams[p + 2 + j]
-                        clock += 1
-                        hit, ik, ev = _cache_access(ktags, kstamps, (kb + line % P[P_K_SETS]) * P[P_K_WAYS],
-                                                    P[P_K_WAYS], line, clock, True)
-                        if hit:
-                            ctr[X_K_HIT] += 1
-                            lt = max(P[P_K_LAT], krdy[ik] - t)
-                        else:
-                            ctr[X_K_MISS] += 1
-                            lt = P[P_K_LAT] + _l2_access(l2tags, l2stamps, l2dirty, l2rdy, P, line,
-                                                         clock, t, dram, False, ctr)
-                            krdy[ik] = t + lt
-                        if lt > lat:
-                            lat = lt
-                    done = t + lat
-                    _push(lq, ln, qrow[wu], done, t)
-                    if done > last_mem:
-                        last_mem = done
-                    ctr[X_ACT_SCA] += cost
-                elif cat == C.CAT_VALU:
-                    valu_free[sidu] = t + cost
-                    a_valu += cost
-                elif cat == C.CAT_SALU:
-                    a_sca += cost
-                else:
-                    a_misc += cost
-                a_any += cost
-                ptr[wu] = nxt
-                if nxt < wend[wu]:
-                    ncat[wu] = rcat[streams[nxt]]
-                busy = cost
-                if cat == C.CAT_BRANCH and nxt < wend[wu] and streams[nxt] != row + 1:
-                    busy = rtaken[ru]
-                ready[wu] = t + busy
-                if t + busy < smin:
-                    smin = t + busy
-                if fl & C.F_BARRIER:
-                    g = wgrp[wu]
-                    status[wu] = 2
-                    barr_ready[wu] = ready[wu]
-                    ready[wu] = INF
-                    garr[g] += 1
-                    if garr[g] >= glive[g]:
-                        _release(g, group_first, status, ready, barr_ready, t + busy, garr, ctr)
-                        _wake_cu(wake, cu, nsimd, t + busy)
-                        floor = min(floor, t + busy)
-                elif fl & C.F_END or nxt >= wend[wu]:
-                    status[wu] = 3
-                    qfree[qtop[0]] = qrow[wu]      # its outstanding stores are in last_mem
-                    qtop[0] += 1
-                    wave_out[wu, 1] = t + busy
-                    done_waves += 1
-                    ended = True
-                    g = wgrp[wu]
-                    glive[g] -= 1
-                    if glive[g] == 0:
-                        cu_ngroups[cuu] -= 1
-                    elif garr[g] > 0 and garr[g] >= glive[g]:
-                        _release(g, group_first, status, ready, barr_ready, t + busy, garr, ctr)
-                        _wake_cu(wake, cu, nsimd, t + busy)
-                        floor = min(floor, t + busy)
-            if ended:
-                # compact the SIMD's list, then launch what now fits on the CU
-                m = 0
-                for si in range(nslot[sid]):
-                    w = slots[sid, si]
-                    if status[w] != 3:
-                        slots[sid, m] = w
-                        m += 1
-                nslot[sid] = m
-                fin, _n = _launch(cu, t + 4, ng, gnext, ng, cu_ngroups, cu_rr, group_first, nsimd,
-                                  wps, gpc, slots, nslot, status, ready, wsimd, glive, wbeg, wend,
-                                  wave_out, wave_cu, qrow, qfree, qtop, vn, ln, en, P)
-                done_waves += fin
-                after = 0
-                for s in range(nsimd):
-                    after += nslot[cu * nsimd + s]
-                # residency accounting for the busy counters
-                old = cu_resident[cu]
-                cu_resident[cu] = after
-                if old > 0 and after == 0:
-                    ctr[X_BUSY_CU] += t + 4 - cu_busy_since[cu]
-                elif old == 0 and after > 0:
-                    cu_busy_since[cu] = t + 4
-                resident_total += after - old
-                if resident_total == 0:
-                    ctr[X_BUSY] += t + 4 - busy_since
-                _wake_cu(wake, cu, nsimd, t + 4)
-                floor = min(floor, t + 4)
-            wake[sid] = min(smin, floor)
-            if smin < nmin:
-                nmin = smin
-        if issued_any:
-            idle = 0
-            nmin = INF
-            t += 1
-        else:
-            idle += 1
-            if idle >= nsimd and nmin > t + 1 and nmin < INF:
-                t = nmin
-                idle = 0
-                nmin = INF
-            else:
-                t += 1
-            if idle > 64 * nsimd and nmin >= INF:
-                return -1    # nothing can ever issue (cannot happen for traces of real runs)
+                    if fl & C.F_BARRIER:
+                        g = wgrp[wu]
+                        status[wu] = 2
+                        barr_ready[wu] = ready[wu]
+                        ready[wu] = INF
+                        garr[g] += 1
+                        if garr[g] >= glive[g]:
+                            _release(g, group_first, status, ready, barr_ready, t + busy, garr, ctr)
+                            _wake_cu(wake, cu, nsimd, t + busy)
+                            floor = min(floor, t + busy)
+                    elif fl & C.F_END or nxt >= wend[wu]:
+                        status[wu] = 3
+                        qfree[qtop[0]] = qrow[wu]      # its outstanding stores are in last_mem
+                        qtop[0] += 1
+                        wave_out[wu, 1] = t + busy
+                        done_waves += 1
+                        ended = True
+                        g = wgrp[wu]
+                        glive[g] -= 1
+                        if glive[g] == 0:
+                            cu_ngroups[cuu] -= 1
+                        elif garr[g] > 0 and garr[g] >= glive[g]:
+                            _release(g, group_first, status, ready, barr_ready, t + busy, garr, ctr)
+                            _wake_cu(wake, cu, nsimd, t + busy)
+                            floor = min(floor, t + busy)
+                if paused:
+                    ct[cuu] = t
+                    break
+                if ended:
+                    # compact the SIMD's list, then launch what now fits on the CU
+                    m = 0
+                    for si in range(nslot[sid]):
+                        w = slots[sid, si]
+                        if status[w] != 3:
+                            slots[sid, m] = w
+                            m += 1
+                    nslot[sid] = m
+                    fin, _n = _launch(cu, t + 4, ng, gnext, ng, cu_ngroups, cu_rr, group_first, nsimd,
+                                      wps, gpc, slots, nslot, status, ready, wsimd, glive, wbeg, wend,
+                                      wave_out, wave_cu, qrow, qfree, qtop, vn, ln, en, P, lpick, lload)
+                    done_waves += fin
+                    after = 0
+                    for s in range(nsimd):
+                        after += nslot[cu * nsimd + s]
+                    # residency accounting for the busy counters
+                    old = cu_resident[cu]
+                    cu_resident[cu] = after
+                    if old > 0 and after == 0:
+                        ctr[X_BUSY_CU] += t + 4 - cu_busy_since[cu]
+                    elif old == 0 and after > 0:
+                        cu_busy_since[cu] = t + 4
+                    resident_total += after - old
+                    if resident_total == 0:
+                        ctr[X_BUSY] += t + 4 - busy_since
+                    _wake_cu(wake, cu, nsimd, t + 4)
+                    floor = min(floor, t + 4)
+                wake[sidu] = min(smin, floor)
+            # the CU's next turn of a SIMD with something to do
+            t, _s = _next_turn(SSflat, cuu * np.uint64(nsimd) * sstride, sstride, nsimd, t, simd)
+            if t >= INF:
+                ct[cuu] = INF      # no wave left on the CU (or none can ever issue)
+                break
     ctr[X_WAIT_INST] += a_wait
     ctr[X_ACT_ANY] += a_any
     ctr[X_ACT_VALU] += a_valu
@@ -689,14 +925,14 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     return cycles
 
 
-@njit
+@njit(_nrt=False)
 def _wake_cu(wake, cu, nsimd, at):
     for s in range(cu * nsimd, (cu + 1) * nsimd):
         if at < wake[s]:
             wake[s] = at
 
 
-@njit
+@njit(_nrt=False)
 def _release(g, group_first, status, ready, barr_ready, at, garr, ctr):
     """Release a workgroup's waves waiting at s_barrier at time ``at``."""
     for v in range(group_first[g], group_first[g + 1]):
@@ -707,18 +943,16 @@ def _release(g, group_first, status, ready, barr_ready, at, garr, ctr):
     garr[g] = 0
 
 
-@njit
+@njit(_nrt=False)
 def _launch(cu, t, limit, gnext, ng, cu_ngroups, cu_rr, group_first, nsimd, wps, gpc, slots,
             nslot, status, ready, wsimd, glive, wbeg, wend, wave_out, wave_cu, qrow, qfree, qtop,
-            vn, ln, en, P):
+            vn, ln, en, P, pick, load):
     """Launch the dispatch's next workgroups (in order, at most ``limit``) on CU ``cu`` while
     they fit: each wave goes to the SIMD with the fewest resident waves (ties: round robin
     from where the CU's previous workgroup started). Returns (waves that ended at once, i.e.
     had empty streams; workgroups launched)."""
     finished = 0
     launched = 0
-    pick = np.empty(64, np.int64)
-    load = np.empty(nsimd, np.int64)
     while gnext[0] < ng and launched < limit and cu_ngroups[cu] < gpc:
         g = gnext[0]
         n = group_first[g + 1] - group_first[g]
