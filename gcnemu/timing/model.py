@@ -454,9 +454,11 @@ def _push(q, n, w, done, t):
 
 @njit
 def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
-             rcat, rflags, rcost, rtaken, rwait, P, wave_out, wave_cu, ctr):
+             rcat, rflags, rcost, rtaken, rwait, P, wave_out, wave_cu, ctr, lockstep=False):
     """Run the model; fills wave_out[w] = (start, end), wave_cu[w] and the counters; returns
-    the cycles."""
+    the cycles. ``lockstep``: the plainest replay, for tests: no _fast_run, and every CU
+    yields after each scan, so the scans run in (cycle, CU) order; the results are the same
+    bits."""
     nw = wbeg.shape[0]
     ng = group_first.shape[0] - 1
     # per wave (WV interleaves them for _fast_run): cycle at which it may issue, category of
@@ -596,7 +598,9 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
         # with a signed index, and in the scan loop the extra registers spill
         cuu = np.uint64(cu)
         while True:
-            if rs_si[cuu] < 0 and fr_skip[cuu] > 0:
+            if lockstep:
+                pass
+            elif rs_si[cuu] < 0 and fr_skip[cuu] > 0:
                 fr_skip[cuu] -= 1
             elif rs_si[cuu] < 0:
                 # scans that need only the fast path run in a small loop of their own
@@ -908,6 +912,9 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
             if t >= INF:
                 ct[cuu] = INF      # no wave left on the CU (or none can ever issue)
                 break
+            if lockstep:
+                ct[cuu] = t
+                break
     ctr[X_WAIT_INST] += a_wait
     ctr[X_ACT_ANY] += a_any
     ctr[X_ACT_VALU] += a_valu
@@ -1079,7 +1086,7 @@ def time_dispatch(prog, traces, config, tc, occ, waves_per_group) -> TimingResul
     ctr = np.zeros(len(COUNTER_NAMES), np.int64)
     cycles = simulate(streams, wbeg, wend, group_first, config.compute_units,
                       config.simds_per_cu, occ.waves_per_simd, occ.workgroups_per_cu,
-                      cat, flags, cost, taken, wait, P, wave_out, wave_cu, ctr)
+                      cat, flags, cost, taken, wait, P, wave_out, wave_cu, ctr, False)
     if cycles < 0:
         raise RuntimeError("timing model: no wave can issue (internal error)")
     counters = {name: int(ctr[i]) for i, name in enumerate(COUNTER_NAMES)}

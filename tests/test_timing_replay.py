@@ -1,0 +1,144 @@
+"""The cycle model's fast replay (each CU on its own clock between shared accesses, plain
+scans in gcnemu.timing.model._fast_run) gives the same bits as its plainest schedule
+(``lockstep``: every scan in (cycle, CU) order, no fast loop), on corpus traces and on random
+traces built to make CUs meet in the caches, the DRAM queue and the launch order."""
+import numpy as np
+import pytest
+
+import gcnemu
+from gcnemu.timing import TimingConfig
+from gcnemu.timing import costs as C
+from gcnemu.timing import model as M
+from kernels import corpus
+
+
+def _replay(args, lockstep):
+    """simulate on copies of ``args``: (cycles, per-wave cycles, CUs, counters)."""
+    a = [x.copy() if isinstance(x, np.ndarray) else x for x in args]
+    cycles = M.simulate(*a, lockstep=lockstep)
+    return cycles, a[-3], a[-2], a[-1]
+
+
+def _assert_same(args, what):
+    fast, plain = _replay(args, False), _replay(args, True)
+    assert plain[0] > 0, f"{what}: the plain replay did not finish"
+    assert fast[0] == plain[0], f"{what}: {fast[0]} cycles, the plain replay {plain[0]}"
+    for name, x, y in zip(("per-wave cycles", "CUs", "counters"), fast[1:], plain[1:]):
+        bad = np.flatnonzero((x != y).reshape(len(x), -1).any(axis=1))
+        assert not len(bad), f"{what}: {name} differ at {bad[:8]}: {x[bad[:4]]} vs {y[bad[:4]]}"
+
+
+#: corpus kernels with barriers and LDS, atomics, FLAT, many waves, scalar loads in loops
+CORPUS = ["matmul_tiled", "scan_lds", "scan_blelloch", "histogram", "atomics_global", "atomics64",
+          "transpose_lds", "bitonic_sort", "mandelbrot", "nbody", "nu_barrier_loop", "scratch_spill",
+          "saxpy"]
+
+
+@pytest.mark.parametrize("name", CORPUS)
+def test_corpus_replay_matches_lockstep(name, monkeypatch):
+    captured = []
+    simulate = M.simulate
+
+    def keep(*args):
+        # (the dispatch's own call passes lockstep=False last)
+        captured.append([x.copy() if isinstance(x, np.ndarray) else x for x in args[:-1]])
+        return simulate(*args)
+
+    monkeypatch.setattr(M, "simulate", keep)
+    corpus.run_case(name, gcnemu.GPU(timing=True), seed=2)
+    monkeypatch.undo()
+    assert captured, f"{name}: no dispatch was timed"
+    for i, args in enumerate(captured):
+        _assert_same(args, f"{name} dispatch {i}")
+
+
+# --- random traces -----------------------------------------------------------------------
+# rows: (category, flags, cost, taken cost, waitcnt (vm, exp, lgkm))
+_ROWS = [
+    (C.CAT_VALU, 0, 4, 4, None),
+    (C.CAT_VALU, 0, 16, 16, None),
+    (C.CAT_VALU, C.F_LONG, 4, 4, None),
+    (C.CAT_SALU, 0, 4, 4, None),
+    (C.CAT_BRANCH, 0, 4, 20, None),
+    (C.CAT_INTERNAL, 0, 1, 1, None),                                    # s_nop
+    (C.CAT_INTERNAL, C.F_WAITCNT, 1, 1, (0, -1, -1)),
+    (C.CAT_INTERNAL, C.F_WAITCNT, 1, 1, (-1, -1, 0)),
+    (C.CAT_INTERNAL, C.F_WAITCNT, 1, 1, (2, 0, 1)),
+    (C.CAT_INTERNAL, C.F_BARRIER, 1, 1, None),
+    (C.CAT_VMEM, C.F_VMEM, 4, 4, None),                                 # buffer load
+    (C.CAT_VMEM, C.F_VMEM | C.F_STORE, 4, 4, None),
+    (C.CAT_VMEM, C.F_VMEM | C.F_ATOMIC, 4, 4, None),
+    (C.CAT_VMEM, C.F_VMEM | C.F_FLAT, 4, 4, None),
+    (C.CAT_VMEM, C.F_VMEM | C.F_MIMG, 4, 4, None),
+    (C.CAT_LDS, C.F_LDS, 4, 4, None),
+    (C.CAT_EXPGDS, C.F_GDS, 4, 4, None),
+    (C.CAT_EXPGDS, C.F_EXP, 4, 4, None),
+    (C.CAT_SALU, C.F_SMEM, 4, 4, None),                                 # s_load
+    (C.CAT_SALU, C.F_SMEM | C.F_NOREC, 4, 4, None),                     # s_memtime
+]
+_END = len(_ROWS)   # s_endpgm
+
+
+def _tables():
+    n = len(_ROWS) + 1
+    cat = np.full(n, C.CAT_INTERNAL, np.int64)
+    flags = np.zeros(n, np.int64)
+    cost = np.ones(n, np.int64)
+    taken = np.ones(n, np.int64)
+    wait = np.full((n, 3), -1, np.int64)
+    for i, (c, f, k, tk, w) in enumerate(_ROWS):
+        cat[i], flags[i], cost[i], taken[i] = c, f, k, tk
+        if w is not None:
+            wait[i] = w
+    flags[_END] = C.F_END
+    return cat, flags, cost, taken, wait
+
+
+def _random_case(seed):
+    """simulate's arguments for random waves: groups of 1-4 waves, each a random instruction
+    mix (heavy on memory, so CUs meet in the shared caches) ending in s_endpgm; cache lines
+    from a small pool, so lines are shared, evicted and written back."""
+    rng = np.random.default_rng(seed)
+    cat, flags, cost, taken, wait = _tables()
+    ncu = int(rng.integers(2, 9))
+    nsimd = 4
+    wps = int(rng.integers(1, 11))
+    gpc = int(rng.integers(1, 17))
+    gsize = int(rng.integers(1, min(4, nsimd * wps) + 1))
+    ngroups = int(rng.integers(1, 40))
+    pool = rng.integers(0, 1 << 40, 24)          # the lines the waves touch
+    weights = rng.random(len(_ROWS)) + 0.05
+    weights /= weights.sum()
+    streams, wbeg, wend = [], [], []
+    for _ in range(ngroups * gsize):
+        wbeg.append(len(streams))
+        for row in rng.choice(len(_ROWS), int(rng.integers(0, 60)), p=weights):
+            streams.append(int(row))
+            f = int(flags[row])
+            if f & C.F_VMEM and f & C.F_MIMG:
+                streams.append(-1)
+            elif f & C.F_VMEM or (f & C.F_SMEM and not f & C.F_NOREC):
+                lines = np.unique(rng.choice(pool, int(rng.integers(1, 5))))
+                streams.append(len(lines))
+                streams.extend(int(x) for x in lines)
+            elif f & C.F_LDS:
+                streams.append(int(rng.integers(1, 5)))   # bank-conflict degree
+            elif f & C.F_GDS:
+                streams.append(1)
+        streams.append(_END)
+        wend.append(len(streams))
+    group_first = np.arange(0, ngroups * gsize + 1, gsize, dtype=np.int64)
+    small = rng.random() < 0.5
+    tc = TimingConfig(l1_bytes=1024, l1_ways=4, l2_channel_bytes=2048, l2_ways=2,
+                      kcache_bytes=512, kcache_ways=2) if small else TimingConfig()
+    P = M._params(tc, gcnemu.GPU().config)
+    nw = len(wbeg)
+    return [np.array(streams, np.int64), np.array(wbeg, np.int64), np.array(wend, np.int64),
+            group_first, ncu, nsimd, wps, gpc, cat, flags, cost, taken, wait, P,
+            np.zeros((nw, 2), np.int64), np.zeros(nw, np.int64),
+            np.zeros(len(M.COUNTER_NAMES), np.int64)]
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_random_replay_matches_lockstep(seed):
+    _assert_same(_random_case(seed), f"random case {seed}")
