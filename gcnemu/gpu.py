@@ -489,6 +489,8 @@ class GPU:
                 f"{occ.waves_per_simd} wave(s) per SIMD ({occ.limited_by}), it needs "
                 f"{-(-wpg // self.config.simds_per_cu)}")
         states = launch.get_states(self)
+        for st in states:
+            st.streams_used = 0
         ctx["dispatch_id"] = self._dispatch_id
         nworkers, batches = len(states), launch.batches
         totals = {k: 0 for k in _COUNTER_COLUMNS}
@@ -527,7 +529,9 @@ class GPU:
         rep.serial_reason = launch.serial_reason if int(workers) > 1 else ""
         if self.timing:
             from .timing.model import time_dispatch
-            t = time_dispatch(prog, traces, self.config, self.timing_config, occ, ctx["waves_per_group"])
+            streams = [st.streams[:st.streams_used] for st in states]
+            t = time_dispatch(prog, traces, streams, self.config, self.timing_config, occ,
+                              ctx["waves_per_group"])
             rep.cycles = t.cycles
             rep.counters.update(t.counters)
             rep.wave_cycles = t.wave_cycles
@@ -586,9 +590,11 @@ class GPU:
         res = _BatchResult()
         if self.timing:
             from .timing.model import split_trace
-            offsets, streams = split_trace(st.trace, ws.shape[0], prog)
+            offsets = split_trace(st.trace, ws.shape[0], prog, st.streams_room(st.trace[0]),
+                                  st.streams_used)
             res.trace = (np.asarray(batch, np.int64)[ids // wpg], ids % wpg, offsets[ids],
-                         offsets[ids + 1], streams)
+                         offsets[ids + 1], st.worker)
+            st.streams_used = int(offsets[-1])
         res.waves = len(ids)
         res.exports = read_exports(st.exports)
         if ctx["uses_gds"]:
@@ -882,7 +888,7 @@ class _Launch:
                 if self.priv > 0:
                     scratch = mem.allocate_scratch(self.priv, self.nwaves * 64, name=f"{info.name}.scratch{i}")
                 self.states.append(_BatchState(self.nbatch_groups, self.nwaves, self.ctx["vcount"],
-                                               self.lds_per_group, gpu.gds, scratch, gpu.timing))
+                                               self.lds_per_group, gpu.gds, scratch, gpu.timing, i))
         else:
             for st in self.states:
                 if st.scratch is not None:
@@ -923,7 +929,7 @@ class _RawKernarg:
 class _BatchState:
     """The arrays one worker runs its batches of workgroups in (private per worker thread)."""
 
-    def __init__(self, ngroups, nwaves, vcount, lds_per_group, gds, scratch, timing=False):
+    def __init__(self, ngroups, nwaves, vcount, lds_per_group, gds, scratch, timing=False, worker=0):
         self.lds = np.zeros(ngroups * lds_per_group + gds.size, np.uint8)
         self.gds_bytes = gds.size
         self.lds[-self.gds_bytes:] = gds
@@ -940,10 +946,25 @@ class _BatchState:
         # the timing trace (gcnemu/timing/trace.py); None = timing off (the engine's
         # specialisation without recording)
         self.trace = np.zeros(1 << 18, np.int64) if timing else None
+        # timing: the per-wave streams of the batches this worker ran in the current dispatch
+        # (gcnemu.timing.model.split_trace), streams[:streams_used]; kept between dispatches,
+        # so the model reads them where they are, from memory already touched
+        self.worker = worker
+        self.streams = np.zeros(1 << 18, np.int64) if timing else None
+        self.streams_used = 0
 
     def nbytes(self) -> int:
         return sum(a.nbytes for a in (self.lds, self.sregs, self.ws, self.vgpr, self.faults, self.msgs,
-                                      self.exports, self.trace) if a is not None)
+                                      self.exports, self.trace, self.streams) if a is not None)
+
+    def streams_room(self, n: int) -> np.ndarray:
+        """The streams array, grown (keeping what it holds) to take ``n`` more entries."""
+        need = self.streams_used + n
+        if need > self.streams.shape[0]:
+            grown = np.zeros(max(need, 2 * self.streams.shape[0]), np.int64)
+            grown[:self.streams_used] = self.streams[:self.streams_used]
+            self.streams = grown
+        return self.streams
 
     def grow_trace(self):
         t = np.zeros(2 * self.trace.shape[0], np.int64)
@@ -1030,7 +1051,7 @@ class _BatchResult:
         self.exports = []
         self.error = None
         self.waves = 0
-        self.trace = None    #: timing mode: (batch's group ids, per-wave streams)
+        self.trace = None    #: timing mode: (group ids, indices in group, stream starts, ends, worker)
 
 
 #: global atomic ops whose results do not depend on their order: the ops of one class commute

@@ -92,9 +92,11 @@ def _entry_length(tr, i, r):
 
 
 @njit
-def split_trace_kinds(tr, nwaves, rec):
-    """Per-wave streams from a batch trace: (offsets[nwaves + 1], streams). ``rec[row]`` says
-    what follows a row entry: 0 nothing, 1 one entry, 2 a count n and n entries."""
+def split_trace_kinds(tr, nwaves, rec, out, base):
+    """Per-wave streams from a batch trace, written to ``out`` from ``base`` on (it must have
+    room for tr[0] - 2 entries): returns offsets[nwaves + 1], absolute in ``out``; wave w's
+    entries are out[offsets[w]:offsets[w + 1]]. ``rec[row]`` says what follows a row entry: 0
+    nothing, 1 one entry, 2 a count n and n entries."""
     end = tr[0]
     counts = np.zeros(nwaves + 1, np.int64)
     header = np.full(nwaves, -1, np.int64)   # where each wave's entries start, if one run
@@ -114,15 +116,15 @@ def split_trace_kinds(tr, nwaves, rec):
         k = _entry_length(tr, i, rec[np.uint64(v)])
         counts[np.uint64(w + 1)] += k
         i += k
+    counts[0] = base
     offsets = np.cumsum(counts)
-    out = np.empty(offsets[nwaves], np.int64)
     if one_run:
         # every wave ran in one go (no barrier, no refill): its entries are one slice
         for w in range(nwaves):
             n = counts[w + 1]
             if n > 0:
                 out[offsets[w]:offsets[w] + n] = tr[header[w] + 1:header[w] + 1 + n]
-        return offsets, out
+        return offsets
     pos = offsets[:nwaves].copy()
     i = 2
     while i < end:
@@ -137,7 +139,7 @@ def split_trace_kinds(tr, nwaves, rec):
             out[q + j] = tr[i + j]
         pos[w] = q + k
         i += k
-    return offsets, out
+    return offsets
 
 
 def record_kinds(prog) -> np.ndarray:
@@ -153,10 +155,11 @@ def record_kinds(prog) -> np.ndarray:
     return cache["rec"]
 
 
-def split_trace(tr, nwaves, prog):
-    """Per-wave streams of a batch trace (see gcnemu/timing/trace.py): (offsets, streams);
-    wave w's entries are streams[offsets[w]:offsets[w + 1]]."""
-    return split_trace_kinds(tr, nwaves, record_kinds(prog))
+def split_trace(tr, nwaves, prog, out, base):
+    """Per-wave streams of a batch trace (see gcnemu/timing/trace.py) written to ``out`` from
+    ``base`` on (room for tr[0] - 2 entries): offsets, absolute in ``out``; wave w's entries
+    are out[offsets[w]:offsets[w + 1]]."""
+    return split_trace_kinds(tr, nwaves, record_kinds(prog), out, np.int64(base))
 
 
 # --- caches ------------------------------------------------------------------------------------
@@ -1055,24 +1058,24 @@ def tables_for(prog, config, tc):
     return cache[key]
 
 
-def time_dispatch(prog, traces, config, tc, occ, waves_per_group) -> TimingResult:
-    """Run the model over a dispatch's traces (one tuple per batch, in batch order:
-    (group id of each wave, index in group, stream start, stream end, streams))."""
-    groups, ks, begs, ends, parts = [], [], [], [], []
-    base = 0
-    for g, k, b, e, s in traces:
+def time_dispatch(prog, traces, streams, config, tc, occ, waves_per_group) -> TimingResult:
+    """Run the model over a dispatch's traces: ``streams``, a list of arrays that hold the
+    waves' streams (one per worker, see split_trace), and ``traces``, one tuple per batch:
+    (group id of each wave, index in group, stream start, stream end, index in ``streams``)."""
+    # one worker (the common case): its array is the model's, else they are joined
+    bases = np.cumsum([0] + [len(s) for s in streams])
+    groups, ks, begs, ends = [], [], [], []
+    for g, k, b, e, which in traces:
         groups.append(g)
         ks.append(k)
-        begs.append(b + base)
-        ends.append(e + base)
-        parts.append(s)
-        base += s.shape[0]
+        begs.append(b + bases[which])
+        ends.append(e + bases[which])
     if groups:
         wg = np.concatenate(groups)
         wk = np.concatenate(ks)
         wbeg = np.concatenate(begs)
         wend = np.concatenate(ends)
-        streams = np.concatenate(parts)
+        streams = streams[0] if len(streams) == 1 else np.concatenate(streams)
     else:
         wg = wk = wbeg = wend = streams = np.zeros(0, np.int64)
     order = np.lexsort((wk, wg))
