@@ -29,8 +29,8 @@ def test_same_results_with_timing_on_and_off(name):
     assert rep.counters["GRBM_GUI_ACTIVE"] == rep.cycles >= rep.wave_cycles[:, 1].max()
 
 
-def _timed(workers, trace_room=None):
-    gpu = gcnemu.GPU(timing=True, waves_per_batch=32)
+def _timed(workers, gpu=None):
+    gpu = gpu or gcnemu.GPU(timing=True, waves_per_batch=32)
     prog = gcnemu.load(str(corpus.hsaco_path("mandelbrot"))).kernel("mandelbrot")
     out = gpu.empty(64 * 48 * 4)
     args = [out, np.float32(-2.2), np.float32(-1.2), np.float32(3.0 / 64), np.float32(2.4 / 48),
@@ -48,8 +48,11 @@ def test_timing_is_deterministic_with_workers():
     assert np.array_equal(o1, o2)
 
 
-def test_trace_buffer_grows(monkeypatch):
-    """A batch whose trace outgrows the buffer resumes after growing it: same cycles."""
+@pytest.mark.parametrize("workers", [1, 2])
+def test_trace_buffers_grow(monkeypatch, workers):
+    """A batch whose trace outgrows the buffer resumes after growing it, and the per-worker
+    stream buffers grow keeping the earlier batches' streams: same cycles, twice in a row
+    (the second dispatch reuses the grown buffers)."""
     import gcnemu.gpu as G
     r1, _ = _timed(1)
     orig = G._BatchState.__init__
@@ -58,7 +61,11 @@ def test_trace_buffer_grows(monkeypatch):
         orig(self, *a, **k)
         if self.trace is not None:
             self.trace = np.zeros(512, np.int64)
+            self.streams = np.zeros(64, np.int64)
 
     monkeypatch.setattr(G._BatchState, "__init__", small)
-    r2, _ = _timed(1)
-    assert r2.cycles == r1.cycles and r2.counters == r1.counters
+    gpu = gcnemu.GPU(timing=True, waves_per_batch=32)
+    for _ in range(2):
+        r2, _ = _timed(workers, gpu)
+        assert r2.cycles == r1.cycles and r2.counters == r1.counters
+        assert np.array_equal(r2.wave_cycles, r1.wave_cycles)
