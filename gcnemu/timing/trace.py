@@ -70,28 +70,55 @@ def ds_conflict_degree(vgpr, row, off, ex):
     where bit l of ``ex`` is set): the LDS serves a half wave (32 lanes) per pass; within a
     half wave, lanes whose dword addresses differ but share a bank (bits 2-6) conflict, equal
     dword addresses are broadcast. The degree is the largest number of distinct dwords one
-    bank must deliver in a half wave (1 = conflict free). Reads the row in place: the engine
-    calls it without reference counting, where it must not allocate."""
+    bank must deliver in a half wave (1 = conflict free). Reads the row in place and keeps
+    its sets in bit masks: the engine calls it without reference counting, where it must not
+    allocate."""
     worst = 1
     for half in range(2):
-        for b in range(LDS_BANKS):
-            distinct = 0
-            for i in range(32):
-                l = 32 * half + i
-                if not (ex >> U64(l)) & U64(1):
-                    continue
+        lo = 32 * half
+        # the common patterns first: every active lane's dword one bank after the previous
+        # active lane's (a row of a tile), or all the same dword (a broadcast)
+        first = -1
+        d0 = np.int64(0)      # the first active lane's dword
+        plain = True
+        for l in range(lo, lo + 32):
+            if (ex >> U64(l)) & U64(1):
                 dl = (np.int64(vgpr[row, l]) + off) >> 2
-                if (dl & (LDS_BANKS - 1)) != b:
-                    continue
-                seen = False
-                for j in range(32 * half, l):
-                    if (ex >> U64(j)) & U64(1) and ((np.int64(vgpr[row, j]) + off) >> 2) == dl:
-                        seen = True
-                        break
-                if not seen:
-                    distinct += 1
-            if distinct > worst:
-                worst = distinct
+                if first >= 0 and dl != d0 + (l - first) and dl != d0:
+                    plain = False
+                    break
+                if first < 0:
+                    first = l
+                    d0 = dl
+        if plain:
+            # (each dword is d0 or d0 + k for a distinct k < 32: distinct banks)
+            continue
+        # lanes that bring a dword no earlier lane of the half brought (bit i: lane lo + i)
+        new = U64(0)
+        for i in range(32):
+            l = lo + i
+            if not (ex >> U64(l)) & U64(1):
+                continue
+            dl = (np.int64(vgpr[row, l]) + off) >> 2
+            seen = False
+            for j in range(i):
+                if (new >> U64(j)) & U64(1) and ((np.int64(vgpr[row, lo + j]) + off) >> 2) == dl:
+                    seen = True
+                    break
+            if not seen:
+                new |= U64(1) << U64(i)
+        # for each bank, the distinct dwords it delivers
+        for i in range(32):
+            if not (new >> U64(i)) & U64(1):
+                continue
+            b = ((np.int64(vgpr[row, lo + i]) + off) >> 2) & (LDS_BANKS - 1)
+            n = 0
+            for j in range(32):
+                if (new >> U64(j)) & U64(1) and \
+                        (((np.int64(vgpr[row, lo + j]) + off) >> 2) & (LDS_BANKS - 1)) == b:
+                    n += 1
+            if n > worst:
+                worst = n
     return worst
 
 
