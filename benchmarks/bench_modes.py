@@ -6,8 +6,9 @@ Run:  python -m pytest benchmarks/bench_modes.py --benchmark-only
   ``GPU.dispatch`` takes a ``workers`` argument: launches of many workgroups (speedup), and
   the corpus saxpy (64 waves: what asking for 2 workers costs a small launch). Otherwise the benchmark is skipped with
   "not available" and the summary table says so; no number is made up.
-* Timing: ``GPU(timing=True)`` vs the functional GPU on the same launch, if ``GPU`` takes a
-  ``timing`` argument; likewise reported as not available otherwise.
+* Timing: ``GPU(timing=True)`` vs the functional GPU on the same launch (mandelbrot 256x192,
+  where the issue sets its target, and each other launch of bench_dispatch.py), if ``GPU``
+  takes a ``timing`` argument; likewise reported as not available otherwise.
 """
 from __future__ import annotations
 
@@ -205,3 +206,40 @@ def test_timing_mode(benchmark):
         f"mandelbrot {W}x{H}: functional {off:.3f} s ({winst / off / 1e6:.2f} M winst/s), timing "
         f"{on:.3f} s ({winst / on / 1e6:.2f} M winst/s): timing mode runs at {off / on:.2f}x "
         f"functional speed (target >= 0.33); {rep.cycles} simulated cycles"))
+
+
+def _timing_launches():
+    import bench_dispatch
+    return [ln for ln in bench_dispatch.LAUNCHES if not ln.label.startswith("mandelbrot")]
+
+
+@pytest.mark.parametrize("launch", _timing_launches(), ids=lambda ln: ln.label.replace(" ", "_"))
+def test_timing_mode_kernels(benchmark, launch):
+    """Timing mode on the other launches of bench_dispatch.py, measured like
+    test_timing_mode (alternating rounds, medians): what the cycle model costs on memory,
+    LDS and barrier-heavy kernels (the issue's target is set on mandelbrot)."""
+    import gcnemu
+
+    benchmark.group = "timing mode"
+    if not _accepts(gcnemu.GPU.__init__, "timing"):
+        pytest.skip("not available: GPU() has no 'timing' argument")
+    k = gcnemu.load(str(corpus.hsaco_path(launch.corpus_name))).kernel(launch.symbol)
+    gpus, args = {}, {}
+    for mode in (False, True):
+        gpus[mode] = gcnemu.GPU(timing=mode)
+        args[mode], _ = gcnbench.device_args(gpus[mode], launch.args)
+        gpus[mode].dispatch(k, grid=launch.grid, block=launch.block, args=args[mode])
+    times = {False: [], True: []}
+
+    def run():
+        for mode in (False, True):
+            t = time.perf_counter()
+            gpus[mode].dispatch(k, grid=launch.grid, block=launch.block, args=args[mode])
+            times[mode].append(time.perf_counter() - t)
+
+    benchmark.pedantic(run, rounds=5, iterations=1)
+    off, on = statistics.median(times[False]), statistics.median(times[True])
+    benchmark.extra_info.update(seconds_functional=off, seconds_timing=on, speed_ratio=off / on)
+    gcnbench.record("timing", text=(
+        f"{launch.label}: functional {off * 1e3:.2f} ms, timing {on * 1e3:.2f} ms: "
+        f"{off / on:.2f}x functional speed"))
