@@ -64,6 +64,12 @@ def _compact_lines(tr, start, n):
     return k
 
 
+@njit(inline="always")
+def _lds_dword(vgpr, row, lane, off):
+    """The dword an LDS access of ``lane`` reads or writes: (address + offset) >> 2."""
+    return (np.int64(vgpr[row, lane]) + off) >> 2
+
+
 @njit
 def ds_conflict_degree(vgpr, row, off, ex):
     """LDS bank-conflict degree of one wave access (lane l: address vgpr[row, l] + off, active
@@ -83,7 +89,7 @@ def ds_conflict_degree(vgpr, row, off, ex):
         plain = True
         for l in range(lo, lo + 32):
             if (ex >> U64(l)) & U64(1):
-                dl = (np.int64(vgpr[row, l]) + off) >> 2
+                dl = _lds_dword(vgpr, row, l, off)
                 if first >= 0 and dl != d0 + (l - first) and dl != d0:
                     plain = False
                     break
@@ -99,10 +105,10 @@ def ds_conflict_degree(vgpr, row, off, ex):
             l = lo + i
             if not (ex >> U64(l)) & U64(1):
                 continue
-            dl = (np.int64(vgpr[row, l]) + off) >> 2
+            dl = _lds_dword(vgpr, row, l, off)
             seen = False
             for j in range(i):
-                if (new >> U64(j)) & U64(1) and ((np.int64(vgpr[row, lo + j]) + off) >> 2) == dl:
+                if (new >> U64(j)) & U64(1) and _lds_dword(vgpr, row, lo + j, off) == dl:
                     seen = True
                     break
             if not seen:
@@ -111,11 +117,11 @@ def ds_conflict_degree(vgpr, row, off, ex):
         for i in range(32):
             if not (new >> U64(i)) & U64(1):
                 continue
-            b = ((np.int64(vgpr[row, lo + i]) + off) >> 2) & (LDS_BANKS - 1)
+            b = _lds_dword(vgpr, row, lo + i, off) & (LDS_BANKS - 1)
             n = 0
             for j in range(32):
                 if (new >> U64(j)) & U64(1) and \
-                        (((np.int64(vgpr[row, lo + j]) + off) >> 2) & (LDS_BANKS - 1)) == b:
+                        (_lds_dword(vgpr, row, lo + j, off) & (LDS_BANKS - 1)) == b:
                     n += 1
             if n > worst:
                 worst = n
