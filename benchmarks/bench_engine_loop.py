@@ -111,7 +111,7 @@ _PROGRAMS = {}
 
 def program(case):
     if case not in _PROGRAMS:
-        from gcnemu.wave import _to_program
+        from gcnemu.snippet import _to_program
         _PROGRAMS[case] = _to_program(CASES[case])
     return _PROGRAMS[case]
 

@@ -70,7 +70,7 @@ def test_workers(benchmark, config, gpu_kwargs, kname, entry, make_args, grid, b
     """workers=1 and workers=2 dispatches alternate within each round (the machine's load
     changes from second to second; alternating keeps the ratio fair); speedup = median time
     with 1 worker / median time with 2. The histogram's no-return atomic adds commute, so it
-    runs on both workers (gcnemu/gpu.py `_needs_serial`)."""
+    runs on both workers (gcnemu/kernel.py `_needs_serial`)."""
     import gcnemu
 
     benchmark.group = "workers"

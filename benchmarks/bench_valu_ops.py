@@ -3,7 +3,7 @@
 Run:  python -m pytest benchmarks/bench_valu_ops.py --benchmark-only
 or    python benchmarks/bench_valu_ops.py [op ...]      (prints a table, no pytest needed)
 
-Each op is called through ``gcnemu.opkernels.call_valu`` on its compiled row kernel from a numba
+Each op is called through ``gcnemu.exec.opkernels.call_valu`` on its compiled row kernel from a numba
 loop (full EXEC, the default MODE of clang's OpenCL kernels: RNE, f32 denormals flushed, f64
 denormals kept, DX10_CLAMP and IEEE set), on rows of random *normal* operands -- the common case
 the fast paths are built for.  An integer op (v_add_i32) is measured alongside as the yardstick.
@@ -87,7 +87,7 @@ def operand_row(kind, rng):
 
 
 def _make_loop():
-    from gcnemu.opkernels import call_valu
+    from gcnemu.exec.opkernels import call_valu
 
     @njit(cache=True)
     def loop(addr, a, b, c, r, n, ex, mode):
@@ -106,7 +106,7 @@ _LOOP = None
 def ns_per_op(name, mode=DEFAULT_MODE, n=20000, repeat=5, seed=1):
     """Best-of-`repeat` ns per 64-lane call of op `name` on random normal operands."""
     global _LOOP
-    from gcnemu.opkernels import valu_address
+    from gcnemu.exec.opkernels import valu_address
 
     if _LOOP is None:
         _LOOP = _make_loop()
@@ -137,7 +137,7 @@ if pytest is not None:
     @pytest.mark.parametrize("name", _bench_names())
     def test_valu_op(benchmark, name):
         """ns per 64-lane op (extra_info['ns_per_op']); the benchmark times 2000 calls."""
-        from gcnemu.opkernels import valu_address
+        from gcnemu.exec.opkernels import valu_address
 
         global _LOOP
         if _LOOP is None:

@@ -5,14 +5,13 @@ Main entry points:
   gcnemu.run_snippet, gcnemu.WaveState            run a few instructions as one wave
   gcnemu.assemble, gcnemu.disassemble             LLVM-syntax gfx7 assembler/disassembler
 """
-from .jit import ensure_fresh_cache as _ensure_fresh_cache
-
-_ensure_fresh_cache()
-
-from .errors import (AssemblerError, DecodeError, DispatchError, ExecutionError,  # noqa: E402
-                     GcnEmuError, LoaderError, MemoryFault)
-from .gpu import GPU, PRESETS, Buffer, DispatchReport, GPUConfig, Kernel, Local, load  # noqa: E402
-from .wave import WaveState, run_snippet  # noqa: E402
+from .device import GPU, Buffer, Local
+from .errors import (AssemblerError, DecodeError, DispatchError, ExecutionError, GcnEmuError,
+                     LoaderError, MemoryFault)
+from .hardware import PRESETS, GPUConfig
+from .kernel import Kernel, load
+from .report import DispatchReport
+from .snippet import WaveState, run_snippet
 
 
 def assemble(source: str) -> bytes:

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from gcnemu.errors import ExecutionError  # noqa: F401  (re-exported for tests)
-from gcnemu.wave import run_snippet
+from gcnemu.snippet import run_snippet
 
 M32 = (1 << 32) - 1
 M64 = (1 << 64) - 1
@@ -74,7 +74,7 @@ def code(text: str) -> bytes:
 
 
 def run(text: str, sgpr=None, vgpr=None, exec_mask=ALL, mode=None, **kw):
-    """Assemble and run a snippet as one wave; returns gcnemu.wave.WaveState."""
+    """Assemble and run a snippet as one wave; returns gcnemu.snippet.WaveState."""
     return run_snippet(code(text), sgpr=sgpr, vgpr=vgpr, exec_mask=exec_mask, mode=mode, **kw)
 
 

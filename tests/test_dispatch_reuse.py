@@ -1,4 +1,4 @@
-"""A GPU keeps the set-up of recent launches (gcnemu.gpu._Launch: state arrays, scratch, the
+"""A GPU keeps the set-up of recent launches (gcnemu.launch.Launch: state arrays, scratch, the
 memory of the kernarg segment, descriptor and AQL packet) between dispatches. Every dispatch
 must still behave as on fresh state: nothing a previous dispatch left (LDS, scratch, kernarg
 bytes, faults, a failed wave) may show, and per-dispatch values (dispatch id, kernarg address)
@@ -13,8 +13,8 @@ import pytest
 
 import gcnemu
 from gcnemu import ExecutionError, Local
-from gcnemu import gpu as gpu_mod
-from gcnemu.gpu import LoadedProgram, assembly_kernel_info
+from gcnemu import launch as launch_mod
+from gcnemu.kernel import LoadedProgram, assembly_kernel_info
 from gcnemu.isa.assembler import assemble
 from gcnemu.loader.metadata import KernelArg
 
@@ -254,7 +254,7 @@ def test_shapes_and_kernels_alternating_beyond_the_cache(tmp_path):
     other = _asm_kernel(tmp_path, "store_or_spin", STORE_OR_SPIN)
     shapes = [(64, 64), (100, 64), (513, 256), (1000, 128), (4096, 256), (77, 32), (3000, 192),
               (129, 64), (2048, 64), (5, 256), (640, 64)]
-    assert len(shapes) > gpu_mod.KEEP_LAUNCHES
+    assert len(shapes) > launch_mod.KEEP_LAUNCHES
     for rnd in range(2):
         for j, (n, block) in enumerate(shapes):
             _saxpy_check(gpu, saxpy, n, block)
@@ -264,11 +264,11 @@ def test_shapes_and_kernels_alternating_beyond_the_cache(tmp_path):
             assert np.array_equal(out.to_numpy(np.uint32), 1000 + rnd + np.arange(groups, dtype=np.uint32))
     # released launches unmapped their memory
     kept = [name for name in gpu.memory.alloc_names if name.endswith(".kernarg")]
-    assert len(kept) <= gpu_mod.KEEP_LAUNCHES
+    assert len(kept) <= launch_mod.KEEP_LAUNCHES
 
 
 def test_launch_too_big_to_keep_is_released(monkeypatch):
-    monkeypatch.setattr(gpu_mod, "KEEP_LAUNCH_BYTES", 0)
+    monkeypatch.setattr(launch_mod, "KEEP_LAUNCH_BYTES", 0)
     gpu = gcnemu.GPU()
     k = _abi_kernel("scratch_and_id", SCRATCH_AND_ID)
     before = list(gpu.memory.alloc_names)

@@ -7,10 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gcnemu import engine as E
-from gcnemu.memops import new_export_buffer
-from gcnemu.memory import BASE, Memory
-from gcnemu.wave import _to_program
+from gcnemu.exec import layout as E
+from gcnemu.exec.engine import run_group_waves
+from gcnemu.mem.export import new_export_buffer
+from gcnemu.mem.space import BASE, Memory
+from gcnemu.snippet import _to_program
 
 SRC = """
     s_mov_b32 m0, -1
@@ -61,7 +62,7 @@ def test_barriers_of_several_groups_in_one_batch(order):
         vg[w * vcount, :] = np.arange(64)
     lds = np.zeros(3 * lds_per + 65536, np.uint8)
     data, mapped = Memory().arrays()
-    bad = E.run_group_waves(prog.code, np.array(order, np.int64), sregs, ws, vg, lds, data, mapped,
+    bad = run_group_waves(prog.code, np.array(order, np.int64), sregs, ws, vg, lds, data, mapped,
                             np.int64(BASE), np.zeros((nw, 64, 4), np.int64), np.zeros((256, 4), np.int64),
                             np.int64(100000), new_export_buffer(256), None)
     assert bad == -1

@@ -13,7 +13,7 @@ import pytest
 
 from gcnemu.errors import ExecutionError
 from gcnemu.isa.table import by_name, instructions, operand_kinds
-from gcnemu.wave import run_snippet
+from gcnemu.snippet import run_snippet
 
 from snippets import assemble
 

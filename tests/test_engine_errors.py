@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from gcnemu.errors import ExecutionError, GcnEmuError
-from gcnemu.wave import run_snippet
+from gcnemu.snippet import run_snippet
 
 from snippets import M32, assemble, code, run
 

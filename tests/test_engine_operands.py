@@ -5,7 +5,7 @@ literal (the high 32 bits), SGPR pairs as 64-bit VALU sources, compares writing 
 import numpy as np
 import pytest
 
-from gcnemu.wave import run_snippet
+from gcnemu.snippet import run_snippet
 
 from snippets import M32, M64, assemble, run, f2u, d2u, u2d
 

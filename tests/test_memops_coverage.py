@@ -1,7 +1,8 @@
 """Every gfx7 row of the memory/interp/export families maps to an operation, except the
 documented unimplemented ones (which fail loudly with their name when executed)."""
 from gcnemu.isa.table import instructions
-from gcnemu.memops import K_UNSUPPORTED, subop
+from gcnemu.exec.layout import K_UNSUPPORTED
+from gcnemu.mem.subops import subop
 
 FAMILIES = ("DS", "FLAT", "MUBUF", "MTBUF", "MIMG", "VINTRP", "EXP")
 # ds_gws_* / ds_ordered_count need a cross-workgroup scheduler; the packed image loads/stores

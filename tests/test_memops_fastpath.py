@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 import gcnemu
-from gcnemu.memory import PAGE_SIZE
+from gcnemu.mem.space import PAGE_SIZE
 from test_memops_helpers import LANES, Memory, run
 
 ALL = (1 << 64) - 1

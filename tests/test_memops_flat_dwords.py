@@ -1,7 +1,7 @@
 """flat_load/store_dword[x2,x3,x4]: the unrolled per-count fast loops against numpy.
 
 Expected values are computed from the buffer contents with numpy, independently of
-gcnemu.memory: partial EXEC (inactive lanes keep their registers and write nothing), lanes
+gcnemu.mem.space: partial EXEC (inactive lanes keep their registers and write nothing), lanes
 whose access straddles into the unmapped guard page after a buffer (their in-page dwords are
 accessed, the rest read 0 / are dropped, faults recorded in lane order), a lane on an
 unmapped address among fast lanes, x4 loads whose destination overlaps the address
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gcnemu.memory import PAGE_SIZE
+from gcnemu.mem.space import PAGE_SIZE
 from test_memops_helpers import LANES, Memory, run
 
 EXEC = 0xF0F0_5A5A_FFFF_0001 | (1 << 63) | (1 << 5)   # partial, incl. lanes 5 and 63
@@ -45,7 +45,7 @@ def _load_and_check(n, addr, ex, mem, buf, size, words):
     """flat_load_dword[xN] v[10:..], v[2:3] at ``addr`` under ``ex``, checked lane by lane
     against the buffer's words: inactive lanes keep their registers, in-buffer dwords load,
     dwords past the buffer read 0 and are recorded as faults in lane order (the wave records
-    its first 64, gcnemu/wave.py); the buffer is unchanged."""
+    its first 64, gcnemu/snippet.py); the buffer is unchanged."""
     lo, hi = _rows(addr)
     dst = 10
     name = "flat_load_dword" + ("" if n == 1 else f"x{n}")

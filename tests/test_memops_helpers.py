@@ -1,6 +1,6 @@
 """Shared helpers for the memops tests: independent references written from the ISA docs.
 
-Nothing here imports gcnemu.memops: conversions are exact rational arithmetic (fractions),
+Nothing here imports gcnemu.mem's families: conversions are exact rational arithmetic (fractions),
 numpy's own float16 conversion, and bit layouts re-derived from the format names of
 GcnMemHandling.md.
 """
@@ -10,8 +10,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from gcnemu.memory import Memory, encode_vsharp  # noqa: F401  (re-exported for the tests)
-from gcnemu.wave import run_snippet
+from gcnemu.mem.descriptors import encode_vsharp  # noqa: F401  (re-exported for the tests)
+from gcnemu.mem.space import Memory  # noqa: F401  (re-exported for the tests)
+from gcnemu.snippet import run_snippet
 
 ALL = 0xFFFF_FFFF_FFFF_FFFF
 LANES = np.arange(64, dtype=np.uint32)
@@ -197,7 +198,7 @@ def sgprs_from(words, first):
 def encode_tsharp(base, width, height=1, depth=1, *, dfmt=4, nfmt=4, t_type=9, pitch=None,
                   dst_sel=(4, 5, 6, 7), base_level=0, last_level=0, tiling=8, base_array=0,
                   last_array=None):
-    """An 8-dword T# from GcnMemHandling.md's bit table (independent of gcnemu.memory)."""
+    """An 8-dword T# from GcnMemHandling.md's bit table (independent of gcnemu.mem.descriptors)."""
     assert base % 256 == 0
     pitch = width if pitch is None else pitch
     last_array = (depth - 1) if last_array is None else last_array

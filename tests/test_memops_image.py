@@ -1,7 +1,7 @@
 """MIMG on linear images: load/store (+mip), atomics, get_resinfo, sample (point, bilinear).
 
 T# and S# words come from tests/test_memops_helpers.py (written from GcnMemHandling.md's bit
-tables, cross-checked against gcnemu.memory.decode_tsharp below). Texel addresses follow
+tables, cross-checked against gcnemu.mem.descriptors.decode_tsharp below). Texel addresses follow
 gcnemu's documented linear layout (memops.image_instruction / _img_level docstrings):
 level l of the mip chain has rows of max(1, pitch >> l) texels, max(1, height >> l) rows,
 max(1, depth >> l) slices (arrays keep all slices), levels stored one after another.
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from gcnemu.errors import ExecutionError
-from gcnemu.memory import decode_tsharp, decode_ssharp
+from gcnemu.mem.descriptors import decode_ssharp, decode_tsharp
 from test_memops_helpers import (
     FLOAT, LANES, SINT, SNORM, UINT, UNORM, Memory, apply_dst_sel, decode_element, encode_ref,
     encode_ssharp, encode_tsharp, layout, run, sgprs_from,

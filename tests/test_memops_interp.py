@@ -4,10 +4,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gcnemu import engine as E
+from gcnemu.exec import layout as E
 from gcnemu.isa.assembler import assemble
-from gcnemu.memops import export_instruction, new_export_buffer, read_exports
-from gcnemu.program import program_from_bytes
+from gcnemu.exec.program import program_from_bytes
+from gcnemu.mem.export import export_instruction, new_export_buffer, read_exports
 from test_memops_helpers import LANES, run
 
 RNG = np.random.default_rng(5)

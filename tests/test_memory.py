@@ -1,4 +1,4 @@
-"""Tests of gcnemu.memory: the address space against a Python dict-of-bytes model, unmapped
+"""Tests of gcnemu.mem (space, atomics, descriptors): the address space against a Python dict-of-bytes model, unmapped
 behaviour, atomics against Python integer/float semantics from the ISA pseudo-code, descriptor
 decoding against words built bit by bit from CLRX GcnMemHandling.md, buffer addressing."""
 from __future__ import annotations
@@ -11,26 +11,26 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from gcnemu.errors import GcnEmuError, MemoryFault
-from gcnemu import memory as M
-from gcnemu.memory import (
-    BASE, PAGE_SIZE, Memory, buffer_address, decode_ssharp, decode_tsharp, decode_vsharp,
-    encode_vsharp, scratch_address,
-)
+from gcnemu.mem import atomics as A
+from gcnemu.mem import space as S
+from gcnemu.mem.descriptors import (buffer_address, decode_ssharp, decode_tsharp, decode_vsharp,
+                                    encode_vsharp, scratch_address)
+from gcnemu.mem.space import BASE, PAGE_SIZE, Memory
 
 U64 = np.uint64  # Python ints >= 2**63 cannot be passed to numba as int64: use uint64 like the engine
 
 
 def mem_load(d, mp, base, addr, n):
-    v, ok = M.mem_load(d, mp, base, addr if isinstance(addr, np.integer) else U64(addr), n)
+    v, ok = S.mem_load(d, mp, base, addr if isinstance(addr, np.integer) else U64(addr), n)
     return int(v), bool(ok)
 
 
 def mem_store(d, mp, base, addr, value, n):
-    return bool(M.mem_store(d, mp, base, U64(addr), U64(value), n))
+    return bool(S.mem_store(d, mp, base, U64(addr), U64(value), n))
 
 
 def mem_atomic(d, mp, base, addr, op, value, cmp, n):
-    v, ok = M.mem_atomic(d, mp, base, U64(addr), op, U64(value), U64(cmp), n)
+    v, ok = A.mem_atomic(d, mp, base, U64(addr), op, U64(value), U64(cmp), n)
     return int(v), bool(ok)
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -203,7 +203,7 @@ def test_unmapped_edges():
     for bad in (0, 12, BASE - 1, BASE, BASE + m.size, 2**64 - 1, 2**64 - 4):
         assert mem_load(d, mp, BASE, bad, 4) == (0, False)
         assert mem_store(d, mp, BASE, bad, 1, 4) is False
-        assert mem_atomic(d, mp, BASE, bad, M.ATOMIC_ADD, 1, 0, 4) == (0, False)
+        assert mem_atomic(d, mp, BASE, bad, A.ATOMIC_ADD, 1, 0, 4) == (0, False)
     # Negative addresses given as int64 wrap to huge unsigned values: unmapped.
     assert mem_load(d, mp, BASE, np.int64(-4), 4) == (0, False)
 
@@ -228,25 +228,25 @@ def ref_int_atomic(op, old, v, c, bits):
     """Python integer semantics from the CLRX GcnInstrsMubuf.md pseudo-code."""
     mask = (1 << bits) - 1
     return {
-        M.ATOMIC_SWAP: v,
-        M.ATOMIC_CMPSWAP: v if old == c else old,
-        M.ATOMIC_ADD: (old + v) & mask,
-        M.ATOMIC_SUB: (old - v) & mask,
-        M.ATOMIC_SMIN: old if _s(old, bits) < _s(v, bits) else v,
-        M.ATOMIC_UMIN: min(old, v),
-        M.ATOMIC_SMAX: old if _s(old, bits) > _s(v, bits) else v,
-        M.ATOMIC_UMAX: max(old, v),
-        M.ATOMIC_AND: old & v,
-        M.ATOMIC_OR: old | v,
-        M.ATOMIC_XOR: old ^ v,
-        M.ATOMIC_INC: (old + 1) & mask if old < v else 0,            # *VM < VDATA ? *VM+1 : 0
-        M.ATOMIC_DEC: old - 1 if (old <= v and old != 0) else v,     # (*VM<=VDATA && *VM!=0)
+        A.ATOMIC_SWAP: v,
+        A.ATOMIC_CMPSWAP: v if old == c else old,
+        A.ATOMIC_ADD: (old + v) & mask,
+        A.ATOMIC_SUB: (old - v) & mask,
+        A.ATOMIC_SMIN: old if _s(old, bits) < _s(v, bits) else v,
+        A.ATOMIC_UMIN: min(old, v),
+        A.ATOMIC_SMAX: old if _s(old, bits) > _s(v, bits) else v,
+        A.ATOMIC_UMAX: max(old, v),
+        A.ATOMIC_AND: old & v,
+        A.ATOMIC_OR: old | v,
+        A.ATOMIC_XOR: old ^ v,
+        A.ATOMIC_INC: (old + 1) & mask if old < v else 0,            # *VM < VDATA ? *VM+1 : 0
+        A.ATOMIC_DEC: old - 1 if (old <= v and old != 0) else v,     # (*VM<=VDATA && *VM!=0)
     }[op]
 
 
-INT_OPS = [M.ATOMIC_SWAP, M.ATOMIC_CMPSWAP, M.ATOMIC_ADD, M.ATOMIC_SUB, M.ATOMIC_SMIN, M.ATOMIC_UMIN,
-           M.ATOMIC_SMAX, M.ATOMIC_UMAX, M.ATOMIC_AND, M.ATOMIC_OR, M.ATOMIC_XOR, M.ATOMIC_INC,
-           M.ATOMIC_DEC]
+INT_OPS = [A.ATOMIC_SWAP, A.ATOMIC_CMPSWAP, A.ATOMIC_ADD, A.ATOMIC_SUB, A.ATOMIC_SMIN, A.ATOMIC_UMIN,
+           A.ATOMIC_SMAX, A.ATOMIC_UMAX, A.ATOMIC_AND, A.ATOMIC_OR, A.ATOMIC_XOR, A.ATOMIC_INC,
+           A.ATOMIC_DEC]
 
 
 def edge_ints(bits):
@@ -283,7 +283,7 @@ def _float(b, nbytes):
 
 
 @SETTINGS
-@given(st.sampled_from([4, 8]), st.sampled_from([M.ATOMIC_FMIN, M.ATOMIC_FMAX, M.ATOMIC_FCMPSWAP]),
+@given(st.sampled_from([4, 8]), st.sampled_from([A.ATOMIC_FMIN, A.ATOMIC_FMAX, A.ATOMIC_FCMPSWAP]),
        st.data())
 def test_float_atomics(nbytes, op, data):
     fl = st.floats(width=32 if nbytes == 4 else 64, allow_nan=False)
@@ -296,15 +296,15 @@ def test_float_atomics(nbytes, op, data):
     got, ok = mem_atomic(d, mp, BASE, a, op, _bits(v, nbytes), _bits(c, nbytes), nbytes)
     assert ok and int(got) == _bits(old, nbytes)
     new = int.from_bytes(m.read(a, nbytes), "little")
-    if op == M.ATOMIC_FCMPSWAP:
+    if op == A.ATOMIC_FCMPSWAP:
         assert new == (_bits(v, nbytes) if old == c else _bits(old, nbytes))
     elif old == v == 0.0:  # signed zeros: -0 < +0
         want = (-0.0 if math.copysign(1, old) < 0 or math.copysign(1, v) < 0 else 0.0) \
-            if op == M.ATOMIC_FMIN else \
+            if op == A.ATOMIC_FMIN else \
             (0.0 if math.copysign(1, old) > 0 or math.copysign(1, v) > 0 else -0.0)
         assert new == _bits(want, nbytes)
     else:
-        assert _float(new, nbytes) == (min(old, v) if op == M.ATOMIC_FMIN else max(old, v))
+        assert _float(new, nbytes) == (min(old, v) if op == A.ATOMIC_FMIN else max(old, v))
 
 
 def test_float_atomic_nan_operand_is_ignored():
@@ -313,17 +313,17 @@ def test_float_atomic_nan_operand_is_ignored():
     d, mp = m.arrays()
     nan = 0x7FC00001
     m.write(a, struct.pack("<f", 3.0))
-    assert mem_atomic(d, mp, BASE, a, M.ATOMIC_FMIN, nan, 0, 4)[1]
+    assert mem_atomic(d, mp, BASE, a, A.ATOMIC_FMIN, nan, 0, 4)[1]
     assert struct.unpack("<f", m.read(a, 4))[0] == 3.0
     m.write(a, struct.pack("<I", nan))
-    mem_atomic(d, mp, BASE, a, M.ATOMIC_FMAX, _bits(2.0, 4), 0, 4)
+    mem_atomic(d, mp, BASE, a, A.ATOMIC_FMAX, _bits(2.0, 4), 0, 4)
     assert struct.unpack("<f", m.read(a, 4))[0] == 2.0
     # NaN never compares equal: fcmpswap with NaN compare leaves memory alone.
-    mem_atomic(d, mp, BASE, a, M.ATOMIC_FCMPSWAP, _bits(9.0, 4), nan, 4)
+    mem_atomic(d, mp, BASE, a, A.ATOMIC_FCMPSWAP, _bits(9.0, 4), nan, 4)
     assert struct.unpack("<f", m.read(a, 4))[0] == 2.0
     # -0.0 == +0.0 as floats.
     m.write(a, struct.pack("<f", -0.0))
-    mem_atomic(d, mp, BASE, a, M.ATOMIC_FCMPSWAP, _bits(5.0, 4), _bits(0.0, 4), 4)
+    mem_atomic(d, mp, BASE, a, A.ATOMIC_FCMPSWAP, _bits(5.0, 4), _bits(0.0, 4), 4)
     assert struct.unpack("<f", m.read(a, 4))[0] == 5.0
 
 
@@ -507,7 +507,6 @@ def test_allocations_from_several_threads_never_overlap():
     """Two threads allocating and freeing on one Memory: every live range is disjoint from the
     others (the first-fit search and the table change as one step)."""
     import threading
-    from gcnemu.memory import Memory
     mem = Memory()
     live = {}
     errors = []

@@ -1,7 +1,7 @@
 """Occupancy limits against the seed documents' figures."""
 import pytest
 
-from gcnemu.gpu import PRESETS, occupancy
+from gcnemu.hardware import PRESETS, occupancy
 
 CFG = PRESETS["xbox-one"]
 

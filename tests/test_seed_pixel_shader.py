@@ -14,7 +14,8 @@ import pytest
 
 import gcnemu
 from gcnemu.golden import ulp_distance
-from gcnemu.memory import Memory, encode_vsharp
+from gcnemu.mem.descriptors import encode_vsharp
+from gcnemu.mem.space import Memory
 
 SEED = Path(__file__).resolve().parents[1].parent / "shared" / "seeds" / "cu-whitepaper.txt"
 

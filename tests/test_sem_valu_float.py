@@ -1545,7 +1545,7 @@ def test_fast_path_int_to_f32_every_mode(x, rm):
 @pytest.fixture(scope="module")
 def row_call():
     from numba import njit
-    from gcnemu.opkernels import call_valu, valu_address
+    from gcnemu.exec.opkernels import call_valu, valu_address
 
     @njit
     def run(addr, a, b, c, r, cin, ex, mode):

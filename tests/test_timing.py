@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import gcnemu
-from gcnemu.gpu import PRESETS
+from gcnemu.hardware import PRESETS
 from gcnemu.timing.config import TimingConfig
 
 

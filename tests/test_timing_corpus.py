@@ -53,9 +53,9 @@ def test_trace_buffers_grow(monkeypatch, workers):
     """A batch whose trace outgrows the buffer resumes after growing it, and the per-worker
     stream buffers grow keeping the earlier batches' streams: same cycles, twice in a row
     (the second dispatch reuses the grown buffers)."""
-    import gcnemu.gpu as G
+    import gcnemu.launch as G
     r1, _ = _timed(1)
-    orig = G._BatchState.__init__
+    orig = G.BatchState.__init__
 
     def small(self, *a, **k):
         orig(self, *a, **k)
@@ -63,7 +63,7 @@ def test_trace_buffers_grow(monkeypatch, workers):
             self.trace = np.zeros(512, np.int64)
             self.streams = np.zeros(64, np.int64)
 
-    monkeypatch.setattr(G._BatchState, "__init__", small)
+    monkeypatch.setattr(G.BatchState, "__init__", small)
     gpu = gcnemu.GPU(timing=True, waves_per_batch=32)
     for _ in range(2):
         r2, _ = _timed(workers, gpu)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import gcnemu
-from gcnemu.memory import encode_vsharp
+from gcnemu.mem.descriptors import encode_vsharp
 
 from test_seed_pixel_shader import seed_microcode
 from test_timing import asm_kernel

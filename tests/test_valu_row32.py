@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from gcnemu import opkernels as O
+from gcnemu.exec import opkernels as O
 
 from snippets import M32, M64, f2u, run
 

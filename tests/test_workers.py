@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import gcnemu
-from gcnemu import gpu as gpu_mod
+from gcnemu.launch import Launch
 
 ROOT = Path(__file__).resolve().parents[1]
 SAXPY = ROOT / "kernels" / "saxpy" / "kernel.hsaco"   # y = a * x + y, args (y, x, a, n)
@@ -53,7 +53,7 @@ def test_launch_of_several_batches_runs_on_the_workers_asked_for():
 
 def test_exception_in_a_helper_thread_reaches_the_caller(monkeypatch):
     gpu = gcnemu.GPU(waves_per_batch=8)
-    run_batch = gpu_mod.GPU._run_batch
+    run_batch = Launch.run_batch
     helper_ran = threading.Event()
 
     def failing_in_helpers(self, *args):
@@ -65,11 +65,11 @@ def test_exception_in_a_helper_thread_reaches_the_caller(monkeypatch):
         helper_ran.set()
         raise RuntimeError("failure inside a helper")
 
-    monkeypatch.setattr(gpu_mod.GPU, "_run_batch", failing_in_helpers)
+    monkeypatch.setattr(Launch, "run_batch", failing_in_helpers)
     with pytest.raises(RuntimeError, match="failure inside a helper"):
         _saxpy(gpu, 64 * 64, 3, 1, workers=2)
     assert helper_ran.is_set()
-    monkeypatch.setattr(gpu_mod.GPU, "_run_batch", run_batch)
+    monkeypatch.setattr(Launch, "run_batch", run_batch)
     rep, got, want = _saxpy(gpu, 64 * 64, 3, 1, workers=2)   # the pool still works
     assert rep.workers == 2 and np.array_equal(got, want)
 
@@ -77,8 +77,8 @@ def test_exception_in_a_helper_thread_reaches_the_caller(monkeypatch):
 @pytest.mark.parametrize("shared_gpu", [False, True], ids=["two GPUs", "one GPU"])
 def test_concurrent_dispatches_from_two_python_threads(shared_gpu):
     """Each thread dispatches its own saxpy (its own size and factor) with workers=2 and checks
-    every round. Buffers and launches are made before the threads start: allocating from two
-    threads at once on one GPU is not safe (gcnemu.memory.Memory has no lock)."""
+    every round. Buffers and launches are made before the threads start: an allocation that
+    would grow GPU memory while the other thread's dispatch runs raises MemoryFault."""
     gpus = [gcnemu.GPU(waves_per_batch=8)] * 2 if shared_gpu else \
         [gcnemu.GPU(waves_per_batch=8) for _ in range(2)]
     kernel = gcnemu.load(SAXPY).kernel("saxpy")
@@ -117,7 +117,7 @@ def test_memory_stays_locked_until_the_last_concurrent_dispatch_ends(monkeypatch
     on the same GPU: when that one ends, an allocation that would grow (move) the backing
     array under A's engine must still fail rather than lose A's stores."""
     gpu = gcnemu.GPU(waves_per_batch=8)
-    run_batch = gpu_mod.GPU._run_batch
+    run_batch = Launch.run_batch
     inside, release = threading.Event(), threading.Event()
 
     def held_in_thread_a(self, *args):
@@ -126,7 +126,7 @@ def test_memory_stays_locked_until_the_last_concurrent_dispatch_ends(monkeypatch
             assert release.wait(30)
         return run_batch(self, *args)
 
-    monkeypatch.setattr(gpu_mod.GPU, "_run_batch", held_in_thread_a)
+    monkeypatch.setattr(Launch, "run_batch", held_in_thread_a)
     result = {}
     a = threading.Thread(name="A", target=lambda: result.update(a=_saxpy(gpu, 64 * 32, 2, 1, workers=1)))
     a.start()

@@ -1,4 +1,4 @@
-"""Regenerate gcnemu/dispatch_gen.py: the engine's per-opcode dispatch for SALU and VALU ops.
+"""Regenerate gcnemu/exec/dispatch_gen.py: the engine's per-opcode dispatch for SALU and VALU ops.
 
 The semantics modules (gcnemu/sem/salu.py, valu_int.py, valu_float.py) define one numba
 function per mnemonic and list them in SEMANTICS. This script writes, for every such op, a
@@ -28,10 +28,7 @@ def collect(modules):
     """(name, module) for every op in the modules' SEMANTICS; a name twice is an error."""
     ops, seen = [], {}
     for mod in modules:
-        try:
-            m = importlib.import_module(f"gcnemu.sem.{mod}")
-        except ImportError:
-            continue
+        m = importlib.import_module(f"gcnemu.sem.{mod}")
         for name in sorted(m.SEMANTICS):
             if name in seen:
                 raise SystemExit(f"{name} is defined in both gcnemu.sem.{seen[name]} and gcnemu.sem.{mod}")
@@ -45,10 +42,7 @@ def flag_producing_ops() -> set:
     from gcnemu.sem import valu_int
     ops = set(valu_int.SDST_OUT_OPS)
     for mod in VALU_MODULES:
-        try:
-            m = importlib.import_module(f"gcnemu.sem.{mod}")
-        except ImportError:
-            continue
+        m = importlib.import_module(f"gcnemu.sem.{mod}")
         ops |= {n for n in m.SEMANTICS if n.startswith("v_cmp") or n.startswith("v_div_scale")}
     return ops
 
@@ -57,10 +51,7 @@ def _lane_form_table(attr: str) -> dict:
     """op -> name of the lane form the semantics modules list in their table ``attr``."""
     out = {}
     for mod in VALU_MODULES:
-        try:
-            m = importlib.import_module(f"gcnemu.sem.{mod}")
-        except ImportError:
-            continue
+        m = importlib.import_module(f"gcnemu.sem.{mod}")
         for name, fn in getattr(m, attr, {}).items():
             out[name] = fn.__name__ if hasattr(fn, "__name__") else fn.py_func.__name__
     return out
@@ -192,7 +183,7 @@ def render() -> str:
     w("VALU ops: for each op a row function `_row_<op>` (numba, lazily compiled) that runs the")
     w("op over all 64 lanes (ops are pure, so inactive lanes cost nothing but time and the engine")
     w("writes only active lanes; a loop without a per-lane branch vectorises), and a C-callable")
-    w("wrapper `_cf_<op>` that gcnemu.opkernels")
+    w("wrapper `_cf_<op>` that gcnemu.exec.opkernels")
     w("compiles on first use (cached on disk) and hands to the engine as a function address, so")
     w("only the ops a program uses are ever compiled. Instructions whose operands are all 32-bit")
     w("use the 32-bit form instead, `_row32_<op>` / `_c32_<op>`: uint32 rows read in place (VGPRs")
@@ -202,11 +193,11 @@ def render() -> str:
     w("import numpy as np")
     w("from numba import carray")
     w("")
-    w("from .jit import njit")
-    w("from .lanes import lane_mask, store_masked")
     mods = sorted({m for _, m in valu} | {m for _, m in salu})
     for m in mods:
-        w(f"from .sem import {m} as _{m}")
+        w(f"from ..sem import {m} as _{m}")
+    w("from .jit import njit")
+    w("from .lanes import lane_mask, store_masked")
     w("")
     if any(n == "v_mqsad_u32_u8" for n, _ in collect(VALU_MODULES)):
         w("v_mqsad_u32_u8 = _valu_int.v_mqsad_u32_u8  # 128-bit result: the engine calls it itself")
@@ -278,7 +269,7 @@ def render() -> str:
 
 
 def main():
-    path = ROOT / "gcnemu" / "dispatch_gen.py"
+    path = ROOT / "gcnemu" / "exec" / "dispatch_gen.py"
     text = render()
     path.write_text(text)
     print(f"wrote {path}")

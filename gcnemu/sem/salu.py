@@ -22,7 +22,7 @@ EXEC, PC, M0-relative or hardware-register effects are the engine's: see
 ``ENGINE_SALU_OPS``.
 """
 import numpy as np
-from gcnemu.jit import njit  # project-wide numba options (cache, no fastmath)
+from gcnemu.exec.jit import njit  # project-wide numba options (cache, no fastmath)
 
 from gcnemu.sem.valu_int import brev32, brev64, clz64, ctz64, popcount64, sx32
 

@@ -29,7 +29,7 @@ Ops the engine implements itself (they touch other lanes or registers) are liste
 ``ENGINE_VALU_OPS``; ``SEMANTICS`` maps every other mnemonic to its function.
 """
 import numpy as np
-from gcnemu.jit import njit  # project-wide numba options (cache, no fastmath)
+from gcnemu.exec.jit import njit  # project-wide numba options (cache, no fastmath)
 
 M32 = np.uint64(0xFFFFFFFF)
 M24 = np.uint64(0xFFFFFF)

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import engine as E
+from ..exec.layout import (C_H, C_K, H_DS, H_ENDPGM, H_EXP, H_FLAT, H_MEMTIME, H_MIMG, H_MTBUF, H_MUBUF, H_SMRD_LOAD, K_ATOMIC, K_STORE, K_STORE2, K_STORE_FORMAT)
 from ..isa.table import parse_cycles
-from ..memops import K_ATOMIC, K_STORE, K_STORE2, K_STORE_FORMAT
 
 # issue categories (cu-whitepaper, "Instruction scheduling": per cycle at most one of each,
 # from different waves; VMEM, LDS and export/GDS: at most two of them per cycle)
@@ -40,8 +39,8 @@ def row_tables(prog, dpfactor: int, default_cycles: int, long_cycles: int):
     wait = np.full((n, 3), -1, np.int64)
     for i, ins in enumerate(prog.instructions):
         d = ins.defn
-        h = int(prog.code[i, E.C_H])
-        sub = int(prog.code[i, E.C_K])
+        h = int(prog.code[i, C_H])
+        sub = int(prog.code[i, C_K])
         glc = bool(ins.fields.get("glc", 0))
         c = parse_cycles(d.cycles, dpfactor, glc)
         cost[i] = default_cycles if c is None else c
@@ -80,29 +79,29 @@ def row_tables(prog, dpfactor: int, default_cycles: int, long_cycles: int):
             wait[i] = (vm if vm < 15 else -1, ex if ex < 7 else -1, lgkm if lgkm < 15 else -1)
         elif d.name == "s_barrier":
             flags[i] |= F_BARRIER
-        elif h == E.H_ENDPGM:
+        elif h == H_ENDPGM:
             flags[i] |= F_END
-        elif h == E.H_SMRD_LOAD:
+        elif h == H_SMRD_LOAD:
             flags[i] |= F_SMEM
-        elif h == E.H_MEMTIME:
+        elif h == H_MEMTIME:
             flags[i] |= F_SMEM | F_NOREC
-        elif h == E.H_DS:
+        elif h == H_DS:
             if ins.fields.get("gds"):
                 flags[i] |= F_GDS
                 cat[i] = CAT_EXPGDS
             else:
                 flags[i] |= F_LDS
-        elif h in (E.H_FLAT, E.H_MUBUF, E.H_MTBUF, E.H_MIMG):
+        elif h in (H_FLAT, H_MUBUF, H_MTBUF, H_MIMG):
             flags[i] |= F_VMEM
             kind = sub & 0xFF
             if kind in (K_STORE, K_STORE2, K_STORE_FORMAT):
                 flags[i] |= F_STORE
             elif kind == K_ATOMIC:
                 flags[i] |= F_ATOMIC
-            if h == E.H_FLAT:
+            if h == H_FLAT:
                 flags[i] |= F_FLAT
-            if h == E.H_MIMG:
+            if h == H_MIMG:
                 flags[i] |= F_MIMG
-        elif h == E.H_EXP:
+        elif h == H_EXP:
             flags[i] |= F_EXP
     return cat, flags, cost, taken, wait

@@ -4,9 +4,9 @@ What it models (the seeds in ../shared/seeds):
 
 * Placement: workgroups launch in dispatch order; at the start the CUs take them in turn
   (round robin), then each goes to the CU where resources freed first, as many per CU as
-  the kernel's occupancy allows (waves per SIMD, workgroups per CU: gcnemu.gpu.occupancy);
+  the kernel's occupancy allows (waves per SIMD, workgroups per CU: gcnemu.device.occupancy);
   each wave goes to the SIMD of its CU with the fewest resident waves. (The functional
-  HW_ID register keeps the static placement of gcnemu/gpu.py: workgroup g on CU g mod #CUs.)
+  HW_ID register keeps the static placement of gcnemu/launch.py: workgroup g on CU g mod #CUs.)
 * Issue (cu-whitepaper "Instruction scheduling"): on cycle t each CU considers SIMD t mod 4;
   its waves, oldest first, may each issue one instruction, at most one per category (VALU,
   SALU/SMEM, branch) and at most two of VMEM, LDS, export/GDS, each of those at most one.
@@ -34,8 +34,8 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
-from .. import engine as E
-from ..jit import njit
+from ..exec.layout import C_H, H_DS, H_FLAT, H_MIMG, H_MTBUF, H_SMRD_LOAD
+from ..exec.jit import njit
 from . import costs as C
 
 INF = np.int64(1) << 62
@@ -147,10 +147,10 @@ def record_kinds(prog) -> np.ndarray:
     gcnemu/timing/trace.py records for."""
     cache = prog.__dict__.setdefault("_timing_tables", {})
     if "rec" not in cache:
-        h = prog.code[:, E.C_H]
+        h = prog.code[:, C_H]
         rec = np.zeros(len(h), np.int64)
-        rec[(h == E.H_DS) | (h == E.H_MIMG)] = 1
-        rec[(h == E.H_SMRD_LOAD) | ((h >= E.H_FLAT) & (h <= E.H_MTBUF))] = 2
+        rec[(h == H_DS) | (h == H_MIMG)] = 1
+        rec[(h == H_SMRD_LOAD) | ((h >= H_FLAT) & (h <= H_MTBUF))] = 2
         cache["rec"] = rec
     return cache["rec"]
 

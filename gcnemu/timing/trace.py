@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine import (C_F0, C_F1, C_F2, C_F3, C_F5, C_F7, C_H, C_IMM, C_K, C_S0, C_S1, EXEC_HI,
-                      EXEC_LO, H_DS, H_FLAT, H_MIMG, H_MTBUF, H_MUBUF, H_SMRD_LOAD, WS_VBASE)
-from ..jit import njit
-from .. import memory as M
-from ..memops import K_LOAD2, K_STORE2, K_WRXCHG2
+from ..exec.jit import njit
+from ..exec.layout import (C_F0, C_F1, C_F2, C_F3, C_F5, C_F7, C_H, C_IMM, C_K, C_S0, C_S1, EXEC_HI,
+                           EXEC_LO, H_DS, H_FLAT, H_MIMG, H_MTBUF, H_MUBUF, H_SMRD_LOAD, K_LOAD2,
+                           K_STORE2, K_WRXCHG2, WS_VBASE)
+from ..mem.descriptors import buffer_address, vsharp_fields
 
 U64 = np.uint64
 #: room an instruction may need in the trace (row + memory record of up to 128 lines)
@@ -197,7 +197,7 @@ def trace_memory(code, pc, w, sregs, ws, vgpr, tr, tp):
         srsrc = code[pc, C_F7] * 4
         if 0 <= srsrc and srsrc + 3 < 128 and 0 <= vrow and vrow + 1 < nrows:
             base, stride, swizzle, num_records, element_size, index_stride, add_tid = \
-                M.vsharp_fields(U64(sregs[w, srsrc]), U64(sregs[w, srsrc + 1]),
+                vsharp_fields(U64(sregs[w, srsrc]), U64(sregs[w, srsrc + 1]),
                                 U64(sregs[w, srsrc + 2]), U64(sregs[w, srsrc + 3]))
             soffset = U64(_scalar_reg(sregs, w, code[pc, C_S0]))
             for l in range(64):
@@ -214,7 +214,7 @@ def trace_memory(code, pc, w, sregs, ws, vgpr, tr, tp):
                         voff = U64(vgpr[vrow + 1, l])
                 elif offen:
                     voff = U64(vgpr[vrow, l])
-                a, inr = M.buffer_address(base, stride, num_records, swizzle, element_size,
+                a, inr = buffer_address(base, stride, num_records, swizzle, element_size,
                                           index_stride, add_tid, idxen, offen, addr64, vidx, voff,
                                           v64, code[pc, C_IMM], soffset, l, 0)
                 if not inr:

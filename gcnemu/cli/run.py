@@ -19,7 +19,7 @@ from importlib import resources
 
 import numpy as np
 
-from .errors import GcnEmuError
+from ..errors import GcnEmuError
 
 _SCALARS = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64, "u8": np.uint8,
             "u16": np.uint16, "u32": np.uint32, "u64": np.uint64, "f16": np.float16,

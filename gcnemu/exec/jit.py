@@ -13,16 +13,15 @@ import threading
 from pathlib import Path
 
 from llvmlite import ir
-from numba import cfunc
+from numba import cfunc, types
 from numba import njit as _njit
+from numba.extending import intrinsic
 
 #: bit-exactness forbids fastmath; boundscheck off for speed (the engine checks indices itself)
 JIT_OPTIONS = dict(cache=True, fastmath=False, boundscheck=False, error_model="numpy", nogil=True)
 
-PACKAGE = Path(__file__).resolve().parent
-_JITTED_SOURCES = ("engine.py", "memops.py", "opkernels.py", "dispatch_gen.py", "memory.py", "jit.py", "sem",
-                   "lanes.py",
-                   "timing")
+PACKAGE = Path(__file__).resolve().parents[1]   # gcnemu/
+_JITTED_SOURCES = ("exec", "mem", "sem", "timing")
 
 
 def njit(*args, **kwargs):
@@ -87,6 +86,24 @@ def call_native(builder, addr, args, result=None):
     return builder.load(slot) if result is not None else None
 
 
+def row_kernel_call(name, returns):
+    """An intrinsic that calls the row kernel at its first argument (an address from
+    `native_address`, e.g. mem.ds.lds_row_form / mem.flat.flat_row_form) with the nine others
+    as 64-bit integers; returns the kernel's uint64 when ``returns``."""
+    def call(typingctx, addr, a1, a2, a3, a4, a5, a6, a7, a8, a9):
+        args = (addr, a1, a2, a3, a4, a5, a6, a7, a8, a9)
+        sig = (types.uint64 if returns else types.void)(*args)
+
+        def codegen(context, builder, signature, args):
+            i64 = ir.IntType(64)
+            r = call_native(builder, args[0], [builder.sext(a, i64) if a.type.width < 64 else a
+                                               for a in args[1:]], i64 if returns else None)
+            return r if returns else context.get_dummy_value()
+        return sig, codegen
+    call.__name__ = name
+    return intrinsic(call)
+
+
 def ensure_fresh_cache() -> None:
     """Delete gcnemu's numba cache files if any jitted source changed since they were made."""
     stamp = PACKAGE / "__pycache__" / "gcnemu-jit-sources.sha256"
@@ -109,3 +126,8 @@ def ensure_fresh_cache() -> None:
         tmp.replace(stamp)
     except OSError:
         pass  # read-only install: numba will not cache there either
+
+
+# Before anything compiled is loaded: numba loads a cached function at its first call, and the
+# first compiled module to be imported imports this one first.
+ensure_fresh_cache()

@@ -3,7 +3,7 @@
 VALU ops: for each op a row function `_row_<op>` (numba, lazily compiled) that runs the
 op over all 64 lanes (ops are pure, so inactive lanes cost nothing but time and the engine
 writes only active lanes; a loop without a per-lane branch vectorises), and a C-callable
-wrapper `_cf_<op>` that gcnemu.opkernels
+wrapper `_cf_<op>` that gcnemu.exec.opkernels
 compiles on first use (cached on disk) and hands to the engine as a function address, so
 only the ops a program uses are ever compiled. Instructions whose operands are all 32-bit
 use the 32-bit form instead, `_row32_<op>` / `_c32_<op>`: uint32 rows read in place (VGPRs
@@ -13,11 +13,11 @@ switch, `salu_exec`.
 import numpy as np
 from numba import carray
 
+from ..sem import salu as _salu
+from ..sem import valu_float as _valu_float
+from ..sem import valu_int as _valu_int
 from .jit import njit
 from .lanes import lane_mask, store_masked
-from .sem import salu as _salu
-from .sem import valu_float as _valu_float
-from .sem import valu_int as _valu_int
 
 v_mqsad_u32_u8 = _valu_int.v_mqsad_u32_u8  # 128-bit result: the engine calls it itself
 

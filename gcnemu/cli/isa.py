@@ -1,19 +1,18 @@
-"""Command line: ``gcnemu asm``, ``gcnemu disasm`` (and, later, ``gcnemu run``).
+"""``gcnemu asm`` and ``gcnemu disasm``.
 
     gcnemu asm FILE.s -o FILE.bin      assemble LLVM-syntax gfx7 source to raw machine code
     gcnemu disasm FILE                 disassemble raw code, or the .text of an ELF code object
 """
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
-from .errors import GcnEmuError
+from ..errors import GcnEmuError
 
 
 def _cmd_asm(args) -> int:
-    from .isa.assembler import assemble_with_labels
+    from ..isa.assembler import assemble_with_labels
 
     src_path = Path(args.file)
     source = src_path.read_text() if args.file != "-" else sys.stdin.read()
@@ -61,8 +60,8 @@ def _elf_text(data: bytes):
 
 
 def _cmd_disasm(args) -> int:
-    from .isa import table
-    from .isa.disassembler import disassemble_lines
+    from ..isa import table
+    from ..isa.disassembler import disassemble_lines
 
     data = Path(args.file).read_bytes() if args.file != "-" else sys.stdin.buffer.read()
     gen = table.GFX6 if args.gfx6 else table.GFX7
@@ -74,8 +73,8 @@ def _cmd_disasm(args) -> int:
         print(f"{args.file}: error: {e}", file=sys.stderr)
         return 1
     if args.labels:
-        from .isa.disassembler import _with_labels
-        from .isa.assembler import assemble
+        from ..isa.disassembler import _with_labels
+        from ..isa.assembler import assemble
         labelled = _with_labels(code, lines, gen)
         if labelled is not None and assemble("\n".join(t for _, t in labelled)) == code:
             lines = labelled
@@ -91,10 +90,8 @@ def _cmd_disasm(args) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="gcnemu", description="AMD GCN 1.1 (gfx7) emulator tools")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND")
-
+def add_parsers(sub) -> None:
+    """The asm and disasm subcommands."""
     a = sub.add_parser("asm", help="assemble LLVM-syntax gfx7 source into raw machine code")
     a.add_argument("file", help="assembly source (.s), or - for stdin")
     a.add_argument("-o", "--output", help="output file (default: FILE with .bin suffix)")
@@ -108,28 +105,3 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--labels", action="store_true",
                    help="name branch targets (L<offset>:) instead of numeric offsets")
     d.set_defaults(func=_cmd_disasm)
-
-    from .run_cli import add_parser as _add_run_parser
-    _add_run_parser(sub)
-
-    return p
-
-
-def main(argv=None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
-    try:
-        return args.func(args)
-    except OSError as e:
-        print(f"gcnemu: error: {e}", file=sys.stderr)
-        return 2
-    except GcnEmuError as e:
-        print(f"gcnemu: error: {e}", file=sys.stderr)
-        return 1
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

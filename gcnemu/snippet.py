@@ -5,11 +5,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import engine as E
-from .errors import ExecutionError, GcnEmuError
-from .memops import new_export_buffer, read_exports
-from .memory import BASE as _MEM_BASE
-from .program import Program, build_program
+from .errors import GcnEmuError
+from .exec import layout as L
+from .exec.engine import error_from_wave, run_group_waves
+from .exec.program import Program, build_program
+from .mem.export import new_export_buffer, read_exports
+from .mem.space import BASE as _MEM_BASE
+from .mem.space import Memory
 
 #: MODE for snippets: round to nearest even, f32/f64 denormals kept, DX10 clamp and IEEE on
 DEFAULT_MODE = 0x3F0
@@ -56,29 +58,6 @@ def _to_program(source_or_bytes) -> Program:
                       f"not {type(source_or_bytes).__name__}")
 
 
-def error_from_wave(prog: Program, ws: np.ndarray, w: int, kernel: str | None = None,
-                    wave_label: str | None = None) -> ExecutionError:
-    """Turn a failed wave's error fields into an ExecutionError naming PC and instruction."""
-    code = int(ws[w, E.WS_ERR])
-    arg = int(ws[w, E.WS_ERR_ARG])
-    row = int(ws[w, E.WS_ERR_ROW])
-    lane = int(ws[w, E.WS_ERR_LANE])
-    text = E.ERROR_TEXT.get(code, f"error {code}").format(arg=arg)
-    pc = text_ins = None
-    if 0 <= row < len(prog.instructions):
-        ins = prog.instructions[row]
-        pc = ins.offset
-        text_ins = prog.text_at(row)
-        if code == E.ERR_FORMAT:
-            from .memops import format_error_text
-            text = format_error_text(arg)
-        if code == E.ERR_UNIMPLEMENTED:
-            text = f"{ins.defn.encoding} instruction {ins.defn.name} (opcode {ins.defn.opcode}) " \
-                   f"is not implemented by gcnemu"
-    return ExecutionError(text, kernel=kernel, pc=pc, wave=w if wave_label is None else wave_label,
-                          lane=lane if lane >= 0 else None, instruction=text_ins)
-
-
 def run_snippet(source_or_bytes, sgpr=None, vgpr=None, exec_mask=0xFFFF_FFFF_FFFF_FFFF, mode=None,
                 *, vcc=0, m0=0xFFFFFFFF, scc=0, num_vgprs=256, num_sgprs=104, lds_bytes=65536,
                 lds=None, memory=None, step_limit=DEFAULT_STEP_LIMIT) -> WaveState:
@@ -86,18 +65,16 @@ def run_snippet(source_or_bytes, sgpr=None, vgpr=None, exec_mask=0xFFFF_FFFF_FFF
 
     ``sgpr`` maps SGPR index -> uint32; ``vgpr`` maps VGPR index -> one value for all lanes or
     64 values. ``mode`` is the MODE register (default DEFAULT_MODE). ``memory`` is a
-    gcnemu.memory.Memory for code that loads or stores (a fresh empty one by default).
+    gcnemu.mem.space.Memory for code that loads or stores (a fresh empty one by default).
     Errors (unimplemented opcode, register out of the allocation, runaway loop past
     ``step_limit`` instructions) raise ExecutionError naming PC and instruction.
     """
-    from .memory import Memory
-
     prog = _to_program(source_or_bytes)
     if not 1 <= num_vgprs <= 256 or not 1 <= num_sgprs <= 104:
         raise GcnEmuError(f"a wave has 1..256 VGPRs and 1..104 SGPRs, not {num_vgprs}/{num_sgprs}")
     sregs = np.zeros((1, 128), np.uint32)
     vg = np.zeros((256, 64), np.uint32)
-    ws = np.zeros((1, E.NWS), np.int64)
+    ws = np.zeros((1, L.NWS), np.int64)
     for k, v in (sgpr or {}).items():
         if not 0 <= k < num_sgprs:
             raise GcnEmuError(f"sgpr index {k} outside s0..s{num_sgprs - 1}")
@@ -118,16 +95,16 @@ def run_snippet(source_or_bytes, sgpr=None, vgpr=None, exec_mask=0xFFFF_FFFF_FFF
             else:
                 vg[k, :] = (arr.astype(np.int64) & 0xFFFFFFFF).astype(np.uint32)
     E_EXEC = int(exec_mask) & 0xFFFFFFFFFFFFFFFF
-    sregs[0, E.EXEC_LO] = E_EXEC & 0xFFFFFFFF
-    sregs[0, E.EXEC_HI] = E_EXEC >> 32
-    sregs[0, E.VCC_LO] = int(vcc) & 0xFFFFFFFF
-    sregs[0, E.VCC_HI] = (int(vcc) >> 32) & 0xFFFFFFFF
-    sregs[0, E.M0] = int(m0) & 0xFFFFFFFF
-    ws[0, E.WS_SCC] = 1 if scc else 0
-    ws[0, E.WS_MODE] = DEFAULT_MODE if mode is None else int(mode)
-    ws[0, E.WS_SGPRS] = num_sgprs
-    ws[0, E.WS_VCOUNT] = num_vgprs
-    ws[0, E.WS_LDS_SIZE] = lds_bytes
+    sregs[0, L.EXEC_LO] = E_EXEC & 0xFFFFFFFF
+    sregs[0, L.EXEC_HI] = E_EXEC >> 32
+    sregs[0, L.VCC_LO] = int(vcc) & 0xFFFFFFFF
+    sregs[0, L.VCC_HI] = (int(vcc) >> 32) & 0xFFFFFFFF
+    sregs[0, L.M0] = int(m0) & 0xFFFFFFFF
+    ws[0, L.WS_SCC] = 1 if scc else 0
+    ws[0, L.WS_MODE] = DEFAULT_MODE if mode is None else int(mode)
+    ws[0, L.WS_SGPRS] = num_sgprs
+    ws[0, L.WS_VCOUNT] = num_vgprs
+    ws[0, L.WS_LDS_SIZE] = lds_bytes
     lds_init = lds
     lds = np.zeros(lds_bytes + 65536, np.uint8)   # LDS, then the GDS region
     if lds_init is not None:
@@ -143,31 +120,31 @@ def run_snippet(source_or_bytes, sgpr=None, vgpr=None, exec_mask=0xFFFF_FFFF_FFF
     msgs = np.zeros((256, 4), np.int64)
     wave_ids = np.zeros(1, np.int64)
     exports = new_export_buffer(256)
-    bad = E.run_group_waves(prog.code, wave_ids, sregs, ws, vg, lds, data, mapped, np.int64(base),
+    bad = run_group_waves(prog.code, wave_ids, sregs, ws, vg, lds, data, mapped, np.int64(base),
                             faults, msgs, np.int64(step_limit), exports, None)
     if bad >= 0:
         raise error_from_wave(prog, ws, 0)
-    status = {E.ST_DONE: "done", E.ST_HALTED: "halted", E.ST_BARRIER: "barrier"}.get(int(ws[0, E.WS_STATUS]), "?")
-    row = int(ws[0, E.WS_PC])
+    status = {L.ST_DONE: "done", L.ST_HALTED: "halted", L.ST_BARRIER: "barrier"}.get(int(ws[0, L.WS_STATUS]), "?")
+    row = int(ws[0, L.WS_PC])
     if 0 <= row < len(prog.instructions):
         pc = prog.instructions[row].offset
     else:
         last = prog.instructions[-1] if prog.instructions else None
         pc = (last.offset + last.size) if last else 0
     nmsg = min(int(msgs[0, 0]), msgs.shape[0] - 1)
-    nf = min(int(ws[0, E.WS_FAULTS]), faults.shape[1])
+    nf = min(int(ws[0, L.WS_FAULTS]), faults.shape[1])
     return WaveState(
         sgpr=sregs[0, :104].copy(), vgpr=vg[:num_vgprs].copy(),
-        exec=int(sregs[0, E.EXEC_LO]) | (int(sregs[0, E.EXEC_HI]) << 32),
-        vcc=int(sregs[0, E.VCC_LO]) | (int(sregs[0, E.VCC_HI]) << 32),
-        scc=int(ws[0, E.WS_SCC]), m0=int(sregs[0, E.M0]), pc=pc, mode=(int(ws[0, E.WS_MODE]) & 0x1FFFFFFF) | ((int(ws[0, E.WS_CSP]) & 7) << 29),
-        status=status, instructions=int(ws[0, E.WS_INSTS]),
+        exec=int(sregs[0, L.EXEC_LO]) | (int(sregs[0, L.EXEC_HI]) << 32),
+        vcc=int(sregs[0, L.VCC_LO]) | (int(sregs[0, L.VCC_HI]) << 32),
+        scc=int(ws[0, L.WS_SCC]), m0=int(sregs[0, L.M0]), pc=pc, mode=(int(ws[0, L.WS_MODE]) & 0x1FFFFFFF) | ((int(ws[0, L.WS_CSP]) & 7) << 29),
+        status=status, instructions=int(ws[0, L.WS_INSTS]),
         messages=[(int(msgs[i, 1]), int(msgs[i, 2])) for i in range(1, nmsg + 1)],
         faults=[(int(faults[0, i, 0]), _byte_pc(prog, int(faults[0, i, 1])), int(faults[0, i, 2]),
                  int(faults[0, i, 3])) for i in range(nf)],
         exports=read_exports(exports),
         flat_scratch=int(sregs[0, 104]) | (int(sregs[0, 105]) << 32),
-        trapsts=int(ws[0, E.WS_TRAPSTS]))
+        trapsts=int(ws[0, L.WS_TRAPSTS]))
 
 
 def _byte_pc(prog: Program, row: int) -> int:

@@ -1,213 +1,54 @@
 """The execution engine: one numba loop that runs waves over a decoded Program.
 
 This is the only place that dispatches on instruction handlers. Per-opcode arithmetic lives
-in gcnemu/sem (reached through the generated gcnemu/dispatch_gen.py); memory layouts in
-gcnemu/memory.py. State is plain arrays shaped like the hardware:
-
-* ``sregs[w, 128]`` uint32: wave w's scalar operand space, indexed by operand code — SGPRs
-  0..103, FLAT_SCRATCH 104/105, VCC 106/107, TBA/TMA 108..111, TTMP 112..123, M0 124,
-  EXEC 126/127.
-* ``vgpr[rows, 64]`` uint32: the VGPR files of all SIMDs stacked (256 rows per SIMD); wave w
-  owns rows ``ws[w, WS_VBASE] .. + ws[w, WS_VCOUNT]``. ``vgpr.view(np.float32)`` is the
-  float view of the same memory.
-* ``ws[w, NWS]`` int64: PC (as a program row), SCC, MODE, status, allocation, counters.
+in gcnemu/sem (reached through the generated gcnemu/exec/dispatch_gen.py and the op kernels of
+gcnemu/exec/opkernels.py); the memory families in gcnemu/mem, called through their compiled
+entries (gcnemu/mem/entry.py) or, for dword LDS and FLAT accesses and scalar loads, directly.
+The arrays it runs on and their columns are described in gcnemu/exec/layout.py.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ..errors import ExecutionError
+from ..mem.ds import call_lds_rows
+from ..mem.entry import call_family
+from ..mem.flat import call_flat_rows
+from ..mem.formats import format_error_text
+from ..mem.scalar import smem
+from ..mem.space import PAGE_SHIFT
+from ..sem import fp as FP
+from ..timing.trace import TRACE_SLACK, trace_memory
 from . import dispatch_gen as D
-from .lanes import copy_row_modified, fill_row
-from .opkernels import call_valu, call_valu32
-from . import memory as M
-from .sem import fp as FP
 from .jit import njit
+from .lanes import copy_row_modified, fill_row
+from .layout import (ALL_LANES, C_ABS, C_CLAMP, C_DST, C_DS_AMASK, C_DS_FN, C_DS_ROW_A, C_DS_ROW_B,
+                     C_DS_UO0, C_DS_UO1, C_F2, C_F3, C_FAST, C_FLAGS, C_FL_FN, C_FL_ROW, C_FL_SPAN,
+                     C_FN, C_H, C_IMM, C_K, C_K0, C_K1, C_K2, C_KD, C_LIT, C_NEG, C_OMOD, C_OMODW,
+                     C_PC, C_S0, C_S1, C_S2, C_SDST, C_SIZE, C_SMAX, C_TGT, C_V0, C_V1, C_V2,
+                     C_VMAX, C_W0, C_W1, C_W2, C_WD, ERROR_TEXT, ERR_BAD_OPERAND,
+                     ERR_BRANCH_TARGET, ERR_FORMAT, ERR_PC_RANGE, ERR_SGPR_RANGE, ERR_STEP_LIMIT,
+                     ERR_TRAP, ERR_UNIMPLEMENTED, EXEC_HI, EXEC_LO, FL_CIN_S2, FL_CIN_VCC, FL_CMP,
+                     FL_CMPX, FL_FLAGS_TO_SDST, FL_LIT_HIGH, FL_ROW32, FR_BASE, FR_DATA,
+                     FR_EXPORTS, FR_FAULTS, FR_INS, FR_LDS, FR_MAPPED, FR_NCOLS, FR_NDATA, FR_NEXP,
+                     FR_NEXPC, FR_NF0, FR_NF1, FR_NLDS, FR_NMAPPED, FR_NV, FR_NW, FR_NWS, FR_SREGS,
+                     FR_TMP, FR_VGPR, FR_W, FR_WS, H_BARRIER, H_BRANCH, H_CBRANCH,
+                     H_CBRANCH_G_FORK, H_CBRANCH_I_FORK, H_CBRANCH_JOIN, H_DS, H_ENDPGM, H_EXP,
+                     H_FLAT, H_GETPC, H_GETREG, H_MEMTIME, H_MIMG, H_MOVRELD, H_MOVRELS, H_MQSAD,
+                     H_NOP, H_READFIRSTLANE, H_READLANE, H_RFE, H_SALU, H_SAVEEXEC, H_SENDMSG,
+                     H_SETHALT, H_SETPC, H_SETREG, H_SMRD_LOAD, H_SWAPPC, H_TRAP, H_VALU, H_VCMP,
+                     H_VMOVRELD, H_VMOVRELS, H_VMOVRELSD, H_WAITCNT, H_WRITELANE, M0, MASK32,
+                     OP_CONST, OP_NONE, OP_SREG, OP_VGPR, PRIVATE_APERTURE_HI, SQ_AND, SQ_ANDN2,
+                     SQ_MOV, SQ_NAND, SQ_NONE, SQ_NOR, SQ_OR, SQ_ORN2, SQ_XNOR, SQ_XOR, ST_BARRIER,
+                     ST_DONE, ST_ERROR, ST_HALTED, ST_READY, U64, VCC_HI, VCC_LO, WS_CODE_BASE,
+                     WS_CSP, WS_ERR, WS_ERR_ARG, WS_ERR_LANE, WS_ERR_ROW, WS_FORK_STACK, WS_GROUP,
+                     WS_HW_ID, WS_INSTS, WS_LDS_BASE, WS_LDS_INSTS, WS_LDS_SIZE, WS_MODE,
+                     WS_MSG_COUNT, WS_PC, WS_SALU, WS_SCC, WS_SGPRS, WS_STATUS, WS_STEPS, WS_TAKEN,
+                     WS_TRAPSTS, WS_VALU, WS_VBASE, WS_VCOUNT, WS_VMEM)
+from .opkernels import call_valu, call_valu32
+from .state import (fail, get_exec, get_vcc, read_scalar, set_pair, vgpr_ok,
+                    write_scalar)
 
-# --- handlers (program column C_H) ---------------------------------------------------------
-(H_UNIMPLEMENTED, H_NOP, H_SALU, H_SAVEEXEC, H_GETPC, H_SETPC, H_SWAPPC, H_RFE, H_MOVRELS,
- H_MOVRELD, H_CBRANCH_JOIN, H_CBRANCH_G_FORK, H_CBRANCH_I_FORK, H_GETREG, H_SETREG,
- H_ENDPGM, H_BRANCH, H_CBRANCH, H_WAITCNT, H_BARRIER, H_SENDMSG, H_TRAP, H_SETHALT,
- H_SMRD_LOAD, H_MEMTIME, H_VALU, H_VCMP, H_READLANE, H_WRITELANE, H_READFIRSTLANE,
- H_VMOVRELS, H_VMOVRELD, H_VMOVRELSD, H_MQSAD, H_DS, H_FLAT, H_MUBUF, H_MTBUF, H_MIMG,
- H_VINTRP, H_EXP) = range(41)
-
-MEMORY_HANDLERS = {"DS": H_DS, "FLAT": H_FLAT, "MUBUF": H_MUBUF, "MTBUF": H_MTBUF,
-                   "MIMG": H_MIMG, "VINTRP": H_VINTRP, "EXP": H_EXP}
-
-# --- instruction flags (program column C_FLAGS) ---------------------------------------------
-FL_LIT_HIGH = 1        # a literal in a 64-bit float operand supplies the high dword
-FL_CMP = 2             # VOPC: per-lane flags form a mask written to SDST (VCC or SGPR pair)
-FL_CMPX = 4            # ... and to EXEC
-FL_FLAGS_TO_SDST = 8   # carry-out / div_scale flag mask to SDST
-FL_CIN_VCC = 16        # per-lane carry-in/select from VCC
-FL_CIN_S2 = 32         # per-lane carry-in/select from the SGPR pair in src2
-FL_ROW32 = 64          # C_K is the op's 32-bit row kernel (opkernels.valu32_address)
-
-# --- inline SALU forms (C_V2 of fast SALU rows; gcnemu/program.py _SALU_QUICK) ------------
-(SQ_NONE, SQ_AND, SQ_OR, SQ_XOR, SQ_ANDN2, SQ_ORN2, SQ_NAND, SQ_NOR, SQ_XNOR, SQ_MOV,
- SQ_NOT) = range(11)
-
-# --- wave scalar state (ws columns) ---------------------------------------------------------
-(WS_PC, WS_SCC, WS_MODE, WS_STATUS, WS_SGPRS, WS_VBASE, WS_VCOUNT, WS_STEPS, WS_ERR,
- WS_ERR_ROW, WS_ERR_LANE, WS_ERR_ARG, WS_TRAPSTS, WS_GROUP, WS_LDS_BASE, WS_LDS_SIZE,
- WS_HW_ID, WS_CSP, WS_INSTS, WS_VALU, WS_SALU, WS_SMEM, WS_VMEM, WS_LDS_INSTS, WS_BRANCH,
- WS_TAKEN, WS_MSG_COUNT, WS_FAULTS, WS_ERR_ADDR, WS_SCRATCH_BASE, WS_SCRATCH_WAVE) = range(31)
-WS_FORK_STACK = 32   # six (exec mask, pc row) pairs of the s_cbranch_*_fork stack
-WS_CODE_BASE = 44    # GPU virtual address of the program's first instruction (s_getpc/s_setpc)
-NWS = 48
-
-# wave status
-ST_READY, ST_DONE, ST_BARRIER, ST_ERROR, ST_HALTED = range(5)
-
-# error codes (WS_ERR)
-(ERR_NONE, ERR_UNIMPLEMENTED, ERR_SGPR_RANGE, ERR_VGPR_RANGE, ERR_BAD_OPERAND, ERR_STEP_LIMIT,
- ERR_BRANCH_TARGET, ERR_PC_RANGE, ERR_TRAP, ERR_MEMORY, ERR_LDS_RANGE) = range(11)
-ERR_FORMAT, ERR_TILED, ERR_RESOURCE = 32, 33, 34   # raised by gcnemu/memops.py
-
-ERROR_TEXT = {
-    ERR_UNIMPLEMENTED: "instruction not implemented by gcnemu",
-    ERR_SGPR_RANGE: "SGPR s{arg} is outside the wave's allocation",
-    ERR_VGPR_RANGE: "VGPR v{arg} is outside the wave's allocation",
-    ERR_BAD_OPERAND: "invalid operand code {arg} for this instruction",
-    ERR_STEP_LIMIT: "step limit of {arg} instructions reached (runaway loop?)",
-    ERR_BRANCH_TARGET: "branch target byte offset {arg} is not an instruction of the program",
-    ERR_PC_RANGE: "program counter ran past the end of the program",
-    ERR_TRAP: "s_trap {arg} executed and no trap handler is installed",
-    ERR_MEMORY: "memory access fault",
-    ERR_LDS_RANGE: "LDS access out of range",
-    ERR_FORMAT: "unsupported buffer/image format (dfmt | nfmt<<8 | store<<16 = {arg})",
-    ERR_TILED: "image T# tiling_index {arg} is a tiled layout; gcnemu supports only linear "
-               "images (tiling_index 8)",
-    ERR_RESOURCE: "image T# type {arg} is not supported (1D, 2D, 3D, 1D array and 2D array are)",
-}
-
-# register codes
-VCC_LO, VCC_HI, M0, EXEC_LO, EXEC_HI = 106, 107, 124, 126, 127
-U64 = np.uint64
-MASK32 = np.uint64(0xFFFFFFFF)
-ALL_LANES = np.uint64(0xFFFFFFFFFFFFFFFF)
-
-# program columns (kept in step with gcnemu/program.py)
-(C_H, C_K, C_PC, C_SIZE, C_S0, C_S1, C_S2, C_DST, C_SDST, C_W0, C_W1, C_W2, C_WD, C_ABS, C_NEG,
- C_CLAMP, C_OMOD, C_LIT, C_IMM, C_TGT, C_FLAGS, C_OMODW, C_F0, C_F1, C_F2, C_F3, C_F4, C_F5,
- C_F6, C_F7, C_UNIT, C_ROW, C_K0, C_K1, C_K2, C_KD, C_V0, C_V1, C_V2, C_SMAX, C_VMAX,
- C_FAST) = range(42)
-C_FN = C_V0   # memory rows: address of the family's compiled entry (memops.family_address)
-# DS rows with a fast form (memops.lds_row_form, C_FAST 1): its row kernel's address, rows
-# (relative VGPR numbers) and offsets/alignment mask
-C_DS_FN, C_DS_ROW_A, C_DS_ROW_B, C_DS_UO0, C_DS_UO1, C_DS_AMASK = C_V1, C_DST, C_SDST, C_S1, \
-    C_S2, C_V2
-# FLAT rows with a fast form (memops.flat_row_form, C_FAST 1): its row kernel's address, the
-# data/destination row and the bytes each lane accesses
-C_FL_FN, C_FL_ROW, C_FL_SPAN = C_V1, C_DST, C_S1
-
-# operand kinds the decoder precomputes for the fast path (columns C_K0, C_K1, C_K2, C_KD):
-# absent, SGPR/special register read from sregs, constant (value in C_V0/1/2), VGPR; any
-# other operand (SCC, VCCZ, EXECZ, LDS_DIRECT, invalid codes) leaves C_FAST 0.
-K_NONE, K_SREG, K_CONST, K_VGPR = 0, 1, 2, 3
-
-_F32_CONSTS = np.array([0x3F000000, 0xBF000000, 0x3F800000, 0xBF800000,
-                        0x40000000, 0xC0000000, 0x40800000, 0xC0800000], np.uint64)
-_F64_CONSTS = np.array([0x3FE0000000000000, 0xBFE0000000000000, 0x3FF0000000000000,
-                        0xBFF0000000000000, 0x4000000000000000, 0xC000000000000000,
-                        0x4010000000000000, 0xC010000000000000], np.uint64)
-
-
-# --- register access ------------------------------------------------------------------------
-# The operand readers and writers used by the general path are ordinary calls, not inlined:
-# step_generic uses them at some 40 sites, and inlining each one tripled the engine's compile
-# time (cold start: 107 -> 54 s CPU for the first dispatch) for no measured speed (the hot
-# handlers are written out in run_wave).
-@njit(inline="always")
-def get_exec(sregs, w):
-    return U64(sregs[w, EXEC_LO]) | (U64(sregs[w, EXEC_HI]) << U64(32))
-
-
-@njit(inline="always")
-def get_vcc(sregs, w):
-    return U64(sregs[w, VCC_LO]) | (U64(sregs[w, VCC_HI]) << U64(32))
-
-
-@njit(inline="always")
-def set_pair(sregs, w, code, v):
-    sregs[w, code] = np.uint32(v & MASK32)
-    sregs[w, code + 1] = np.uint32(v >> U64(32))
-
-
-@njit(inline="always")
-def fail(ws, w, code, arg, lane=-1):
-    """Stop wave w with an error (the row is the current PC)."""
-    if ws[w, WS_STATUS] != ST_ERROR:
-        ws[w, WS_STATUS] = ST_ERROR
-        ws[w, WS_ERR] = code
-        ws[w, WS_ERR_ROW] = ws[w, WS_PC]
-        ws[w, WS_ERR_ARG] = arg
-        ws[w, WS_ERR_LANE] = lane
-
-
-@njit(inline="always")
-def sgpr_ok(ws, w, code, ndw):
-    """Check an SGPR operand range against the wave's allocation (special registers pass)."""
-    if code <= 103:
-        if code + ndw > ws[w, WS_SGPRS]:
-            fail(ws, w, ERR_SGPR_RANGE, code + ndw - 1)
-            return False
-    return True
-
-
-@njit
-def read_scalar(sregs, ws, w, code, ndw, lit, lit_high):
-    """Value of a scalar operand (register, inline constant, literal) of 1 or 2 dwords."""
-    if code == 125:
-        fail(ws, w, ERR_BAD_OPERAND, code)
-        return U64(0)
-    if code < 128:
-        if not sgpr_ok(ws, w, code, ndw):
-            return U64(0)
-        v = U64(sregs[w, code])
-        if ndw >= 2:
-            v |= U64(sregs[w, code + 1]) << U64(32)
-        return v
-    if code <= 192:
-        return U64(code - 128)
-    if code <= 208:
-        v = U64(0) - U64(code - 192)
-        return v if ndw >= 2 else v & MASK32
-    if 240 <= code <= 247:
-        return _F64_CONSTS[code - 240] if ndw >= 2 else _F32_CONSTS[code - 240]
-    if code == 251:  # VCCZ
-        return U64(1) if get_vcc(sregs, w) == U64(0) else U64(0)
-    if code == 252:  # EXECZ
-        return U64(1) if get_exec(sregs, w) == U64(0) else U64(0)
-    if code == 253:  # SCC
-        return U64(ws[w, WS_SCC])
-    if code == 255:
-        v = U64(lit) & MASK32
-        if ndw >= 2 and lit_high:
-            return v << U64(32)
-        return v
-    fail(ws, w, ERR_BAD_OPERAND, code)
-    return U64(0)
-
-
-@njit
-def write_scalar(sregs, ws, w, code, ndw, v):
-    if code > 127 or code == 125:
-        fail(ws, w, ERR_BAD_OPERAND, code)
-        return
-    if not sgpr_ok(ws, w, code, ndw):
-        return
-    sregs[w, code] = np.uint32(v & MASK32)
-    for i in range(1, ndw):
-        sregs[w, code + i] = np.uint32((v >> U64(32 * i)) & MASK32) if i < 2 else sregs[w, code + i]
-
-
-@njit(inline="always")
-def vgpr_ok(ws, w, r, ndw):
-    if r < 0 or r + ndw > ws[w, WS_VCOUNT]:
-        fail(ws, w, ERR_VGPR_RANGE, r + ndw - 1)
-        return False
-    return True
 
 
 @njit
@@ -330,7 +171,7 @@ def hwreg_value(sregs, ws, w, hw_id):
 def step_generic(code, pc, w, sregs, ws, vgpr, lds, msgs, tmp, t32):
     """Execute the instruction at row pc on ws/sregs state (the general path: every handler,
     every operand kind, every error; run_wave runs memory instructions (through
-    memops.call_family) and SMRD (smem) itself). Returns the next row."""
+    mem.entry.call_family) and SMRD (mem.scalar.smem) itself). Returns the next row."""
     n = code.shape[0]
     ins = code[pc]
     h = ins[C_H]
@@ -590,15 +431,15 @@ def row32_source(code, pc, i, sregs, w, pv, vbase, vstride, q32):
     c = code[pc, C_S0 + i]
     am = np.uint32(0x80000000) if (code[pc, C_ABS] >> i) & 1 else np.uint32(0)
     nm = np.uint32(0x80000000) if (code[pc, C_NEG] >> i) & 1 else np.uint32(0)
-    if k == K_VGPR:
+    if k == OP_VGPR:
         q = pv + (vbase + c - 256) * vstride
         if am | nm:
             copy_row_modified(q32 + i * 256, q, am, nm)
             q = q32 + i * 256
         return q
-    if k == K_CONST:
+    if k == OP_CONST:
         return code[pc, C_V0 + i]
-    if k == K_SREG:
+    if k == OP_SREG:
         fill_row(q32 + i * 256, (sregs[w, c] & ~am) ^ nm)
         return q32 + i * 256
     return q32 + T32_ZERO * 256
@@ -615,7 +456,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
 
     The hot handlers (SALU, VALU, compares, branches, saveexec, nop) run here on local copies
     of PC, SCC, the step and instruction counters, using operand kinds and constants the
-    decoder precomputed (gcnemu/program.py: C_K*, C_V*, C_SMAX, C_VMAX, C_FAST). Everything
+    decoder precomputed (gcnemu/exec/program.py: C_K*, C_V*, C_SMAX, C_VMAX, C_FAST). Everything
     else -- and any instruction whose operands need a run-time check that fails -- goes to
     `step_generic` with the locals written back to ws first and reloaded after.
 
@@ -623,8 +464,8 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
     on the VGPR rows themselves: only scalar operands, absent ones and modified copies go
     through the uint32 scratch rows ``t32``, and the kernel stores the result under EXEC.
 
-    Memory families are called with ``frame`` (gcnemu/memops.py, FR_*): the state arrays'
-    addresses and shapes, written once here; each instruction sets only its row address.
+    Memory families are called with ``frame`` (gcnemu/mem/entry.py, layout.FR_*): the
+    state arrays' addresses and shapes, written once here; each instruction sets only its row address.
 
     ``tr`` is the timing trace (gcnemu/timing/trace.py), or None when timing is off: numba
     then compiles a specialisation without the recording (its ``tr is not None`` branches are
@@ -726,19 +567,19 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             wd = code[pc, C_WD]
             # operands written out here (see the note above run_wave)
             a = U64(code[pc, C_V0])
-            if code[pc, C_K0] == K_SREG:
+            if code[pc, C_K0] == OP_SREG:
                 c = code[pc, C_S0]
                 a = U64(sregs[w, c])
                 if code[pc, C_W0] >= 2:
                     a |= U64(sregs[w, c + 1]) << U64(32)
             b = U64(code[pc, C_V1])
-            if code[pc, C_K1] == K_SREG:
+            if code[pc, C_K1] == OP_SREG:
                 c = code[pc, C_S1]
                 b = U64(sregs[w, c])
                 if code[pc, C_W1] >= 2:
                     b |= U64(sregs[w, c + 1]) << U64(32)
             d = U64(0)
-            if kd == K_SREG:
+            if kd == OP_SREG:
                 d = U64(sregs[w, dc])
                 if wd >= 2:
                     d |= U64(sregs[w, dc + 1]) << U64(32)
@@ -771,7 +612,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
                 if wd < 2:
                     r &= MASK32
                 scc = 1 if r != U64(0) else 0
-            if kd == K_SREG:
+            if kd == OP_SREG:
                 sregs[w, dc] = np.uint32(r & MASK32)
                 if wd >= 2:
                     sregs[w, dc + 1] = np.uint32(r >> U64(32))
@@ -788,7 +629,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
                 if flags & FL_CIN_S2:
                     c = code[pc, C_S2]
                     cin = U64(sregs[w, c]) | (U64(sregs[w, c + 1]) << U64(32)) \
-                        if code[pc, C_K2] == K_SREG else U64(code[pc, C_V2])
+                        if code[pc, C_K2] == OP_SREG else U64(code[pc, C_V2])
                     q2 = q32 + T32_ZERO * 256
                 else:
                     q2 = row32_source(code, pc, 2, sregs, w, pv, vbase, vstride, q32)
@@ -815,16 +656,16 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
                     ndw = code[pc, C_W0 + i]
                     if i == 2 and flags & FL_CIN_S2:
                         cin = U64(sregs[w, c]) | (U64(sregs[w, c + 1]) << U64(32)) \
-                            if kind == K_SREG else U64(code[pc, C_V2])
-                        kind = K_NONE
-                    if kind == K_NONE:
+                            if kind == OP_SREG else U64(code[pc, C_V2])
+                        kind = OP_NONE
+                    if kind == OP_NONE:
                         if not (zmask >> i) & 1:
                             for l in range(nl):
                                 tmp[i, l] = U64(0)
                             zmask |= 1 << i
                         continue
                     zmask &= ~(1 << i)
-                    if kind == K_VGPR:
+                    if kind == OP_VGPR:
                         row = vbase + c - 256
                         if ndw >= 2:
                             for l in range(nl):
@@ -833,7 +674,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
                             for l in range(nl):
                                 tmp[i, l] = U64(vgpr[row, l])
                         continue
-                    if kind == K_SREG:
+                    if kind == OP_SREG:
                         v = U64(sregs[w, c])
                         if ndw >= 2:
                             v |= U64(sregs[w, c + 1]) << U64(32)
@@ -893,7 +734,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
         elif h == H_DS and code[pc, C_FAST] != 0 and code[pc, C_VMAX] <= vcount and \
                 (ws[w, WS_LDS_BASE] & 3) == 0:
             # LDS dword loads and stores: the row kernel the decoder picked (see
-            # memops.lds_row_form), on the wave's rows and LDS window, limit min(M0, size)
+            # mem.ds.lds_row_form), on the wave's rows and LDS window, limit min(M0, size)
             ex = (U64(sregs[w, EXEC_LO]) | (U64(sregs[w, EXEC_HI]) << U64(32)))
             lim = min(np.int64(sregs[w, M0]), ws[w, WS_LDS_SIZE])
             call_lds_rows(code[pc, C_DS_FN], pv + (vbase + code[pc, C_DS_ROW_A]) * vstride,
@@ -905,10 +746,10 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
                 ndata >= code[pc, C_FL_SPAN] and call_flat_rows(
                     code[pc, C_FL_FN], pv + (vbase + code[pc, C_FL_ROW]) * vstride,
                     pv + (vbase + code[pc, C_F2]) * vstride, pdata, pmapped, mem_base,
-                    ndata - code[pc, C_FL_SPAN], M.PAGE_SHIFT, PRIVATE_APERTURE_HI,
+                    ndata - code[pc, C_FL_SPAN], PAGE_SHIFT, PRIVATE_APERTURE_HI,
                     U64(sregs[w, EXEC_LO]) | (U64(sregs[w, EXEC_HI]) << U64(32))) == U64(0):
             # FLAT dword loads and stores whose lanes are all in mapped GPU memory: the row
-            # kernel the decoder picked (memops.flat_row_form); any other lane -> the general
+            # kernel the decoder picked (mem.flat.flat_row_form); any other lane -> the general
             # path below runs the instruction again
             ws[w, WS_VMEM] += 1
         elif h == H_CBRANCH:
@@ -937,7 +778,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
         elif h == H_SAVEEXEC and code[pc, C_FAST] != 0 and code[pc, C_SMAX] <= nsg:
             ex = (U64(sregs[w, EXEC_LO]) | (U64(sregs[w, EXEC_HI]) << U64(32)))
             s = U64(code[pc, C_V0])
-            if code[pc, C_K0] == K_SREG:
+            if code[pc, C_K0] == OP_SREG:
                 c = code[pc, C_S0]
                 s = U64(sregs[w, c]) | (U64(sregs[w, c + 1]) << U64(32))
             nx = saveexec_result(code[pc, C_K], s, ex)
@@ -978,7 +819,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             zmask = 0
             if h >= H_DS and h <= H_EXP:
                 # memory families: each compiled on first use and called by address with
-                # the frame (see gcnemu/memops.py)
+                # the frame (see gcnemu/mem/entry.py)
                 frame[FR_INS] = U64(code_base + pc * code_stride)
                 call_family(code[pc, C_FN], pframe)
             elif h == H_SMRD_LOAD or h == H_MEMTIME:
@@ -1145,83 +986,6 @@ def mqsad(vgpr, ws, w, dst, s0, s1, s2lo, s2hi, exec_mask):
             vgpr[row + 3, l] = np.uint32(hi >> U64(32))
 
 
-@njit(_nrt=False)
-def smem(code, ins, w, sregs, ws, mem_data, mem_mapped, mem_base, faults):
-    """SMRD: s_load_dword*, s_buffer_load_dword*, s_memtime.
-
-    _nrt=False: it allocates nothing, and numba's atomic incref/decref of its array arguments
-    cost ten times the load itself (see the note in gcnemu/memops.py)."""
-    ws[w, WS_SMEM] += 1
-    if ins[C_H] == H_MEMTIME:
-        # a deterministic clock: 4 cycles per instruction issued so far by this wave
-        write_scalar(sregs, ws, w, ins[C_DST], 2, U64(ws[w, WS_INSTS] * 4))
-        return
-    ndw = ins[C_K]
-    if ins[C_F1]:
-        off = np.int64(read_scalar(sregs, ws, w, ins[C_S1], 1, 0, False))
-    else:
-        off = ins[C_IMM]
-    if not sgpr_ok(ws, w, ins[C_DST], ndw):
-        return
-    if ins[C_F0]:
-        # s_buffer_load: base and num_records from the V# in four SGPRs
-        if not sgpr_ok(ws, w, ins[C_S0], 4):
-            return
-        base = np.int64(U64(sregs[w, ins[C_S0]]) | ((U64(sregs[w, ins[C_S0] + 1]) & U64(0xFFFF)) << U64(32)))
-        num_records = np.int64(sregs[w, ins[C_S0] + 2])
-        for i in range(ndw):
-            o = (off & ~3) + 4 * i
-            v = U64(0)
-            if o + 4 <= num_records:
-                v = _smem_dword(mem_data, mem_mapped, mem_base, base + o, ws, w, faults)
-            sregs[w, ins[C_DST] + i] = np.uint32(v & MASK32)
-        return
-    if not sgpr_ok(ws, w, ins[C_S0], 2):
-        return
-    base = np.int64(U64(sregs[w, ins[C_S0]]) | (U64(sregs[w, ins[C_S0] + 1]) << U64(32)))
-    addr = (base + off) & ~np.int64(3)
-    for i in range(ndw):
-        v = _smem_dword(mem_data, mem_mapped, mem_base, addr + 4 * i, ws, w, faults)
-        sregs[w, ins[C_DST] + i] = np.uint32(v & MASK32)
-
-
-@njit(inline="always")
-def _smem_dword(mem_data, mem_mapped, mem_base, addr, ws, w, faults):
-    """The dword at addr: read in place when it is backed and mapped (no call per dword),
-    else through memory.mem_load, recording the fault."""
-    ua = U64(addr)
-    ub = U64(mem_base)
-    if ua >= ub and ua - ub <= U64(mem_data.shape[0]) - U64(4):
-        o = np.int64(ua - ub)
-        if mem_mapped[o >> M.PAGE_SHIFT] != 0 and mem_mapped[(o + 3) >> M.PAGE_SHIFT] != 0:
-            v = U64(0)
-            for b in range(4):
-                v |= U64(mem_data[o + b]) << U64(8 * b)
-            return v
-    v, ok = M.mem_load(mem_data, mem_mapped, mem_base, addr, 4)
-    if not ok:
-        record_fault(ws, w, faults, addr, -1, 0)
-    return v
-
-
-@njit
-def record_fault(ws, w, faults, addr, lane, is_write):
-    """Remember an access to unmapped memory: the access got zero / was dropped."""
-    k = ws[w, WS_FAULTS]
-    if k < faults.shape[1]:
-        faults[w, k, 0] = addr
-        faults[w, k, 1] = ws[w, WS_PC]
-        faults[w, k, 2] = lane
-        faults[w, k, 3] = is_write
-    ws[w, WS_FAULTS] = k + 1
-
-
-from .memops import (  # noqa: E402  (needs the helpers above)
-    FR_BASE, FR_DATA, FR_EXPORTS, FR_FAULTS, FR_INS, FR_LDS, FR_MAPPED, FR_NCOLS, FR_NDATA,
-    FR_NEXP, FR_NEXPC, FR_NF0, FR_NF1, FR_NLDS, FR_NMAPPED, FR_NV, FR_NW, FR_NWS, FR_SREGS,
-    FR_TMP, FR_VGPR, FR_W, FR_WS, PRIVATE_APERTURE_HI, call_family, call_flat_rows,
-    call_lds_rows)
-from .timing.trace import TRACE_SLACK, trace_memory  # noqa: E402  (needs the helpers above)
 
 
 # --- scheduling -----------------------------------------------------------------------------
@@ -1312,3 +1076,27 @@ def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, 
         if not progressed and not released:
             break
     return -1
+
+
+
+def error_from_wave(prog, ws: np.ndarray, w: int, kernel: str | None = None,
+                    wave_label: str | None = None) -> ExecutionError:
+    """The ExecutionError of a wave that failed (its WS_ERR* columns), naming the PC and the
+    instruction of the decoded program ``prog`` where it stopped."""
+    code = int(ws[w, WS_ERR])
+    arg = int(ws[w, WS_ERR_ARG])
+    row = int(ws[w, WS_ERR_ROW])
+    lane = int(ws[w, WS_ERR_LANE])
+    text = ERROR_TEXT.get(code, f"error {code}").format(arg=arg)
+    pc = text_ins = None
+    if 0 <= row < len(prog.instructions):
+        ins = prog.instructions[row]
+        pc = ins.offset
+        text_ins = prog.text_at(row)
+        if code == ERR_FORMAT:
+            text = format_error_text(arg)
+        if code == ERR_UNIMPLEMENTED:
+            text = f"{ins.defn.encoding} instruction {ins.defn.name} (opcode {ins.defn.opcode}) " \
+                   f"is not implemented by gcnemu"
+    return ExecutionError(text, kernel=kernel, pc=pc, wave=w if wave_label is None else wave_label,
+                          lane=lane if lane >= 0 else None, instruction=text_ins)

@@ -1,7 +1,7 @@
 """A decoded program: instructions turned once into a structure of integer arrays.
 
 The engine never looks at bytes or strings. Each instruction becomes one row of `Program.code`
-(int64, shape [n, NCOL]); the columns are named by the C_* constants below. Operand codes use
+(int64, shape [n, NCOL]); its columns (C_*) are described in gcnemu/exec/layout.py. Operand codes use
 the hardware's 9-bit source space (0..255 scalar registers and constants, 256 + n for VGPR n),
 so one reader serves every family.
 """
@@ -13,33 +13,32 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import engine as E
-from .memops import family_address, flat_row_form, lds_row_form
-from .memops import subop as memory_subop
+from ..isa import table
+from ..isa.decoder import Instruction, decode
+from ..isa.encoding import LITERAL
+from ..mem.ds import lds_row_form
+from ..mem.entry import family_address
+from ..mem.flat import flat_row_form
+from ..mem.space import zeros_aligned
+from ..mem.subops import subop as memory_subop
+from ..sem import valu_int
+from ..sem.fp import output_modifier_width
+from . import layout as L
 from .dispatch_gen import SALU_NAMES, VALU_NAMES
+from .layout import (C_ABS, C_CLAMP, C_DST, C_F0, C_F1, C_F2, C_F3, C_F4, C_F5, C_F6, C_FAST,
+                     C_FLAGS, C_H, C_IMM, C_K, C_K0, C_K1, C_K2, C_KD, C_LIT, C_NEG, C_OMOD,
+                     C_OMODW, C_PC, C_ROW, C_S0, C_S1, C_S2, C_SDST, C_SIZE, C_SMAX, C_TGT, C_UNIT,
+                     C_V0, C_V1, C_V2, C_VMAX, C_W0, C_W1, C_W2, C_WD, NCOL, VCC_LO)
 from .opkernels import valu32_address, valu_address
-from .isa import table
-from .isa.decoder import Instruction, decode
-from .isa.encoding import LITERAL, VCC_LO
-from .memory import zeros_aligned
-from .sem import valu_int
-from .sem.fp import output_modifier_width
-
-# Columns of Program.code
-(C_H, C_K, C_PC, C_SIZE, C_S0, C_S1, C_S2, C_DST, C_SDST, C_W0, C_W1, C_W2, C_WD, C_ABS, C_NEG,
- C_CLAMP, C_OMOD, C_LIT, C_IMM, C_TGT, C_FLAGS, C_OMODW, C_F0, C_F1, C_F2, C_F3, C_F4, C_F5,
- C_F6, C_F7, C_UNIT, C_ROW, C_K0, C_K1, C_K2, C_KD, C_V0, C_V1, C_V2, C_SMAX, C_VMAX,
- C_FAST) = range(42)
-NCOL = 42
 
 _VALU_INDEX = {n: i for i, n in enumerate(VALU_NAMES)}
 _SALU_INDEX = {n: i for i, n in enumerate(SALU_NAMES)}
-#: SALU index -> the engine's inline form (E.SQ_*, in C_V2 of fast SALU rows): the moves and
+#: SALU index -> the engine's inline form (L.SQ_*, in C_V2 of fast SALU rows): the moves and
 #: bitwise ops that branchy code is made of, run without the call to salu_exec
 _SALU_QUICK = {_SALU_INDEX[f"s_{op}_b{w}"]: q for w in (32, 64) for op, q in (
-    ("and", E.SQ_AND), ("or", E.SQ_OR), ("xor", E.SQ_XOR), ("andn2", E.SQ_ANDN2),
-    ("orn2", E.SQ_ORN2), ("nand", E.SQ_NAND), ("nor", E.SQ_NOR), ("xnor", E.SQ_XNOR),
-    ("mov", E.SQ_MOV), ("not", E.SQ_NOT)) if f"s_{op}_b{w}" in _SALU_INDEX}
+    ("and", L.SQ_AND), ("or", L.SQ_OR), ("xor", L.SQ_XOR), ("andn2", L.SQ_ANDN2),
+    ("orn2", L.SQ_ORN2), ("nand", L.SQ_NAND), ("nor", L.SQ_NOR), ("xnor", L.SQ_XNOR),
+    ("mov", L.SQ_MOV), ("not", L.SQ_NOT)) if f"s_{op}_b{w}" in _SALU_INDEX}
 
 UNITS = ("SALU", "SMEM", "VALU", "VMEM", "LDS", "EXPORT", "BRANCH", "SPECIAL")
 _UNIT_INDEX = {u: i for i, u in enumerate(UNITS)}
@@ -92,23 +91,23 @@ _SAVEEXEC = {"s_and_saveexec_b64": 0, "s_or_saveexec_b64": 1, "s_xor_saveexec_b6
 _CBRANCH = {"s_cbranch_scc0": 0, "s_cbranch_scc1": 1, "s_cbranch_vccz": 2, "s_cbranch_vccnz": 3,
             "s_cbranch_execz": 4, "s_cbranch_execnz": 5, "s_cbranch_cdbgsys": 6,
             "s_cbranch_cdbguser": 6, "s_cbranch_cdbgsys_or_user": 6, "s_cbranch_cdbgsys_and_user": 6}
-_SOPP_SIMPLE = {"s_nop": E.H_NOP, "s_endpgm": E.H_ENDPGM, "s_branch": E.H_BRANCH,
-                "s_waitcnt": E.H_WAITCNT, "s_barrier": E.H_BARRIER, "s_sleep": E.H_NOP,
-                "s_setprio": E.H_NOP, "s_sendmsg": E.H_SENDMSG, "s_sendmsghalt": E.H_SENDMSG,
-                "s_trap": E.H_TRAP, "s_icache_inv": E.H_NOP, "s_incperflevel": E.H_NOP,
-                "s_decperflevel": E.H_NOP, "s_ttracedata": E.H_NOP, "s_sethalt": E.H_SETHALT,
-                "s_setkill": E.H_NOP}
-_SALU_SPECIAL = {"s_getpc_b64": E.H_GETPC, "s_setpc_b64": E.H_SETPC, "s_swappc_b64": E.H_SWAPPC,
-                 "s_rfe_b64": E.H_RFE, "s_movrels_b32": E.H_MOVRELS, "s_movrels_b64": E.H_MOVRELS,
-                 "s_movreld_b32": E.H_MOVRELD, "s_movreld_b64": E.H_MOVRELD,
-                 "s_cbranch_join": E.H_CBRANCH_JOIN, "s_cbranch_g_fork": E.H_CBRANCH_G_FORK,
-                 "s_cbranch_i_fork": E.H_CBRANCH_I_FORK, "s_getreg_b32": E.H_GETREG,
-                 "s_setreg_b32": E.H_SETREG, "s_setreg_imm32_b32": E.H_SETREG,
-                 "s_mov_regrd_b32": E.H_SALU, "s_setvskip": E.H_NOP}
-_VALU_SPECIAL = {"v_readlane_b32": E.H_READLANE, "v_writelane_b32": E.H_WRITELANE,
-                 "v_readfirstlane_b32": E.H_READFIRSTLANE, "v_movrels_b32": E.H_VMOVRELS,
-                 "v_movreld_b32": E.H_VMOVRELD, "v_movrelsd_b32": E.H_VMOVRELSD,
-                 "v_nop": E.H_NOP, "v_clrexcp": E.H_NOP, "v_mqsad_u32_u8": E.H_MQSAD}
+_SOPP_SIMPLE = {"s_nop": L.H_NOP, "s_endpgm": L.H_ENDPGM, "s_branch": L.H_BRANCH,
+                "s_waitcnt": L.H_WAITCNT, "s_barrier": L.H_BARRIER, "s_sleep": L.H_NOP,
+                "s_setprio": L.H_NOP, "s_sendmsg": L.H_SENDMSG, "s_sendmsghalt": L.H_SENDMSG,
+                "s_trap": L.H_TRAP, "s_icache_inv": L.H_NOP, "s_incperflevel": L.H_NOP,
+                "s_decperflevel": L.H_NOP, "s_ttracedata": L.H_NOP, "s_sethalt": L.H_SETHALT,
+                "s_setkill": L.H_NOP}
+_SALU_SPECIAL = {"s_getpc_b64": L.H_GETPC, "s_setpc_b64": L.H_SETPC, "s_swappc_b64": L.H_SWAPPC,
+                 "s_rfe_b64": L.H_RFE, "s_movrels_b32": L.H_MOVRELS, "s_movrels_b64": L.H_MOVRELS,
+                 "s_movreld_b32": L.H_MOVRELD, "s_movreld_b64": L.H_MOVRELD,
+                 "s_cbranch_join": L.H_CBRANCH_JOIN, "s_cbranch_g_fork": L.H_CBRANCH_G_FORK,
+                 "s_cbranch_i_fork": L.H_CBRANCH_I_FORK, "s_getreg_b32": L.H_GETREG,
+                 "s_setreg_b32": L.H_SETREG, "s_setreg_imm32_b32": L.H_SETREG,
+                 "s_mov_regrd_b32": L.H_SALU, "s_setvskip": L.H_NOP}
+_VALU_SPECIAL = {"v_readlane_b32": L.H_READLANE, "v_writelane_b32": L.H_WRITELANE,
+                 "v_readfirstlane_b32": L.H_READFIRSTLANE, "v_movrels_b32": L.H_VMOVRELS,
+                 "v_movreld_b32": L.H_VMOVRELD, "v_movrelsd_b32": L.H_VMOVRELSD,
+                 "v_nop": L.H_NOP, "v_clrexcp": L.H_NOP, "v_mqsad_u32_u8": L.H_MQSAD}
 _VCC_CIN_E32 = set(valu_int.CIN_OPS)
 _CARRY_OUT = set(valu_int.SDST_OUT_OPS)
 
@@ -127,21 +126,21 @@ def _row(ins: Instruction, pc_index: dict, prog_name: str) -> np.ndarray:
     r[C_W0] = r[C_W1] = r[C_W2] = r[C_WD] = 1
     flags = 0
     if "f64" in name:
-        flags |= E.FL_LIT_HIGH
+        flags |= L.FL_LIT_HIGH
 
     if enc in ("SOP2", "SOP1", "SOPC", "SOPK"):
         if name in _SALU_SPECIAL:
             r[C_H] = _SALU_SPECIAL[name]
         elif name in _SALU_INDEX:
-            r[C_H] = E.H_SALU
+            r[C_H] = L.H_SALU
             r[C_K] = _SALU_INDEX[name]
         elif name in _SAVEEXEC:
-            r[C_H] = E.H_SAVEEXEC
+            r[C_H] = L.H_SAVEEXEC
             r[C_K] = _SAVEEXEC[name]
         else:
-            r[C_H] = E.H_UNIMPLEMENTED
+            r[C_H] = L.H_UNIMPLEMENTED
         if name == "s_mov_regrd_b32":
-            r[C_H] = E.H_SALU
+            r[C_H] = L.H_SALU
             r[C_K] = _SALU_INDEX.get("s_mov_b32", 0)
         if enc == "SOPK":
             r[C_S0] = f["sdst"]
@@ -171,23 +170,23 @@ def _row(ins: Instruction, pc_index: dict, prog_name: str) -> np.ndarray:
     if enc == "SOPP":
         r[C_IMM] = f["simm16"]
         if name in _CBRANCH:
-            r[C_H] = E.H_CBRANCH
+            r[C_H] = L.H_CBRANCH
             r[C_K] = _CBRANCH[name]
         else:
-            r[C_H] = _SOPP_SIMPLE.get(name, E.H_UNIMPLEMENTED)
+            r[C_H] = _SOPP_SIMPLE.get(name, L.H_UNIMPLEMENTED)
         if name == "s_branch" or name in _CBRANCH:
             r[C_TGT] = _branch_target(ins, f["simm16"], pc_index, prog_name)
         return r
 
     if enc == "SMRD":
         if name.startswith(("s_load_dword", "s_buffer_load_dword")):
-            r[C_H] = E.H_SMRD_LOAD
+            r[C_H] = L.H_SMRD_LOAD
             r[C_K] = _width(kinds["sdst"])
             r[C_F0] = 1 if name.startswith("s_buffer") else 0
         elif name == "s_memtime":
-            r[C_H] = E.H_MEMTIME
+            r[C_H] = L.H_MEMTIME
         else:
-            r[C_H] = E.H_NOP       # s_dcache_inv, s_dcache_inv_vol: no scalar cache is modelled
+            r[C_H] = L.H_NOP       # s_dcache_inv, s_dcache_inv_vol: no scalar cache is modelled
         r[C_S0] = f["sbase"] * 2
         r[C_DST] = f["sdst"]
         if f["imm"]:
@@ -205,9 +204,9 @@ def _row(ins: Instruction, pc_index: dict, prog_name: str) -> np.ndarray:
         if name in _VALU_SPECIAL:
             r[C_H] = _VALU_SPECIAL[name]
         elif name in _VALU_INDEX:
-            r[C_H] = E.H_VCMP if name.startswith("v_cmp") else E.H_VALU
+            r[C_H] = L.H_VCMP if name.startswith("v_cmp") else L.H_VALU
         else:
-            r[C_H] = E.H_UNIMPLEMENTED
+            r[C_H] = L.H_UNIMPLEMENTED
         srcs = [k for k in ("src0", "src", "vsrc0") if k in kinds]
         r[C_S0] = f["src0"]
         r[C_W0] = _width(kinds[srcs[0]]) if srcs else 1
@@ -228,9 +227,9 @@ def _row(ins: Instruction, pc_index: dict, prog_name: str) -> np.ndarray:
         if enc != "VOPC":
             r[C_DST] = f["vdst"]
         if name.startswith("v_cmp"):
-            flags |= E.FL_CMP
+            flags |= L.FL_CMP
             if name.startswith(("v_cmpx", "v_cmpsx")):
-                flags |= E.FL_CMPX
+                flags |= L.FL_CMPX
             if vop3:
                 r[C_SDST] = f["vdst"]
                 r[C_DST] = -1
@@ -238,14 +237,14 @@ def _row(ins: Instruction, pc_index: dict, prog_name: str) -> np.ndarray:
                 r[C_SDST] = VCC_LO
         if name in _CARRY_OUT or name.startswith("v_div_scale"):
             r[C_SDST] = f["sdst"] if vop3 else VCC_LO
-            flags |= E.FL_FLAGS_TO_SDST
+            flags |= L.FL_FLAGS_TO_SDST
         if name in _VCC_CIN_E32:
             if vop3:
-                flags |= E.FL_CIN_S2
+                flags |= L.FL_CIN_S2
             else:
-                flags |= E.FL_CIN_VCC
+                flags |= L.FL_CIN_VCC
         if name.startswith("v_div_fmas"):
-            flags |= E.FL_CIN_VCC
+            flags |= L.FL_CIN_VCC
         if name in ("v_mac_f32", "v_mac_legacy_f32", "v_cvt_pkaccum_u8_f32"):
             r[C_S2] = 256 + f["vdst"]
             r[C_W2] = 1
@@ -260,13 +259,13 @@ def _row(ins: Instruction, pc_index: dict, prog_name: str) -> np.ndarray:
         if vop3:
             # VOP3 has no literal on gfx7; src2 of 2-operand ops is ignored
             pass
-        r[C_OMODW] = output_modifier_width(name) if r[C_H] == E.H_VALU else 0
-        if r[C_H] in (E.H_VALU, E.H_VCMP):
+        r[C_OMODW] = output_modifier_width(name) if r[C_H] == L.H_VALU else 0
+        if r[C_H] in (L.H_VALU, L.H_VCMP):
             # every operand 32-bit and no output modifier: the 32-bit row kernel, which reads
             # VGPRs in place and stores the result itself; else the 64-bit-lane one
-            widths = [r[C_W0], r[C_W1], r[C_W2]] + ([] if flags & E.FL_CMP else [r[C_WD]])
+            widths = [r[C_W0], r[C_W1], r[C_W2]] + ([] if flags & L.FL_CMP else [r[C_WD]])
             if max(widths) == 1 and (r[C_OMOD] | r[C_CLAMP]) == 0:
-                flags |= E.FL_ROW32
+                flags |= L.FL_ROW32
                 r[C_K] = valu32_address(name)
             else:
                 r[C_K] = valu_address(name)
@@ -274,12 +273,12 @@ def _row(ins: Instruction, pc_index: dict, prog_name: str) -> np.ndarray:
         return r
 
     # Memory, interpolation and export families: the engine reads the raw fields.
-    r[C_H] = E.MEMORY_HANDLERS.get(enc, E.H_UNIMPLEMENTED)
+    r[C_H] = L.MEMORY_HANDLERS.get(enc, L.H_UNIMPLEMENTED)
     names = _FIELD_ORDER.get(enc, ())
     for i, fn in enumerate(names):
         r[C_F0 + i] = f.get(fn, 0)
     r[C_K] = memory_subop(enc, name)
-    r[E.C_FN] = family_address(int(r[C_H]))   # compiled on first use (gcnemu/memops.py)
+    r[L.C_FN] = family_address(int(r[C_H]))   # compiled on first use (gcnemu/mem/entry.py)
     r[C_WD] = _width(kinds.get("vdst", kinds.get("vdata", "32")))
     if enc == "MIMG":
         r[C_WD] = bin(f["dmask"]).count("1") or 1
@@ -302,7 +301,7 @@ _FIELD_ORDER = {
 }
 
 #: further raw fields of memory families, packed 8 bits each into column C_LIT (these
-#: encodings carry no literal): field i at bits 8*i .. 8*i+7 (see gcnemu/memops.py)
+#: encodings carry no literal): field i at bits 8*i .. 8*i+7 (the memory families of gcnemu/mem)
 _EXTRA_FIELDS = {
     "MUBUF": ("tfe", "slc"),
     "MTBUF": ("tfe", "slc", "nfmt"),
@@ -321,10 +320,10 @@ def build_program(instructions: list, name: str = "snippet") -> Program:
         if ins.defn.encoding in ("MUBUF", "MTBUF"):
             code[i, C_S0] = ins.fields["soffset"]
         _fast_columns(code[i])
-        if code[i, C_FAST] and int(code[i, C_FLAGS]) & E.FL_ROW32:
+        if code[i, C_FAST] and int(code[i, C_FLAGS]) & L.FL_ROW32:
             _row32_operands(code[i])
     if not instructions:
-        code[0, C_H] = E.H_ENDPGM
+        code[0, C_H] = L.H_ENDPGM
     return Program(code, list(instructions), pc_index, name)
 
 
@@ -372,7 +371,7 @@ def _row32_operands(r: np.ndarray) -> None:
     constant carry-in mask in src2 (FL_CIN_S2) stays a value."""
     flags = int(r[C_FLAGS])
     for i in range(3):
-        if int(r[C_K0 + i]) != E.K_CONST or (i == 2 and flags & E.FL_CIN_S2):
+        if int(r[C_K0 + i]) != L.OP_CONST or (i == 2 and flags & L.FL_CIN_S2):
             continue
         absb, negb = (int(r[C_ABS]) >> i) & 1, (int(r[C_NEG]) >> i) & 1
         v = ((int(r[C_V0 + i]) & _M32) & ~(absb << 31)) ^ (negb << 31)
@@ -382,35 +381,35 @@ def _row32_operands(r: np.ndarray) -> None:
 def _scalar_operand(code: int, ndw: int, lit: int, lit_high: bool):
     """(kind, constant, sgpr end) of a scalar operand as the engine's read_scalar sees it.
 
-    kind is K_SREG for registers 0..127, K_CONST for inline constants and literals (their
+    kind is OP_SREG for registers 0..127, OP_CONST for inline constants and literals (their
     value, as read_scalar would return it, is the constant), None for operands whose value
     is dynamic (VCCZ, EXECZ, SCC) or invalid: those instructions take the general path.
     sgpr end is code + ndw for SGPRs 0..103 (checked against the wave's allocation), else 0.
     """
     if code < 0:
-        return E.K_NONE, 0, 0
+        return L.OP_NONE, 0, 0
     if code == 125:   # reserved: the general path reports it
         return None, 0, 0
     if code < 128:
-        return E.K_SREG, 0, (code + ndw if code <= 103 else 0)
+        return L.OP_SREG, 0, (code + ndw if code <= 103 else 0)
     if code <= 192:
-        return E.K_CONST, code - 128, 0
+        return L.OP_CONST, code - 128, 0
     if code <= 208:
         v = (-(code - 192)) & _M64
-        return E.K_CONST, (v if ndw >= 2 else v & _M32), 0
+        return L.OP_CONST, (v if ndw >= 2 else v & _M32), 0
     if 240 <= code <= 247:
-        t = E._F64_CONSTS if ndw >= 2 else E._F32_CONSTS
-        return E.K_CONST, int(t[code - 240]), 0
+        t = L.INLINE_F64 if ndw >= 2 else L.INLINE_F32
+        return L.OP_CONST, int(t[code - 240]), 0
     if code == 255:
         v = int(lit) & _M32
-        return E.K_CONST, (v << 32 if ndw >= 2 and lit_high else v), 0
+        return L.OP_CONST, (v << 32 if ndw >= 2 and lit_high else v), 0
     return None, 0, 0
 
 
 def _vector_operand(code: int, ndw: int, lit: int, lit_high: bool):
     """(kind, constant, sgpr end, vgpr end) of a VALU source as read_vector sees it."""
     if code >= 256:
-        return E.K_VGPR, 0, 0, code - 256 + ndw
+        return L.OP_VGPR, 0, 0, code - 256 + ndw
     if code == 254:   # LDS_DIRECT
         return None, 0, 0, 0
     k, v, se = _scalar_operand(code, ndw, lit, lit_high)
@@ -433,11 +432,11 @@ def _fast_columns(r: np.ndarray) -> None:
     the fast path handles. Instructions left at C_FAST 0 run the engine's general path."""
     h = int(r[C_H])
     lit = int(r[C_LIT])
-    lit_high = (int(r[C_FLAGS]) & E.FL_LIT_HIGH) != 0
-    kinds, vals, smax, vmax = [E.K_NONE] * 3, [0] * 3, 0, 0
+    lit_high = (int(r[C_FLAGS]) & L.FL_LIT_HIGH) != 0
+    kinds, vals, smax, vmax = [L.OP_NONE] * 3, [0] * 3, 0, 0
     ok = True
-    kd = E.K_NONE
-    if h == E.H_SALU:
+    kd = L.OP_NONE
+    if h == L.H_SALU:
         for i, (c, wc) in enumerate(((C_S0, C_W0), (C_S1, C_W1))):
             k, v, se = _scalar_operand(int(r[c]), int(r[wc]), lit, lit_high)
             ok &= k is not None and (i == 1 or int(r[c]) >= 0)
@@ -445,11 +444,11 @@ def _fast_columns(r: np.ndarray) -> None:
         d, wd = int(r[C_DST]), int(r[C_WD])
         if d >= 0:
             ok &= _sdst_ok(d) and wd <= 2
-            kd = E.K_SREG
+            kd = L.OP_SREG
             if 0 <= d <= 103:
                 smax = max(smax, d + wd)
-        vals[2] = _SALU_QUICK.get(int(r[C_K]), E.SQ_NONE)
-    elif h == E.H_SAVEEXEC:
+        vals[2] = _SALU_QUICK.get(int(r[C_K]), L.SQ_NONE)
+    elif h == L.H_SAVEEXEC:
         k, v, se = _scalar_operand(int(r[C_S0]), 2, lit, False)
         ok &= k is not None
         kinds[0], vals[0], smax = (k or 0), v, se
@@ -457,43 +456,43 @@ def _fast_columns(r: np.ndarray) -> None:
         ok &= _sdst_ok(d)
         if 0 <= d <= 103:
             smax = max(smax, d + 2)
-    elif h in (E.H_VALU, E.H_VCMP):
+    elif h in (L.H_VALU, L.H_VCMP):
         flags = int(r[C_FLAGS])
         ops = [(C_S0, C_W0), (C_S1, C_W1), (C_S2, C_W2)]
         for i, (c, wc) in enumerate(ops):
             code = int(r[c])
             if i == 0 or code >= 0:
-                if i == 2 and flags & E.FL_CIN_S2:
+                if i == 2 and flags & L.FL_CIN_S2:
                     k, v, se = _scalar_operand(code, 2, lit, False)
                     ve = 0
                 else:
                     k, v, se, ve = _vector_operand(code, int(r[wc]), lit, lit_high)
                 ok &= k is not None and code >= 0
                 kinds[i], vals[i], smax, vmax = (k or 0), v, max(smax, se), max(vmax, ve)
-        if flags & (E.FL_CMP | E.FL_FLAGS_TO_SDST):
+        if flags & (L.FL_CMP | L.FL_FLAGS_TO_SDST):
             sd = int(r[C_SDST])
             ok &= _sdst_ok(sd)
             if 0 <= sd <= 103:
                 smax = max(smax, sd + 2)
-        if not flags & E.FL_CMP:
+        if not flags & L.FL_CMP:
             d = int(r[C_DST])
             ok &= d >= 0
             vmax = max(vmax, d + int(r[C_WD]))
-    elif h == E.H_DS:
+    elif h == L.H_DS:
         form = lds_row_form(*(int(r[c]) for c in (C_K, C_F0, C_F1, C_F2, C_F3, C_F4, C_F5, C_F6)))
         if form is not None:
-            # the engine's LDS fast path (memops.lds_row_form; columns as engine.C_DS_*)
+            # the engine's LDS fast path (mem.ds.lds_row_form; columns layout.C_DS_*)
             fn, ra, rb, uo0, uo1, amask, vmax = form
-            r[E.C_DS_FN], r[E.C_DS_ROW_A], r[E.C_DS_ROW_B] = fn, ra, rb
-            r[E.C_DS_UO0], r[E.C_DS_UO1], r[E.C_DS_AMASK] = uo0, uo1, amask
+            r[L.C_DS_FN], r[L.C_DS_ROW_A], r[L.C_DS_ROW_B] = fn, ra, rb
+            r[L.C_DS_UO0], r[L.C_DS_UO1], r[L.C_DS_AMASK] = uo0, uo1, amask
             r[C_VMAX], r[C_FAST] = vmax, 1
         return
-    elif h == E.H_FLAT:
+    elif h == L.H_FLAT:
         form = flat_row_form(*(int(r[c]) for c in (C_K, C_F2, C_F3, C_F5)))
         if form is not None:
-            # the engine's FLAT fast path (memops.flat_row_form; columns as engine.C_FL_*)
+            # the engine's FLAT fast path (mem.flat.flat_row_form; columns layout.C_FL_*)
             fn, row, span, vmax = form
-            r[E.C_FL_FN], r[E.C_FL_ROW], r[E.C_FL_SPAN] = fn, row, span
+            r[L.C_FL_FN], r[L.C_FL_ROW], r[L.C_FL_SPAN] = fn, row, span
             r[C_VMAX], r[C_FAST] = vmax, 1
         return
     else:

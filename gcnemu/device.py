@@ -1,0 +1,205 @@
+"""The emulated device: the GPU (of a preset configuration, gcnemu/hardware.py) and its buffers.
+
+    gpu = gcnemu.GPU()                        # preset "xbox-one"; GPU("hd7970"), GPU("r9-290x")
+    prog = gcnemu.load("k.hsaco")             # path or bytes of a code object; or a .s file
+    x = gpu.to_device(np.arange(n, dtype=np.float32))
+    y = gpu.empty(n * 4)
+    rep = gpu.dispatch(prog.kernel("saxpy"), grid=(n,), block=(256,),
+                       args=[x, y, np.float32(2.0), np.uint32(n)])
+    out = y.to_numpy(np.float32)
+
+A dispatch places workgroups on the emulated CUs in order and runs their waves in the numba
+engine (gcnemu/launch.py); waves of a workgroup synchronise at s_barrier. Results are
+deterministic.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from .errors import DispatchError, GcnEmuError, MemoryFault
+from .exec.layout import PRIVATE_APERTURE_HI, SHARED_APERTURE_HI
+from .hardware import PRESETS, GPUConfig
+from .mem.space import Memory
+from .kernel import Kernel
+from .launch import Launch, LaunchCache, launch_shape
+from .report import DispatchReport
+from .workers import HelperPool
+
+class Buffer:
+    """A device allocation. ``address`` is its GPU virtual address."""
+
+    def __init__(self, gpu: "GPU", address: int, nbytes: int, name: str):
+        self.gpu = gpu
+        self.address = address
+        self.nbytes = nbytes
+        self.name = name
+
+    def to_numpy(self, dtype=np.uint8, count: int | None = None) -> np.ndarray:
+        """Copy the buffer's contents out as a numpy array of ``dtype``."""
+        dt = np.dtype(dtype)
+        n = self.nbytes // dt.itemsize if count is None else int(count)
+        return self.gpu.memory.read_array(self.address, dt, n)
+
+    def write(self, array) -> None:
+        """Overwrite the start of the buffer with ``array``'s bytes."""
+        a = np.ascontiguousarray(array)
+        if a.nbytes > self.nbytes:
+            raise GcnEmuError(f"writing {a.nbytes} bytes into buffer '{self.name}' of {self.nbytes} bytes")
+        self.gpu.memory.write(self.address, a)
+
+    def __int__(self) -> int:
+        return self.address
+
+    def __repr__(self) -> str:
+        return f"Buffer({self.name!r}, 0x{self.address:x}, {self.nbytes} bytes)"
+
+
+@dataclass(frozen=True)
+class Local:
+    """A ``__local`` pointer argument: ``nbytes`` of LDS allocated per workgroup at dispatch."""
+
+    nbytes: int
+
+
+
+class GPU:
+    """An emulated gfx7 GPU with its own memory."""
+
+    def __init__(self, preset: str | GPUConfig = "xbox-one", *, step_limit: int = 50_000_000,
+                 waves_per_batch: int = 128, timing: bool = False, timing_config=None):
+        """``timing=True`` adds the cycle model (gcnemu/timing): every dispatch also returns
+        ``report.cycles``, timing counters and per-wave start/end cycles; the functional
+        results are the same bits as without it. ``timing_config`` (a
+        gcnemu.timing.TimingConfig) overrides the cache and latency parameters."""
+        if isinstance(preset, GPUConfig):
+            self.config = preset
+        else:
+            if preset not in PRESETS:
+                raise GcnEmuError(f"unknown GPU preset {preset!r}; presets: {sorted(PRESETS)}")
+            self.config = PRESETS[preset]
+        self.memory = Memory()
+        self.step_limit = step_limit
+        self.waves_per_batch = waves_per_batch
+        if timing_config is not None and not timing:
+            raise GcnEmuError("timing_config is given but timing is off: use GPU(timing=True, ...)")
+        self.timing = bool(timing)
+        if self.timing:
+            from .timing.config import TimingConfig
+            self.timing_config = timing_config if timing_config is not None else TimingConfig()
+            if not isinstance(self.timing_config, TimingConfig):
+                raise GcnEmuError(f"timing_config must be a gcnemu.timing.TimingConfig, not "
+                                  f"{type(self.timing_config).__name__}")
+        else:
+            self.timing_config = None
+        self.gds = np.zeros(self.config.gds_bytes, np.uint8)
+        #: the ABI's dispatch_id of the next dispatch (dispatches are counted from 0)
+        self.dispatch_id = 0
+        self._images = {}     # id(code object) -> (code object, GPU address of its image)
+        self._launches = LaunchCache(self.memory)
+        #: the threads that run batches besides the calling one (dispatch(..., workers > 1))
+        self.helper_threads = HelperPool()
+        #: the amd_queue_t the ABI's queue_ptr points at: the flat apertures' bases
+        self.queue_address = self.memory.allocate(256, name="amd_queue_t")
+        q = np.zeros(64, np.uint32)
+        q[0x40 // 4] = SHARED_APERTURE_HI
+        q[0x44 // 4] = PRIVATE_APERTURE_HI
+        self.memory.write(self.queue_address, q)
+
+    # --- buffers ---------------------------------------------------------------------------
+    def to_device(self, array, name: str | None = None) -> Buffer:
+        """Copy a numpy array into a new device buffer."""
+        a = np.ascontiguousarray(array)
+        nbytes = max(a.nbytes, 1)
+        name = name or f"buffer{len(self.memory.alloc_names)}"
+        addr = self.memory.allocate(nbytes, name=name)
+        if a.nbytes:
+            self.memory.write(addr, a)
+        return Buffer(self, addr, a.nbytes, name)
+
+    def empty(self, nbytes: int, name: str | None = None) -> Buffer:
+        """A new zero-filled device buffer of ``nbytes`` bytes."""
+        nbytes = int(nbytes)
+        if nbytes <= 0:
+            raise GcnEmuError(f"gpu.empty needs a positive size, got {nbytes}")
+        name = name or f"buffer{len(self.memory.alloc_names)}"
+        return Buffer(self, self.memory.allocate(nbytes, name=name), nbytes, name)
+
+    # --- dispatch --------------------------------------------------------------------------
+    def dispatch(self, kernel: Kernel, grid: Sequence[int], block: Sequence[int], args: Sequence = (),
+                 *, strict: bool = True, workers: int = 1) -> DispatchReport:
+        """Run ``kernel`` over ``grid`` work-items in workgroups of ``block``.
+
+        ``args`` are the kernel's explicit arguments in order: Buffers (or addresses) for
+        pointers, numpy scalars / Python numbers for by-value arguments, ``Local(nbytes)`` for
+        ``__local`` pointers. With ``strict`` (default), accesses to unmapped memory raise
+        MemoryFault after the dispatch (the report's faults list them either way); a wave that
+        fails raises ExecutionError naming kernel, workgroup, wave, PC and lane.
+
+        ``workers`` > 1 runs batches of workgroups on that many threads, the calling one and
+        helpers the GPU keeps (the engine releases the GIL), with bit-identical results.
+        Kernels with order-dependent global atomics or GDS run on one worker, and so does a
+        launch of one batch (at most ``waves_per_batch`` waves); ``report.serial_reason``
+        says why.
+        """
+        if not isinstance(kernel, Kernel):
+            raise DispatchError(f"dispatch takes a Kernel (from gcnemu.load(...).kernel(name)), "
+                                f"not {type(kernel).__name__}")
+        info = kernel.info
+        grid, block = launch_shape(grid, block, info, self.config)
+        t0 = time.perf_counter()
+
+        # dynamic LDS for __local arguments goes after the static allocation
+        lds_size = info.group_segment_fixed_size
+        arg_values = []
+        for a in args:
+            if isinstance(a, Local):
+                lds_size = (lds_size + 15) & ~15
+                arg_values.append(lds_size)
+                lds_size += int(a.nbytes)
+            else:
+                arg_values.append(a)
+        if lds_size > self.config.lds_per_cu:
+            raise DispatchError(f"kernel {info.name} needs {lds_size} bytes of LDS per workgroup; "
+                                f"a CU has {self.config.lds_per_cu}")
+        # everything that does not depend on the argument values is kept per launch shape
+        # (see launch.Launch). The key holds the kernel's info and program as they are now
+        # (the launch keeps both alive, so their ids stay theirs)
+        key = (kernel, id(info), id(kernel.program), grid, block, lds_size, max(1, int(workers)))
+        launch = self._launches.take(key) or Launch(self, kernel, grid, block, lds_size, workers)
+        try:
+            launch.write_segments(self.memory, launch.kernarg.build(arg_values))
+            rep = launch.run(self, workers)
+        finally:
+            self._launches.put(key, launch)
+        rep.wall_seconds = time.perf_counter() - t0
+        self.dispatch_id += 1
+        if strict and rep.faults:
+            shown = "; ".join(rep.faults[:4])
+            more = f" (and {len(rep.faults) - 4} more)" if len(rep.faults) > 4 else ""
+            raise MemoryFault(f"kernel {info.name}: {len(rep.faults)} access(es) to unmapped memory: "
+                              f"{shown}{more}. Loads returned 0 and stores were dropped; "
+                              f"dispatch(..., strict=False) returns the report instead.")
+        return rep
+
+    def code_image_address(self, kernel) -> int:
+        """Where the kernel's code object image (code and read-only data) lies in GPU memory,
+        mapped on first use, so that s_getpc-relative loads of constant tables find their data
+        (0 for a kernel without a code object)."""
+        co = kernel.code_object
+        if co is None or not co.segments:
+            return 0
+        hit = self._images.get(id(co))
+        if hit is not None and hit[0] is co:
+            return hit[1]
+        end = max(v + len(b) for v, b in co.segments)
+        base = self.memory.allocate(end, align=4096, name="code object image")
+        for v, b in co.segments:
+            if b:
+                self.memory.write(base + v, b)
+        self._images[id(co)] = (co, base)
+        return base
+

@@ -1,0 +1,192 @@
+"""Kernels and loading: code objects and assembly files become kernels ready to dispatch.
+
+    prog = gcnemu.load("k.hsaco")       # a code object (path or bytes), or a .s file
+    kernel = prog.kernel("saxpy")
+
+A Kernel holds the loader's KernelInfo (descriptor, metadata, launch state) and the decoded
+program (gcnemu/exec/program.py); the facts of its code that launches need (whether its
+workgroups may run on several workers, whether it reaches GDS) are worked out once.
+"""
+from __future__ import annotations
+
+import os
+
+from .errors import DecodeError, LoaderError
+from .exec.program import Program, build_program
+from .isa.decoder import decode_one
+from .loader.codeobject import CodeObject, KernelInfo, load_code_object
+
+
+class Kernel:
+    """A kernel ready to dispatch: its descriptor/metadata, the decoded program holding its
+    code (for a code object: all of .text, so calls to other functions work) and the program
+    row where it starts."""
+
+    def __init__(self, info: KernelInfo, program: Program, code_object: CodeObject | None = None,
+                 entry_row: int = 0, code_address: int = 0):
+        self.info = info
+        self.program = program
+        self.name = info.name
+        self.code_object = code_object
+        self.entry_row = entry_row
+        self.code_address = code_address   #: code-object address of the program's first byte
+        self._code_facts = None            #: see code_facts
+
+    def __repr__(self) -> str:
+        return f"Kernel({self.name!r}, {len(self.program.instructions)} instructions)"
+
+    def code_facts(self) -> tuple[str, bool]:
+        """(why its workgroups must run on one worker or '', whether it can reach GDS): facts of
+        the kernel's code that every launch needs, worked out once per program."""
+        prog = self.program
+        if self._code_facts is None or self._code_facts[0] is not prog:
+            self._code_facts = (prog, _needs_serial(prog), _uses_gds(prog))
+        return self._code_facts[1:]
+
+
+class LoadedProgram:
+    """A loaded code object (or assembled source): its kernels by name."""
+
+    def __init__(self, code_object: CodeObject | None, kernels: dict):
+        self.code_object = code_object
+        self._infos = kernels
+        self._kernels: dict[str, Kernel] = {}
+        self._text_program: Program | None = None
+
+    @property
+    def kernel_names(self) -> list[str]:
+        return sorted(self._infos)
+
+    def kernel(self, name: str) -> Kernel:
+        """The kernel called ``name`` (LoaderError listing the names that exist)."""
+        if name not in self._kernels:
+            if name not in self._infos:
+                raise LoaderError(f"no kernel named {name!r}; kernels: {self.kernel_names or 'none'}")
+            info = self._infos[name]
+            co = self.code_object
+            prog = None
+            if co is not None and co.text_address <= info.entry_address < co.text_address + len(co.text):
+                try:
+                    prog = self._text()
+                except LoaderError:
+                    # .text is not pure code (code object v2 keeps amd_kernel_code_t headers
+                    # there): decode this kernel's own bytes only
+                    prog = None
+            if prog is not None:
+                row = prog.pc_index.get(info.entry_address - co.text_address)
+                if row is None:
+                    raise LoaderError(f"kernel {name}: entry 0x{info.entry_address:x} is not at an "
+                                      f"instruction boundary of .text")
+                self._kernels[name] = Kernel(info, prog, co, row, co.text_address)
+            else:
+                self._kernels[name] = Kernel(info, decode_kernel(info, info.code), co, 0,
+                                             info.entry_address)
+        return self._kernels[name]
+
+    def _text(self) -> Program:
+        """All of .text decoded once (kernels and the functions they call)."""
+        if self._text_program is None:
+            co = self.code_object
+            entries = [i.entry_address - co.text_address for i in self._infos.values()]
+            self._text_program = decode_text(co.text, max(entries), "code object .text")
+        return self._text_program
+
+
+def decode_kernel(info: KernelInfo, code: bytes) -> Program:
+    """Decode one kernel's code; padding that does not decode after an s_endpgm ends it."""
+    return decode_text(code, 0, info.name)
+
+
+def decode_text(code: bytes, last_entry: int, name: str) -> Program:
+    """Decode a code block. Bytes that do not decode after an s_endpgm that follows the last
+    entry point (alignment padding, data) end the program; anything else undecodable is an
+    error naming the offset."""
+    out, pc, seen_end = [], 0, False
+    while pc < len(code):
+        try:
+            ins = decode_one(code, pc)
+        except DecodeError as e:
+            if seen_end:
+                break
+            raise LoaderError(f"{name}: {e}") from None
+        out.append(ins)
+        seen_end = seen_end or (ins.name == "s_endpgm" and pc >= last_entry)
+        pc += ins.size
+    return build_program(out, name)
+
+
+def load(src) -> LoadedProgram:
+    """Load a code object (path or bytes) or a GCN assembly file (path ending in .s).
+
+    Assembly files without AMDHSA directives become one kernel named after the file whose
+    launch state is: s[0:1] = kernarg segment pointer, s2/s3/s4 = workgroup id x/y/z,
+    v0/v1/v2 = work-item id x/y/z, 104 SGPRs and 256 VGPRs available.
+    """
+    if isinstance(src, (str, os.PathLike)) and str(src).endswith(".s"):
+        from .isa.assembler import assemble
+        text = open(src).read()
+        name = os.path.splitext(os.path.basename(str(src)))[0]
+        return LoadedProgram(None, {name: assembly_kernel_info(name, assemble(text))})
+    co = load_code_object(src)
+    return LoadedProgram(co, co.kernels)
+
+
+def assembly_kernel_info(name: str, code: bytes) -> KernelInfo:
+    """A KernelInfo for raw assembled code (the launch state described in `load`)."""
+    import dataclasses
+    fields = {f.name: 0 for f in dataclasses.fields(KernelInfo) if f.default is dataclasses.MISSING}
+    fields.update(name=name, code=code, entry_address=0, descriptor_address=0, descriptor=b"",
+                  code_object_version=0, vgpr_count=256, sgpr_count=104, mode_register=0x3F0,
+                  user_sgpr_count=2, enable_sgpr_kernarg_segment_ptr=1, enable_sgpr_workgroup_id_x=1,
+                  enable_sgpr_workgroup_id_y=1, enable_sgpr_workgroup_id_z=1,
+                  enable_vgpr_workitem_id=2, enable_dx10_clamp=1, enable_ieee_mode=1,
+                  float_denorm_mode_32=3, float_denorm_mode_16_64=3)
+    return KernelInfo(**fields)
+
+
+
+#: global atomic ops whose results do not depend on their order: the ops of one class commute
+#: with each other (add and sub are both modular additions); different classes do not
+_COMMUTING_ATOMICS = {"add": "add", "sub": "add", "and": "and", "or": "or", "xor": "xor",
+                      "smin": "smin", "umin": "umin", "smax": "smax", "umax": "umax"}
+
+
+def _uses_gds(prog: Program) -> bool:
+    """Whether a program has a DS instruction that can reach GDS."""
+    return any(ins.defn.encoding == "DS" and (ins.fields.get("gds") or ins.name.startswith(("ds_gws", "ds_ordered")))
+               for ins in prog.instructions)
+
+
+def _needs_serial(prog: Program) -> str:
+    """Why a program's workgroups must run in order on one worker ('' if they need not).
+
+    Workgroups of a race-free kernel only interact through global atomics and GDS; everything
+    else they write lands at distinct addresses, so running batches on two threads gives the
+    same bits. Global atomics are made thread-safe by memory.mem_atomic (a host compare-and-
+    swap), so their final memory contents do not depend on the interleaving when they do not
+    return the old value (GLC=0) and all of them belong to one commuting class of the same
+    width (e.g. only atomic adds/subs of dwords, as a histogram does). Any other atomic (one
+    that returns the old value, swap, cmpswap, inc/dec, float ops, or a mix of classes) makes
+    the result order-dependent, and GDS state is kept per worker: such kernels run serially.
+    """
+    if _uses_gds(prog):
+        return "uses GDS (kept per worker)"
+    classes = set()
+    for ins in prog.instructions:
+        n = ins.name
+        if ins.defn.encoding == "DS":
+            continue   # LDS atomics stay within one workgroup, which one worker runs
+        if "_atomic_" not in n:
+            continue
+        op = n.split("_atomic_", 1)[1]
+        wide = op.endswith("_x2")
+        op = op[:-3] if wide else op
+        if ins.fields.get("glc"):
+            return f"uses {n} with glc (returns the old value: the order of atomics shows)"
+        if op not in _COMMUTING_ATOMICS:
+            return f"uses {n} (the order of {op} atomics changes the result)"
+        classes.add((_COMMUTING_ATOMICS[op], wide))
+        if len(classes) > 1:
+            return f"uses {n} together with other kinds of global atomics (they do not commute)"
+    return ""
+

@@ -1,0 +1,598 @@
+"""Launch: setting up a dispatch, placing its workgroups and running their batches.
+
+A Launch is what a dispatch of one kernel with one launch shape (grid, block, LDS size,
+workers) needs besides the argument values; a GPU keeps its recent ones. Running it cuts the
+workgroups into batches, sets each batch's waves up as the AMDGPU ABI says (placement on CUs
+and SIMDs, registers, scratch), runs them in the engine on one or more workers
+(gcnemu/workers.py), adds up the counters and describes faults and failed waves; in timing
+mode the cycle model (gcnemu/timing) replays the traces.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import DispatchError, MemoryFault
+from .exec.engine import error_from_wave, run_group_waves
+from .hardware import occupancy
+from .kernel import Kernel
+from .exec.layout import (EXEC_HI, EXEC_LO, M0, NWS, ST_BARRIER, WS_CODE_BASE, WS_FAULTS, WS_GROUP,
+                          WS_HW_ID, WS_LDS_BASE, WS_LDS_SIZE, WS_MODE, WS_PC, WS_SCRATCH_BASE,
+                          WS_SCRATCH_WAVE, WS_SGPRS, WS_STATUS, WS_VBASE, WS_VCOUNT)
+from .loader import abi
+from .mem.descriptors import scratch_vsharp
+from .mem.export import new_export_buffer, read_exports
+from .mem.space import BASE as MEM_BASE
+from .mem.space import PAGE_SIZE, Memory, zeros_aligned
+from .report import COUNTER_COLUMNS, DispatchReport
+from .workers import BatchResult, SharedQueue
+
+#: the SGPR pairs of the launch state that may change from one dispatch of a launch to the
+#: next (the addresses only when the kernarg segment needs more room: see Launch._region)
+_PER_DISPATCH_SGPRS = ("dispatch_ptr", "kernarg_segment_ptr", "dispatch_id")
+#: batch set-ups of edge batches (cut by the grid) a worker keeps besides the full batches'
+MAX_EDGE_TEMPLATES = 4
+_NO_SCRATCH_VSHARP = scratch_vsharp(0, 0)
+
+#: with several workers, batches are made small enough that each worker gets at least this
+#: many (load balance); a batch costs some 0.02-0.1 ms of Python (set-up and bookkeeping)
+BATCHES_PER_WORKER = 4
+#: ...but a one-worker batch is cut into at most this many: cheap kernels do not win back
+#: the set-up of smaller batches, which runs under the GIL (saxpy of 129 waves, 2 workers
+#: against 1: 0.59x the speed in batches of 4 workgroups, 0.85x in 8, 1.02x in 16 of the
+#: 32 a one-worker batch holds; a 192-wave mandelbrot 1.72x, 1.81x and 1.58x)
+MAX_BATCH_SPLIT = 2
+#: a GPU keeps the set-up of its most recent launch shapes (Launch) for this many of them...
+KEEP_LAUNCHES = 8
+#: ...unless one holds more than this many bytes of state arrays and scratch: big launches
+#: spend their time emulating, not setting up, and should not pin host or GPU memory
+KEEP_LAUNCH_BYTES = 64 << 20
+_COUNTER_COLS = np.array(list(COUNTER_COLUMNS.values()))
+
+
+class Launch:
+    """What a dispatch of one kernel with one launch shape (grid, block, LDS size, workers)
+    needs besides the argument values: the derived launch parameters (``ctx``), the kernarg
+    layout, the GPU memory holding the AQL packet, kernel descriptor and kernarg segment, and
+    the per-worker state arrays with their scratch. A GPU keeps recent ones
+    (LaunchCache) so that a repeated small dispatch does not redo this set-up.
+
+    Every dispatch sees them as freshly made: write_segments zeroes the memory regions before
+    writing them, get_states zeroes the scratch, and a batch resets its state arrays
+    (BatchState.reset and Launch._init_batch). The per-dispatch values (dispatch id, the
+    addresses of packet and kernarg segment) are set by _init_batch each time."""
+
+    def __init__(self, gpu, kernel: Kernel, grid, block, lds_size: int, workers: int):
+        info = kernel.info
+        config = gpu.config
+        self.info, self.grid, self.block = info, grid, block
+        self.kernarg = abi.KernargLayout(info, abi.default_hidden_args(grid, block)) \
+            if info.code_object_version else _RawKernarg()
+        self.priv = priv = int(info.private_segment_fixed_size)
+        groups = [-(-grid[i] // block[i]) for i in range(3)]
+        self.ngroups = ngroups = groups[0] * groups[1] * groups[2]
+        self.group_items = group_items = block[0] * block[1] * block[2]
+        waves_per_group = -(-group_items // 64)
+        vcount = max(4, min(256, info.vgpr_count))
+        scount = max(8, min(104, info.sgpr_count))
+        self.occ = occupancy(vcount, info.sgpr_count, lds_size, waves_per_group, config)
+        self.serial_reason, uses_gds = kernel.code_facts()
+        sgpr_layout = abi.initial_sgpr_layout(info) if info.code_object_version else _asm_sgpr_layout(info)
+        nworkers = 1 if self.serial_reason else max(1, int(workers))
+        groups_per_batch = max(1, gpu.waves_per_batch // waves_per_group)
+        if nworkers > 1 and ngroups <= groups_per_batch:
+            # a launch that is one batch on one worker runs on the calling thread: each
+            # batch it were cut into would add ~15 us of set-up under the GIL, and the
+            # hand-off to a helper thread as much again, more than its emulation gains
+            # (the corpus saxpy, 64 waves: 90 us on one worker, 140 us as two batches
+            # on two, the other core busy)
+            self.serial_reason = (f"small launch: its {ngroups * waves_per_group} waves are one batch "
+                                  f"(GPU(waves_per_batch={gpu.waves_per_batch}))")
+            nworkers = 1
+        if nworkers > 1:
+            # workers take batches from a shared queue; several batches per worker, so
+            # that workgroups of unequal cost (mandelbrot's rows) even out between them
+            groups_per_batch = max(-(-groups_per_batch // MAX_BATCH_SPLIT),
+                                   min(groups_per_batch, ngroups // (BATCHES_PER_WORKER * nworkers)))
+        self.nbatch_groups = nbatch_groups = min(ngroups, groups_per_batch)
+        self.nwaves = nbatch_groups * waves_per_group
+        self.lds_per_group = lds_per_group = (lds_size + 255) & ~255
+        self.batches = [range(f, min(ngroups, f + nbatch_groups)) for f in range(0, ngroups, nbatch_groups)]
+        self.nworkers = min(nworkers, len(self.batches))
+        # workgroup coordinates of the whole dispatch, and which groups are partial (cut by
+        # the grid's edge), once: the per-batch set-up only slices them
+        g = np.arange(ngroups, dtype=np.int64)
+        gxyz = (g % groups[0], (g // groups[0]) % groups[1], g // (groups[0] * groups[1]))
+        partial = np.zeros(ngroups, bool)
+        for i in range(3):
+            if grid[i] % block[i]:
+                partial |= gxyz[i] == groups[i] - 1
+        lid = np.arange(waves_per_group * 64).reshape(waves_per_group, 64)
+        ids_table = np.where(lid < group_items, np.stack(
+            (lid % block[0], (lid // block[0]) % block[1], lid // (block[0] * block[1]))), 0).astype(np.uint32)
+        self.ctx = dict(info=info, prog=kernel.program, grid=grid, block=block, groups=groups, gxyz=gxyz,
+                        ids_table=ids_table,
+                        partial_before=np.concatenate(([0], np.cumsum(partial))).tolist(),
+                        uses_gds=uses_gds,
+                        waves_per_group=waves_per_group, vcount=vcount, scount=scount,
+                        lds_per_group=lds_per_group, lds_size=lds_size, sgpr_layout=sgpr_layout,
+                        vgpr_ids=info.enable_vgpr_workitem_id + 1,
+                        # per dispatch (see _PER_DISPATCH_SGPRS): set by write_segments and _run
+                        kernarg_segment_ptr=0, dispatch_ptr=0, dispatch_id=0,
+                        priv=priv, code_base=gpu.code_image_address(kernel) + kernel.code_address,
+                        entry_row=kernel.entry_row)
+        self._regions = {}      # what -> (address, bytes): kernarg segment, packet + descriptor
+        self._packet = (None, None, b"")   # (kernarg address, descriptor address, AQL packet)
+        self.states = None
+
+    def write_segments(self, mem: Memory, kernarg: bytes) -> None:
+        """Write the kernarg segment, and the AQL packet with the kernel descriptor a page
+        after it (one allocation: each allocation a GPU keeps makes allocating slower), into
+        memory as zeroed as a new allocation (the kernel may have written to them)."""
+        ka = self._region(mem, "kernarg", max(len(kernarg), 16))
+        pkt = self._region(mem, "dispatch_packet", PAGE_SIZE + 64)
+        kd = pkt + PAGE_SIZE
+        if self._packet[:2] != (ka, kd):
+            self._packet = (ka, kd, abi.build_aql_dispatch_packet(self.grid, self.block, ka, kd, self.priv,
+                                                                  self.ctx["lds_size"]))
+        # direct access to the backing array (byte i is address BASE + i)
+        data = mem.data
+        for addr, payload in ((ka, kernarg), (pkt, self._packet[2]), (kd, self.info.descriptor[:64])):
+            if payload:
+                data[addr - MEM_BASE:addr - MEM_BASE + len(payload)] = np.frombuffer(payload, np.uint8)
+        self.ctx["kernarg_segment_ptr"] = ka
+        self.ctx["dispatch_ptr"] = pkt
+
+    def _region(self, mem: Memory, what: str, nbytes: int) -> int:
+        """The address of this launch's allocation ``what`` of ``nbytes``, all zero."""
+        hit = self._regions.get(what)
+        if hit is not None and hit[1] != nbytes:
+            # an assembly kernel's raw kernarg segment follows its arguments' sizes
+            self._free(mem, [hit[0]])
+            hit = None
+        if hit is None:
+            hit = (mem.allocate(nbytes, name=f"{self.info.name}.{what}"), nbytes)
+            self._regions[what] = hit
+        else:
+            # the whole span of pages the allocation maps, so that it reads as a new one
+            off = hit[0] - MEM_BASE
+            mem.data[off:off + -(-nbytes // PAGE_SIZE) * PAGE_SIZE] = 0
+        return hit[0]
+
+    def get_states(self, gpu) -> list:
+        """The workers' state arrays (made on first use), their scratch zeroed."""
+        mem = gpu.memory
+        if self.states is None:
+            info = self.info
+            self.states = []
+            for i in range(self.nworkers):
+                scratch = None
+                if self.priv > 0:
+                    scratch = mem.allocate_scratch(self.priv, self.nwaves * 64, name=f"{info.name}.scratch{i}")
+                self.states.append(BatchState(self.nbatch_groups, self.nwaves, self.ctx["vcount"],
+                                               self.lds_per_group, gpu.gds, scratch, gpu.timing, i))
+        else:
+            for st in self.states:
+                if st.scratch is not None:
+                    off = st.scratch.address - MEM_BASE
+                    mem.data[off:off + -(-st.scratch.size // PAGE_SIZE) * PAGE_SIZE] = 0
+        return self.states
+
+    def footprint(self) -> int:
+        """Bytes of host arrays and GPU scratch this launch holds."""
+        return sum(st.nbytes() + (st.scratch.size if st.scratch is not None else 0)
+                   for st in self.states or ())
+
+    def release(self, mem: Memory) -> None:
+        """Unmap the GPU memory this launch holds (it is not used again)."""
+        addrs = [a for a, _ in self._regions.values()]
+        addrs += [st.scratch.address for st in self.states or () if st.scratch is not None]
+        self._free(mem, addrs)
+        self._regions = {}
+        self.states = None
+
+    @staticmethod
+    def _free(mem: Memory, addrs) -> None:
+        for a in addrs:
+            try:
+                mem.free(a)
+            except MemoryFault:
+                pass     # the user freed it already
+
+
+    def run(self, gpu, workers=1) -> DispatchReport:
+        """Run the dispatch on ``gpu`` (its segments written): every batch, on ``workers``
+        threads where the launch allows; the report (timing mode: with the cycle model's)."""
+        ctx, info, prog, occ = self.ctx, self.info, self.ctx["prog"], self.occ
+        mem = gpu.memory
+        if occ.workgroups_per_cu < 1:
+            wpg = ctx["waves_per_group"]
+            raise DispatchError(
+                f"kernel {info.name}: a workgroup of {self.group_items} work-items ({wpg} waves) "
+                f"does not fit on a CU: {ctx['vcount']} VGPRs and {info.sgpr_count} SGPRs per wave allow "
+                f"{occ.waves_per_simd} wave(s) per SIMD ({occ.limited_by}), it needs "
+                f"{-(-wpg // gpu.config.simds_per_cu)}")
+        states = self.get_states(gpu)
+        for st in states:
+            st.streams_used = 0
+        ctx["dispatch_id"] = gpu.dispatch_id
+        nworkers, batches = len(states), self.batches
+        totals = {k: 0 for k in COUNTER_COLUMNS}
+        fault_list, messages, export_list, traces = [], [], [], []
+        waves_run = 0
+        # the backing array must not grow while any dispatch runs (the engine holds it)
+        data, mapped = mem.lock()
+        try:
+            if nworkers == 1:
+                results = (self.run_batch(gpu, states[0], b, data, mapped) for b in batches)
+            else:
+                results = self._run_shared_queue(gpu, states, batches, data, mapped)
+            for res in results:
+                if res.error is not None:
+                    raise res.error
+                waves_run += res.waves
+                for k in totals:
+                    totals[k] += res.totals[k]
+                fault_list.extend(res.faults)
+                if res.trace is not None:
+                    traces.append(res.trace)
+                messages.extend(res.messages)
+                export_list.extend(res.exports)
+        finally:
+            mem.unlock()
+        rep = DispatchReport(info.name, self.grid, self.block, self.ngroups, waves_run, totals,
+                             fault_list, messages, export_list, occupancy=occ)
+        rep.workers = nworkers
+        rep.serial_reason = self.serial_reason if int(workers) > 1 else ""
+        if gpu.timing:
+            from .timing.model import time_dispatch   # compiled on first timing use
+            streams = [st.streams[:st.streams_used] for st in states]
+            t = time_dispatch(prog, traces, streams, gpu.config, gpu.timing_config, occ,
+                              ctx["waves_per_group"])
+            rep.cycles = t.cycles
+            rep.counters.update(t.counters)
+            rep.wave_cycles = t.wave_cycles
+            rep.wave_cu = t.wave_cu
+        return rep
+
+    def _run_shared_queue(self, gpu, states, batches, data, mapped) -> list:
+        """Run the batches on the calling thread and len(states) - 1 helper threads of the
+        GPU's pool (see workers.SharedQueue); the results in batch order, up to the first
+        failing batch."""
+        queue = SharedQueue(lambda st, b: self.run_batch(gpu, st, b, data, mapped), states, batches)
+        gpu.helper_threads.start(len(states) - 1, queue.work)
+        try:
+            # the calling thread works too: the first batch starts without a hand-off, and a
+            # helper that is slow to wake (or busy with another dispatch) costs nothing
+            queue.work()
+        except BaseException:
+            with queue.cond:
+                queue.stop = True    # e.g. KeyboardInterrupt: the helpers start no new batch
+            raise
+        finally:
+            results = queue.results()
+        return results
+
+    def run_batch(self, gpu, st, batch, data, mapped) -> BatchResult:
+        """Run the workgroups of one batch to completion in the state arrays of one worker."""
+        ctx = self.ctx
+        info, prog, groups = ctx["info"], ctx["prog"], ctx["groups"]
+        grid, block, wpg = ctx["grid"], ctx["block"], ctx["waves_per_group"]
+        # GDS persists across dispatches: copied in and out only if the program can touch it
+        st.reset(gpu.gds if ctx["uses_gds"] else None)
+        ids = self._init_batch(gpu, st, batch)
+        ws = st.ws
+        while True:
+            bad = run_group_waves(prog.code, ids, st.sregs, ws, st.vgpr, st.lds, data, mapped,
+                                  np.int64(MEM_BASE), st.faults, st.msgs, np.int64(gpu.step_limit),
+                                  st.exports, st.trace)
+            if bad != -2:
+                break
+            st.grow_trace()   # the timing trace filled up: the waves resume where they stopped
+        res = BatchResult()
+        if gpu.timing:
+            from .timing.model import split_trace
+            offsets = split_trace(st.trace, ws.shape[0], prog, st.streams_room(st.trace[0]),
+                                  st.streams_used)
+            res.trace = (np.asarray(batch, np.int64)[ids // wpg], ids % wpg, offsets[ids],
+                         offsets[ids + 1], st.worker)
+            st.streams_used = int(offsets[-1])
+        res.waves = len(ids)
+        res.exports = read_exports(st.exports)
+        if ctx["uses_gds"]:
+            gpu.gds[:] = st.lds[-gpu.config.gds_bytes:]
+        # per-batch Python work is a fixed cost per 128 waves: a few whole-array numpy ops, on
+        # whole columns, because the rows of waves not in the batch are zero (_init_batch sets
+        # the arrays whole) and stay so (the engine runs the waves of ``ids`` only)
+        sums = ws.sum(axis=0)[_COUNTER_COLS]
+        res.totals = dict(zip(COUNTER_COLUMNS, sums.tolist()))
+        for w in np.flatnonzero(ws[:, WS_FAULTS]).tolist():
+            nf = int(ws[w, WS_FAULTS])
+            for i in range(min(nf, st.faults.shape[1])):
+                addr, row, lane, wr = (int(x) for x in st.faults[w, i])
+                res.faults.append(self._describe_fault(gpu.memory, batch, w, addr, row, lane, wr))
+        nmsg = min(int(st.msgs[0, 0]), st.msgs.shape[0] - 1)
+        res.messages = [(int(st.msgs[i, 0]), int(st.msgs[i, 1]), int(st.msgs[i, 2]))
+                        for i in range(1, nmsg + 1)]
+        if bad >= 0:
+            g = batch[bad // wpg]
+            gid = (g % groups[0], (g // groups[0]) % groups[1], g // (groups[0] * groups[1]))
+            res.error = error_from_wave(prog, ws, int(bad), kernel=info.name,
+                                        wave_label=f"{bad % wpg} of workgroup {gid}")
+        else:
+            stuck = np.count_nonzero(ws[:, WS_STATUS] == ST_BARRIER)
+            if stuck:
+                res.error = DispatchError(f"kernel {info.name}: {stuck} wave(s) wait at s_barrier "
+                                          f"that the rest of their workgroup never reaches")
+        return res
+
+    def _init_batch(self, gpu, st, batch) -> np.ndarray:
+        """Set up every wave of a batch of workgroups as the ABI says; returns the wave ids.
+
+        Workgroup g goes to CU g mod #CUs (round-robin) and its waves to the CU's SIMDs in turn
+        (HW_ID: wave slot [3:0], SIMD [5:4], CU [11:8])."""
+        ctx = self.ctx
+        info, groups, grid, block = ctx["info"], ctx["groups"], ctx["grid"], ctx["block"]
+        wpg, vcount, priv = ctx["waves_per_group"], ctx["vcount"], ctx["priv"]
+        sregs, ws, vgpr, scratch = st.sregs, st.ws, st.vgpr, st.scratch
+        lo, hi = batch.start, batch.stop   # batches are ranges of consecutive workgroups
+        pb = ctx["partial_before"]
+        full = hi - lo == st.ngroups and pb[hi] == pb[lo]
+        # a batch starts the same in every dispatch of a launch but for the per-dispatch
+        # scalars (the dispatch id, the packet and kernarg addresses), and batches of whole
+        # workgroups differ only in the workgroup ids and HW_ID: once a kind of batch has been
+        # set up in full twice, its state is kept as a template and copied from then on (per
+        # worker: its scratch V# differs; batches cut by the grid's edge each have their own,
+        # up to MAX_EDGE_TEMPLATES)
+        tkey = "full" if full else lo
+        t = st.templates.get(tkey)
+        if t is not None:
+            w = t["w"]
+            values = t["per_dispatch"]
+            for what, v in values.items():
+                now = ctx[what]
+                if now != v:
+                    # the template itself is brought up to date: a value that changed once
+                    # (a reallocated kernarg segment) is not patched again in every batch
+                    first = t["firsts"][what]
+                    t["sregs"][w, first] = now & 0xFFFFFFFF
+                    t["sregs"][w, first + 1] = (now >> 32) & 0xFFFFFFFF
+                    values[what] = now
+            np.copyto(sregs, t["sregs"])
+            np.copyto(ws, t["ws"])
+            vgpr[t["vrows"]] = t["vvals"]
+            if lo != t["lo"]:
+                gw = lo + t["wg"]
+                for col, axis in t["wgid"]:
+                    sregs[w, col] = ctx["gxyz"][axis][gw]
+                ws[w, WS_HW_ID] = t["hw_low"] | ((gw % gpu.config.compute_units) & 0xF) << 8
+            return w
+        sregs[:] = 0
+        ws[:] = 0
+        g = np.arange(lo, hi, dtype=np.int64)
+        gx, gy, gz = (a[lo:hi] for a in ctx["gxyz"])
+        gsize = [np.minimum(block[i], grid[i] - (gx, gy, gz)[i] * block[i]) for i in range(3)]
+        items = gsize[0] * gsize[1] * gsize[2]
+        nw = -(-items // 64)
+        wg = np.repeat(np.arange(len(batch)), nw)                    # batch-local group of each wave
+        k = np.arange(len(wg)) - np.repeat(np.cumsum(nw) - nw, nw)   # wave index within its group
+        w = wg * wpg + k
+        lanes = np.minimum(64, items[wg] - 64 * k)
+        exec_mask = np.where(lanes >= 64, np.uint64(0xFFFFFFFFFFFFFFFF),
+                             (np.uint64(1) << lanes.astype(np.uint64)) - np.uint64(1))
+        sregs[w, EXEC_LO] = (exec_mask & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+        sregs[w, EXEC_HI] = (exec_mask >> np.uint64(32)).astype(np.uint32)
+        sregs[w, M0] = 0xFFFFFFFF
+        bpl = (priv + 3) & ~3
+        wave_off = w * 64 * bpl
+        # workgroup_info: {first_wave, 14'b0, ordered_append_term[10:0], size_in_waves[5:0]}
+        info_val = nw[wg].astype(np.int64) | np.where(k == 0, np.int64(1) << 31, 0)
+        values = {
+            "dispatch_ptr": ctx["dispatch_ptr"], "queue_ptr": gpu.queue_address,
+            "kernarg_segment_ptr": ctx["kernarg_segment_ptr"], "dispatch_id": ctx["dispatch_id"],
+            "flat_scratch_init": bpl << 32, "private_segment_size": priv,
+            "workgroup_id_x": gx[wg], "workgroup_id_y": gy[wg], "workgroup_id_z": gz[wg],
+            "workgroup_info": info_val, "private_segment_wave_offset": wave_off,
+        }
+        for what, first, count in ctx["sgpr_layout"]:
+            if what == "private_segment_buffer":
+                words = scratch.vsharp if scratch is not None else _NO_SCRATCH_VSHARP
+                for i in range(4):
+                    sregs[w, first + i] = int(words[i])
+                continue
+            v = values.get(what, 0)
+            for i in range(count):
+                if isinstance(v, np.ndarray):
+                    sregs[w, first + i] = ((v >> (32 * i)) & 0xFFFFFFFF).astype(np.uint32)
+                else:
+                    sregs[w, first + i] = (int(v) >> (32 * i)) & 0xFFFFFFFF
+        ws[w, WS_MODE] = info.mode_register
+        ws[w, WS_SGPRS] = ctx["scount"]
+        ws[w, WS_VBASE] = w * vcount
+        ws[w, WS_VCOUNT] = vcount
+        ws[w, WS_GROUP] = wg
+        ws[w, WS_LDS_BASE] = wg * ctx["lds_per_group"]
+        ws[w, WS_LDS_SIZE] = ctx["lds_size"]
+        cu = g[wg] % gpu.config.compute_units
+        simds = gpu.config.simds_per_cu
+        ws[w, WS_HW_ID] = ((k // simds) & 0xF) | ((k % simds) << 4) | ((cu & 0xF) << 8)
+        ws[w, WS_CODE_BASE] = ctx["code_base"]
+        ws[w, WS_PC] = ctx["entry_row"]
+        if scratch is not None:
+            ws[w, WS_SCRATCH_BASE] = scratch.address
+            ws[w, WS_SCRATCH_WAVE] = wave_off
+        nid = min(ctx["vgpr_ids"], 3)
+        if nid:
+            # work-item ids: whole groups from the block's table, cut groups computed
+            vals = ctx["ids_table"][:nid, k]
+            cut = items[wg] != block[0] * block[1] * block[2]
+            if cut.any():
+                lid = 64 * k[cut, None] + np.arange(64)[None, :]
+                sx, sy = gsize[0][wg[cut]][:, None], gsize[1][wg[cut]][:, None]
+                ids = (lid % sx, (lid // sx) % sy, lid // (sx * sy))
+                live = lid < items[wg[cut]][:, None]
+                for i in range(nid):
+                    vals[i, cut] = np.where(live, ids[i], 0)
+            for i in range(nid):
+                vgpr[w * vcount + i, :] = vals[i]
+        w = w.astype(np.int64)
+        if tkey not in st.set_up:
+            # made when a kind of batch is set up a second time: a launch dispatched once (each
+            # dispatch of a new shape) does not pay for copying its state
+            st.set_up.add(tkey)
+        elif full or sum(key != "full" for key in st.templates) < MAX_EDGE_TEMPLATES:
+            firsts = {what: first for what, first, count in ctx["sgpr_layout"]}
+            vrows = (w[:, None] * vcount + np.arange(min(ctx["vgpr_ids"], 3))[None, :]).ravel()
+            st.templates[tkey] = dict(
+                lo=lo, w=w, wg=wg, sregs=sregs.copy(), ws=ws.copy(), vrows=vrows, vvals=vgpr[vrows].copy(),
+                hw_low=ws[w, WS_HW_ID] & ~np.int64(0xF00),
+                wgid=[(firsts[f"workgroup_id_{a}"], i) for i, a in enumerate("xyz")
+                      if f"workgroup_id_{a}" in firsts],
+                firsts=firsts,
+                per_dispatch={what: values[what] for what in _PER_DISPATCH_SGPRS if what in firsts})
+        return w
+
+    def _describe_fault(self, mem: Memory, batch, w, addr, row, lane, wr) -> str:
+        """One fault record (address, row, lane, write) of wave w of a batch, as text."""
+        info, prog, wpg, groups = self.info, self.ctx["prog"], self.ctx["waves_per_group"], \
+            self.ctx["groups"]
+        g = batch[w // wpg]
+        gid = (g % groups[0], (g // groups[0]) % groups[1], g // (groups[0] * groups[1]))
+        pc = prog.instructions[row].offset if 0 <= row < len(prog.instructions) else -1
+        ins = prog.text_at(row) if 0 <= row < len(prog.instructions) else "?"
+        where = mem.describe(addr) if addr >= MEM_BASE else "address below the GPU heap"
+        lane_txt = f"lane {lane}" if lane >= 0 else "scalar"
+        return (f"{'store to' if wr else 'load from'} 0x{addr:x} ({where}) by kernel {info.name}, "
+                f"workgroup {gid}, wave {w % wpg}, {lane_txt}, pc 0x{pc:x} '{ins}'")
+
+class LaunchCache:
+    """A GPU's recent launches by launch key, least recently used first: at most
+    KEEP_LAUNCHES, none that holds more than KEEP_LAUNCH_BYTES. A launch is taken out while a
+    dispatch uses it, so that a dispatch from another thread never shares it."""
+
+    def __init__(self, memory: Memory):
+        self.memory = memory
+        self._launches = {}
+
+    def take(self, key):
+        """The launch kept under ``key`` (no longer kept), or None."""
+        return self._launches.pop(key, None)
+
+    def put(self, key, launch) -> None:
+        """Keep a launch as the most recent one; release (unmap) the least recently used ones
+        beyond KEEP_LAUNCHES, and a launch too big to keep."""
+        old = self._launches.pop(key, None)
+        if old is not None and old is not launch:
+            old.release(self.memory)        # a concurrent dispatch of the same shape made its own
+        if launch.footprint() > KEEP_LAUNCH_BYTES:
+            launch.release(self.memory)
+            return
+        self._launches[key] = launch
+        while len(self._launches) > KEEP_LAUNCHES:
+            self._launches.pop(next(iter(self._launches))).release(self.memory)
+
+
+class _RawKernarg:
+    """The kernarg segment of an assembly kernel (no metadata): the arguments' raw bytes."""
+
+    @staticmethod
+    def build(args) -> bytes:
+        return b"".join(_raw_arg(v) for v in args)
+
+
+
+
+class BatchState:
+    """The arrays one worker runs its batches of workgroups in (private per worker thread)."""
+
+    def __init__(self, ngroups, nwaves, vcount, lds_per_group, gds, scratch, timing=False, worker=0):
+        self.lds = np.zeros(ngroups * lds_per_group + gds.size, np.uint8)
+        self.gds_bytes = gds.size
+        self.lds[-self.gds_bytes:] = gds
+        self.sregs = np.zeros((nwaves, 128), np.uint32)
+        self.ws = np.zeros((nwaves, NWS), np.int64)
+        self.vgpr = zeros_aligned((nwaves * vcount, 64), np.uint32)
+        self.faults = np.zeros((nwaves, 16, 4), np.int64)
+        self.msgs = np.zeros((1024, 4), np.int64)
+        self.exports = new_export_buffer(1024)
+        self.scratch = scratch
+        self.ngroups = ngroups
+        self.templates = {}    # see Launch._init_batch
+        self.set_up = set()    # the kinds of batches set up so far (template keys)
+        # the timing trace (gcnemu/timing/trace.py); None = timing off (the engine's
+        # specialisation without recording)
+        self.trace = np.zeros(1 << 18, np.int64) if timing else None
+        # timing: the per-wave streams of the batches this worker ran in the current dispatch
+        # (gcnemu.timing.model.split_trace), streams[:streams_used]; kept between dispatches,
+        # so the model reads them where they are, from memory already touched
+        self.worker = worker
+        self.streams = np.zeros(1 << 18, np.int64) if timing else None
+        self.streams_used = 0
+
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in (self.lds, self.sregs, self.ws, self.vgpr, self.faults, self.msgs,
+                                      self.exports, self.trace, self.streams) if a is not None)
+
+    def streams_room(self, n: int) -> np.ndarray:
+        """The streams array, grown (keeping what it holds) to take ``n`` more entries."""
+        need = self.streams_used + n
+        if need > self.streams.shape[0]:
+            grown = np.zeros(max(need, 2 * self.streams.shape[0]), np.int64)
+            grown[:self.streams_used] = self.streams[:self.streams_used]
+            self.streams = grown
+        return self.streams
+
+    def grow_trace(self):
+        t = np.zeros(2 * self.trace.shape[0], np.int64)
+        t[:self.trace.shape[0]] = self.trace
+        t[1] = 0
+        self.trace = t
+
+    def reset(self, gds=None):
+        """Clear what a batch may have left (sregs and ws: Launch._init_batch sets them whole);
+        ``gds``: new GDS contents (None: the program does not use GDS, keep them)."""
+        self.vgpr[:] = 0
+        self.lds[:-self.gds_bytes] = 0
+        if gds is not None:
+            self.lds[-self.gds_bytes:] = gds
+        self.exports[0, 0] = 0
+        self.msgs[0, 0] = 0
+        if self.trace is not None:
+            self.trace[0] = 2
+            self.trace[1] = 0
+
+
+
+def _raw_arg(v) -> bytes:
+    if isinstance(v, np.generic):
+        return v.tobytes()
+    addr = getattr(v, "address", v)   # a Buffer, as the loader's kernarg builder takes it
+    if isinstance(addr, int):
+        return (addr & 0xFFFFFFFFFFFFFFFF).to_bytes(8, "little")
+    raise DispatchError(f"assembly kernels take Buffers, numpy scalars or ints, not {type(v).__name__}")
+
+
+def _asm_sgpr_layout(info):
+    return [("kernarg_segment_ptr", 0, 2), ("workgroup_id_x", 2, 1), ("workgroup_id_y", 3, 1),
+            ("workgroup_id_z", 4, 1)]
+
+
+def launch_shape(grid, block, info, config):
+    """(grid, block) as 3-tuples, checked against the GPU's and the kernel's limits."""
+    try:
+        g = tuple(int(x) for x in grid)
+        b = tuple(int(x) for x in block)
+    except TypeError:
+        raise DispatchError(f"grid and block are tuples of 1-3 ints, got {grid!r} and {block!r}") from None
+    if not 1 <= len(g) <= 3 or len(b) != len(g):
+        raise DispatchError(f"grid {g} and block {b} need the same number (1-3) of dimensions")
+    g = g + (1,) * (3 - len(g))
+    b = b + (1,) * (3 - len(b))
+    if any(x <= 0 for x in g + b):
+        raise DispatchError(f"grid {g} and block {b} must be positive")
+    size = b[0] * b[1] * b[2]
+    limit = min(config.max_workgroup_size, info.max_flat_workgroup_size or config.max_workgroup_size)
+    if size > limit:
+        raise DispatchError(f"workgroup of {size} work-items exceeds the limit of {limit} for kernel {info.name}")
+    if info.reqd_workgroup_size and tuple(info.reqd_workgroup_size) != b:
+        raise DispatchError(f"kernel {info.name} requires workgroup size {tuple(info.reqd_workgroup_size)}, got {b}")
+    return g, b

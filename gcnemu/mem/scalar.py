@@ -1,0 +1,70 @@
+"""SMRD: scalar loads from memory (s_load_dword*, s_buffer_load_dword*) and s_memtime, which
+run_wave calls directly (no family entry: they are a third of a typical kernel's loads)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..exec.jit import njit
+from ..exec.layout import (C_DST, C_F0, C_F1, C_H, C_IMM, C_K, C_S0, C_S1, H_MEMTIME, MASK32, U64,
+                           WS_INSTS, WS_SMEM)
+from ..exec.state import (read_scalar, record_fault, sgpr_ok, write_scalar)
+from .space import PAGE_SHIFT, mem_load
+
+
+@njit(_nrt=False)
+def smem(code, ins, w, sregs, ws, mem_data, mem_mapped, mem_base, faults):
+    """SMRD: s_load_dword*, s_buffer_load_dword*, s_memtime.
+
+    _nrt=False: it allocates nothing, and numba's atomic incref/decref of its array arguments
+    cost ten times the load itself (see the note in gcnemu/mem/access.py)."""
+    ws[w, WS_SMEM] += 1
+    if ins[C_H] == H_MEMTIME:
+        # a deterministic clock: 4 cycles per instruction issued so far by this wave
+        write_scalar(sregs, ws, w, ins[C_DST], 2, U64(ws[w, WS_INSTS] * 4))
+        return
+    ndw = ins[C_K]
+    if ins[C_F1]:
+        off = np.int64(read_scalar(sregs, ws, w, ins[C_S1], 1, 0, False))
+    else:
+        off = ins[C_IMM]
+    if not sgpr_ok(ws, w, ins[C_DST], ndw):
+        return
+    if ins[C_F0]:
+        # s_buffer_load: base and num_records from the V# in four SGPRs
+        if not sgpr_ok(ws, w, ins[C_S0], 4):
+            return
+        base = np.int64(U64(sregs[w, ins[C_S0]]) | ((U64(sregs[w, ins[C_S0] + 1]) & U64(0xFFFF)) << U64(32)))
+        num_records = np.int64(sregs[w, ins[C_S0] + 2])
+        for i in range(ndw):
+            o = (off & ~3) + 4 * i
+            v = U64(0)
+            if o + 4 <= num_records:
+                v = _smem_dword(mem_data, mem_mapped, mem_base, base + o, ws, w, faults)
+            sregs[w, ins[C_DST] + i] = np.uint32(v & MASK32)
+        return
+    if not sgpr_ok(ws, w, ins[C_S0], 2):
+        return
+    base = np.int64(U64(sregs[w, ins[C_S0]]) | (U64(sregs[w, ins[C_S0] + 1]) << U64(32)))
+    addr = (base + off) & ~np.int64(3)
+    for i in range(ndw):
+        v = _smem_dword(mem_data, mem_mapped, mem_base, addr + 4 * i, ws, w, faults)
+        sregs[w, ins[C_DST] + i] = np.uint32(v & MASK32)
+
+
+@njit(inline="always")
+def _smem_dword(mem_data, mem_mapped, mem_base, addr, ws, w, faults):
+    """The dword at addr: read in place when it is backed and mapped (no call per dword),
+    else through space.mem_load, recording the fault."""
+    ua = U64(addr)
+    ub = U64(mem_base)
+    if ua >= ub and ua - ub <= U64(mem_data.shape[0]) - U64(4):
+        o = np.int64(ua - ub)
+        if mem_mapped[o >> PAGE_SHIFT] != 0 and mem_mapped[(o + 3) >> PAGE_SHIFT] != 0:
+            v = U64(0)
+            for b in range(4):
+                v |= U64(mem_data[o + b]) << U64(8 * b)
+            return v
+    v, ok = mem_load(mem_data, mem_mapped, mem_base, addr, 4)
+    if not ok:
+        record_fault(ws, w, faults, addr, -1, 0)
+    return v
