@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 
 from .jit import njit
-from .layout import (ERR_BAD_OPERAND, ERR_SGPR_RANGE, ERR_VGPR_RANGE, EXEC_HI, EXEC_LO,
-                     INLINE_F32, INLINE_F64, MASK32, SGPR_MAX, ST_ERROR, U64, VCC_HI, VCC_LO,
-                     WS_ERR, WS_ERR_ARG, WS_ERR_LANE, WS_ERR_ROW, WS_FAULTS, WS_PC, WS_SCC,
-                     WS_SGPRS, WS_STATUS, WS_VCOUNT)
+from .layout import (ERR_BAD_OPERAND, ERR_SGPR_RANGE, ERR_VGPR_RANGE, EXEC_HI, EXEC_LO, INLINE_F32,
+                     INLINE_F64, MASK32, SGPR_MAX, ST_ERROR, U64, VCC_HI, VCC_LO, WS_ERR,
+                     WS_ERR_ARG, WS_ERR_LANE, WS_ERR_ROW, WS_FAULTS, WS_PC, WS_SCC, WS_SGPRS,
+                     WS_STATUS, WS_VCOUNT)
 
 
 

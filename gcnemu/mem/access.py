@@ -61,3 +61,30 @@ def vset(vgpr, ws, w, r, l, v):
 @njit
 def lane_on(ex, l):
     return ((ex >> U64(l)) & U64(1)) != U64(0)
+
+
+@njit(inline="always")
+def lane_value(vgpr, row, lane, ndw):
+    """The value of ``ndw`` (1 or 2) dwords of one lane from VGPR row ``row`` on (the row in
+    the vgpr array, not relative to the wave), low dword first."""
+    v = U64(vgpr[row, lane])
+    if ndw == 2:
+        v |= U64(vgpr[row + 1, lane]) << U64(32)
+    return v
+
+
+@njit(inline="always")
+def set_lane_value(vgpr, row, lane, ndw, v):
+    """Write ``v`` as ``ndw`` (1 or 2) dwords of one lane from VGPR row ``row`` on."""
+    vgpr[row, lane] = np.uint32(v & MASK32)
+    if ndw == 2:
+        vgpr[row + 1, lane] = np.uint32(v >> U64(32))
+
+
+@njit(inline="always")
+def atomic_lane_operands(vgpr, row, lane, ndw, has_cmp):
+    """(data, compare) of one lane's FLAT/MUBUF/MIMG atomic: ``ndw`` dwords of data from VGPR
+    row ``row`` on and, with ``has_cmp`` (cmpswap, fcmpswap), as many compare dwords right after
+    them (0 otherwise)."""
+    return lane_value(vgpr, row, lane, ndw), \
+        lane_value(vgpr, row + ndw, lane, ndw) if has_cmp else U64(0)

@@ -18,55 +18,38 @@ from __future__ import annotations
 import numpy as np
 
 from ..exec.jit import njit
-from ..exec.layout import (C_F0, C_F1, C_F2, C_F3, C_F4, C_F5, C_F6, C_F7, C_H, C_IMM, C_K, C_LIT,
-                           C_S0, ERR_FORMAT, ERR_UNIMPLEMENTED, K_ATOMIC, K_LOAD, K_LOAD_FORMAT,
-                           K_NOP, K_STORE_FORMAT, K_UNSUPPORTED, M0, MASK32, U64, WS_LDS_BASE,
+from ..exec.layout import (C_H, C_IMM, C_K, C_LIT, C_S0, ERR_FORMAT, ERR_UNIMPLEMENTED, K_ATOMIC,
+                           K_LOAD, K_LOAD_FORMAT, K_STORE_FORMAT, M0, MASK32, U64, WS_LDS_BASE,
                            WS_LDS_SIZE, WS_VBASE, WS_VMEM)
-from ..exec.state import (fail, get_exec, read_scalar, record_fault, sgpr_ok, vgpr_ok)
-from .access import (lds_write, sext_bytes, vreg, vset)
+from ..exec.state import fail, get_exec, read_scalar, record_fault, sgpr_ok, vgpr_ok
+from .access import atomic_lane_operands, lds_write, set_lane_value, sext_bytes, vreg, vset
 from .atomics import ATOMIC_CMPSWAP, ATOMIC_FCMPSWAP, mem_atomic
-from .descriptors import buffer_address, vsharp_fields
-from .formats import (FMT_BITS, FMT_BYTES, FMT_NC, FMT_SHIFT, NF_UINT, decode_component,
-                      dst_select, encode_component, fmt_one, fmt_valid)
+from .descriptors import buffer_address, buffer_lane_operands, descriptor_words, vsharp_fields
+from .formats import (FMT_NC, NF_UINT, component_layout, dst_select, fmt_one, fmt_valid,
+                      load_component, store_component)
 from .space import PAGE_SHIFT, mem_load, mem_store
+from .subops import counted_and_runs, raw_fields, subop_fields
 
 
 # --- MUBUF / MTBUF --------------------------------------------------------------------------
-@njit(_nrt=False)   # see the note above sext_bytes
+@njit(_nrt=False)   # see the note in gcnemu/mem/access.py
 def buffer_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faults,
                        is_tbuffer, scratch):
     """MUBUF and MTBUF: address from the V# in four SGPRs, per lane, with the range rule."""
-    sub = ins[C_K]
-    kind = sub & 0xFF
-    size = (sub >> 8) & 0xFF
-    count = (sub >> 16) & 0xF
-    sext = (sub >> 20) & 1
-    aop = (sub >> 24) & 0x1F
-    offen = ins[C_F0]
-    idxen = ins[C_F1]
-    glc = ins[C_F2]
-    addr64 = ins[C_F3]
-    vaddr = ins[C_F5]
-    vdata = ins[C_F6]
-    srsrc = ins[C_F7] * 4
+    kind, size, count, sext, aop, _, _, _ = subop_fields(ins[C_K])
+    offen, idxen, glc, addr64, lds_or_dfmt, vaddr, vdata, srsrc = raw_fields(ins)
+    srsrc *= 4
     tfe = ins[C_LIT] & 0xFF
-    to_lds = 0 if is_tbuffer else ins[C_F4]
+    to_lds = 0 if is_tbuffer else lds_or_dfmt
     ex = get_exec(sregs, w)
-    ws[w, WS_VMEM] += 1
-    if kind == K_UNSUPPORTED:
-        fail(ws, w, ERR_UNIMPLEMENTED, ins[C_H])
-        return
-    if kind == K_NOP:
+    if not counted_and_runs(ins, ws, w, kind, WS_VMEM):
         return
     if to_lds and (tfe or count != 1 or not (kind == K_LOAD or kind == K_LOAD_FORMAT)):
         fail(ws, w, ERR_UNIMPLEMENTED, ins[C_H])   # lds=1 is defined for single-dword loads only
         return
     if not sgpr_ok(ws, w, srsrc, 4):
         return
-    w0 = U64(sregs[w, srsrc])
-    w1 = U64(sregs[w, srsrc + 1])
-    w2 = U64(sregs[w, srsrc + 2])
-    w3 = U64(sregs[w, srsrc + 3])
+    w0, w1, w2, w3 = descriptor_words(sregs, w, srsrc)
     base, stride, swizzle, num_records, element_size, index_stride, add_tid = \
         vsharp_fields(w0, w1, w2, w3)
     soffset = read_scalar(sregs, ws, w, ins[C_S0], 1, 0, False)
@@ -81,7 +64,7 @@ def buffer_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_b
     dsel = np.int64(0xFAC)   # identity: 4 | 5 << 3 | 6 << 6 | 7 << 9
     if is_format:
         if is_tbuffer:
-            dfmt = ins[C_F4]
+            dfmt = lds_or_dfmt
             nfmt = (ins[C_LIT] >> 16) & 0xFF
         else:
             dfmt = np.int64((w3 >> U64(15)) & U64(0xF))
@@ -102,32 +85,15 @@ def buffer_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_b
     for l in range(64):
         if not (ex >> U64(l)) & U64(1):
             continue
-        vidx = U64(0)
-        voff = U64(0)
-        v64 = U64(0)
-        if addr64:
-            v64 = U64(vgpr[vb + vaddr, l]) | (U64(vgpr[vb + vaddr + 1, l]) << U64(32))
-        else:
-            if idxen:
-                vidx = U64(vgpr[vb + vaddr, l])
-                if offen:
-                    voff = U64(vgpr[vb + vaddr + 1, l])
-            elif offen:
-                voff = U64(vgpr[vb + vaddr, l])
+        vidx, voff, v64 = buffer_lane_operands(vgpr, vb + vaddr, l, addr64, idxen, offen)
         failed = False
         if kind == K_ATOMIC:
             a, inr = buffer_address(base, stride, num_records, swizzle, element_size, index_stride,
-                                      add_tid, idxen, offen, addr64, vidx, voff, v64, inst_offset,
-                                      soffset, l, 0)
+                                    add_tid, idxen, offen, addr64, vidx, voff, v64, inst_offset,
+                                    soffset, l, 0)
             nbytes = 4 * count
-            v = vreg(vgpr, ws, w, vdata, l)
-            if count == 2:
-                v |= vreg(vgpr, ws, w, vdata + 1, l) << U64(32)
-            c = U64(0)
-            if aop == ATOMIC_CMPSWAP or aop == ATOMIC_FCMPSWAP:
-                c = vreg(vgpr, ws, w, vdata + count, l)
-                if count == 2:
-                    c |= vreg(vgpr, ws, w, vdata + 3, l) << U64(32)
+            v, c = atomic_lane_operands(vgpr, vb + vdata, l, count,
+                                        aop == ATOMIC_CMPSWAP or aop == ATOMIC_FCMPSWAP)
             old = U64(0)
             if inr:
                 if aop >= 16:
@@ -137,54 +103,39 @@ def buffer_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_b
                 if not ok:
                     record_fault(ws, w, faults, np.int64(a), l, 1)
             if glc:
-                vset(vgpr, ws, w, vdata, l, old & MASK32)
-                if count == 2:
-                    vset(vgpr, ws, w, vdata + 1, l, old >> U64(32))
+                set_lane_value(vgpr, vb + vdata, l, count, old)
             continue
         if is_format:
             # per component: the byte container holding it (1, 2 or 4 bytes) at its offset
             nc = FMT_NC[dfmt]
-            esize = FMT_BYTES[dfmt]
             first_in = True
             for k in range(4):
                 vals[k] = U64(0)
             if not is_load:
                 for k in range(min(count, nc)):
-                    bits = FMT_BITS[dfmt, k]
-                    sh = FMT_SHIFT[dfmt, k]
-                    coff = (sh // 32) * 4
-                    csize = min(esize - coff, 4)
+                    bits, coff, csize, shift = component_layout(dfmt, k)
                     a, inr = buffer_address(base, stride, num_records, swizzle, element_size,
-                                              index_stride, add_tid, idxen, offen, addr64, vidx,
-                                              voff, v64, inst_offset, soffset, l, coff)
-                    if not inr:
-                        continue
-                    raw = encode_component(vreg(vgpr, ws, w, vdata + k, l), bits, nfmt)
-                    cont, ok = mem_load(mem_data, mem_mapped, mem_base, np.int64(a), csize)
-                    s = U64(sh - coff * 8)
-                    fm = ((U64(1) << U64(bits)) - U64(1)) << s
-                    cont = (cont & ~fm) | ((raw << s) & fm)
-                    if not (ok and mem_store(mem_data, mem_mapped, mem_base, np.int64(a), cont, csize)):
+                                            index_stride, add_tid, idxen, offen, addr64, vidx,
+                                            voff, v64, inst_offset, soffset, l, coff)
+                    if inr and not store_component(mem_data, mem_mapped, mem_base, np.int64(a),
+                                                   vreg(vgpr, ws, w, vdata + k, l), bits, csize,
+                                                   shift, nfmt):
                         record_fault(ws, w, faults, np.int64(a), l, 1)
                 continue
             for k in range(nc):
-                bits = FMT_BITS[dfmt, k]
-                sh = FMT_SHIFT[dfmt, k]
-                coff = (sh // 32) * 4
-                csize = min(esize - coff, 4)
+                bits, coff, csize, shift = component_layout(dfmt, k)
                 a, inr = buffer_address(base, stride, num_records, swizzle, element_size,
-                                          index_stride, add_tid, idxen, offen, addr64, vidx,
-                                          voff, v64, inst_offset, soffset, l, coff)
+                                        index_stride, add_tid, idxen, offen, addr64, vidx,
+                                        voff, v64, inst_offset, soffset, l, coff)
                 if k == 0:
                     first_in = inr
                 if not inr:
                     continue
-                cont, ok = mem_load(mem_data, mem_mapped, mem_base, np.int64(a), csize)
+                vals[k], ok = load_component(mem_data, mem_mapped, mem_base, np.int64(a), bits,
+                                             csize, shift, nfmt)
                 if not ok:
                     failed = True
                     record_fault(ws, w, faults, np.int64(a), l, 0)
-                raw = (cont >> U64(sh - coff * 8)) & ((U64(1) << U64(bits)) - U64(1))
-                vals[k] = decode_component(raw, bits, nfmt)
             one = fmt_one(nfmt)
             if first_in and nc < 4:
                 vals[3] = one
@@ -201,9 +152,9 @@ def buffer_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_b
             for i in range(count):
                 nb = size if size < 4 else 4
                 a, inr = buffer_address(base, stride, num_records, swizzle, element_size, index_stride,
-                                          add_tid, idxen, offen, addr64, vidx, voff, v64, inst_offset,
-                                          soffset, l, 4 * i)
-                # mapped and backed: accessed here directly (see the note above sext_bytes)
+                                        add_tid, idxen, offen, addr64, vidx, voff, v64, inst_offset,
+                                        soffset, l, 4 * i)
+                # mapped and backed: accessed here directly (see the note in gcnemu/mem/access.py)
                 o = np.int64(-1)
                 if inr and a >= ubase and a - ubase <= dsize - U64(nb):
                     o = np.int64(a - ubase)
@@ -231,7 +182,7 @@ def buffer_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_b
                         mem_data[o + b] = np.uint8((sv >> np.uint32(8 * b)) & np.uint32(0xFF))
                 elif inr:
                     if not mem_store(mem_data, mem_mapped, mem_base, np.int64(a),
-                                       U64(vgpr[vb + vdata + i, l]), nb):
+                                     U64(vgpr[vb + vdata + i, l]), nb):
                         record_fault(ws, w, faults, np.int64(a), l, 1)
         if tfe and is_load:
             vgpr[vb + vdata + count, l] = np.uint32(1 if failed else 0)

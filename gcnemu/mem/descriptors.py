@@ -33,9 +33,17 @@ import numpy as np
 from ..errors import MemoryFault
 from ..exec.jit import njit
 
-__all__ = ["buffer_address", "scratch_address", "vsharp_fields", "decode_vsharp", "encode_vsharp",
+U64 = np.uint64
+
+__all__ = ["buffer_address", "buffer_lane_operands", "scratch_address", "vsharp_fields", "decode_vsharp", "encode_vsharp",
            "decode_tsharp", "decode_ssharp", "scratch_vsharp", "VSharp", "TSharp", "SSharp",
            "IMAGE_TYPES"]
+
+
+@njit(inline="always")
+def descriptor_words(sregs, w, s):
+    """The four dwords (uint64) of a resource descriptor in wave w's SGPRs s..s+3."""
+    return U64(sregs[w, s]), U64(sregs[w, s + 1]), U64(sregs[w, s + 2]), U64(sregs[w, s + 3])
 
 
 @njit(inline="always")
@@ -50,6 +58,25 @@ def vsharp_fields(w0, w1, w2, w3):
     index_stride = np.int64(8 << ((w3 >> np.uint64(21)) & np.uint64(3)))
     add_tid = np.int64((w3 >> np.uint64(23)) & np.uint64(1))
     return base, stride, swizzle, np.int64(w2), element_size, index_stride, add_tid
+
+
+@njit(inline="always")
+def buffer_lane_operands(vgpr, row, lane, addr64, idxen, offen):
+    """(index, offset, 64-bit address) of one lane's MUBUF/MTBUF VADDR registers from VGPR row
+    ``row`` on: the 64-bit address (addr64), else the index then the offset, each where its
+    bit is set; absent ones are 0."""
+    vidx = np.uint64(0)
+    voff = np.uint64(0)
+    v64 = np.uint64(0)
+    if addr64:
+        v64 = np.uint64(vgpr[row, lane]) | (np.uint64(vgpr[row + 1, lane]) << np.uint64(32))
+    elif idxen:
+        vidx = np.uint64(vgpr[row, lane])
+        if offen:
+            voff = np.uint64(vgpr[row + 1, lane])
+    elif offen:
+        voff = np.uint64(vgpr[row, lane])
+    return vidx, voff, v64
 
 
 @njit

@@ -23,40 +23,31 @@ from ..exec.jit import native_address, njit, row_kernel_call
 from ..exec.lanes import (lds_gather1_1, lds_gather1_2, lds_gather1_3, lds_gather1_4,
                           lds_gather2_1, lds_gather2_2, lds_scatter1_1, lds_scatter1_2,
                           lds_scatter1_3, lds_scatter1_4, lds_scatter2_1, lds_scatter2_2)
-from ..exec.layout import (C_F0, C_F1, C_F2, C_F3, C_F4, C_F5, C_F6, C_H, C_K, ERR_UNIMPLEMENTED,
-                           K_APPEND, K_ATOMIC, K_CONSUME, K_LOAD, K_LOAD2, K_NOP, K_SRC2, K_STORE,
-                           K_STORE2, K_SWIZZLE, K_UNSUPPORTED, K_WRXCHG2, M0, MASK32, U64,
-                           WS_LDS_BASE, WS_LDS_INSTS, WS_LDS_SIZE, WS_VBASE)
-from ..exec.state import fail, get_exec, vgpr_ok
-from .access import (lane_on, lds_atomic, lds_read, lds_write, sext_bytes, vreg, vset)
-from .atomics import (ATOMIC_CMPSWAP, ATOMIC_FCMPSWAP, A_CONDXCHG, A_MSKOR, A_WRAP, lds_atomic_new)
+from ..exec.layout import (C_K, K_APPEND, K_ATOMIC, K_CONSUME, K_LOAD, K_LOAD2, K_SRC2, K_STORE,
+                           K_STORE2, K_SWIZZLE, K_WRXCHG2, M0, MASK32, U64, WS_LDS_BASE,
+                           WS_LDS_INSTS, WS_LDS_SIZE, WS_VBASE)
+from ..exec.state import get_exec, vgpr_ok
+from .access import (lane_on, lane_value, lds_atomic, lds_read, lds_write, set_lane_value,
+                     sext_bytes, vreg, vset)
+from .atomics import ATOMIC_CMPSWAP, ATOMIC_FCMPSWAP, A_CONDXCHG, A_MSKOR, A_WRAP, lds_atomic_new
+from .subops import counted_and_runs, raw_fields, subop_fields
 
 
 # --- DS -------------------------------------------------------------------------------------
-@njit(_nrt=False)   # see the note above sext_bytes
+@njit(inline="always")
+def lds_address(addr, offset, align):
+    """The LDS address of a lane: ADDR + offset wrapped to 32 bits (the LDS address adder is 32
+    bits wide: compilers fold a negative base register into a positive offset, e.g. ADDR =
+    -4*lid, offset:252, and rely on the wrap), aligned down to ``align`` bytes."""
+    return ((addr + offset) & 0xFFFFFFFF) & ~np.int64(align - 1)
+
+
+@njit(_nrt=False)   # see the note in gcnemu/mem/access.py
 def ds_instruction(ins, w, sregs, ws, vgpr, lds, scratch):
-    sub = ins[C_K]
-    kind = sub & 0xFF
-    size = (sub >> 8) & 0xFF
-    count = (sub >> 16) & 0xF
-    sext = (sub >> 20) & 1
-    aop = (sub >> 24) & 0x1F
-    rtn = (sub >> 29) & 1
-    st64 = (sub >> 30) & 1
-    swap_cmp = (sub >> 31) & 1
-    off0 = ins[C_F0]
-    off1 = ins[C_F1]
-    gds = ins[C_F2]
-    vaddr = ins[C_F3]
-    d0 = ins[C_F4]
-    d1 = ins[C_F5]
-    vdst = ins[C_F6]
+    kind, size, count, sext, aop, rtn, st64, swap_cmp = subop_fields(ins[C_K])
+    off0, off1, gds, vaddr, d0, d1, vdst, _ = raw_fields(ins)
     ex = get_exec(sregs, w)
-    ws[w, WS_LDS_INSTS] += 1
-    if kind == K_UNSUPPORTED:
-        fail(ws, w, ERR_UNIMPLEMENTED, ins[C_H])
-        return
-    if kind == K_NOP:
+    if not counted_and_runs(ins, ws, w, kind, WS_LDS_INSTS):
         return
     m0 = np.int64(sregs[w, M0])
     if gds:
@@ -136,10 +127,8 @@ def ds_instruction(ins, w, sregs, ws, vgpr, lds, scratch):
         if not (ex >> U64(l)) & U64(1):
             continue
         addr = np.int64(vgpr[vb + vaddr, l])
-        # the LDS address adder is 32 bits wide: compilers fold a negative base register into
-        # a positive offset (e.g. ADDR = -4*lid, offset:252) and rely on the wrap
         if kind == K_LOAD:
-            a = ((addr + offset16) & 0xFFFFFFFF) & ~np.int64(align - 1)
+            a = lds_address(addr, offset16, align)
             ok = a + nb <= limit
             if size < 4:
                 v = U64(0)
@@ -161,7 +150,7 @@ def ds_instruction(ins, w, sregs, ws, vgpr, lds, scratch):
                                 v |= U64(lds[p + b]) << U64(8 * b)
                     vgpr[vb + vdst + i, l] = np.uint32(v)
         elif kind == K_STORE:
-            a = ((addr + offset16) & 0xFFFFFFFF) & ~np.int64(align - 1)
+            a = lds_address(addr, offset16, align)
             if a + nb <= limit:
                 if size < 4:
                     v = U64(vgpr[vb + d0, l])
@@ -179,7 +168,7 @@ def ds_instruction(ins, w, sregs, ws, vgpr, lds, scratch):
         elif kind == K_LOAD2 or kind == K_STORE2 or kind == K_WRXCHG2:
             scale = nb * (64 if st64 else 1)
             for k in range(2):
-                a = ((addr + (off0 if k == 0 else off1) * scale) & 0xFFFFFFFF) & ~np.int64(nb - 1)
+                a = lds_address(addr, (off0 if k == 0 else off1) * scale, nb)
                 ok = a + nb <= limit
                 src = d0 if k == 0 else d1
                 for i in range(count):
@@ -217,15 +206,11 @@ def ds_instruction(ins, w, sregs, ws, vgpr, lds, scratch):
                 v = lds_read(lds, base, b, nb)
                 lds_atomic(lds, base, a, aop, v, U64(0), nb)
         else:  # K_ATOMIC
-            a = ((addr + offset16) & 0xFFFFFFFF) & ~np.int64(nb - 1)
-            v = U64(vgpr[vb + d0, l])
+            a = lds_address(addr, offset16, nb)
+            v = lane_value(vgpr, vb + d0, l, count)
             c = U64(0)
-            if count == 2:
-                v |= U64(vgpr[vb + d0 + 1, l]) << U64(32)
             if two_data:
-                c = U64(vgpr[vb + d1, l])
-                if count == 2:
-                    c |= U64(vgpr[vb + d1 + 1, l]) << U64(32)
+                c = lane_value(vgpr, vb + d1, l, count)
                 if swap_cmp:
                     v, c = c, v
             old = U64(0)
@@ -247,9 +232,7 @@ def ds_instruction(ins, w, sregs, ws, vgpr, lds, scratch):
                     for b in range(nb):
                         lds[p + b] = np.uint8((new >> U64(8 * b)) & U64(0xFF))
             if rtn:
-                vgpr[vb + vdst, l] = np.uint32(old & MASK32)
-                if count == 2:
-                    vgpr[vb + vdst + 1, l] = np.uint32(old >> U64(32))
+                set_lane_value(vgpr, vb + vdst, l, count, old)
 
 
 
@@ -332,7 +315,7 @@ def lds_row_form(sub: int, off0: int, off1: int, gds: int, vaddr: int, data0: in
     has none: (kernel address, row_a, row_b, uo0, uo1, amask, VGPR end), rows and offsets as
     the kernels above take them; the kernel is compiled (or loaded from the disk cache) on
     first use. VGPR end is the allocation the instruction's rows need."""
-    kind, size, count, st64 = sub & 0xFF, (sub >> 8) & 0xFF, (sub >> 16) & 0xF, (sub >> 30) & 1
+    kind, size, count, _, _, _, st64, _ = subop_fields(sub)
     if gds or (kind, count) not in _LDS_ROW_KERNELS or size < 4:
         return None
     fn = _LDS_ROW_KERNELS[(kind, count)]

@@ -3,7 +3,7 @@
 The engine does not link the families: run_wave writes the state arrays' addresses and
 shapes into a frame (a row of its tmp scratch) and calls the family's compiled entry by
 address (call_family), as it does for VALU ops. A program compiles only the families it
-uses (gcnemu/program.py asks family_address when it builds a memory row), which keeps
+uses (gcnemu/exec/program.py asks family_address when it builds a memory row), which keeps
 about 20 s of compilation (image sampling alone ~9 s) out of a fresh install's first
 dispatch of a kernel without, say, images.
 """

@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..exec.jit import njit
-from ..exec.layout import (C_F0, C_F1, C_F2, C_F3, C_F4, C_F5, C_K, C_LIT, K_INTERP_MOV,
-                           K_INTERP_P1, K_INTERP_P2, M0, MASK32, U64, WS_LDS_BASE, WS_LDS_SIZE,
-                           WS_VALU)
+from ..exec.layout import (C_F5, C_K, C_LIT, K_INTERP_MOV, K_INTERP_P1, K_INTERP_P2, M0, MASK32,
+                           U64, WS_LDS_BASE, WS_LDS_SIZE, WS_VALU)
 from ..exec.state import get_exec, vgpr_ok
 from ..sem.fp import as_f32, f32_bits
-from .access import (lane_on, lds_read, vreg, vset)
+from .access import lane_on, lds_read, vreg, vset
+from .subops import raw_fields
 
 
 # --- VINTRP ---------------------------------------------------------------------------------
@@ -31,10 +31,7 @@ def interp_instruction(ins, w, sregs, ws, vgpr, lds):
     p10/p20/p0 operand encoding does. Parameters beyond the LDS allocation read 0.
     """
     kind = ins[C_K] & 0xFF
-    vsrc = ins[C_F0]
-    chan = ins[C_F1]
-    attr = ins[C_F2]
-    vdst = ins[C_F3]
+    vsrc, chan, attr, vdst, _, _, _, _ = raw_fields(ins)
     ex = get_exec(sregs, w)
     ws[w, WS_VALU] += 1
     if not vgpr_ok(ws, w, vdst, 1):
@@ -125,8 +122,7 @@ def export_instruction(ins, w, sregs, ws, vgpr, exports):
     (c & 1) of VSRC<c >> 1> (VSRC0 = components 0,1; VSRC1 = 2,3), as 16-bit values.
     Disabled components and inactive lanes hold 0. done/vm are recorded only (the wave goes on).
     """
-    en = ins[C_F0]
-    compr = ins[C_F2]
+    en, tgt, compr, done, vm, _, _, _ = raw_fields(ins)
     ex = get_exec(sregs, w)
     k = np.int64(exports[0, 0])
     exports[0, 0] = np.uint32(k + 1)
@@ -134,10 +130,10 @@ def export_instruction(ins, w, sregs, ws, vgpr, exports):
     if row >= exports.shape[0]:
         return
     exports[row, EX_WAVE] = np.uint32(w)
-    exports[row, EX_TARGET] = np.uint32(ins[C_F1])
+    exports[row, EX_TARGET] = np.uint32(tgt)
     exports[row, EX_EN] = np.uint32(en)
-    exports[row, EX_FLAGS] = np.uint32((EXF_COMPR if compr else 0) | (EXF_DONE if ins[C_F3] else 0)
-                                       | (EXF_VM if ins[C_F4] else 0))
+    exports[row, EX_FLAGS] = np.uint32((EXF_COMPR if compr else 0) | (EXF_DONE if done else 0)
+                                       | (EXF_VM if vm else 0))
     exports[row, EX_EXEC_LO] = np.uint32(ex & MASK32)
     exports[row, EX_EXEC_HI] = np.uint32(ex >> U64(32))
     exports[row, EX_ROW] = np.uint32(ws[w, 0])

@@ -12,15 +12,16 @@ from numba import types
 from ..exec.jit import native_address, njit, row_kernel_call
 from ..exec.lanes import (flat_gather_1, flat_gather_2, flat_gather_3, flat_gather_4,
                           flat_scatter_1, flat_scatter_2, flat_scatter_3, flat_scatter_4)
-from ..exec.layout import (C_F0, C_F2, C_F3, C_F5, C_H, C_K, ERR_UNIMPLEMENTED, K_ATOMIC, K_LOAD,
-                           K_NOP, K_STORE, K_UNSUPPORTED, MASK32, PRIVATE_APERTURE_HI,
+from ..exec.layout import (C_K, K_ATOMIC, K_LOAD, K_STORE, MASK32, PRIVATE_APERTURE_HI,
                            SHARED_APERTURE_HI, U64, WS_LDS_BASE, WS_LDS_SIZE, WS_SCRATCH_BASE,
                            WS_SCRATCH_WAVE, WS_VBASE, WS_VMEM)
-from ..exec.state import (fail, get_exec, record_fault, vgpr_ok)
-from .access import (lds_atomic, lds_read, lds_write, sext_bytes, vreg, vset)
-from .atomics import (ATOMIC_CMPSWAP, ATOMIC_FCMPSWAP, atomic_rmw, mem_atomic)
+from ..exec.state import get_exec, record_fault, vgpr_ok
+from .access import (atomic_lane_operands, lds_atomic, lds_read, lds_write, set_lane_value,
+                     sext_bytes, vreg, vset)
+from .atomics import ATOMIC_CMPSWAP, ATOMIC_FCMPSWAP, atomic_rmw, mem_atomic
 from .descriptors import scratch_address
 from .space import PAGE_SHIFT, mem_load, mem_store
+from .subops import counted_and_runs, raw_fields, subop_fields
 
 
 # --- FLAT dword row kernels (the engine's FLAT fast path) -------------------------------------
@@ -75,7 +76,7 @@ def flat_row_form(sub: int, vaddr: int, vdata: int, vdst: int):
     """The engine's fast form of a FLAT instruction (subop ``sub``, raw fields), or None when it
     has none: (kernel address, row, bytes per lane, VGPR end): row is the destination (loads) or
     data (stores), VGPR end the allocation the instruction's rows need."""
-    kind, size, count = sub & 0xFF, (sub >> 8) & 0xFF, (sub >> 16) & 0xF
+    kind, size, count, _, _, _, _, _ = subop_fields(sub)
     if size < 4 or (kind, count) not in _FLAT_ROW_KERNELS:
         return None
     row = vdst if kind == K_LOAD else vdata
@@ -141,23 +142,15 @@ def _flat_lane_body(l, kind, size, count, sext, aop, glc, vaddr, vdata, vdst, nb
                         mem_data[o + 4 * i + b] = np.uint8((v >> np.uint32(8 * b)) & np.uint32(0xFF))
             else:  # atomic
                 nbytes = 4 * count
-                v = U64(vgpr[vb + vdata, l])
-                if count == 2:
-                    v |= U64(vgpr[vb + vdata + 1, l]) << U64(32)
-                c = U64(0)
-                if aop == ATOMIC_CMPSWAP or aop == ATOMIC_FCMPSWAP:
-                    c = U64(vgpr[vb + vdata + count, l])
-                    if count == 2:
-                        c |= U64(vgpr[vb + vdata + 3, l]) << U64(32)
+                v, c = atomic_lane_operands(vgpr, vb + vdata, l, count,
+                                            aop == ATOMIC_CMPSWAP or aop == ATOMIC_FCMPSWAP)
                 # thread-safe (compare-and-swap): kernels whose atomics commute run on
                 # several workers
                 old, ok = atomic_rmw(mem_data, o, aop, v, c, nbytes)
                 if not ok:
                     record_fault(ws, w, faults, addr, l, 1)
                 if glc:
-                    vgpr[vb + vdst, l] = np.uint32(old & MASK32)
-                    if count == 2:
-                        vgpr[vb + vdst + 1, l] = np.uint32(old >> U64(32))
+                    set_lane_value(vgpr, vb + vdst, l, count, old)
             return
     space = _global_addr_space(addr)   # 0 global or 1 LDS (scratch is mapped above)
     if kind == K_LOAD:
@@ -184,14 +177,8 @@ def _flat_lane_body(l, kind, size, count, sext, aop, glc, vaddr, vdata, vdst, nb
                     record_fault(ws, w, faults, addr + 4 * i, l, 1)
     else:  # atomic
         nbytes = 4 * count
-        v = vreg(vgpr, ws, w, vdata, l)
-        if count == 2:
-            v |= vreg(vgpr, ws, w, vdata + 1, l) << U64(32)
-        c = U64(0)
-        if aop == ATOMIC_CMPSWAP or aop == ATOMIC_FCMPSWAP:
-            c = vreg(vgpr, ws, w, vdata + count, l)
-            if count == 2:
-                c |= vreg(vgpr, ws, w, vdata + 3, l) << U64(32)
+        v, c = atomic_lane_operands(vgpr, vb + vdata, l, count,
+                                    aop == ATOMIC_CMPSWAP or aop == ATOMIC_FCMPSWAP)
         if space == 1:
             a = addr & 0xFFFFFFFF
             old = lds_atomic(lds, lbase, a, aop, v, c, nbytes) if a + nbytes <= lsize else U64(0)
@@ -200,9 +187,7 @@ def _flat_lane_body(l, kind, size, count, sext, aop, glc, vaddr, vdata, vdst, nb
             if not ok:
                 record_fault(ws, w, faults, addr, l, 1)
         if glc:
-            vset(vgpr, ws, w, vdst, l, old & MASK32)
-            if count == 2:
-                vset(vgpr, ws, w, vdst + 1, l, old >> U64(32))
+            set_lane_value(vgpr, vb + vdst, l, count, old)
 
 
 @njit
@@ -246,24 +231,12 @@ def _flat_dword_loop(kind, size, count, sext, aop, glc, vaddr, vdata, vdst, nb,
                            dlim, lbase, lsize, vb)
 
 
-@njit(_nrt=False)   # see the note above sext_bytes
+@njit(_nrt=False)   # see the note in gcnemu/mem/access.py
 def flat_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faults):
-    sub = ins[C_K]
-    kind = sub & 0xFF
-    size = (sub >> 8) & 0xFF
-    count = (sub >> 16) & 0xF
-    sext = (sub >> 20) & 1
-    aop = (sub >> 24) & 0x1F
-    glc = ins[C_F0]
-    vaddr = ins[C_F2]
-    vdata = ins[C_F3]
-    vdst = ins[C_F5]
+    kind, size, count, sext, aop, _, _, _ = subop_fields(ins[C_K])
+    glc, _, vaddr, vdata, _, vdst, _, _ = raw_fields(ins)
     ex = get_exec(sregs, w)
-    ws[w, WS_VMEM] += 1
-    if kind == K_UNSUPPORTED:
-        fail(ws, w, ERR_UNIMPLEMENTED, ins[C_H])
-        return
-    if kind == K_NOP:
+    if not counted_and_runs(ins, ws, w, kind, WS_VMEM):
         return
     if not vgpr_ok(ws, w, vaddr, 2):
         return

@@ -27,6 +27,7 @@ import numpy as np
 from ..exec.jit import njit
 from ..exec.layout import MASK32, U64
 from ..sem.fp import as_f32, f32_bits
+from .space import mem_load, mem_store
 
 # --- data formats (GcnMemHandling.md), shared by MUBUF/MTBUF/MIMG -----------------------------
 NF_UNORM, NF_SNORM, NF_USCALED, NF_SSCALED, NF_UINT, NF_SINT, NF_SNORM_OGL, NF_FLOAT = range(8)
@@ -172,6 +173,12 @@ def fmt_one(nfmt):
     return U64(1) if nfmt == NF_UINT or nfmt == NF_SINT else F32_ONE
 
 
+@njit(inline="always")
+def _small_float(bits):
+    """(mantissa bits, signed) of the 5-bit-exponent float of a 16, 11 or 10-bit component."""
+    return (10, True) if bits == 16 else (bits - 5, False)
+
+
 @njit
 def decode_component(raw, bits, nfmt):
     """Raw component bits -> the 32-bit register value (GcnMemHandling.md number formats)."""
@@ -182,9 +189,8 @@ def decode_component(raw, bits, nfmt):
     if nfmt == NF_FLOAT:
         if bits == 32:
             return raw
-        if bits == 16:
-            return small_float_to_f32(raw, 10, True)
-        return small_float_to_f32(raw, bits - 5, False)
+        mbits, signed = _small_float(bits)
+        return small_float_to_f32(raw, mbits, signed)
     d = np.float64((U64(1) << U64(bits)) - U64(1))
     if nfmt == NF_UNORM:
         f = np.float64(raw) / d
@@ -210,9 +216,8 @@ def encode_component(v, bits, nfmt):
     if nfmt == NF_FLOAT:
         if bits == 32:
             return v
-        if bits == 16:
-            return f32_to_small_float(v, 10, True)
-        return f32_to_small_float(v, bits - 5, False)
+        mbits, signed = _small_float(bits)
+        return f32_to_small_float(v, mbits, signed)
     f = np.float64(as_f32(v))
     if f != f:
         return U64(0)
@@ -234,3 +239,35 @@ def dst_select(vals, sel, one):
     if sel >= 4:
         return vals[sel - 4]
     return U64(0)
+
+
+@njit(inline="always")
+def component_layout(dfmt, k):
+    """Where component k of an element of data format dfmt lies: (bits, byte offset of the
+    container that holds it, the container's bytes (1, 2 or 4), shift within the container)."""
+    bits = FMT_BITS[dfmt, k]
+    sh = FMT_SHIFT[dfmt, k]
+    coff = (sh // 32) * 4
+    return bits, coff, min(FMT_BYTES[dfmt] - coff, 4), sh - coff * 8
+
+
+@njit
+def load_component(mem_data, mem_mapped, mem_base, addr, bits, csize, shift, nfmt):
+    """(register value, ok) of the component in the container of ``csize`` bytes at ``addr``
+    (component_layout); ok is False when a byte was unmapped (the value is then that of 0)."""
+    cont, ok = mem_load(mem_data, mem_mapped, mem_base, addr, csize)
+    return decode_component((cont >> U64(shift)) & ((U64(1) << U64(bits)) - U64(1)), bits,
+                            nfmt), ok
+
+
+@njit
+def store_component(mem_data, mem_mapped, mem_base, addr, v, bits, csize, shift, nfmt):
+    """Write register value v as the component in the container at ``addr``
+    (component_layout), keeping the container's other bits; False when a byte was unmapped
+    (nothing is written)."""
+    raw = encode_component(v, bits, nfmt)
+    cont, ok = mem_load(mem_data, mem_mapped, mem_base, addr, csize)
+    s = U64(shift)
+    fm = ((U64(1) << U64(bits)) - U64(1)) << s
+    cont = (cont & ~fm) | ((raw << s) & fm)
+    return ok and mem_store(mem_data, mem_mapped, mem_base, addr, cont, csize)

@@ -6,17 +6,17 @@ from __future__ import annotations
 import numpy as np
 
 from ..exec.jit import njit
-from ..exec.layout import (C_F0, C_F1, C_F2, C_F4, C_F5, C_F6, C_F7, C_H, C_K, C_LIT, ERR_FORMAT,
-                           ERR_RESOURCE, ERR_TILED, ERR_UNIMPLEMENTED, K_ATOMIC, K_LOAD_FORMAT,
-                           K_RESINFO, K_SAMPLE, K_STORE_FORMAT, K_UNSUPPORTED, MASK32, SF_B, SF_C,
-                           SF_CL, SF_D, SF_GATHER, SF_L, SF_LZ, SF_O, U64, WS_VMEM)
-from ..exec.state import (fail, get_exec, record_fault, sgpr_ok, vgpr_ok)
+from ..exec.layout import (C_K, C_LIT, ERR_FORMAT, ERR_RESOURCE, ERR_TILED, K_ATOMIC,
+                           K_LOAD_FORMAT, K_RESINFO, K_SAMPLE, K_STORE_FORMAT, SF_B, SF_C, SF_CL,
+                           SF_D, SF_GATHER, SF_L, SF_LZ, SF_O, U64, WS_VBASE, WS_VMEM)
+from ..exec.state import fail, get_exec, record_fault, sgpr_ok, vgpr_ok
 from ..sem.fp import as_f32, f32_bits
-from .access import lane_on, vreg, vset
+from .access import lane_on, lane_value, set_lane_value, vreg, vset
 from .atomics import ATOMIC_CMPSWAP, ATOMIC_FCMPSWAP, mem_atomic
-from .formats import (F32_ONE, FMT_BITS, FMT_BYTES, FMT_NC, FMT_SHIFT, NF_SINT, NF_UINT,
-                      decode_component, dst_select, encode_component, fmt_one, fmt_valid, rne_f64)
-from .space import mem_load, mem_store
+from .descriptors import descriptor_words
+from .formats import (F32_ONE, FMT_BYTES, FMT_NC, NF_SINT, NF_UINT, component_layout, dst_select,
+                      fmt_one, fmt_valid, load_component, rne_f64, store_component)
+from .subops import counted_and_runs, raw_fields, subop_fields
 
 
 # --- MIMG -----------------------------------------------------------------------------------
@@ -48,10 +48,7 @@ def _img_level(t_type, pitch, width, height, depth, bpe, level):
 @njit
 def _tsharp(sregs, w, s, r128):
     """T# fields (memory.decode_tsharp's bit layout) from SGPRs s..s+7 (s..s+3 with r128)."""
-    w0 = U64(sregs[w, s])
-    w1 = U64(sregs[w, s + 1])
-    w2 = U64(sregs[w, s + 2])
-    w3 = U64(sregs[w, s + 3])
+    w0, w1, w2, w3 = descriptor_words(sregs, w, s)
     base = (w0 | ((w1 & U64(0xFF)) << U64(32))) << U64(8)
     dfmt = np.int64((w1 >> U64(20)) & U64(0x3F))
     nfmt = np.int64((w1 >> U64(26)) & U64(0xF))
@@ -82,18 +79,14 @@ def _img_fetch(mem_data, mem_mapped, mem_base, addr, dfmt, nfmt, vals):
     """Read one texel at addr and decode its components into vals[4] (missing: 0,0,0,1).
     Returns False when a byte was unmapped (the texel then reads as zeros)."""
     nc = FMT_NC[dfmt]
-    esize = FMT_BYTES[dfmt]
     okall = True
     for k in range(4):
         vals[k] = U64(0)
     for k in range(nc):
-        bits = FMT_BITS[dfmt, k]
-        sh = FMT_SHIFT[dfmt, k]
-        coff = (sh // 32) * 4
-        cont, ok = mem_load(mem_data, mem_mapped, mem_base, addr + coff, min(esize - coff, 4))
+        bits, coff, csize, shift = component_layout(dfmt, k)
+        vals[k], ok = load_component(mem_data, mem_mapped, mem_base, addr + coff, bits, csize,
+                                     shift, nfmt)
         okall = okall and ok
-        vals[k] = decode_component((cont >> U64(sh - coff * 8)) & ((U64(1) << U64(bits)) - U64(1)),
-                                   bits, nfmt)
     if nc < 4:
         vals[3] = fmt_one(nfmt)
     return okall
@@ -141,25 +134,14 @@ def image_instruction(ins, w, sregs, ws, vgpr, mem_data, mem_mapped, mem_base, f
       image_load_pck*/store_pck* (unimplemented), the image-only data formats (5_6_5 ...
       BC*, ERR_FORMAT), tfe/lwe on samples.
     """
-    sub = ins[C_K]
-    kind = sub & 0xFF
-    variant = (sub >> 8) & 0xFF
-    get_lod = (sub >> 20) & 1
-    aop = (sub >> 24) & 0x1F
-    has_mip = (sub >> 30) & 1
-    dmask = ins[C_F0]
-    unorm = ins[C_F1]
-    glc = ins[C_F2]
-    vaddr = ins[C_F4]
-    vdata = ins[C_F5]
-    srsrc = ins[C_F6] * 4
-    ssamp = ins[C_F7] * 4
+    kind, variant, _, get_lod, aop, _, has_mip, _ = subop_fields(ins[C_K])
+    dmask, unorm, glc, _, vaddr, vdata, srsrc, ssamp = raw_fields(ins)
+    srsrc *= 4
+    ssamp *= 4
     tfe = ins[C_LIT] & 0xFF
     r128 = (ins[C_LIT] >> 16) & 0xFF
     ex = get_exec(sregs, w)
-    ws[w, WS_VMEM] += 1
-    if kind == K_UNSUPPORTED:
-        fail(ws, w, ERR_UNIMPLEMENTED, ins[C_H])
+    if not counted_and_runs(ins, ws, w, kind, WS_VMEM):
         return
     if not sgpr_ok(ws, w, srsrc, 4 if r128 else 8):
         return
@@ -286,7 +268,6 @@ def image_instruction(ins, w, sregs, ws, vgpr, mem_data, mem_mapped, mem_base, f
             if not inr:
                 continue
             nc = FMT_NC[dfmt]
-            esize = FMT_BYTES[dfmt]
             j = 0
             for k in range(4):
                 if not (dmask >> k) & 1:
@@ -295,16 +276,9 @@ def image_instruction(ins, w, sregs, ws, vgpr, mem_data, mem_mapped, mem_base, f
                 j += 1
                 if k >= nc:
                     continue
-                bits = FMT_BITS[dfmt, k]
-                sh = FMT_SHIFT[dfmt, k]
-                coff = (sh // 32) * 4
-                csize = min(esize - coff, 4)
-                raw = encode_component(v, bits, nfmt)
-                cont, ok = mem_load(mem_data, mem_mapped, mem_base, addr + coff, csize)
-                s = U64(sh - coff * 8)
-                fm = ((U64(1) << U64(bits)) - U64(1)) << s
-                cont = (cont & ~fm) | ((raw << s) & fm)
-                if not (ok and mem_store(mem_data, mem_mapped, mem_base, addr + coff, cont, csize)):
+                bits, coff, csize, shift = component_layout(dfmt, k)
+                if not store_component(mem_data, mem_mapped, mem_base, addr + coff, v, bits,
+                                       csize, shift, nfmt):
                     record_fault(ws, w, faults, addr + coff, l, 1)
         else:  # atomic
             is_cmp = aop == ATOMIC_CMPSWAP or aop == ATOMIC_FCMPSWAP
@@ -313,23 +287,16 @@ def image_instruction(ins, w, sregs, ws, vgpr, mem_data, mem_mapped, mem_base, f
             if nbytes > bpe:
                 fail(ws, w, ERR_FORMAT, dfmt | (nfmt << 8) | (1 << 16))
                 return
-            v = vreg(vgpr, ws, w, vdata, l)
-            cmp = U64(0)
-            if nbytes == 8:
-                v |= vreg(vgpr, ws, w, vdata + 1, l) << U64(32)
-            if is_cmp:
-                cmp = vreg(vgpr, ws, w, vdata + nd, l)
-                if nbytes == 8:
-                    cmp |= vreg(vgpr, ws, w, vdata + nd + 1, l) << U64(32)
+            row = ws[w, WS_VBASE] + vdata
+            v = lane_value(vgpr, row, l, nbytes // 4)
+            cmp = lane_value(vgpr, row + nd, l, nbytes // 4) if is_cmp else U64(0)
             old = U64(0)
             if inr:
                 old, ok = mem_atomic(mem_data, mem_mapped, mem_base, addr, aop, v, cmp, nbytes)
                 if not ok:
                     record_fault(ws, w, faults, addr, l, 1)
             if glc:
-                vset(vgpr, ws, w, vdata, l, old & MASK32)
-                if nbytes == 8:
-                    vset(vgpr, ws, w, vdata + 1, l, old >> U64(32))
+                set_lane_value(vgpr, row, l, nbytes // 4, old)
 
 
 @njit
@@ -399,10 +366,7 @@ def image_sample(w, sregs, ws, vgpr, mem_data, mem_mapped, mem_base, faults, fla
     """
     if not sgpr_ok(ws, w, ssamp, 4):
         return
-    s0 = U64(sregs[w, ssamp])
-    s1 = U64(sregs[w, ssamp + 1])
-    s2 = U64(sregs[w, ssamp + 2])
-    s3 = U64(sregs[w, ssamp + 3])
+    s0, s1, s2, s3 = descriptor_words(sregs, w, ssamp)
     clamp_mode = np.zeros(3, np.int64)
     clamp_mode[0] = np.int64(s0 & U64(7))
     clamp_mode[1] = np.int64((s0 >> U64(3)) & U64(7))

@@ -7,7 +7,7 @@ import numpy as np
 from ..exec.jit import njit
 from ..exec.layout import (C_DST, C_F0, C_F1, C_H, C_IMM, C_K, C_S0, C_S1, H_MEMTIME, MASK32, U64,
                            WS_INSTS, WS_SMEM)
-from ..exec.state import (read_scalar, record_fault, sgpr_ok, write_scalar)
+from ..exec.state import read_scalar, record_fault, sgpr_ok, write_scalar
 from .space import PAGE_SHIFT, mem_load
 
 

@@ -1,4 +1,5 @@
-"""What a memory-family instruction does, as one integer the engine's families read.
+"""What a memory-family row holds: its sub-op (what the instruction does, as one integer the
+families read) and its raw fields.
 
 `subop(enc, name)` (Python, when a program is decoded) reduces a mnemonic of DS, FLAT, MUBUF,
 MTBUF, MIMG, VINTRP or EXP to a sub-op (column C_K of its row): a kind (layout.K_*), bytes per
@@ -11,11 +12,13 @@ from __future__ import annotations
 import re
 
 from ..exec.jit import njit
-from ..exec.layout import (K_APPEND, K_ATOMIC, K_CONSUME, K_EXPORT, K_INTERP_MOV, K_INTERP_P1,
+from ..exec.layout import (C_F0, C_F1, C_F2, C_F3, C_F4, C_F5, C_F6, C_F7, C_H, ERR_UNIMPLEMENTED,
+                           K_APPEND, K_ATOMIC, K_CONSUME, K_EXPORT, K_INTERP_MOV, K_INTERP_P1,
                            K_INTERP_P2, K_LOAD, K_LOAD2, K_LOAD_FORMAT, K_NOP, K_RESINFO, K_SAMPLE,
                            K_SRC2, K_STORE, K_STORE2, K_STORE_FORMAT, K_SWIZZLE, K_UNSUPPORTED,
                            K_WRXCHG2, SAMPLE_GET_LOD, SF_B, SF_C, SF_CL, SF_D, SF_GATHER, SF_L,
                            SF_LZ, SF_O)
+from ..exec.state import fail
 from .atomics import (ATOMIC_ADD, ATOMIC_AND, ATOMIC_CMPSWAP, ATOMIC_DEC, ATOMIC_FCMPSWAP,
                       ATOMIC_FMAX, ATOMIC_FMIN, ATOMIC_INC, ATOMIC_OR, ATOMIC_SMAX, ATOMIC_SMIN,
                       ATOMIC_SUB, ATOMIC_SWAP, ATOMIC_UMAX, ATOMIC_UMIN, ATOMIC_XOR, A_CONDXCHG,
@@ -36,23 +39,28 @@ def pack(kind, size=4, count=1, sext=0, aop=0, rtn=0, st64=0, swap_cmp=0):
         (st64 << 30) | (swap_cmp << 31)
 
 
+#: a data type suffix of a load or store mnemonic -> (bytes per component, components, signed)
+_DATA_TYPES = {"i8": (1, 1, 1), "u8": (1, 1, 0), "i16": (2, 1, 1), "u16": (2, 1, 0),
+               "b8": (1, 1, 0), "b16": (2, 1, 0), "b32": (4, 1, 0), "b64": (4, 2, 0),
+               "b96": (4, 3, 0), "b128": (4, 4, 0),
+               "sbyte": (1, 1, 1), "ubyte": (1, 1, 0), "sshort": (2, 1, 1), "ushort": (2, 1, 0),
+               "byte": (1, 1, 0), "short": (2, 1, 0), "dword": (4, 1, 0), "dwordx2": (4, 2, 0),
+               "dwordx3": (4, 3, 0), "dwordx4": (4, 4, 0)}
+
+
+#: the data types of ds_read* and ds_write*
+_DS_TYPES = {"read": ("b32", "b64", "b96", "b128", "i8", "u8", "i16", "u16"),
+             "write": ("b8", "b16", "b32", "b64", "b96", "b128")}
+
+
 def _ds_subop(name: str) -> int:
-    m = re.fullmatch(r"ds_read(2st64|2)?_(b32|b64|b96|b128|i8|u8|i16|u16)", name)
-    if m:
-        t = m.group(2)
-        size = {"i8": 1, "u8": 1, "i16": 2, "u16": 2}.get(t, 4)
-        count = {"b64": 2, "b96": 3, "b128": 4}.get(t, 1)
-        if m.group(1):
-            return pack(K_LOAD2, 4, count, st64=int(m.group(1) == "2st64"))
-        return pack(K_LOAD, size, count, sext=int(t in ("i8", "i16")))
-    m = re.fullmatch(r"ds_write(2st64|2)?_(b8|b16|b32|b64|b96|b128)", name)
-    if m:
-        t = m.group(2)
-        size = {"b8": 1, "b16": 2}.get(t, 4)
-        count = {"b64": 2, "b96": 3, "b128": 4}.get(t, 1)
-        if m.group(1):
-            return pack(K_STORE2, 4, count, st64=int(m.group(1) == "2st64"))
-        return pack(K_STORE, size, count)
+    m = re.fullmatch(r"ds_(read|write)(2st64|2)?_([a-z0-9]+)", name)
+    if m and m.group(3) in _DS_TYPES[m.group(1)]:
+        size, count, sext = _DATA_TYPES[m.group(3)]
+        load = m.group(1) == "read"
+        if m.group(2):
+            return pack(K_LOAD2 if load else K_STORE2, 4, count, st64=int(m.group(2) == "2st64"))
+        return pack(K_LOAD, size, count, sext=sext) if load else pack(K_STORE, size, count)
     if name == "ds_swizzle_b32":
         return pack(K_SWIZZLE)
     if name == "ds_append":
@@ -93,15 +101,11 @@ def _global_subop(name: str) -> int:
     body = name.split("_", 1)[1]
     m = re.fullmatch(r"load_(ubyte|sbyte|ushort|sshort|dword|dwordx2|dwordx3|dwordx4)", body)
     if m:
-        t = m.group(1)
-        size = {"ubyte": 1, "sbyte": 1, "ushort": 2, "sshort": 2}.get(t, 4)
-        count = {"dwordx2": 2, "dwordx3": 3, "dwordx4": 4}.get(t, 1)
-        return pack(K_LOAD, size, count, sext=int(t in ("sbyte", "sshort")))
+        size, count, sext = _DATA_TYPES[m.group(1)]
+        return pack(K_LOAD, size, count, sext=sext)
     m = re.fullmatch(r"store_(byte|short|dword|dwordx2|dwordx3|dwordx4)", body)
     if m:
-        t = m.group(1)
-        size = {"byte": 1, "short": 2}.get(t, 4)
-        count = {"dwordx2": 2, "dwordx3": 3, "dwordx4": 4}.get(t, 1)
+        size, count, _ = _DATA_TYPES[m.group(1)]
         return pack(K_STORE, size, count)
     m = re.fullmatch(r"(load|store)_format_(x|xy|xyz|xyzw)", body)
     if m:
@@ -155,9 +159,25 @@ def subop(enc: str, name: str) -> int:
     return pack(K_UNSUPPORTED)
 
 
-
 @njit(inline="always")
 def subop_fields(sub):
     """(kind, size, count, sext, aop, rtn, st64, swap_cmp) of a sub-op made by `pack`."""
     return (sub & 0xFF, (sub >> 8) & 0xFF, (sub >> 16) & 0xF, (sub >> 20) & 1, (sub >> 24) & 0x1F,
             (sub >> 29) & 1, (sub >> 30) & 1, (sub >> 31) & 1)
+
+
+@njit(inline="always")
+def raw_fields(ins):
+    """The raw fields C_F0..C_F7 of a memory row, in the order of program._FIELD_ORDER."""
+    return ins[C_F0], ins[C_F1], ins[C_F2], ins[C_F3], ins[C_F4], ins[C_F5], ins[C_F6], ins[C_F7]
+
+
+@njit(inline="always")
+def counted_and_runs(ins, ws, w, kind, counter):
+    """A family's first step: count the instruction in ws column ``counter``; False when there
+    is nothing more to do: a no-op sub-op, or one gcnemu does not implement (the wave fails)."""
+    ws[w, counter] += 1
+    if kind == K_UNSUPPORTED:
+        fail(ws, w, ERR_UNIMPLEMENTED, ins[C_H])
+        return False
+    return kind != K_NOP

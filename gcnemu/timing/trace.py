@@ -25,7 +25,9 @@ from ..exec.jit import njit
 from ..exec.layout import (C_F0, C_F1, C_F2, C_F3, C_F5, C_F7, C_H, C_IMM, C_K, C_S0, C_S1, EXEC_HI,
                            EXEC_LO, H_DS, H_FLAT, H_MIMG, H_MTBUF, H_MUBUF, H_SMRD_LOAD, K_LOAD2,
                            K_STORE2, K_WRXCHG2, WS_VBASE)
-from ..mem.descriptors import buffer_address, vsharp_fields
+from ..mem.descriptors import (buffer_address, buffer_lane_operands, descriptor_words,
+                               vsharp_fields)
+from ..mem.subops import subop_fields
 
 U64 = np.uint64
 #: room an instruction may need in the trace (row + memory record of up to 128 lines)
@@ -138,10 +140,7 @@ def trace_memory(code, pc, w, sregs, ws, vgpr, tr, tp):
     vbase = ws[w, WS_VBASE]
     nrows = vgpr.shape[0]
     if h == H_DS:
-        sub = code[pc, C_K]
-        kind = sub & 0xFF
-        size = (sub >> 8) & 0xFF
-        st64 = (sub >> 30) & 1
+        kind, size, _, _, _, _, st64, _ = subop_fields(code[pc, C_K])
         if code[pc, C_F2] != 0:      # GDS: no LDS banks involved
             tr[tp] = 1
             return tp + 1
@@ -175,9 +174,7 @@ def trace_memory(code, pc, w, sregs, ws, vgpr, tr, tp):
                 n += 1
         tr[tp] = n
         return start + n
-    sub = code[pc, C_K]
-    size = (sub >> 8) & 0xFF
-    count = (sub >> 16) & 0xF
+    _, size, count, _, _, _, _, _ = subop_fields(code[pc, C_K])
     nbytes = max(1, min(size, 4) * max(count, 1))
     if h == H_FLAT:
         row = vbase + code[pc, C_F2]
@@ -196,27 +193,17 @@ def trace_memory(code, pc, w, sregs, ws, vgpr, tr, tp):
         vrow = vbase + code[pc, C_F5]
         srsrc = code[pc, C_F7] * 4
         if 0 <= srsrc and srsrc + 3 < 128 and 0 <= vrow and vrow + 1 < nrows:
+            w0, w1, w2, w3 = descriptor_words(sregs, w, srsrc)
             base, stride, swizzle, num_records, element_size, index_stride, add_tid = \
-                vsharp_fields(U64(sregs[w, srsrc]), U64(sregs[w, srsrc + 1]),
-                                U64(sregs[w, srsrc + 2]), U64(sregs[w, srsrc + 3]))
+                vsharp_fields(w0, w1, w2, w3)
             soffset = U64(_scalar_reg(sregs, w, code[pc, C_S0]))
             for l in range(64):
                 if not (ex >> U64(l)) & U64(1):
                     continue
-                vidx = U64(0)
-                voff = U64(0)
-                v64 = U64(0)
-                if addr64:
-                    v64 = U64(vgpr[vrow, l]) | (U64(vgpr[vrow + 1, l]) << U64(32))
-                elif idxen:
-                    vidx = U64(vgpr[vrow, l])
-                    if offen:
-                        voff = U64(vgpr[vrow + 1, l])
-                elif offen:
-                    voff = U64(vgpr[vrow, l])
+                vidx, voff, v64 = buffer_lane_operands(vgpr, vrow, l, addr64, idxen, offen)
                 a, inr = buffer_address(base, stride, num_records, swizzle, element_size,
-                                          index_stride, add_tid, idxen, offen, addr64, vidx, voff,
-                                          v64, code[pc, C_IMM], soffset, l, 0)
+                                        index_stride, add_tid, idxen, offen, addr64, vidx, voff,
+                                        v64, code[pc, C_IMM], soffset, l, 0)
                 if not inr:
                     continue     # out of range: no memory access
                 a = np.int64(a)
