@@ -24,12 +24,9 @@ EXEC, PC, M0-relative or hardware-register effects are the engine's: see
 import numpy as np
 from gcnemu.exec.jit import njit  # project-wide numba options (cache, no fastmath)
 
-from gcnemu.sem.valu_int import brev32, brev64, clz64, ctz64, popcount64, sx32
+from gcnemu.sem.valu_int import (M16, M32, ONE, ZERO, brev32, brev64, clz64, ctz64, popcount64,
+                                 sx32)
 
-M32 = np.uint64(0xFFFFFFFF)
-M16 = np.uint64(0xFFFF)
-ZERO = np.uint64(0)
-ONE = np.uint64(1)
 SIGN32 = np.uint64(0x80000000)
 SIGN64 = np.uint64(0x8000000000000000)
 

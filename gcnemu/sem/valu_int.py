@@ -603,37 +603,42 @@ def v_mad_i64_i32(s0, s1, s2, cin, lane, mode):
 # sum of absolute differences
 # ---------------------------------------------------------------------------------------
 @njit(cache=True)
-def _sad_u8(a, b):
-    """Sum over the 4 bytes of |a.byte[i] - b.byte[i]|."""
-    acc = ZERO
-    for i in range(4):
-        sh = np.uint64(8 * i)
-        acc += _absdiff((a >> sh) & M8, (b >> sh) & M8)
-    return acc
-
-
-@njit(cache=True)
-def _msad_u8(a, b):
-    """As _sad_u8, skipping bytes where the reference b is 0 (masked SAD)."""
+def _sad_u8(a, b, masked):
+    """Sum over the 4 bytes of |a.byte[i] - b.byte[i]|; ``masked`` (MSAD): bytes where the
+    reference b is 0 do not count."""
     acc = ZERO
     for i in range(4):
         sh = np.uint64(8 * i)
         bb = (b >> sh) & M8
-        if bb != ZERO:
+        if bb != ZERO or not masked:
             acc += _absdiff((a >> sh) & M8, bb)
     return acc
 
 
 @njit(cache=True)
+def _qsad_pk_u16_u8(s0, s1, s2, masked):
+    """D.u16[n] = (S2.u16[n] + SAD_U8(S0_64[8n+31:8n], S1))[15:0] for n = 0..3 (MSAD with
+    ``masked``)."""
+    s0 = np.uint64(s0)
+    s2 = np.uint64(s2)
+    r = ZERO
+    for n in range(4):
+        a = (s0 >> np.uint64(8 * n)) & M32
+        acc = (s2 >> np.uint64(16 * n)) & M16
+        r |= ((acc + _sad_u8(a, s1 & M32, masked)) & M16) << np.uint64(16 * n)
+    return r
+
+
+@njit(cache=True)
 def v_sad_u8(s0, s1, s2, cin, lane, mode):
     """D = S2 + sum_i |S0.byte[i] - S1.byte[i]| (32-bit wrap)."""
-    return (_sad_u8(s0, s1) + (s2 & M32)) & M32, ZERO
+    return (_sad_u8(s0, s1, False) + (s2 & M32)) & M32, ZERO
 
 
 @njit(cache=True)
 def v_sad_hi_u8(s0, s1, s2, cin, lane, mode):
     """D = S2 + (sum_i |S0.byte[i] - S1.byte[i]| << 16) (32-bit wrap)."""
-    return ((_sad_u8(s0, s1) << np.uint64(16)) + (s2 & M32)) & M32, ZERO
+    return ((_sad_u8(s0, s1, False) << np.uint64(16)) + (s2 & M32)) & M32, ZERO
 
 
 @njit(cache=True)
@@ -653,7 +658,7 @@ def v_sad_u32(s0, s1, s2, cin, lane, mode):
 @njit(cache=True)
 def v_msad_u8(s0, s1, s2, cin, lane, mode):
     """D = S2 + sum over bytes with S1.byte[i] != 0 of |S0.byte[i] - S1.byte[i]| (wrap)."""
-    return (_msad_u8(s0, s1) + (s2 & M32)) & M32, ZERO
+    return (_sad_u8(s0, s1, True) + (s2 & M32)) & M32, ZERO
 
 
 @njit(cache=True)
@@ -663,28 +668,14 @@ def v_qsad_pk_u16_u8(s0, s1, s2, cin, lane, mode):
     D.u16[n] = (S2.u16[n] + SAD_U8(S0_64[8n+31:8n], S1))[15:0] for n = 0..3.
     CLRX ORs the four sums together unmasked; each field is 16 bits wide in hardware, so
     every sum is truncated to 16 bits here (AMD manuals: tmp[16n+15:16n] = ...)."""
-    s0 = np.uint64(s0)
-    s2 = np.uint64(s2)
-    r = ZERO
-    for n in range(4):
-        a = (s0 >> np.uint64(8 * n)) & M32
-        acc = (s2 >> np.uint64(16 * n)) & M16
-        r |= ((acc + _sad_u8(a, s1 & M32)) & M16) << np.uint64(16 * n)
-    return r, ZERO
+    return _qsad_pk_u16_u8(s0, s1, s2, False), ZERO
 
 
 @njit(cache=True)
 def v_mqsad_pk_u16_u8(s0, s1, s2, cin, lane, mode):
     """Masked quad SAD, 16-bit packed accumulate; as v_qsad_pk_u16_u8 with masked SADs
     (bytes where S1 is 0 are skipped)."""
-    s0 = np.uint64(s0)
-    s2 = np.uint64(s2)
-    r = ZERO
-    for n in range(4):
-        a = (s0 >> np.uint64(8 * n)) & M32
-        acc = (s2 >> np.uint64(16 * n)) & M16
-        r |= ((acc + _msad_u8(a, s1 & M32)) & M16) << np.uint64(16 * n)
-    return r, ZERO
+    return _qsad_pk_u16_u8(s0, s1, s2, True), ZERO
 
 
 @njit(cache=True)
@@ -703,7 +694,7 @@ def v_mqsad_u32_u8(s0, s1, s2_lo, s2_hi, lane, mode):
             acc = (np.uint64(s2_lo) >> np.uint64(32 * n)) & M32
         else:
             acc = (np.uint64(s2_hi) >> np.uint64(32 * (n - 2))) & M32
-        v = acc + _msad_u8(a, s1 & M32)
+        v = acc + _sad_u8(a, s1 & M32, True)
         if v > M32:
             v = M32
         if n < 2:
