@@ -21,12 +21,6 @@ from .operands import NAMED_REGS, CODE_CLASS, float_bits32, float_bits64_hi, inl
 __all__ = ["assemble", "assemble_with_labels"]
 
 # ---------------------------------------------------------------------------------------------
-# Operand kinds that are not written as positional (comma-separated) operands.
-_NONPOS = frozenset({
-    "mod", "clamp", "omod", "type_dev", "ret", "opt", "glc", "slc", "tfe", "lds", "gds", "offen",
-    "idxen", "addr64", "dmask", "unorm", "da", "r128", "lwe", "done", "compr", "vm",
-    "ds_offset16", "ds_offset8", "buf_offset12", "fmt", "sw_offset16"})
-
 _FLAG_MODS = frozenset({"glc", "slc", "tfe", "lds", "gds", "offen", "idxen", "addr64", "unorm",
                         "da", "r128", "lwe", "clamp", "done", "compr", "vm"})
 _VALUE_MODS = frozenset({"offset", "offset0", "offset1", "dmask", "mul", "div", "dfmt", "nfmt"})
@@ -481,10 +475,6 @@ def _waitcnt(toks: list) -> int:
 # ---------------------------------------------------------------------------------------------
 # Family encoders. Each returns (bytes, fixup) where fixup is None or (label, col).
 
-def _pos_roles(defn):
-    return [(r, k) for r, k in defn.operands if k not in _NONPOS]
-
-
 def _check_count(defn, roles, pos, mn_col):
     if len(pos) != len(roles):
         want = ", ".join(r for r, _ in roles) or "no operands"
@@ -536,7 +526,7 @@ def _one_literal(srcs, tok_cols):
 def _enc_salu(defn, pos, mods, mn_col):
     fam = defn.encoding
     _check_mods(fam, mods)
-    roles = _pos_roles(defn)
+    roles = defn.positional_operands()
     _check_count(defn, roles, pos, mn_col)
     v = {"op": defn.opcode}
     srcs, fix = [], None
@@ -579,7 +569,7 @@ def _enc_salu(defn, pos, mods, mn_col):
 
 def _enc_sopp(defn, pos, mods, mn_col):
     _check_mods("SOPP", mods)
-    roles = _pos_roles(defn)
+    roles = defn.positional_operands()
     if roles and roles[0][1] == "waitcnt":
         if not pos:
             raise _NoFit("s_waitcnt needs an operand", mn_col)
@@ -600,7 +590,7 @@ def _imm32(tok):
 
 def _enc_smrd(defn, pos, mods, mn_col):
     _check_mods("SMRD", mods)
-    roles = _pos_roles(defn)
+    roles = defn.positional_operands()
     _check_count(defn, roles, pos, mn_col)
     v = {"op": defn.opcode}
     literal = None
@@ -679,7 +669,7 @@ def _enc_vop_short(defn, pos, mods, mn_col):
     if mods:
         key, (val, col) = next(iter(mods.items()))
         raise _NoFit(f"modifier '{key}' needs the VOP3 (_e64) encoding", col)
-    roles = _pos_roles(defn)
+    roles = defn.positional_operands()
     _check_count(defn, roles, pos, mn_col)
     v = {"op": defn.opcode}
     srcs, literal = [], None
@@ -724,17 +714,7 @@ def _enc_vop_short(defn, pos, mods, mn_col):
 
 def _enc_vop3(defn, pos, mods, mn_col):
     _check_mods("VOP3", mods)
-    roles = []
-    modable, has_clamp, has_omod = set(), False, False
-    for r, k in defn.operands:
-        if k == "mod":
-            modable.add(roles[-1][0])
-        elif k == "clamp":
-            has_clamp = True
-        elif k == "omod":
-            has_omod = True
-        elif k not in _NONPOS:
-            roles.append((r, k))
+    roles, modable, has_clamp, has_omod = defn.vop3_operands()
     _check_count(defn, roles, pos, mn_col)
     vop3b = defn.is_vop3b
     v = {"op": defn.opcode}
@@ -792,7 +772,7 @@ def _enc_vop3(defn, pos, mods, mn_col):
 
 def _enc_vintrp(defn, pos, mods, mn_col):
     _check_mods("VINTRP", mods)
-    roles = _pos_roles(defn)
+    roles = defn.positional_operands()
     _check_count(defn, roles, pos, mn_col)
     v = {"op": defn.opcode}
     for (role, kind), tok in zip(roles, pos):
@@ -861,7 +841,7 @@ def _swizzle(tok: _Tok) -> int:
 
 def _enc_ds(defn, pos, mods, mn_col):
     _check_mods("DS", mods)
-    roles = _pos_roles(defn)
+    roles = defn.positional_operands()
     _check_count(defn, roles, pos, mn_col)
     v = {"op": defn.opcode}
     field = {"vdst": "vdst", "vaddr": "addr", "vdata": "data0", "vdata0": "data0", "vdata1": "data1"}
@@ -901,7 +881,7 @@ def _data_count(kind, tfe):
 def _enc_buf(defn, pos, mods, mn_col):
     fam = defn.encoding
     _check_mods(fam, mods)
-    roles = _pos_roles(defn)
+    roles = defn.positional_operands()
     _check_count(defn, roles, pos, mn_col)
     v = {"op": defn.opcode}
     for k in ("offen", "idxen", "addr64", "glc", "slc", "tfe") + (("lds",) if fam == "MUBUF" else ()):
@@ -945,7 +925,7 @@ def _enc_buf(defn, pos, mods, mn_col):
 
 def _enc_mimg(defn, pos, mods, mn_col):
     _check_mods("MIMG", mods)
-    roles = _pos_roles(defn)
+    roles = defn.positional_operands()
     _check_count(defn, roles, pos, mn_col)
     v = {"op": defn.opcode}
     for k in ("unorm", "glc", "slc", "r128", "tfe", "lwe", "da"):
@@ -971,7 +951,7 @@ def _enc_mimg(defn, pos, mods, mn_col):
 
 def _enc_flat(defn, pos, mods, mn_col):
     _check_mods("FLAT", mods)
-    roles = _pos_roles(defn)
+    roles = defn.positional_operands()
     v = {"op": defn.opcode, "glc": _flag(mods, "glc"), "slc": _flag(mods, "slc"),
          "tfe": _flag(mods, "tfe")}
     _mod_int(mods, "offset", 0, 0)  # gfx7 FLAT has no offset field: only offset:0 is accepted

@@ -20,10 +20,6 @@ from .operands import FLOAT_INLINE_TEXT, Unprintable, format_scalar
 __all__ = ["disassemble", "format_instruction", "disassemble_lines"]
 
 _KINDS = table.operand_kinds()
-_NONPOS = frozenset({
-    "mod", "clamp", "omod", "type_dev", "ret", "opt", "glc", "slc", "tfe", "lds", "gds", "offen",
-    "idxen", "addr64", "dmask", "unorm", "da", "r128", "lwe", "done", "compr", "vm",
-    "ds_offset16", "ds_offset8", "buf_offset12", "fmt", "sw_offset16"})
 
 #: VOP3 forms that LLVM's gfx7 assembler lacks (written ``_e64``; only gcnemu reads them back),
 #: and whose 32-bit form llvm-mc writes without ``_e32``.
@@ -57,17 +53,13 @@ def _vreg(n: int, dwords: int) -> str:
     return format_scalar(256 + n, dwords)
 
 
-def _pos_roles(defn):
-    return [(r, k) for r, k in defn.operands if k not in _NONPOS]
-
-
 # ---------------------------------------------------------------------------------------------
 
 def _fmt_salu(ins: Instruction) -> str:
     d, f = ins.defn, ins.fields
     fam = d.encoding
     out = []
-    for role, kind in _pos_roles(d):
+    for role, kind in d.positional_operands():
         if role == "sdst":
             out.append(format_scalar(f["sdst"], _size(kind)))
         elif role in ("ssrc", "ssrc0", "ssrc1"):
@@ -127,7 +119,7 @@ def _fmt_waitcnt(v: int) -> str:
 def _fmt_smrd(ins: Instruction) -> str:
     d, f = ins.defn, ins.fields
     out = []
-    for role, kind in _pos_roles(d):
+    for role, kind in d.positional_operands():
         if role == "sdst":
             out.append(format_scalar(f["sdst"], _size(kind)))
         elif role == "sbase":
@@ -158,7 +150,7 @@ def _suffix(d, fam):
 def _fmt_vop_short(ins: Instruction) -> str:
     d, f = ins.defn, ins.fields
     out = []
-    for role, kind in _pos_roles(d):
+    for role, kind in d.positional_operands():
         if kind == "vcc_64":
             out.append("vcc")
         elif role == "vdst":
@@ -174,7 +166,7 @@ def _fmt_vop_short(ins: Instruction) -> str:
                 out.append(format_scalar(f["vsrc1"], 1))
         elif role == "imm32":
             out.append(f"0x{ins.literal:x}")
-    roles = {r for r, _ in _pos_roles(d)}
+    roles = {r for r, _ in d.positional_operands()}
     if d.encoding == "VOP1" and not roles and (f["src0"] or f["vdst"]):
         raise Unprintable(f"{d.name} with operand fields set")
     return _join(_suffix(d, d.encoding), out)
@@ -183,17 +175,7 @@ def _fmt_vop_short(ins: Instruction) -> str:
 def _fmt_vop3(ins: Instruction) -> str:
     d, f = ins.defn, ins.fields
     vop3b = d.is_vop3b
-    roles, modable = [], set()
-    has_clamp = has_omod = False
-    for r, k in d.operands:
-        if k == "mod":
-            modable.add(roles[-1][0])
-        elif k == "clamp":
-            has_clamp = True
-        elif k == "omod":
-            has_omod = True
-        elif k not in _NONPOS:
-            roles.append((r, k))
+    roles, modable, has_clamp, has_omod = d.vop3_operands()
     out = []
     used_src = set()
     neg, ab = f["neg"], (0 if vop3b else f["abs"])
@@ -238,7 +220,7 @@ def _fmt_vop3(ins: Instruction) -> str:
 def _fmt_vintrp(ins: Instruction) -> str:
     d, f = ins.defn, ins.fields
     out = []
-    for role, kind in _pos_roles(d):
+    for role, kind in d.positional_operands():
         if role == "vdst":
             out.append(_vreg(f["vdst"], 1))
         elif role == "vsrc":
@@ -256,7 +238,7 @@ def _fmt_vintrp(ins: Instruction) -> str:
 
 def _fmt_ds(ins: Instruction) -> str:
     d, f = ins.defn, ins.fields
-    roles = _pos_roles(d)
+    roles = d.positional_operands()
     field = {"vdst": "vdst", "vaddr": "addr", "vdata": "data0", "vdata0": "data0",
              "vdata1": "data1"}
     if not any(r == "vaddr" for r, _ in roles):
@@ -282,7 +264,7 @@ def _fmt_buf(ins: Instruction) -> str:
     d, f = ins.defn, ins.fields
     fam = d.encoding
     out = []
-    for role, kind in _pos_roles(d):
+    for role, kind in d.positional_operands():
         if role in ("vdst", "vdata"):
             out.append(_vreg(f["vdata"], _size(kind)))  # llvm-mc 14: TFE adds no register here
         elif role == "vaddr":
@@ -317,7 +299,7 @@ def _fmt_mimg(ins: Instruction) -> str:
     d, f = ins.defn, ins.fields
     out = []
     dm = f["dmask"]
-    for role, kind in _pos_roles(d):
+    for role, kind in d.positional_operands():
         if role in ("vdst", "vdata"):
             n = 4 if kind == "dst_mimg_gather4" else max(1, bin(dm).count("1"))
             out.append(_vreg(f["vdata"], n + f["tfe"]))
@@ -338,7 +320,7 @@ def _fmt_mimg(ins: Instruction) -> str:
 
 def _fmt_flat(ins: Instruction) -> str:
     d, f = ins.defn, ins.fields
-    roles = _pos_roles(d)
+    roles = d.positional_operands()
     if any(k == "opt" for _, k in d.operands) and not f["glc"]:
         roles = [(r, k) for r, k in roles if r != "vdst"]
     field = {"vdst": "vdst", "vaddr": "addr", "vdata": "data"}

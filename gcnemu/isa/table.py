@@ -51,6 +51,14 @@ def parse_cycles(expr: str, dpfactor: int = 4, glc: bool = False) -> int | None:
     return int(eval(e, {"__builtins__": {}}))  # noqa: S307 - digits and + * only
 
 
+#: operand kinds of LLVM's syntax doc that are not written as positional (comma-separated)
+#: operands: modifiers and flags
+NON_POSITIONAL = frozenset({
+    "mod", "clamp", "omod", "type_dev", "ret", "opt", "glc", "slc", "tfe", "lds", "gds", "offen",
+    "idxen", "addr64", "dmask", "unorm", "da", "r128", "lwe", "done", "compr", "vm",
+    "ds_offset16", "ds_offset8", "buf_offset12", "fmt", "sw_offset16"})
+
+
 @dataclass(frozen=True)
 class InstrDef:
     """One row of the ISA table: an opcode in one encoding family."""
@@ -76,6 +84,25 @@ class InstrDef:
             return False
         roles = {r for r, _ in self.operands}
         return "vdst" in roles and ("sdst" in roles or "vcc" in roles)
+
+    def positional_operands(self) -> list:
+        """The (role, kind) pairs written as comma-separated operands, in order."""
+        return [(r, k) for r, k in self.operands if k not in NON_POSITIONAL]
+
+    def vop3_operands(self) -> tuple[list, set, bool, bool]:
+        """(positional operands, roles that take neg/abs, has clamp, has omod): in LLVM's doc a
+        ``mod`` kind follows the operand it modifies."""
+        roles, modable, has_clamp, has_omod = [], set(), False, False
+        for r, k in self.operands:
+            if k == "mod":
+                modable.add(roles[-1][0])
+            elif k == "clamp":
+                has_clamp = True
+            elif k == "omod":
+                has_omod = True
+            elif k not in NON_POSITIONAL:
+                roles.append((r, k))
+        return roles, modable, has_clamp, has_omod
 
     def cost(self, dpfactor: int = 4, glc: bool = False) -> int | None:
         """Issue cycles from the CLRX tables (None where the seed has no figure)."""
