@@ -172,7 +172,6 @@ def step_generic(code, pc, w, sregs, ws, vgpr, lds, msgs, tmp, t32):
     """Execute the instruction at row pc on ws/sregs state (the general path: every handler,
     every operand kind, every error; run_wave runs memory instructions (through
     mem.entry.call_family) and SMRD (mem.scalar.smem) itself). Returns the next row."""
-    n = code.shape[0]
     ins = code[pc]
     h = ins[C_H]
     next_pc = pc + 1
@@ -445,6 +444,25 @@ def row32_source(code, pc, i, sregs, w, pv, vbase, vstride, q32):
     return q32 + T32_ZERO * 256
 
 
+@njit(inline="always")
+def _wave_locals(ws, w):
+    """What run_wave keeps in locals between general-path steps: (SCC, steps, instructions,
+    SALU, VALU and taken-branch counts, MODE)."""
+    return (ws[w, WS_SCC], ws[w, WS_STEPS], ws[w, WS_INSTS], ws[w, WS_SALU], ws[w, WS_VALU],
+            ws[w, WS_TAKEN], ws[w, WS_MODE])
+
+
+@njit(inline="always")
+def _store_wave_locals(ws, w, scc, steps, insts, nsalu, nvalu, ntaken):
+    """Write run_wave's locals back (MODE is written where it changes)."""
+    ws[w, WS_SCC] = scc
+    ws[w, WS_STEPS] = steps
+    ws[w, WS_INSTS] = insts
+    ws[w, WS_SALU] = nsalu
+    ws[w, WS_VALU] = nvalu
+    ws[w, WS_TAKEN] = ntaken
+
+
 @njit(_nrt=False)
 def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faults, msgs,
              step_limit, tmp, t32, frame, exports, tr):
@@ -480,13 +498,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
     vcount = ws[w, WS_VCOUNT]
     vbase = ws[w, WS_VBASE]
     pc = ws[w, WS_PC]
-    scc = ws[w, WS_SCC]
-    steps = ws[w, WS_STEPS]
-    insts = ws[w, WS_INSTS]
-    nsalu = ws[w, WS_SALU]
-    nvalu = ws[w, WS_VALU]
-    ntaken = ws[w, WS_TAKEN]
-    mode = ws[w, WS_MODE]
+    scc, steps, insts, nsalu, nvalu, ntaken, mode = _wave_locals(ws, w)
     zmask = 0
     nl = tmp.shape[1]
     # the scratch rows by address (views of them would cost reference counting every call)
@@ -810,12 +822,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
         else:
             # the general path, on ws: write the locals back, run, reload
             ws[w, WS_PC] = pc
-            ws[w, WS_SCC] = scc
-            ws[w, WS_STEPS] = steps
-            ws[w, WS_INSTS] = insts
-            ws[w, WS_SALU] = nsalu
-            ws[w, WS_VALU] = nvalu
-            ws[w, WS_TAKEN] = ntaken
+            _store_wave_locals(ws, w, scc, steps, insts, nsalu, nvalu, ntaken)
             zmask = 0
             if h >= H_DS and h <= H_EXP:
                 # memory families: each compiled on first use and called by address with
@@ -826,13 +833,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
                 smem(code, code[pc], w, sregs, ws, mem_data, mem_mapped, mem_base, faults)
             else:
                 next_pc = step_generic(code, pc, w, sregs, ws, vgpr, lds, msgs, tmp, t32)
-            scc = ws[w, WS_SCC]
-            steps = ws[w, WS_STEPS]
-            insts = ws[w, WS_INSTS]
-            nsalu = ws[w, WS_SALU]
-            nvalu = ws[w, WS_VALU]
-            ntaken = ws[w, WS_TAKEN]
-            mode = ws[w, WS_MODE]
+            scc, steps, insts, nsalu, nvalu, ntaken, mode = _wave_locals(ws, w)
             st = ws[w, WS_STATUS]
             if st != ST_READY:
                 if st == ST_ERROR:
@@ -842,12 +843,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
                 break
         insts += 1
         pc = next_pc
-    ws[w, WS_SCC] = scc
-    ws[w, WS_STEPS] = steps
-    ws[w, WS_INSTS] = insts
-    ws[w, WS_SALU] = nsalu
-    ws[w, WS_VALU] = nvalu
-    ws[w, WS_TAKEN] = ntaken
+    _store_wave_locals(ws, w, scc, steps, insts, nsalu, nvalu, ntaken)
     if tr is not None:
         tr[0] = tp
         if full:

@@ -464,9 +464,8 @@ def _flat_gather_intrinsic(n):
         sig = types.uint64(dst, src, data, mapped, ubase, dlim, ps, priv, ex)
 
         def codegen(context, builder, signature, args):
-            i1, i8, i32, i64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
+            i1, i32, i64 = ir.IntType(1), ir.IntType(32), ir.IntType(64)
             row = ir.VectorType(i32, 64)
-            row64 = ir.VectorType(i64, 64)
             pred = ir.VectorType(i1, 64)
             ptr = row.as_pointer()
             fn_store = _declare(builder, "llvm.masked.store.v64i32.p0", ir.VoidType(),
