@@ -1,7 +1,7 @@
 """MUBUF/MTBUF: formats, byte/short/dword access, range rules, atomics, lds bit, tfe.
 
 References: GcnMemHandling.md (format tables, addressing and range formulas) and
-GcnInstrsMubuf.md, modelled in tests/test_memops_helpers.py with exact arithmetic.
+GcnInstrsMubuf.md, modelled in tests/test_mem_helpers.py with exact arithmetic.
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from gcnemu.errors import ExecutionError
-from test_memops_helpers import (
+from test_mem_helpers import (
     ALL, FLOAT, LANES, SINT, SNORM, SNORM_OGL, SSCALED, UINT, UNORM, USCALED, Memory,
     apply_dst_sel, decode_element, encode_ref, encode_vsharp, f32_bits_of, float_ok, layout, run,
     sgprs_from,
@@ -410,7 +410,7 @@ def test_addr64_has_no_range_check():
 
 @pytest.mark.parametrize("op", ["fmin", "fmax", "fcmpswap"])
 def test_buffer_float_atomics(op):
-    from test_memops_ds import _minmax
+    from test_mem_ds import _minmax
     init = np.array([1.0, -0.0, np.nan, 3.0], np.float32)
     mem = Memory()
     buf = mem.allocate(4096)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from gcnemu.errors import ExecutionError
-from test_memops_helpers import LANES, run
+from test_mem_helpers import LANES, run
 
 RNG = np.random.default_rng(77)
 LDS_WORDS = 512  # the part of LDS the tests model and read back (2 KiB)

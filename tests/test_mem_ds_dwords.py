@@ -1,5 +1,5 @@
 """The dword DS loads/stores (ds_read/write_b32..b128, ds_read2/write2(st64)_b32/b64), which
-memops.ds_instruction runs in a dedicated fast loop, against a numpy/bytes model of LDS
+mem.ds.ds_instruction runs in a dedicated fast loop, against a numpy/bytes model of LDS
 written from GcnInstrsDs.md: lanes in order, address = (ADDR + offset) mod 2^32 aligned down
 (b32 &~3, b64 &~7, b96/b128 &~15), out of range (a + nbytes > min(M0, LDS size)) reads 0 and
 drops writes; ds_read2/write2 use offset0/offset1 scaled by the element size (x64 for st64).
@@ -16,7 +16,7 @@ import zlib
 import numpy as np
 import pytest
 
-from test_memops_helpers import run
+from test_mem_helpers import run
 
 LDS_BYTES = 1024
 M32 = 0xFFFFFFFF

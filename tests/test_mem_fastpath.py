@@ -13,7 +13,7 @@ import numpy as np
 
 import gcnemu
 from gcnemu.mem.space import PAGE_SIZE
-from test_memops_helpers import LANES, Memory, run
+from test_mem_helpers import LANES, Memory, run
 
 ALL = (1 << 64) - 1
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from gcnemu.mem.space import PAGE_SIZE
-from test_memops_helpers import LANES, Memory, run
+from test_mem_helpers import LANES, Memory, run
 
 EXEC = 0xF0F0_5A5A_FFFF_0001 | (1 << 63) | (1 << 5)   # partial, incl. lanes 5 and 63
 

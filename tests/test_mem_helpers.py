@@ -1,4 +1,4 @@
-"""Shared helpers for the memops tests: independent references written from the ISA docs.
+"""Shared helpers for the tests of the memory families (gcnemu/mem): independent references written from the ISA docs.
 
 Nothing here imports gcnemu.mem's families: conversions are exact rational arithmetic (fractions),
 numpy's own float16 conversion, and bit layouts re-derived from the format names of

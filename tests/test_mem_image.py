@@ -1,8 +1,8 @@
 """MIMG on linear images: load/store (+mip), atomics, get_resinfo, sample (point, bilinear).
 
-T# and S# words come from tests/test_memops_helpers.py (written from GcnMemHandling.md's bit
+T# and S# words come from tests/test_mem_helpers.py (written from GcnMemHandling.md's bit
 tables, cross-checked against gcnemu.mem.descriptors.decode_tsharp below). Texel addresses follow
-gcnemu's documented linear layout (memops.image_instruction / _img_level docstrings):
+gcnemu's documented linear layout (mem.image.image_instruction / _img_level docstrings):
 level l of the mip chain has rows of max(1, pitch >> l) texels, max(1, height >> l) rows,
 max(1, depth >> l) slices (arrays keep all slices), levels stored one after another.
 """
@@ -13,7 +13,7 @@ import pytest
 
 from gcnemu.errors import ExecutionError
 from gcnemu.mem.descriptors import decode_ssharp, decode_tsharp
-from test_memops_helpers import (
+from test_mem_helpers import (
     FLOAT, LANES, SINT, SNORM, UINT, UNORM, Memory, apply_dst_sel, decode_element, encode_ref,
     encode_ssharp, encode_tsharp, layout, run, sgprs_from,
 )
@@ -182,7 +182,7 @@ def test_image_store_dmask(dfmt, nfmt):
 @pytest.mark.parametrize("op", ["swap", "cmpswap", "add", "sub", "smin", "umin", "smax", "umax",
                                 "and", "or", "xor", "inc", "dec"])
 def test_image_atomics(op):
-    from test_memops_buffer import _ref_atomic
+    from test_mem_buffer import _ref_atomic
     img = Image(T2D, 4, 2, dfmt=4, nfmt=UINT, data=np.arange(32, dtype=np.uint8))
     xs, ys = LANES % 5, (LANES // 5) % 3     # some lanes out of range
     vals = RNG.integers(0, 1 << 32, 64, dtype=np.uint64).astype(np.uint32)
@@ -371,7 +371,7 @@ def test_image_sample_l_lz_pick_levels():
 # --- float atomics, sample variants, gather4, get_lod --------------------------------------
 @pytest.mark.parametrize("op", ["fmin", "fmax", "fcmpswap"])
 def test_image_float_atomics(op):
-    from test_memops_ds import _minmax
+    from test_mem_ds import _minmax
     init = np.array([1.0, -0.0, np.nan, 3.0, -2.0, 0.0, np.inf, 0.5], np.float32)
     img = Image(T2D, 4, 2, dfmt=4, nfmt=FLOAT, data=init.view(np.uint8))
     xs, ys = LANES % 4, (LANES // 4) % 2

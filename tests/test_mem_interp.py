@@ -8,7 +8,7 @@ from gcnemu.exec import layout as E
 from gcnemu.isa.assembler import assemble
 from gcnemu.exec.program import program_from_bytes
 from gcnemu.mem.export import export_instruction, new_export_buffer, read_exports
-from test_memops_helpers import LANES, run
+from test_mem_helpers import LANES, run
 
 RNG = np.random.default_rng(5)
 
