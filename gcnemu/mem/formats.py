@@ -251,7 +251,7 @@ def component_layout(dfmt, k):
     return bits, coff, min(FMT_BYTES[dfmt] - coff, 4), sh - coff * 8
 
 
-@njit
+@njit(inline="always")
 def load_component(mem_data, mem_mapped, mem_base, addr, bits, csize, shift, nfmt):
     """(register value, ok) of the component in the container of ``csize`` bytes at ``addr``
     (component_layout); ok is False when a byte was unmapped (the value is then that of 0)."""
@@ -260,7 +260,7 @@ def load_component(mem_data, mem_mapped, mem_base, addr, bits, csize, shift, nfm
                             nfmt), ok
 
 
-@njit
+@njit(inline="always")
 def store_component(mem_data, mem_mapped, mem_base, addr, v, bits, csize, shift, nfmt):
     """Write register value v as the component in the container at ``addr``
     (component_layout), keeping the container's other bits; False when a byte was unmapped
