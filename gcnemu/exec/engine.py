@@ -45,7 +45,7 @@ from .layout import (ALL_LANES, C_ABS, C_CLAMP, C_DST, C_DS_AMASK, C_DS_FN, C_DS
                      WS_ERR_LANE, WS_ERR_ROW, WS_FORK_STACK, WS_GROUP, WS_HW_ID, WS_INSTS,
                      WS_LDS_BASE, WS_LDS_INSTS, WS_LDS_SIZE, WS_MODE, WS_MSG_COUNT, WS_PC, WS_SALU,
                      WS_SCC, WS_SGPRS, WS_STATUS, WS_STEPS, WS_TAKEN, WS_TRAPSTS, WS_VALU,
-                     WS_VBASE, WS_VCOUNT, WS_VMEM)
+                     WS_VBASE, WS_VCOUNT, WS_VMEM, WS_WORK)
 from .opkernels import call_valu, call_valu32
 from .state import fail, get_exec, get_vcc, read_scalar, set_pair, vgpr_ok, write_scalar
 
@@ -463,10 +463,16 @@ def _store_wave_locals(ws, w, scc, steps, insts, nsalu, nvalu, ntaken):
     ws[w, WS_TAKEN] = ntaken
 
 
+#: the work of a memory instruction (DS, FLAT, MUBUF, MTBUF, MIMG, EXP) in wave-instructions:
+#: 64 lanes' address checks and copies (flat_load_dwordx4: ~1.5 us, v_add_f32: ~0.05 us)
+MEMORY_WORK = 32
+
+
 @njit(_nrt=False)
 def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faults, msgs,
              step_limit, step_pause, tmp, t32, frame, exports, tr):
-    """Run wave w until it ends, reaches a barrier, halts or fails, or its step count reaches
+    """Run wave w until it ends, reaches a barrier, halts or fails, or its step count plus the
+    extra work of its memory instructions (MEMORY_WORK each, left in WS_WORK) reaches
     ``step_pause`` (it then stays ready, to go on at its PC). Returns its status.
 
     Compiled without reference counting (it allocates nothing): numba's atomic incref and
@@ -552,6 +558,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             tr[tp] = -(w + 1)
             tp += 1
     step_stop = min(step_limit, step_pause)
+    work = 0
     while not full:
         if pc < 0 or pc >= n or steps >= step_stop:
             break
@@ -565,6 +572,11 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             if h == H_SMRD_LOAD or (h >= H_DS and h <= H_MIMG):
                 tp = trace_memory(code, pc, w, sregs, ws, vgpr, tr, tp)
         steps += 1
+        if h >= H_DS and h <= H_EXP:
+            # a memory instruction does up to ~30x the host work of a VALU one: it counts
+            # MEMORY_WORK towards the pause, so that a slice takes ~0.1 s whatever runs
+            work += MEMORY_WORK
+            step_stop = min(step_limit, step_pause - work)
         next_pc = pc + 1
         if h == H_NOP or h == H_WAITCNT:
             pass
@@ -846,6 +858,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
         insts += 1
         pc = next_pc
     _store_wave_locals(ws, w, scc, steps, insts, nsalu, nvalu, ntaken)
+    ws[w, WS_WORK] = work
     if tr is not None:
         tr[0] = tp
         if full:
@@ -859,7 +872,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             fail(ws, w, ERR_PC_RANGE, pc)
         elif steps >= step_limit:
             fail(ws, w, ERR_STEP_LIMIT, step_limit)
-        elif steps >= step_pause:
+        elif steps + work >= step_pause:
             pass    # paused: run_group_waves' slice of work is used up
         else:
             # a taken branch to a target outside the program: the step is counted, the
@@ -995,6 +1008,7 @@ def mqsad(vgpr, ws, w, dst, s0, s1, s2lo, s2hi, exec_mask):
 #: the work a wave's turn costs run_group_waves besides its instructions, in wave-instructions
 #: (run_wave's set-up): what a loop through s_barrier spends its slices on
 RESUME_COST = 16
+
 @njit
 def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base,
                     faults, msgs, step_limit, exports, tr, budget, sched):
@@ -1044,7 +1058,7 @@ def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, 
                 run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base,
                          faults, msgs, step_limit, before + budget - spent, tmp, t32, frame,
                          exports, tr)
-                spent += ws[w, WS_STEPS] - before + RESUME_COST
+                spent += ws[w, WS_STEPS] - before + ws[w, WS_WORK] + RESUME_COST
                 sched[1] = 1
                 if tr is not None:
                     if tr[1] != 0:

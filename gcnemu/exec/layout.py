@@ -122,7 +122,8 @@ OP_NONE, OP_SREG, OP_CONST, OP_VGPR = 0, 1, 2, 3
  WS_FAULTS,     # unmapped accesses (the first ones are in the faults array)
  WS_ERR_ADDR,
  WS_SCRATCH_BASE, WS_SCRATCH_WAVE,   # scratch base address and the wave's offset in it
- ) = range(31)
+ WS_WORK,       # the memory instructions' extra work in run_wave's last call (slice budget)
+ ) = range(32)
 WS_FORK_STACK = 32   # six (exec mask, pc row) pairs of the s_cbranch_*_fork stack
 WS_CODE_BASE = 44    # GPU virtual address of the program's first instruction (s_getpc/s_setpc)
 NWS = 48
