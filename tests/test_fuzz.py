@@ -5,67 +5,58 @@ out-of-bounds index raises IndexError instead of corrupting memory, and checks t
 but the expected gcnemu errors comes out, that no case kills the child or hangs, that no byte
 of unmapped GPU memory is written, and that the GPU still computes a saxpy right afterwards.
 
-The campaigns start when this module is collected, in one background process, so that on a
-machine with two cores the bounds-checked build compiles (a few minutes the first time) while
-the other tests run; the tests below wait for their campaign's result. Longer campaigns:
-``python tools/fuzz.py MODE --minutes N`` (see its docstring).
+The campaigns (fuzz.SUITE_CAMPAIGNS) run in one background process that the root conftest.py
+starts when the session begins, so that the bounds-checked build compiles (a few minutes the
+first time) on one core while the other tests run; it writes a JSON line per campaign to the
+file named by GCNEMU_FUZZ_RESULTS, which the tests below wait for (from any xdist worker).
+Run alone (``pytest tests/test_fuzz.py -k ...``), the first test starts them itself. Longer
+campaigns: ``python tools/fuzz.py MODE --minutes N`` (see its docstring).
 """
 from __future__ import annotations
 
 import json
-import subprocess
+import os
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import fuzz  # noqa: E402
 
-#: (mode, seed, cases, options): what the suite runs (a few minutes of one core in all)
-CAMPAIGNS = {
-    "decode": dict(seed=1, cases=4000),
-    "asm": dict(seed=2, cases=2000),
-    "loader": dict(seed=3, cases=600),
-    "snippet": dict(seed=4, cases=400, ops="suite"),
-    "dispatch": dict(seed=5, cases=500, ops="suite", workers=(1, 2)),
-}
-
-_RUNNER = r"""
-import json, sys
-sys.path[:0] = [{root!r}, {tools!r}]
-import fuzz
-out = {{}}
-for mode, opts in json.loads(sys.argv[1]).items():
-    ops = fuzz.SUITE_VALU_OPS if opts.get("ops") == "suite" else None
-    c = fuzz.Campaign(mode, opts["seed"], opts["cases"], workers=tuple(opts.get("workers", (1,))),
-                      ops=ops)
-    r = c.run(log=lambda *a: None)
-    out[mode] = dict(cases=r["cases"], restarts=r["restarts"], tags=r["tags"],
-                     anomalies=[(case, what[:3000]) for case, what in r["anomalies"]])
-    print(json.dumps({{mode: out[mode]}}), flush=True)
-"""
+CAMPAIGNS = fuzz.SUITE_CAMPAIGNS
+#: how long a test waits for the campaigns (they take ~5 minutes of one core, cold)
+WAIT_SECONDS = 2400
 
 
-def _start():
-    src = _RUNNER.format(root=str(ROOT), tools=str(ROOT / "tools"))
-    return subprocess.Popen([sys.executable, "-c", src, json.dumps(CAMPAIGNS)], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-
-_campaigns = _start()      # at collection: see the module docstring
-_results: dict = {}
+def _results_file() -> Path:
+    path = os.environ.get("GCNEMU_FUZZ_RESULTS")
+    if path is None:        # not started by conftest.py: start them here, for this process
+        with tempfile.NamedTemporaryFile(prefix="gcnemu-fuzz-", suffix=".jsonl", delete=False) as f:
+            path = f.name
+        os.environ["GCNEMU_FUZZ_RESULTS"] = path
+        fuzz.start_suite_campaigns(Path(path))
+    return Path(path)
 
 
 def _result(mode: str) -> dict:
-    while mode not in _results:
-        line = _campaigns.stdout.readline()
-        if not line:
-            _campaigns.wait()
-            raise AssertionError(f"the fuzz campaigns' process ended (status "
-                                 f"{_campaigns.returncode}) before {mode}:\n"
-                                 f"{_campaigns.stderr.read()[-3000:]}")
-        _results.update(json.loads(line))
-    return _results[mode]
+    path = _results_file()
+    deadline = time.monotonic() + WAIT_SECONDS
+    while time.monotonic() < deadline:
+        lines = path.read_text().splitlines() if path.exists() else []
+        results = {}
+        for line in lines:
+            if line.endswith("}"):          # a line being written is incomplete
+                results.update(json.loads(line))
+        if mode in results:
+            return results[mode]
+        if "end" in results:
+            raise AssertionError(f"the fuzz campaigns ended before {mode}:\n{results['end']}")
+        time.sleep(1.0)
+    raise AssertionError(f"no result of the {mode} campaign after {WAIT_SECONDS} s")
 
 
 @pytest.mark.parametrize("mode", list(CAMPAIGNS))
@@ -82,5 +73,7 @@ def test_campaigns_reach_past_the_first_instruction():
     generators run most of their cases to the end or to a later error, and the loader
     campaign dispatches a good share of its mutants."""
     d = _result("dispatch")["tags"]
-    assert d.get("ran to the end", 0) + d.get("ran to the end with faults", 0) >= 0.1 * CAMPAIGNS["dispatch"]["cases"]
-    assert _result("loader")["tags"].get("loaded and dispatched", 0) >= 0.1 * CAMPAIGNS["loader"]["cases"]
+    ran = d.get("ran to the end", 0) + d.get("ran to the end with faults", 0)
+    assert ran >= 0.1 * CAMPAIGNS["dispatch"]["cases"]
+    loaded = _result("loader")["tags"].get("loaded and dispatched", 0)
+    assert loaded >= 0.1 * CAMPAIGNS["loader"]["cases"]

@@ -611,9 +611,51 @@ def _fails_alone(case: dict) -> bool:
     return bool(Campaign(case["mode"], given=[dict(case, id=0)]).run(log=lambda *_: None)["anomalies"])
 
 
+#: the campaigns of the test suite (tests/test_fuzz.py): a fixed budget, a few minutes of one
+#: core in all, most of it compiling the bounds-checked build the first time
+SUITE_CAMPAIGNS = {
+    "decode": dict(seed=1, cases=4000),
+    "asm": dict(seed=2, cases=2000),
+    "loader": dict(seed=3, cases=600),
+    "snippet": dict(seed=4, cases=400, ops="suite"),
+    "dispatch": dict(seed=5, cases=500, ops="suite", workers=(1, 2)),
+}
+
+
+def run_suite_campaigns(results: Path) -> None:
+    """Run SUITE_CAMPAIGNS one after another, appending one JSON line per campaign to
+    ``results`` ({mode: {'cases', 'restarts', 'rechecked', 'tags', 'anomalies'}}), then
+    {"end": null}, or {"end": traceback} when the runner itself fails."""
+    def write(obj):
+        with open(results, "a") as f:
+            f.write(json.dumps(obj) + "\n")
+    try:
+        for mode, opts in SUITE_CAMPAIGNS.items():
+            ops = SUITE_VALU_OPS if opts.get("ops") == "suite" else None
+            r = Campaign(mode, opts["seed"], opts["cases"], workers=tuple(opts.get("workers", (1,))),
+                         ops=ops).run(log=lambda *a: None)
+            write({mode: dict(cases=r["cases"], restarts=r["restarts"], rechecked=r["rechecked"],
+                              tags=r["tags"],
+                              anomalies=[(case, what[:3000]) for case, what in r["anomalies"]])})
+        write({"end": None})
+    except BaseException:
+        write({"end": traceback.format_exc()})
+        raise
+
+
+def start_suite_campaigns(results: Path) -> subprocess.Popen:
+    """Start run_suite_campaigns(results) in a background process (the test suite's conftest
+    does, so that the campaigns run on a second core while the other tests run)."""
+    return subprocess.Popen([sys.executable, __file__, "--suite", str(results)], cwd=str(ROOT),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
 def main(argv=None) -> int:
     if argv is None and len(sys.argv) > 1 and sys.argv[1] == "--child":
         child_main(sys.argv[2])
+        return 0
+    if argv is None and len(sys.argv) > 1 and sys.argv[1] == "--suite":
+        run_suite_campaigns(Path(sys.argv[2]))
         return 0
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("mode", choices=sorted(GENERATORS) + ["asm-diff"])
