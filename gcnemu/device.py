@@ -37,19 +37,42 @@ class Buffer:
         self.address = address
         self.nbytes = nbytes
         self.name = name
+        self.freed = False
+
+    def _check_live(self) -> None:
+        if self.freed:
+            raise MemoryFault(f"buffer '{self.name}' (0x{self.address:x}) was freed")
 
     def to_numpy(self, dtype=np.uint8, count: int | None = None) -> np.ndarray:
-        """Copy the buffer's contents out as a numpy array of ``dtype``."""
+        """Copy the buffer's contents out as a numpy array of ``dtype`` (``count`` items from
+        the start; all that fit by default)."""
+        self._check_live()
         dt = np.dtype(dtype)
-        n = self.nbytes // dt.itemsize if count is None else int(count)
+        if dt.itemsize == 0 or dt.kind == "O":
+            raise GcnEmuError(f"cannot read buffer '{self.name}' as {dt}")
+        most = self.nbytes // dt.itemsize
+        if count is None:
+            n = most
+        else:
+            if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or \
+                    not 0 <= count <= most:
+                raise GcnEmuError(f"buffer '{self.name}' holds {most} item(s) of {dt}; count "
+                                  f"must be 0..{most}, not {count!r}")
+            n = int(count)
         return self.gpu.memory.read_array(self.address, dt, n)
 
     def write(self, array) -> None:
         """Overwrite the start of the buffer with ``array``'s bytes."""
-        a = np.ascontiguousarray(array)
+        self._check_live()
+        a = _host_array(array, f"buffer '{self.name}'.write")
         if a.nbytes > self.nbytes:
             raise GcnEmuError(f"writing {a.nbytes} bytes into buffer '{self.name}' of {self.nbytes} bytes")
         self.gpu.memory.write(self.address, a)
+
+    def free(self) -> None:
+        """Unmap the buffer: its memory goes back to the GPU; using the buffer afterwards (to
+        read or write it, or in a dispatch) is an error."""
+        self.gpu.free(self)
 
     def __int__(self) -> int:
         return self.address
@@ -70,11 +93,20 @@ class GPU:
     """An emulated gfx7 GPU with its own memory."""
 
     def __init__(self, preset: str | GPUConfig = "xbox-one", *, step_limit: int = 50_000_000,
-                 waves_per_batch: int = 128, timing: bool = False, timing_config=None):
+                 waves_per_batch: int = 128, timing: bool = False, timing_config=None,
+                 time_limit: float | None = None):
         """``timing=True`` adds the cycle model (gcnemu/timing): every dispatch also returns
         ``report.cycles``, timing counters and per-wave start/end cycles; the functional
         results are the same bits as without it. ``timing_config`` (a
-        gcnemu.timing.TimingConfig) overrides the cache and latency parameters."""
+        gcnemu.timing.TimingConfig) overrides the cache and latency parameters.
+
+        Runaway kernels: a wave that executes ``step_limit`` instructions fails with an
+        ExecutionError; a dispatch that runs longer than ``time_limit`` seconds (None: no
+        limit) stops with one, whatever its loops contain (it is checked every ~0.1 s, as is
+        Ctrl-C)."""
+        self.step_limit = _count("step_limit", step_limit)
+        self.waves_per_batch = _count("waves_per_batch", waves_per_batch)
+        self.time_limit = _seconds("time_limit", time_limit)
         if isinstance(preset, GPUConfig):
             self.config = preset
         else:
@@ -82,8 +114,6 @@ class GPU:
                 raise GcnEmuError(f"unknown GPU preset {preset!r}; presets: {sorted(PRESETS)}")
             self.config = PRESETS[preset]
         self.memory = Memory()
-        self.step_limit = step_limit
-        self.waves_per_batch = waves_per_batch
         if timing_config is not None and not timing:
             raise GcnEmuError("timing_config is given but timing is off: use GPU(timing=True, ...)")
         self.timing = bool(timing)
@@ -111,26 +141,35 @@ class GPU:
 
     # --- buffers ---------------------------------------------------------------------------
     def to_device(self, array, name: str | None = None) -> Buffer:
-        """Copy a numpy array into a new device buffer."""
-        a = np.ascontiguousarray(array)
-        nbytes = max(a.nbytes, 1)
+        """Copy a numpy array (of numbers or records, not empty) into a new device buffer."""
+        a = _host_array(array, "to_device")
+        if a.nbytes == 0:
+            raise GcnEmuError("to_device of an empty array: a buffer needs at least one byte "
+                              "(gpu.empty(nbytes) makes one of zeros)")
         name = name or f"buffer{len(self.memory.alloc_names)}"
-        addr = self.memory.allocate(nbytes, name=name)
-        if a.nbytes:
-            self.memory.write(addr, a)
+        addr = self.memory.allocate(a.nbytes, name=name)
+        self.memory.write(addr, a)
         return Buffer(self, addr, a.nbytes, name)
+
+    def free(self, buffer: Buffer) -> None:
+        """Unmap ``buffer`` (see Buffer.free); freeing it twice is a MemoryFault."""
+        if not isinstance(buffer, Buffer) or buffer.gpu is not self:
+            raise GcnEmuError(f"gpu.free takes a Buffer of this GPU, not {buffer!r}")
+        buffer._check_live()
+        self.memory.free(buffer.address)
+        buffer.freed = True
 
     def empty(self, nbytes: int, name: str | None = None) -> Buffer:
         """A new zero-filled device buffer of ``nbytes`` bytes."""
+        if isinstance(nbytes, bool) or not isinstance(nbytes, (int, np.integer)) or nbytes <= 0:
+            raise GcnEmuError(f"gpu.empty needs a positive number of bytes, got {nbytes!r}")
         nbytes = int(nbytes)
-        if nbytes <= 0:
-            raise GcnEmuError(f"gpu.empty needs a positive size, got {nbytes}")
         name = name or f"buffer{len(self.memory.alloc_names)}"
         return Buffer(self, self.memory.allocate(nbytes, name=name), nbytes, name)
 
     # --- dispatch --------------------------------------------------------------------------
     def dispatch(self, kernel: Kernel, grid: Sequence[int], block: Sequence[int], args: Sequence = (),
-                 *, strict: bool = True, workers: int = 1) -> DispatchReport:
+                 *, strict: bool = True, workers: int = 1, time_limit="gpu") -> DispatchReport:
         """Run ``kernel`` over ``grid`` work-items in workgroups of ``block``.
 
         ``args`` are the kernel's explicit arguments in order: Buffers (or addresses) for
@@ -144,7 +183,13 @@ class GPU:
         Kernels with order-dependent global atomics or GDS run on one worker, and so does a
         launch of one batch (at most ``waves_per_batch`` waves); ``report.serial_reason``
         says why.
+
+        ``time_limit``: seconds (None: none) after which the dispatch stops with an
+        ExecutionError; by default the GPU's.
         """
+        workers = _count("workers", workers)
+        time_limit = self.time_limit if isinstance(time_limit, str) and time_limit == "gpu" \
+            else _seconds("time_limit", time_limit)
         if not isinstance(kernel, Kernel):
             raise DispatchError(f"dispatch takes a Kernel (from gcnemu.load(...).kernel(name)), "
                                 f"not {type(kernel).__name__}")
@@ -155,7 +200,14 @@ class GPU:
         # dynamic LDS for __local arguments goes after the static allocation
         lds_size = info.group_segment_fixed_size
         arg_values = []
-        for a in args:
+        for i, a in enumerate(args):
+            if isinstance(a, Buffer):
+                if a.gpu is not self:
+                    raise DispatchError(f"kernel {info.name} argument {i}: buffer '{a.name}' "
+                                        f"belongs to another GPU")
+                if a.freed:
+                    raise DispatchError(f"kernel {info.name} argument {i}: buffer '{a.name}' "
+                                        f"was freed")
             if isinstance(a, Local):
                 lds_size = (lds_size + 15) & ~15
                 arg_values.append(lds_size)
@@ -172,15 +224,16 @@ class GPU:
         launch = self._launches.take(key) or Launch(self, kernel, grid, block, lds_size, workers)
         try:
             launch.write_segments(self.memory, launch.kernarg.build(arg_values))
-            rep = launch.run(self, workers)
+            rep = launch.run(self, workers, time_limit)
         finally:
             self._launches.put(key, launch)
         rep.wall_seconds = time.perf_counter() - t0
         self.dispatch_id += 1
         if strict and rep.faults:
+            total = len(rep.faults) + rep.dropped.get("faults", 0)
             shown = "; ".join(rep.faults[:4])
-            more = f" (and {len(rep.faults) - 4} more)" if len(rep.faults) > 4 else ""
-            raise MemoryFault(f"kernel {info.name}: {len(rep.faults)} access(es) to unmapped memory: "
+            more = f" (and {total - 4} more)" if total > 4 else ""
+            raise MemoryFault(f"kernel {info.name}: {total} access(es) to unmapped memory: "
                               f"{shown}{more}. Loads returned 0 and stores were dropped; "
                               f"dispatch(..., strict=False) returns the report instead.")
         return rep
@@ -203,3 +256,29 @@ class GPU:
         self._images[id(co)] = (co, base)
         return base
 
+
+def _count(what: str, v) -> int:
+    """A positive integer argument (not a bool, not a float), or a DispatchError naming it."""
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+        raise DispatchError(f"{what} must be a positive integer, not {v!r}")
+    return int(v)
+
+
+def _seconds(what: str, v) -> float | None:
+    """None or a positive number of seconds, or a DispatchError naming the argument."""
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or \
+            not v > 0 or v != v:
+        raise DispatchError(f"{what} must be a positive number of seconds or None, not {v!r}")
+    return float(v)
+
+
+def _host_array(array, what: str) -> np.ndarray:
+    """``array`` as a C-contiguous numpy array of numbers, booleans or records (a copy when it
+    is not contiguous); strings, objects, dates are a GcnEmuError naming ``what``."""
+    a = np.ascontiguousarray(array)
+    if a.dtype.kind in "OUSMm":
+        raise GcnEmuError(f"{what} takes an array of numbers, booleans or records, not "
+                          f"{type(array).__name__} of dtype {a.dtype}")
+    return a

@@ -9,14 +9,17 @@ mode the cycle model (gcnemu/timing) replays the traces.
 """
 from __future__ import annotations
 
+import operator
+import time
+
 import numpy as np
 
-from .errors import DispatchError, MemoryFault
-from .exec.engine import error_from_wave, run_group_waves
+from .errors import DispatchError, ExecutionError, MemoryFault
+from .exec.engine import SLICE_STEPS, error_from_wave, run_group_waves, run_sliced
 from .hardware import occupancy
 from .kernel import Kernel
-from .exec.layout import (EXEC_HI, EXEC_LO, M0, NWS, ST_BARRIER, WS_CODE_BASE, WS_FAULTS, WS_GROUP,
-                          WS_HW_ID, WS_LDS_BASE, WS_LDS_SIZE, WS_MODE, WS_PC, WS_SCRATCH_BASE,
+from .exec.layout import (EXEC_HI, EXEC_LO, M0, NWS, ST_BARRIER, ST_HALTED, WS_CODE_BASE,
+                          WS_FAULTS, WS_GROUP, WS_HW_ID, WS_LDS_BASE, WS_LDS_SIZE, WS_MODE, WS_PC, WS_SCRATCH_BASE,
                           WS_SCRATCH_WAVE, WS_SGPRS, WS_STATUS, WS_VBASE, WS_VCOUNT)
 from .loader import abi
 from .mem.descriptors import scratch_vsharp
@@ -41,6 +44,10 @@ BATCHES_PER_WORKER = 4
 #: against 1: 0.59x the speed in batches of 4 workgroups, 0.85x in 8, 1.02x in 16 of the
 #: 32 a one-worker batch holds; a 192-wave mandelbrot 1.72x, 1.81x and 1.58x)
 MAX_BATCH_SPLIT = 2
+#: the workgroups of one dispatch (their coordinates are laid out at launch: 24 bytes each)
+MAX_WORKGROUPS = 1 << 22
+#: the scratch of one batch of workgroups is at most this big (or one workgroup's, if larger)
+MAX_BATCH_SCRATCH_BYTES = 64 << 20
 #: a GPU keeps the set-up of its most recent launch shapes (Launch) for this many of them...
 KEEP_LAUNCHES = 8
 #: ...unless one holds more than this many bytes of state arrays and scratch: big launches
@@ -79,6 +86,11 @@ class Launch:
         sgpr_layout = abi.initial_sgpr_layout(info) if info.code_object_version else _asm_sgpr_layout(info)
         nworkers = 1 if self.serial_reason else max(1, int(workers))
         groups_per_batch = max(1, gpu.waves_per_batch // waves_per_group)
+        if priv:
+            # a batch's scratch is one allocation: kernels with a large private segment run in
+            # smaller batches rather than map gigabytes
+            groups_per_batch = max(1, min(groups_per_batch,
+                                          MAX_BATCH_SCRATCH_BYTES // (priv * 64 * waves_per_group)))
         if nworkers > 1 and ngroups <= groups_per_batch:
             # a launch that is one batch on one worker runs on the calling thread: each
             # batch it were cut into would add ~15 us of set-up under the GIL, and the
@@ -199,7 +211,7 @@ class Launch:
                 pass     # the user freed it already
 
 
-    def run(self, gpu, workers=1) -> DispatchReport:
+    def run(self, gpu, workers=1, time_limit=None) -> DispatchReport:
         """Run the dispatch on ``gpu`` (its segments written): every batch, on ``workers``
         threads where the launch allows; the report (timing mode: with the cycle model's)."""
         ctx, info, prog, occ = self.ctx, self.info, self.ctx["prog"], self.occ
@@ -218,14 +230,16 @@ class Launch:
         nworkers, batches = len(states), self.batches
         totals = {k: 0 for k in COUNTER_COLUMNS}
         fault_list, messages, export_list, traces = [], [], [], []
-        waves_run = 0
+        waves_run = halted = 0
+        dropped = {}
         # the backing array must not grow while any dispatch runs (the engine holds it)
         data, mapped = mem.lock()
         try:
             if nworkers == 1:
-                results = (self.run_batch(gpu, states[0], b, data, mapped) for b in batches)
+                check = self._between_slices(time_limit)
+                results = (self.run_batch(gpu, states[0], b, data, mapped, check) for b in batches)
             else:
-                results = self._run_shared_queue(gpu, states, batches, data, mapped)
+                results = self._run_shared_queue(gpu, states, batches, data, mapped, time_limit)
             for res in results:
                 if res.error is not None:
                     raise res.error
@@ -237,11 +251,16 @@ class Launch:
                     traces.append(res.trace)
                 messages.extend(res.messages)
                 export_list.extend(res.exports)
+                halted += res.halted
+                for kind, n in res.dropped.items():
+                    dropped[kind] = dropped.get(kind, 0) + n
         finally:
             mem.unlock()
         rep = DispatchReport(info.name, self.grid, self.block, self.ngroups, waves_run, totals,
                              fault_list, messages, export_list, occupancy=occ)
         rep.workers = nworkers
+        rep.halted_waves = halted
+        rep.dropped = {kind: n for kind, n in dropped.items() if n}
         rep.serial_reason = self.serial_reason if int(workers) > 1 else ""
         if gpu.timing:
             from .timing.model import time_dispatch   # compiled on first timing use
@@ -254,11 +273,30 @@ class Launch:
             rep.wave_cu = t.wave_cu
         return rep
 
-    def _run_shared_queue(self, gpu, states, batches, data, mapped) -> list:
+    def _between_slices(self, time_limit, stopped=None):
+        """What a batch does between its slices of work: stop with an ExecutionError once
+        ``time_limit`` seconds have passed since now, stop (DispatchStopped) when ``stopped()``
+        says another thread's batch failed. Ctrl-C needs nothing: Python raises
+        KeyboardInterrupt in the calling thread as soon as a slice returns."""
+        deadline = None if time_limit is None else time.monotonic() + time_limit
+        name = self.info.name
+
+        def check():
+            if deadline is not None and time.monotonic() > deadline:
+                raise ExecutionError(f"time limit of {time_limit:g} s reached (runaway kernel?); "
+                                     f"dispatch(..., time_limit=None) or GPU(time_limit=...) "
+                                     f"changes it", kernel=name)
+            if stopped is not None and stopped():
+                raise DispatchStopped()
+        return check
+
+    def _run_shared_queue(self, gpu, states, batches, data, mapped, time_limit=None) -> list:
         """Run the batches on the calling thread and len(states) - 1 helper threads of the
         GPU's pool (see workers.SharedQueue); the results in batch order, up to the first
         failing batch."""
-        queue = SharedQueue(lambda st, b: self.run_batch(gpu, st, b, data, mapped), states, batches)
+        check = self._between_slices(time_limit, lambda: queue.stop)
+        queue = SharedQueue(lambda st, b: self.run_batch(gpu, st, b, data, mapped, check), states,
+                            batches)
         gpu.helper_threads.start(len(states) - 1, queue.work)
         try:
             # the calling thread works too: the first batch starts without a hand-off, and a
@@ -272,22 +310,25 @@ class Launch:
             results = queue.results()
         return results
 
-    def run_batch(self, gpu, st, batch, data, mapped) -> BatchResult:
-        """Run the workgroups of one batch to completion in the state arrays of one worker."""
+    def run_batch(self, gpu, st, batch, data, mapped, between_slices=None) -> BatchResult:
+        """Run the workgroups of one batch to completion in the state arrays of one worker;
+        ``between_slices()`` is called every SLICE_STEPS wave-instructions (it raises to stop
+        the batch)."""
         ctx = self.ctx
         info, prog, groups = ctx["info"], ctx["prog"], ctx["groups"]
-        grid, block, wpg = ctx["grid"], ctx["block"], ctx["waves_per_group"]
+        wpg = ctx["waves_per_group"]
         # GDS persists across dispatches: copied in and out only if the program can touch it
         st.reset(gpu.gds if ctx["uses_gds"] else None)
         ids = self._init_batch(gpu, st, batch)
         ws = st.ws
-        while True:
-            bad = run_group_waves(prog.code, ids, st.sregs, ws, st.vgpr, st.lds, data, mapped,
-                                  np.int64(MEM_BASE), st.faults, st.msgs, np.int64(gpu.step_limit),
-                                  st.exports, st.trace)
-            if bad != -2:
-                break
-            st.grow_trace()   # the timing trace filled up: the waves resume where they stopped
+        sched = np.zeros(2, np.int64)
+        bad = run_sliced(
+            lambda: run_group_waves(prog.code, ids, st.sregs, ws, st.vgpr, st.lds, data, mapped,
+                                    np.int64(MEM_BASE), st.faults, st.msgs,
+                                    np.int64(gpu.step_limit), st.exports, st.trace,
+                                    np.int64(SLICE_STEPS), sched),
+            st.grow_trace,   # the timing trace filled up: the waves resume where they stopped
+            between_slices or (lambda: None))
         res = BatchResult()
         if gpu.timing:
             from .timing.model import split_trace
@@ -313,6 +354,11 @@ class Launch:
         nmsg = min(int(st.msgs[0, 0]), st.msgs.shape[0] - 1)
         res.messages = [(int(st.msgs[i, 0]), int(st.msgs[i, 1]), int(st.msgs[i, 2]))
                         for i in range(1, nmsg + 1)]
+        res.halted = int(np.count_nonzero(ws[:, WS_STATUS] == ST_HALTED))
+        # what did not fit in the record buffers is counted, not lost without a word
+        res.dropped = {"s_sendmsg": int(st.msgs[0, 0]) - nmsg,
+                       "faults": int(ws[:, WS_FAULTS].sum()) - len(res.faults),
+                       "exports": int(st.exports[0, 0]) - len(res.exports)}
         if bad >= 0:
             g = batch[bad // wpg]
             gid = (g % groups[0], (g // groups[0]) % groups[1], g // (groups[0] * groups[1]))
@@ -331,7 +377,7 @@ class Launch:
         Workgroup g goes to CU g mod #CUs (round-robin) and its waves to the CU's SIMDs in turn
         (HW_ID: wave slot [3:0], SIMD [5:4], CU [11:8])."""
         ctx = self.ctx
-        info, groups, grid, block = ctx["info"], ctx["groups"], ctx["grid"], ctx["block"]
+        info, grid, block = ctx["info"], ctx["grid"], ctx["block"]
         wpg, vcount, priv = ctx["waves_per_group"], ctx["vcount"], ctx["priv"]
         sregs, ws, vgpr, scratch = st.sregs, st.ws, st.vgpr, st.scratch
         lo, hi = batch.start, batch.stop   # batches are ranges of consecutive workgroups
@@ -459,10 +505,15 @@ class Launch:
         gid = (g % groups[0], (g // groups[0]) % groups[1], g // (groups[0] * groups[1]))
         pc = prog.instructions[row].offset if 0 <= row < len(prog.instructions) else -1
         ins = prog.text_at(row) if 0 <= row < len(prog.instructions) else "?"
+        addr &= 0xFFFFFFFFFFFFFFFF    # recorded as int64: addresses past 2^63 came out negative
         where = mem.describe(addr) if addr >= MEM_BASE else "address below the GPU heap"
         lane_txt = f"lane {lane}" if lane >= 0 else "scalar"
         return (f"{'store to' if wr else 'load from'} 0x{addr:x} ({where}) by kernel {info.name}, "
                 f"workgroup {gid}, wave {w % wpg}, {lane_txt}, pc 0x{pc:x} '{ins}'")
+
+class DispatchStopped(Exception):
+    """A batch stopped between slices because another batch of its dispatch failed."""
+
 
 class LaunchCache:
     """A GPU's recent launches by launch key, least recently used first: at most
@@ -577,18 +628,30 @@ def _asm_sgpr_layout(info):
 
 
 def launch_shape(grid, block, info, config):
-    """(grid, block) as 3-tuples, checked against the GPU's and the kernel's limits."""
+    """(grid, block) as 3-tuples, checked against the GPU's and the kernel's limits (before
+    anything is allocated for them)."""
     try:
-        g = tuple(int(x) for x in grid)
-        b = tuple(int(x) for x in block)
+        g = tuple(_dim(x) for x in grid)
+        b = tuple(_dim(x) for x in block)
     except TypeError:
-        raise DispatchError(f"grid and block are tuples of 1-3 ints, got {grid!r} and {block!r}") from None
+        raise DispatchError(f"grid and block are tuples of 1-3 integers, got {grid!r} and "
+                            f"{block!r}") from None
     if not 1 <= len(g) <= 3 or len(b) != len(g):
         raise DispatchError(f"grid {g} and block {b} need the same number (1-3) of dimensions")
     g = g + (1,) * (3 - len(g))
     b = b + (1,) * (3 - len(b))
     if any(x <= 0 for x in g + b):
         raise DispatchError(f"grid {g} and block {b} must be positive")
+    if any(x > 0xFFFFFFFF for x in g):
+        raise DispatchError(f"grid {g}: the AQL packet holds each dimension in 32 bits "
+                            f"(at most {0xFFFFFFFF} work-items)")
+    groups = 1
+    for i in range(3):
+        groups *= -(-g[i] // b[i])
+    if groups > MAX_WORKGROUPS:
+        raise DispatchError(f"grid {g} in blocks of {b} is {groups} workgroups; gcnemu runs at "
+                            f"most {MAX_WORKGROUPS} in one dispatch (split it, or use larger "
+                            f"blocks)")
     size = b[0] * b[1] * b[2]
     limit = min(config.max_workgroup_size, info.max_flat_workgroup_size or config.max_workgroup_size)
     if size > limit:
@@ -596,3 +659,10 @@ def launch_shape(grid, block, info, config):
     if info.reqd_workgroup_size and tuple(info.reqd_workgroup_size) != b:
         raise DispatchError(f"kernel {info.name} requires workgroup size {tuple(info.reqd_workgroup_size)}, got {b}")
     return g, b
+
+
+def _dim(x) -> int:
+    """A grid or block size: an integer (a float such as 1024.7 is a TypeError, not 1024)."""
+    if isinstance(x, bool):
+        raise TypeError
+    return operator.index(x)

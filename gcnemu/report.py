@@ -36,6 +36,11 @@ class DispatchReport:
     wave_cycles: np.ndarray | None = None
     #: timing mode only: int64 [waves]: the CU each wave ran on in the cycle model
     wave_cu: np.ndarray | None = None
+    #: waves that ended with s_sethalt (they stop there; the dispatch goes on)
+    halted_waves: int = 0
+    #: records beyond the engine's buffers, counted but not kept: {'s_sendmsg' | 'faults' |
+    #: 'exports': n} (1,023 messages and exports a batch, 16 faults a wave)
+    dropped: dict = field(default_factory=dict)
 
     @property
     def instructions(self) -> int:
@@ -48,7 +53,9 @@ class DispatchReport:
         rate = self.instructions / self.wall_seconds / 1e6 if self.wall_seconds > 0 else 0.0
         return (f"{self.kernel}: grid {self.grid} block {self.block}, {self.workgroups} workgroups, "
                 f"{self.waves} waves, {self.instructions} wave-instructions in {self.wall_seconds:.3f} s "
-                f"({rate:.1f} M/s), {len(self.faults)} faults"
+                f"({rate:.1f} M/s), {len(self.faults) + self.dropped.get('faults', 0)} faults"
+                + (f", {self.halted_waves} waves halted by s_sethalt" if self.halted_waves else "")
+                + "".join(f", {n} {kind} records not kept" for kind, n in self.dropped.items())
                 + (f", {self.cycles} simulated cycles" if self.cycles is not None else ""))
 
 

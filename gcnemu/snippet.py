@@ -1,13 +1,13 @@
 """Run a snippet of GCN code as one wave, for tests and for users exploring instructions."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from .errors import GcnEmuError
 from .exec import layout as L
-from .exec.engine import error_from_wave, run_group_waves
+from .exec.engine import SLICE_STEPS, error_from_wave, run_group_waves, run_sliced
 from .exec.program import Program, build_program
 from .mem.export import new_export_buffer, read_exports
 from .mem.space import BASE as _MEM_BASE
@@ -37,6 +37,9 @@ class WaveState:
     exports: list = None  #: EXP instructions: dicts with target, en, compr, done, vm, exec, data
     flat_scratch: int = 0
     trapsts: int = 0
+    #: records beyond the snippet's buffers, counted but not kept: {'s_sendmsg' | 'faults' |
+    #: 'exports': n} (255 messages and exports, 64 faults)
+    dropped: dict = field(default_factory=dict)
 
     @property
     def vgpr_f32(self) -> np.ndarray:
@@ -120,8 +123,11 @@ def run_snippet(source_or_bytes, sgpr=None, vgpr=None, exec_mask=0xFFFF_FFFF_FFF
     msgs = np.zeros((256, 4), np.int64)
     wave_ids = np.zeros(1, np.int64)
     exports = new_export_buffer(256)
-    bad = run_group_waves(prog.code, wave_ids, sregs, ws, vg, lds, data, mapped, np.int64(base),
-                            faults, msgs, np.int64(step_limit), exports, None)
+    sched = np.zeros(2, np.int64)
+    bad = run_sliced(lambda: run_group_waves(prog.code, wave_ids, sregs, ws, vg, lds, data, mapped,
+                                             np.int64(base), faults, msgs, np.int64(step_limit),
+                                             exports, None, np.int64(SLICE_STEPS), sched),
+                     None, lambda: None)
     if bad >= 0:
         raise error_from_wave(prog, ws, 0)
     status = {L.ST_DONE: "done", L.ST_HALTED: "halted", L.ST_BARRIER: "barrier"}.get(int(ws[0, L.WS_STATUS]), "?")
@@ -144,7 +150,12 @@ def run_snippet(source_or_bytes, sgpr=None, vgpr=None, exec_mask=0xFFFF_FFFF_FFF
                  int(faults[0, i, 3])) for i in range(nf)],
         exports=read_exports(exports),
         flat_scratch=int(sregs[0, 104]) | (int(sregs[0, 105]) << 32),
-        trapsts=int(ws[0, L.WS_TRAPSTS]))
+        trapsts=int(ws[0, L.WS_TRAPSTS]),
+        dropped={kind: n for kind, n in (("s_sendmsg", int(msgs[0, 0]) - nmsg),
+                                         ("faults", int(ws[0, L.WS_FAULTS]) - nf),
+                                         ("exports", int(exports[0, 0])
+                                          - min(int(exports[0, 0]), exports.shape[0] - 1)))
+                 if n})
 
 
 def _byte_pc(prog: Program, row: int) -> int:

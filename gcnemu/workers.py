@@ -22,6 +22,8 @@ class BatchResult:
         self.exports = []
         self.error = None
         self.waves = 0
+        self.halted = 0      #: waves that ended with s_sethalt
+        self.dropped = {}    #: records the engine's buffers had no room for, by kind
         self.trace = None    #: timing mode: (group ids, indices in group, stream starts, ends, worker)
 
 

@@ -1,14 +1,16 @@
 """run_group_waves' barrier release with several workgroups in one batch, their waves laid
 out consecutively (the dispatcher's layout: one run per group) or interleaved (the fallback
 scan). Each wave writes marker + k to its LDS slot, waits at a barrier, adds its partner's
-slot, waits again, three times; the expected sums follow from the markers alone."""
+slot, waits again, three times; the expected sums follow from the markers alone. The same
+holds when the work is cut into slices of a few wave-instructions (run_group_waves returns
+-3 and goes on where it stopped), down to one instruction per call."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
 from gcnemu.exec import layout as E
-from gcnemu.exec.engine import run_group_waves
+from gcnemu.exec.engine import run_group_waves, run_sliced
 from gcnemu.mem.export import new_export_buffer
 from gcnemu.mem.space import BASE, Memory
 from gcnemu.snippet import _to_program
@@ -40,8 +42,9 @@ loop:
 """
 
 
+@pytest.mark.parametrize("budget", [100000, 7, 1])
 @pytest.mark.parametrize("order", [[0, 1, 2, 3, 4, 5], [0, 2, 4, 1, 3, 5], [5, 4, 3, 2, 1, 0]])
-def test_barriers_of_several_groups_in_one_batch(order):
+def test_barriers_of_several_groups_in_one_batch(order, budget):
     prog = _to_program(SRC)
     nw, vcount, lds_per = 6, 8, 512
     groups = [0, 0, 1, 1, 2, 2]                 # wave w is index w % 2 of group w // 2
@@ -62,10 +65,15 @@ def test_barriers_of_several_groups_in_one_batch(order):
         vg[w * vcount, :] = np.arange(64)
     lds = np.zeros(3 * lds_per + 65536, np.uint8)
     data, mapped = Memory().arrays()
-    bad = run_group_waves(prog.code, np.array(order, np.int64), sregs, ws, vg, lds, data, mapped,
-                            np.int64(BASE), np.zeros((nw, 64, 4), np.int64), np.zeros((256, 4), np.int64),
-                            np.int64(100000), new_export_buffer(256), None)
+    sched, faults, msgs = np.zeros(2, np.int64), np.zeros((nw, 64, 4), np.int64), np.zeros((256, 4), np.int64)
+    exports, ids = new_export_buffer(256), np.array(order, np.int64)
+    slices = []
+    bad = run_sliced(lambda: run_group_waves(prog.code, ids, sregs, ws, vg, lds, data, mapped,
+                                             np.int64(BASE), faults, msgs, np.int64(100000), exports,
+                                             None, np.int64(budget), sched),
+                     None, lambda: slices.append(1))
     assert bad == -1
+    assert (len(slices) > 20) == (budget < 100)
     for w in range(nw):
         partner = w ^ 1
         assert ws[w, E.WS_STATUS] == E.ST_DONE

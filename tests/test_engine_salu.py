@@ -205,7 +205,7 @@ class Prog:
         if preset is not None:
             for i in range(ndw):
                 self.lines.append(f"s_mov_b32 s{d + i}, {(preset >> (32 * i)) & M32:#x}")
-        self.lines.append(f"s_cmp_eq_u32 s8, 1")     # SCC := scc_in (s8 holds it)
+        self.lines.append("s_cmp_eq_u32 s8, 1")     # SCC := scc_in (s8 holds it)
         self.lines.append(text_fn(dst))
         self.lines.append(f"s_cselect_b32 s{c}, 1, 0")
         self.checks.append((name, d, ndw, c, ref))

@@ -201,7 +201,7 @@ def test_gds_dword_write_read(gbase):
     addr = (rng.integers(0, gsize + 32, 64) & ~3).astype(np.uint32)
     data = rng.integers(0, 1 << 32, 64, dtype=np.uint64).astype(np.uint32)
     m0 = (gbase << 16) | gsize
-    r = run(f"ds_write_b32 v1, v10 gds\nds_read_b32 v20, v1 gds\nds_read2_b32 v[21:22], v1 offset1:1 gds\n"
+    r = run("ds_write_b32 v1, v10 gds\nds_read_b32 v20, v1 gds\nds_read2_b32 v[21:22], v1 offset1:1 gds\n"
             + _readback_code(nbytes=gsize, gds=" gds"),
             vgpr={1: addr, 10: data, 98: np.arange(64, dtype=np.uint32)}, m0=m0, lds_bytes=LDS_BYTES)
     mem = bytearray(gsize)

@@ -6,7 +6,6 @@ The reference is the seed's HLSL, evaluated in numpy in the microcode's operatio
 (float32, unfused mad, RTZ f16 packing); the exported colour must match within 1 f16 ulp
 (v_rsq/v_log/v_exp are approximate on the hardware; gcnemu's are within 1 f32 ulp).
 """
-import re
 from pathlib import Path
 
 import numpy as np

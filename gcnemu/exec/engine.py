@@ -27,27 +27,27 @@ from .layout import (ALL_LANES, C_ABS, C_CLAMP, C_DST, C_DS_AMASK, C_DS_FN, C_DS
                      C_FN, C_H, C_IMM, C_K, C_K0, C_K1, C_K2, C_KD, C_LIT, C_NEG, C_OMOD, C_OMODW,
                      C_PC, C_S0, C_S1, C_S2, C_SDST, C_SIZE, C_SMAX, C_TGT, C_V0, C_V1, C_V2,
                      C_VMAX, C_W0, C_W1, C_W2, C_WD, ERROR_TEXT, ERR_BAD_OPERAND,
-                     ERR_BRANCH_TARGET, ERR_FORMAT, ERR_PC_RANGE, ERR_SGPR_RANGE, ERR_STEP_LIMIT,
-                     ERR_TRAP, ERR_UNIMPLEMENTED, EXEC_HI, EXEC_LO, FL_CIN_S2, FL_CIN_VCC, FL_CMP,
-                     FL_CMPX, FL_FLAGS_TO_SDST, FL_LIT_HIGH, FL_ROW32, FR_BASE, FR_DATA,
-                     FR_EXPORTS, FR_FAULTS, FR_INS, FR_LDS, FR_MAPPED, FR_NCOLS, FR_NDATA, FR_NEXP,
-                     FR_NEXPC, FR_NF0, FR_NF1, FR_NLDS, FR_NMAPPED, FR_NV, FR_NW, FR_NWS, FR_SREGS,
-                     FR_TMP, FR_VGPR, FR_W, FR_WS, H_BARRIER, H_BRANCH, H_CBRANCH,
-                     H_CBRANCH_G_FORK, H_CBRANCH_I_FORK, H_CBRANCH_JOIN, H_DS, H_ENDPGM, H_EXP,
-                     H_FLAT, H_GETPC, H_GETREG, H_MEMTIME, H_MIMG, H_MOVRELD, H_MOVRELS, H_MQSAD,
-                     H_NOP, H_READFIRSTLANE, H_READLANE, H_RFE, H_SALU, H_SAVEEXEC, H_SENDMSG,
-                     H_SETHALT, H_SETPC, H_SETREG, H_SMRD_LOAD, H_SWAPPC, H_TRAP, H_VALU, H_VCMP,
-                     H_VMOVRELD, H_VMOVRELS, H_VMOVRELSD, H_WAITCNT, H_WRITELANE, M0, MASK32,
-                     OP_CONST, OP_NONE, OP_SREG, OP_VGPR, PRIVATE_APERTURE_HI, SQ_AND, SQ_ANDN2,
-                     SQ_MOV, SQ_NAND, SQ_NONE, SQ_NOR, SQ_OR, SQ_ORN2, SQ_XNOR, SQ_XOR, ST_BARRIER,
-                     ST_DONE, ST_ERROR, ST_HALTED, ST_READY, U64, VCC_HI, VCC_LO, WS_CODE_BASE,
-                     WS_CSP, WS_ERR, WS_ERR_ARG, WS_ERR_LANE, WS_ERR_ROW, WS_FORK_STACK, WS_GROUP,
-                     WS_HW_ID, WS_INSTS, WS_LDS_BASE, WS_LDS_INSTS, WS_LDS_SIZE, WS_MODE,
-                     WS_MSG_COUNT, WS_PC, WS_SALU, WS_SCC, WS_SGPRS, WS_STATUS, WS_STEPS, WS_TAKEN,
-                     WS_TRAPSTS, WS_VALU, WS_VBASE, WS_VCOUNT, WS_VMEM)
+                     ERR_BRANCH_TARGET, ERR_FORK_STACK, ERR_FORMAT, ERR_PC_RANGE, ERR_SGPR_RANGE,
+                     ERR_STEP_LIMIT, ERR_TRAP, ERR_UNIMPLEMENTED, ERR_VGPR_RANGE, EXEC_HI, EXEC_LO,
+                     FL_CIN_S2, FL_CIN_VCC, FL_CMP, FL_CMPX, FL_FLAGS_TO_SDST, FL_LIT_HIGH,
+                     FL_ROW32, FR_BASE, FR_DATA, FR_EXPORTS, FR_FAULTS, FR_INS, FR_LDS, FR_MAPPED,
+                     FR_NCOLS, FR_NDATA, FR_NEXP, FR_NEXPC, FR_NF0, FR_NF1, FR_NLDS, FR_NMAPPED,
+                     FR_NV, FR_NW, FR_NWS, FR_SREGS, FR_TMP, FR_VGPR, FR_W, FR_WS, H_BARRIER,
+                     H_BRANCH, H_CBRANCH, H_CBRANCH_G_FORK, H_CBRANCH_I_FORK, H_CBRANCH_JOIN, H_DS,
+                     H_ENDPGM, H_EXP, H_FLAT, H_GETPC, H_GETREG, H_MEMTIME, H_MIMG, H_MOVRELD,
+                     H_MOVRELS, H_MQSAD, H_NOP, H_READFIRSTLANE, H_READLANE, H_RFE, H_SALU,
+                     H_SAVEEXEC, H_SENDMSG, H_SETHALT, H_SETPC, H_SETREG, H_SMRD_LOAD, H_SWAPPC,
+                     H_TRAP, H_VALU, H_VCMP, H_VMOVRELD, H_VMOVRELS, H_VMOVRELSD, H_WAITCNT,
+                     H_WRITELANE, M0, MASK32, OP_CONST, OP_NONE, OP_SREG, OP_VGPR,
+                     PRIVATE_APERTURE_HI, SQ_AND, SQ_ANDN2, SQ_MOV, SQ_NAND, SQ_NONE, SQ_NOR,
+                     SQ_OR, SQ_ORN2, SQ_XNOR, SQ_XOR, ST_BARRIER, ST_DONE, ST_ERROR, ST_HALTED,
+                     ST_READY, U64, VCC_HI, VCC_LO, WS_CODE_BASE, WS_CSP, WS_ERR, WS_ERR_ARG,
+                     WS_ERR_LANE, WS_ERR_ROW, WS_FORK_STACK, WS_GROUP, WS_HW_ID, WS_INSTS,
+                     WS_LDS_BASE, WS_LDS_INSTS, WS_LDS_SIZE, WS_MODE, WS_MSG_COUNT, WS_PC, WS_SALU,
+                     WS_SCC, WS_SGPRS, WS_STATUS, WS_STEPS, WS_TAKEN, WS_TRAPSTS, WS_VALU,
+                     WS_VBASE, WS_VCOUNT, WS_VMEM, WS_WORK)
 from .opkernels import call_valu, call_valu32
-from .state import (fail, get_exec, get_vcc, read_scalar, set_pair, vgpr_ok,
-                    write_scalar)
+from .state import fail, get_exec, get_vcc, read_scalar, set_pair, vgpr_ok, write_scalar
 
 
 
@@ -463,10 +463,17 @@ def _store_wave_locals(ws, w, scc, steps, insts, nsalu, nvalu, ntaken):
     ws[w, WS_TAKEN] = ntaken
 
 
+#: the work of a memory instruction (DS, FLAT, MUBUF, MTBUF, MIMG, EXP) in wave-instructions:
+#: 64 lanes' address checks and copies (flat_load_dwordx4: ~1.5 us, v_add_f32: ~0.05 us)
+MEMORY_WORK = 32
+
+
 @njit(_nrt=False)
 def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faults, msgs,
-             step_limit, tmp, t32, frame, exports, tr):
-    """Run wave w until it ends, reaches a barrier, halts or fails. Returns its status.
+             step_limit, step_pause, tmp, t32, frame, exports, tr):
+    """Run wave w until it ends, reaches a barrier, halts or fails, or its step count plus the
+    extra work of its memory instructions (MEMORY_WORK each, left in WS_WORK) reaches
+    ``step_pause`` (it then stays ready, to go on at its PC). Returns its status.
 
     Compiled without reference counting (it allocates nothing): numba's atomic incref and
     decref of its dozen array arguments at every call cost ~0.13 us, and a wave is called
@@ -550,8 +557,10 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
         else:
             tr[tp] = -(w + 1)
             tp += 1
+    step_stop = min(step_limit, step_pause)
+    work = 0
     while not full:
-        if pc < 0 or pc >= n or steps >= step_limit:
+        if pc < 0 or pc >= n or steps >= step_stop:
             break
         h = code[pc, C_H]
         if tr is not None:
@@ -563,6 +572,11 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             if h == H_SMRD_LOAD or (h >= H_DS and h <= H_MIMG):
                 tp = trace_memory(code, pc, w, sregs, ws, vgpr, tr, tp)
         steps += 1
+        if h >= H_DS and h <= H_EXP:
+            # a memory instruction does up to ~30x the host work of a VALU one: it counts
+            # MEMORY_WORK towards the pause, so that a slice takes ~0.1 s whatever runs
+            work += MEMORY_WORK
+            step_stop = min(step_limit, step_pause - work)
         next_pc = pc + 1
         if h == H_NOP or h == H_WAITCNT:
             pass
@@ -844,6 +858,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
         insts += 1
         pc = next_pc
     _store_wave_locals(ws, w, scc, steps, insts, nsalu, nvalu, ntaken)
+    ws[w, WS_WORK] = work
     if tr is not None:
         tr[0] = tp
         if full:
@@ -857,6 +872,8 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             fail(ws, w, ERR_PC_RANGE, pc)
         elif steps >= step_limit:
             fail(ws, w, ERR_STEP_LIMIT, step_limit)
+        elif steps + work >= step_pause:
+            pass    # paused: run_group_waves' slice of work is used up
         else:
             # a taken branch to a target outside the program: the step is counted, the
             # instruction is not (as in step_generic)
@@ -942,6 +959,9 @@ def join(code, ins, pc, w, sregs, ws):
     csp = ws[w, WS_CSP]
     if csp == saved or csp == 0:
         return pc + 1
+    if csp > 6:   # s_setreg can set MODE[31:29] to 7: there is no seventh entry to pop
+        fail(ws, w, ERR_FORK_STACK, csp)
+        return pc
     csp -= 1
     ws[w, WS_CSP] = csp
     slot = WS_FORK_STACK + 2 * csp
@@ -985,16 +1005,23 @@ def mqsad(vgpr, ws, w, dst, s0, s1, s2lo, s2hi, exec_mask):
 
 
 # --- scheduling -----------------------------------------------------------------------------
+#: the work a wave's turn costs run_group_waves besides its instructions, in wave-instructions
+#: (run_wave's set-up): what a loop through s_barrier spends its slices on
+RESUME_COST = 16
+
 @njit
 def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base,
-                    faults, msgs, step_limit, exports, tr):
+                    faults, msgs, step_limit, exports, tr, budget, sched):
     """Run the waves of one or more workgroups to completion, honouring s_barrier.
 
     Waves run one at a time, each until it ends or reaches a barrier; when every live wave
     of a workgroup waits at the barrier, they are all released. The order is fixed, so
-    results are deterministic. Returns -1 when done, the id of a wave that failed, or -2 when
-    the timing trace ``tr`` is full (grow it and call again: the waves resume where they
-    stopped).
+    results are deterministic. Returns -1 when done, the id of a wave that failed, -2 when
+    the timing trace ``tr`` is full (grow it and call again), or -3 when about ``budget``
+    wave-instructions ran in this call (a slice: the caller can look at the clock and at
+    Ctrl-C, then call again). ``sched`` (int64[2], zero for a new batch) keeps where the
+    schedule stands between calls, so that the waves run in the same order however the work
+    is sliced.
     """
     # the VALU scratch rows, 64-byte aligned: numba's np.empty aligns to 32 bytes only, and
     # rows straddling cache lines split every AVX-512 load and store of the row kernels
@@ -1018,19 +1045,33 @@ def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, 
             for j in range(i - 1):
                 if ws[wave_ids[j], WS_GROUP] == g:
                     contig = False
+    spent = 0
     while True:
-        progressed = False
-        for i in range(nw):
+        # sched[0]: the wave of the pass to run next; sched[1]: a wave ran in this pass
+        for i in range(sched[0], nw):
             w = wave_ids[i]
             if ws[w, WS_STATUS] == ST_READY:
+                if spent >= budget:
+                    sched[0] = i
+                    return -3
+                before = ws[w, WS_STEPS]
                 run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base,
-                         faults, msgs, step_limit, tmp, t32, frame, exports, tr)
-                progressed = True
+                         faults, msgs, step_limit, before + budget - spent, tmp, t32, frame,
+                         exports, tr)
+                spent += ws[w, WS_STEPS] - before + ws[w, WS_WORK] + RESUME_COST
+                sched[1] = 1
                 if tr is not None:
                     if tr[1] != 0:
+                        sched[0] = i
                         return -2
                 if ws[w, WS_STATUS] == ST_ERROR:
                     return w
+                if ws[w, WS_STATUS] == ST_READY:   # paused mid-way: go on here next call
+                    sched[0] = i
+                    return -3
+        progressed = sched[1] != 0
+        sched[0] = 0
+        sched[1] = 0
         # release barriers: a group whose live waves all wait
         released = False
         i = 0
@@ -1075,6 +1116,26 @@ def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, 
 
 
 
+#: wave-instructions per call of run_group_waves (a slice: ~0.01-0.1 s): how often a dispatch
+#: looks at the clock and at Ctrl-C
+SLICE_STEPS = 1 << 21
+
+
+def run_sliced(run_slice, trace_full, between_slices) -> int:
+    """Call ``run_slice()`` (one run_group_waves call) until the waves are done: returns -1 or
+    the id of a wave that failed. A full timing trace calls ``trace_full()`` (which grows it)
+    and a used-up slice ``between_slices()`` (which may raise to stop the run) before the next
+    call."""
+    while True:
+        bad = run_slice()
+        if bad == -2:
+            trace_full()
+        elif bad == -3:
+            between_slices()
+        else:
+            return bad
+
+
 def error_from_wave(prog, ws: np.ndarray, w: int, kernel: str | None = None,
                     wave_label: str | None = None) -> ExecutionError:
     """The ExecutionError of a wave that failed (its WS_ERR* columns), naming the PC and the
@@ -1083,6 +1144,8 @@ def error_from_wave(prog, ws: np.ndarray, w: int, kernel: str | None = None,
     arg = int(ws[w, WS_ERR_ARG])
     row = int(ws[w, WS_ERR_ROW])
     lane = int(ws[w, WS_ERR_LANE])
+    if code in (ERR_SGPR_RANGE, ERR_VGPR_RANGE) and not 0 <= arg <= 511:
+        code += 100
     text = ERROR_TEXT.get(code, f"error {code}").format(arg=arg)
     pc = text_ins = None
     if 0 <= row < len(prog.instructions):

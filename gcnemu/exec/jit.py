@@ -4,6 +4,12 @@ numba's cache keys a compiled function by its own source file only: when a calle
 module changes (the generated dispatch tables, a semantics module), a cached caller would keep
 the old inlined code. `ensure_fresh_cache()` hashes every jitted source file of the package and
 drops gcnemu's cache files when the hash differs from the one stored beside them.
+
+The bounds-checked build: with ``GCNEMU_BOUNDSCHECK=1`` in the environment, every numba
+function (gcnemu's and any other in the process: numba's switch is global) checks its array
+indices, so that an out-of-bounds access raises IndexError instead of corrupting memory. It is
+compiled into a cache of its own (``GCNEMU_BOUNDSCHECK_CACHE``, default
+``gcnemu/__pycache__/boundscheck``), apart from the fast build's. The fuzz tests use it.
 """
 from __future__ import annotations
 
@@ -12,6 +18,7 @@ import os
 import threading
 from pathlib import Path
 
+import numba
 from llvmlite import ir
 from numba import cfunc, types
 from numba import njit as _njit
@@ -22,6 +29,15 @@ JIT_OPTIONS = dict(cache=True, fastmath=False, boundscheck=False, error_model="n
 
 PACKAGE = Path(__file__).resolve().parents[1]   # gcnemu/
 _JITTED_SOURCES = ("exec", "mem", "sem", "timing")
+
+#: the bounds-checked build (see the module docstring)
+BOUNDSCHECK = os.environ.get("GCNEMU_BOUNDSCHECK", "") not in ("", "0")
+if BOUNDSCHECK:
+    # before gcnemu defines any compiled function: numba picks a function's cache directory
+    # when it is decorated, and checks config.BOUNDSCHECK whenever it compiles
+    numba.config.BOUNDSCHECK = 1
+    numba.config.CACHE_DIR = os.environ.get("GCNEMU_BOUNDSCHECK_CACHE") or \
+        str(PACKAGE / "__pycache__" / "boundscheck")
 
 
 def njit(*args, **kwargs):
@@ -106,7 +122,8 @@ def row_kernel_call(name, returns):
 
 def ensure_fresh_cache() -> None:
     """Delete gcnemu's numba cache files if any jitted source changed since they were made."""
-    stamp = PACKAGE / "__pycache__" / "gcnemu-jit-sources.sha256"
+    cache = Path(numba.config.CACHE_DIR) if BOUNDSCHECK else PACKAGE
+    stamp = (cache if BOUNDSCHECK else PACKAGE / "__pycache__") / "gcnemu-jit-sources.sha256"
     current = _source_hash()
     try:
         if stamp.read_text() == current:
@@ -114,13 +131,13 @@ def ensure_fresh_cache() -> None:
     except OSError:
         pass
     for pattern in ("*.nbi", "*.nbc"):
-        for f in PACKAGE.rglob(pattern):
+        for f in cache.rglob(pattern):
             try:
                 f.unlink()
             except OSError:
                 pass
     try:
-        stamp.parent.mkdir(exist_ok=True)
+        stamp.parent.mkdir(parents=True, exist_ok=True)
         tmp = stamp.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(current)
         tmp.replace(stamp)

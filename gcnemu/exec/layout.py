@@ -122,7 +122,8 @@ OP_NONE, OP_SREG, OP_CONST, OP_VGPR = 0, 1, 2, 3
  WS_FAULTS,     # unmapped accesses (the first ones are in the faults array)
  WS_ERR_ADDR,
  WS_SCRATCH_BASE, WS_SCRATCH_WAVE,   # scratch base address and the wave's offset in it
- ) = range(31)
+ WS_WORK,       # the memory instructions' extra work in run_wave's last call (slice budget)
+ ) = range(32)
 WS_FORK_STACK = 32   # six (exec mask, pc row) pairs of the s_cbranch_*_fork stack
 WS_CODE_BASE = 44    # GPU virtual address of the program's first instruction (s_getpc/s_setpc)
 NWS = 48
@@ -132,20 +133,31 @@ ST_READY, ST_DONE, ST_BARRIER, ST_ERROR, ST_HALTED = range(5)
 
 #: error codes (WS_ERR); ERROR_TEXT formats them with the error's argument
 (ERR_NONE, ERR_UNIMPLEMENTED, ERR_SGPR_RANGE, ERR_VGPR_RANGE, ERR_BAD_OPERAND, ERR_STEP_LIMIT,
- ERR_BRANCH_TARGET, ERR_PC_RANGE, ERR_TRAP, ERR_MEMORY, ERR_LDS_RANGE) = range(11)
+ ERR_BRANCH_TARGET, ERR_PC_RANGE, ERR_TRAP, ERR_MEMORY, ERR_LDS_RANGE, ERR_OPERAND_SPACE,
+ ERR_FORK_STACK) = range(13)
 ERR_FORMAT, ERR_TILED, ERR_RESOURCE = 32, 33, 34   # raised by the memory families
 
 ERROR_TEXT = {
     ERR_UNIMPLEMENTED: "instruction not implemented by gcnemu",
     ERR_SGPR_RANGE: "SGPR s{arg} is outside the wave's allocation",
     ERR_VGPR_RANGE: "VGPR v{arg} is outside the wave's allocation",
+    # the same, for an index no register has (an M0-relative one, as a rule)
+    ERR_SGPR_RANGE + 100: "SGPR index {arg} (0x{arg:x}; M0-relative?) is outside the wave's "
+                          "allocation",
+    ERR_VGPR_RANGE + 100: "VGPR index {arg} (0x{arg:x}; M0-relative?) is outside the wave's "
+                          "allocation",
     ERR_BAD_OPERAND: "invalid operand code {arg} for this instruction",
-    ERR_STEP_LIMIT: "step limit of {arg} instructions reached (runaway loop?)",
+    ERR_STEP_LIMIT: "step limit of {arg} instructions reached (runaway loop?); GPU(step_limit=N) "
+                    "or run_snippet(..., step_limit=N) raises it",
     ERR_BRANCH_TARGET: "branch target byte offset {arg} is not an instruction of the program",
     ERR_PC_RANGE: "program counter ran past the end of the program",
     ERR_TRAP: "s_trap {arg} executed and no trap handler is installed",
     ERR_MEMORY: "memory access fault",
     ERR_LDS_RANGE: "LDS access out of range",
+    ERR_OPERAND_SPACE: "a scalar operand range runs to code {arg}, past EXEC_HI (code 127), the "
+                       "end of the scalar operand space",
+    ERR_FORK_STACK: "s_cbranch_join with a fork/join stack pointer of {arg} (the stack holds 6 "
+                    "entries)",
     ERR_FORMAT: "unsupported buffer/image format (dfmt | nfmt<<8 | store<<16 = {arg})",
     ERR_TILED: "image T# tiling_index {arg} is a tiled layout; gcnemu supports only linear "
                "images (tiling_index 8)",

@@ -383,12 +383,13 @@ def _scalar_operand(code: int, ndw: int, lit: int, lit_high: bool):
 
     kind is OP_SREG for registers 0..127, OP_CONST for inline constants and literals (their
     value, as read_scalar would return it, is the constant), None for operands whose value
-    is dynamic (VCCZ, EXECZ, SCC) or invalid: those instructions take the general path.
+    is dynamic (VCCZ, EXECZ, SCC) or invalid: those instructions take the general path, as do
+    registers whose range runs past code 127 (the general path reports them).
     sgpr end is code + ndw for SGPRs 0..103 (checked against the wave's allocation), else 0.
     """
     if code < 0:
         return L.OP_NONE, 0, 0
-    if code == 125:   # reserved: the general path reports it
+    if code == 125 or (code < 128 and code + ndw > 128):
         return None, 0, 0
     if code < 128:
         return L.OP_SREG, 0, (code + ndw if code <= 103 else 0)
@@ -416,8 +417,10 @@ def _vector_operand(code: int, ndw: int, lit: int, lit_high: bool):
     return k, v, se, 0
 
 
-def _sdst_ok(code: int) -> bool:
-    return 0 <= code <= 127 and code != 125
+def _sdst_ok(code: int, ndw: int) -> bool:
+    """A scalar destination of ``ndw`` dwords the fast path may write (else the general path
+    runs the row and reports what is wrong)."""
+    return 0 <= code and code + ndw <= 128 and code != 125
 
 
 def _i64(v: int) -> int:
@@ -443,7 +446,7 @@ def _fast_columns(r: np.ndarray) -> None:
             kinds[i], vals[i], smax = (k or 0), v, max(smax, se)
         d, wd = int(r[C_DST]), int(r[C_WD])
         if d >= 0:
-            ok &= _sdst_ok(d) and wd <= 2
+            ok &= _sdst_ok(d, wd) and wd <= 2
             kd = L.OP_SREG
             if 0 <= d <= 103:
                 smax = max(smax, d + wd)
@@ -453,7 +456,7 @@ def _fast_columns(r: np.ndarray) -> None:
         ok &= k is not None
         kinds[0], vals[0], smax = (k or 0), v, se
         d = int(r[C_DST])
-        ok &= _sdst_ok(d)
+        ok &= _sdst_ok(d, 2)
         if 0 <= d <= 103:
             smax = max(smax, d + 2)
     elif h in (L.H_VALU, L.H_VCMP):
@@ -471,7 +474,7 @@ def _fast_columns(r: np.ndarray) -> None:
                 kinds[i], vals[i], smax, vmax = (k or 0), v, max(smax, se), max(vmax, ve)
         if flags & (L.FL_CMP | L.FL_FLAGS_TO_SDST):
             sd = int(r[C_SDST])
-            ok &= _sdst_ok(sd)
+            ok &= _sdst_ok(sd, 2)
             if 0 <= sd <= 103:
                 smax = max(smax, sd + 2)
         if not flags & L.FL_CMP:

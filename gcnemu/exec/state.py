@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 
 from .jit import njit
-from .layout import (ERR_BAD_OPERAND, ERR_SGPR_RANGE, ERR_VGPR_RANGE, EXEC_HI, EXEC_LO, INLINE_F32,
-                     INLINE_F64, MASK32, SGPR_MAX, ST_ERROR, U64, VCC_HI, VCC_LO, WS_ERR,
-                     WS_ERR_ARG, WS_ERR_LANE, WS_ERR_ROW, WS_FAULTS, WS_PC, WS_SCC, WS_SGPRS,
-                     WS_STATUS, WS_VCOUNT)
+from .layout import (ERR_BAD_OPERAND, ERR_OPERAND_SPACE, ERR_SGPR_RANGE, ERR_VGPR_RANGE, EXEC_HI,
+                     EXEC_LO, INLINE_F32, INLINE_F64, MASK32, SGPR_MAX, ST_ERROR, U64, VCC_HI,
+                     VCC_LO, WS_ERR, WS_ERR_ARG, WS_ERR_LANE, WS_ERR_ROW, WS_FAULTS, WS_PC, WS_SCC,
+                     WS_SGPRS, WS_STATUS, WS_VCOUNT)
 
 
 
@@ -51,11 +51,19 @@ def fail(ws, w, code, arg, lane=-1):
 
 @njit(inline="always")
 def sgpr_ok(ws, w, code, ndw):
-    """Check an SGPR operand range against the wave's allocation (special registers pass)."""
+    """Check a range of ``ndw`` scalar registers from operand code ``code``: SGPRs must lie in
+    the wave's allocation; a range of special registers (104..127) must end by EXEC_HI, the
+    last row of ``sregs``. Fails the wave otherwise (so no access leaves its row)."""
+    if code < 0:
+        fail(ws, w, ERR_BAD_OPERAND, code)
+        return False
     if code <= SGPR_MAX:
         if code + ndw > ws[w, WS_SGPRS]:
             fail(ws, w, ERR_SGPR_RANGE, code + ndw - 1)
             return False
+    elif code + ndw > 128:
+        fail(ws, w, ERR_OPERAND_SPACE, code + ndw - 1)
+        return False
     return True
 
 

@@ -101,9 +101,9 @@ def _parse_reg(text: str):
         if not m and low.startswith(("s[", "v[", "ttmp[")) and low.endswith("]"):
             # expressions as indices: v[2*2-2:(3+7)/3]
             kind, _, inner = low[:-1].partition("[")
-            lo_s, _, hi_s = inner.partition(":")
+            lo_s, colon, hi_s = inner.partition(":")
             lo_v, hi_v = _eval_expr(lo_s), (_eval_expr(hi_s) if hi_s else None)
-            if isinstance(lo_v, int) and lo_v >= 0 and (not hi_s or isinstance(hi_v, int)):
+            if isinstance(lo_v, int) and lo_v >= 0 and (not colon or isinstance(hi_v, int)):
                 m = _REG_RE.match(f"{kind}[{lo_v}" + (f":{hi_v}]" if hi_s else "]"))
         if not m:
             if low.startswith(("s[", "v[", "ttmp[")):
@@ -111,10 +111,10 @@ def _parse_reg(text: str):
             return None
         kind, single, lo, hi = m.groups()
         if single is not None:
-            lo = hi = int(single)
+            lo = hi = int(single)            # v010 is v10: a register name, not a number
         else:
-            lo = int(lo)
-            hi = lo if hi is None else int(hi)
+            lo = _index(lo, text)            # v[010] is v8: an index is a number
+            hi = lo if hi is None else _index(hi, text)
         n = hi - lo + 1
         if n < 1:
             raise _NoFit(f"register range '{text}' is empty (first register after last)")
@@ -133,6 +133,13 @@ def _parse_reg(text: str):
             r = ((lo if kind == "s" else 112 + lo), n)
     _reg_cache[text] = r
     return r
+
+
+def _index(digits: str, text: str) -> int:
+    v = _parse_number(digits)
+    if not isinstance(v, int):
+        raise _NoFit(f"malformed register range '{text}'")
+    return v
 
 
 def _parse_reg_list(text: str):
@@ -178,7 +185,14 @@ def _parse_number(text: str):
     absolute symbols), None if it is not a number."""
     if _INT_RE.match(text):
         body = text.lstrip("-")
-        v = int(text, 0) if body[:2].lower() in ("0x", "0b") else int(text, 10)
+        if body[:2].lower() in ("0x", "0b"):
+            v = int(text, 0)
+        elif len(body) > 1 and body[0] == "0":   # C's octal, as llvm-mc reads 010 (= 8)
+            if not body.isdigit() or "8" in body or "9" in body:
+                return None
+            v = int(text, 8)
+        else:
+            v = int(text, 10)
         if (1 << 63) <= v < (1 << 64):
             v -= 1 << 64  # a 64-bit two's complement value (llvm-mc reads 0xffffffffffffffff as -1)
         return v
@@ -853,7 +867,7 @@ def _enc_ds(defn, pos, mods, mn_col):
     kinds = {k for _, k in defn.operands}
     if "offset" in mods and mods["offset"][0] and mods["offset"][0].lower().startswith("swizzle("):
         if "sw_offset16" not in kinds:
-            raise _NoFit(f"swizzle(...) is only valid for ds_swizzle_b32", mods["offset"][1])
+            raise _NoFit("swizzle(...) is only valid for ds_swizzle_b32", mods["offset"][1])
         off = _swizzle(_Tok(mods["offset"][0], mods["offset"][1]))
         v["offset0"], v["offset1"] = off & 0xFF, off >> 8
         del mods["offset"]
@@ -1018,6 +1032,10 @@ _OP_SPACES = re.compile(r"\s*([+*/%^]|<<|>>)\s*|(?<=[\w)])\s+-\s+(?=[\w(])")
 def _tokenize(text: str, base_col: int):
     """Split an operand string into positional tokens and modifiers {key: (value, col)}."""
     pos, mods = [], {}
+    empty = re.search(r"^\s*,|,\s*,", text)   # (llvm-mc takes a trailing comma)
+    if empty:
+        raise AssemblerError("empty operand (two commas in a row, or a comma first)", None,
+                             base_col + empty.end() - 1)
     if "+" in text or "*" in text or "/" in text or " - " in text or "<<" in text or ">>" in text \
             or "%" in text or "^" in text:
         # `2 + offset` is one operand: drop the spaces around binary operators (columns after
@@ -1043,7 +1061,11 @@ def _tokenize(text: str, base_col: int):
 
 
 def _strip_comment(line: str) -> str:
-    for c in ("//", ";", "#"):
+    """The line without its comment: from ``//`` or ``;`` on, or the whole line when it starts
+    with ``#`` (as llvm-mc: elsewhere a ``#`` is an error)."""
+    if line.lstrip().startswith("#"):
+        return ""
+    for c in ("//", ";"):
         i = line.find(c)
         if i >= 0:
             line = line[:i]

@@ -4,9 +4,11 @@ Scalar operand codes are the 9-bit SRC encoding (VGPRs are 256 + n); see encodin
 """
 from __future__ import annotations
 
+import math
+
 import struct
 
-from .encoding import (EXEC_LO, FLAT_SCRATCH_LO, INLINE_DOUBLES, INLINE_FLOATS, LITERAL, M0,
+from .encoding import (EXEC_LO, FLAT_SCRATCH_LO, INLINE_DOUBLES, INLINE_FLOATS, M0,
                        TBA_LO, TMA_LO, TTMP0, VCC_LO, VGPR0)
 
 #: Named scalar registers: name -> (code, dwords).
@@ -63,7 +65,7 @@ def inline_code(value, dwords: int = 1) -> int | None:
     if isinstance(value, float):
         if value in FLOAT_INLINE:
             return FLOAT_INLINE[value]
-        if value == 0.0:
+        if value == 0.0 and math.copysign(1.0, value) > 0:   # -0.0 has no inline code
             return 128
         return None
     if -16 <= value <= 64:

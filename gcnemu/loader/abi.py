@@ -6,10 +6,9 @@ HSA Platform System Architecture spec (hsa_kernel_dispatch_packet_t).
 """
 from __future__ import annotations
 
-import math
 import operator
 import struct
-from typing import Any, Iterable, Mapping, Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -98,6 +97,10 @@ HIDDEN_KINDS = frozenset({
 })
 
 _FLOAT_TYPES = {"float": "<f", "double": "<d", "half": "<e"}
+#: OpenCL scalar integer types (metadata .type_name) by signedness
+_UNSIGNED_TYPES = {"uchar", "ushort", "uint", "ulong", "unsigned char", "unsigned short",
+                   "unsigned int", "unsigned long", "size_t", "uintptr_t"}
+_SIGNED_TYPES = {"char", "short", "int", "long", "signed char", "ptrdiff_t", "intptr_t"}
 
 
 def default_hidden_args(grid: Sequence[int], block: Sequence[int]) -> dict[str, int]:
@@ -148,11 +151,18 @@ def _encode_value(arg, value: Any) -> bytes:
             raise _BadValue(f"expected {kind} of {size} bytes, got ndarray of {value.nbytes} bytes")
         return value.tobytes()
     if kind == "by_value":
+        base = (arg.type_name or "").strip().rstrip("*").strip()
         if isinstance(value, np.generic):
             if value.dtype.itemsize != size:
                 raise _BadValue(f"expected {size} bytes, got {value.dtype} ({value.dtype.itemsize} bytes)")
+            if base in _FLOAT_TYPES and value.dtype.kind != "f":
+                raise _BadValue(f"expected a {base}, got {value.dtype} (its bits would be taken "
+                                f"as a {base}): pass np.{np.dtype(_FLOAT_TYPES[base]).name}(...)")
+            if (base in _UNSIGNED_TYPES or base in _SIGNED_TYPES) and value.dtype.kind == "f":
+                raise _BadValue(f"expected an integer ({base}), got {value.dtype}")
+            if base in _UNSIGNED_TYPES and value.dtype.kind == "i" and value < 0:
+                raise _BadValue(f"negative value {value} for the unsigned {base}")
             return value.tobytes()
-        base = (arg.type_name or "").strip().rstrip("*")
         if base in _FLOAT_TYPES and struct.calcsize(_FLOAT_TYPES[base]) == size:
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise _BadValue(f"expected a number, got {type(value).__name__}")
@@ -160,9 +170,12 @@ def _encode_value(arg, value: Any) -> bytes:
         if isinstance(value, float):
             raise _BadValue(f"expected an integer for {size}-byte {base or 'by_value'}, got float {value!r}")
         try:
-            return _int_bytes(operator.index(value), size)
+            v = operator.index(value)
         except TypeError:
             raise _BadValue(f"expected an integer, got {type(value).__name__}") from None
+        if base in _UNSIGNED_TYPES and v < 0:
+            raise _BadValue(f"negative value {v} for the unsigned {base}")
+        return _int_bytes(v, size)
     # Pointers, dynamic LDS offsets, images, samplers, queues, pipes: an unsigned integer.
     if isinstance(value, (float, bool)):
         raise _BadValue(f"expected an address/offset ({kind}), got {type(value).__name__}")

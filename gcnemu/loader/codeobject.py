@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import io
 import os
+import struct
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
@@ -35,6 +36,19 @@ _OTHER_MACHS = {0x20: "gfx600", 0x21: "gfx601", 0x3A: "gfx602", 0x28: "gfx801", 
                 0x33: "gfx1010", 0x36: "gfx1030"}
 # e_ident[EI_ABIVERSION] -> code object version for ELFOSABI_AMDGPU_HSA.
 _ABI_TO_COV = {0: 2, 1: 3, 2: 4, 3: 5}
+
+#: limits on what a code object may ask for (a loaded image is mapped into GPU memory whole):
+#: its loadable segments must lie below this virtual address ...
+MAX_IMAGE_BYTES = 256 << 20
+#: ... and zero-fill (p_memsz beyond p_filesz: .bss) at most this much in all
+MAX_ZERO_FILL_BYTES = 16 << 20
+#: the largest kernarg segment gcnemu accepts
+MAX_KERNARG_BYTES = 1 << 20
+#: scratch per work-item: gfx7's COMPUTE_TMPRING_SIZE.WAVESIZE is 13 bits in units of 1 KiB per
+#: wave, so a wave has at most 8191 KiB: 131,056 bytes for each of its 64 lanes
+MAX_PRIVATE_BYTES = 8191 * 1024 // 64
+#: LDS of a workgroup (64 KiB per CU on gfx7)
+MAX_GROUP_BYTES = 65536
 
 
 @dataclass
@@ -208,17 +222,80 @@ def load_code_object(src: Union[str, os.PathLike, bytes]) -> CodeObject:
     raw = _read_source(src)
     if raw[:4] != b"\x7fELF":
         raise LoaderError(f"not an ELF file (first bytes {raw[:4]!r}, expected b'\\x7fELF')")
+    _check_tables(raw)
     try:
         elf = ELFFile(io.BytesIO(raw))
         return _load(elf, raw)
     except ELFError as e:
         raise LoaderError(f"malformed ELF code object: {e}") from None
-    except (ValueError, IndexError, KeyError, UnicodeDecodeError) as e:
-        # pyelftools/struct errors on truncated or corrupted tables.
+    except (ValueError, IndexError, KeyError, UnicodeDecodeError, OverflowError, TypeError,
+            AttributeError, struct.error) as e:
+        # pyelftools on tables _check_tables lets through (a string table entry, a note)
         raise LoaderError(f"malformed ELF code object: {type(e).__name__}: {e}") from None
 
 
+def _check_tables(raw: bytes) -> None:
+    """Check the ELF64 header, program headers and section headers against the file before
+    pyelftools reads them: every table and every segment's and section's bytes inside the
+    file, the loaded image within MAX_IMAGE_BYTES and MAX_ZERO_FILL_BYTES. LoaderError names
+    the field."""
+    n = len(raw)
+    if n < 64:
+        raise LoaderError(f"ELF file of {n} bytes is shorter than its 64-byte header")
+    if raw[4] != 2 or raw[5] != 1:
+        raise LoaderError("AMDGPU code objects are 64-bit little-endian ELF "
+                          f"(EI_CLASS {raw[4]}, EI_DATA {raw[5]})")
+    (phoff, shoff) = struct.unpack_from("<QQ", raw, 0x20)
+    phentsize, phnum, shentsize, shnum, shstrndx = struct.unpack_from("<HHHHH", raw, 0x36)
+
+    def table(off, entsize, count, want, what):
+        if count and entsize != want:
+            raise LoaderError(f"ELF header: {what} entry size {entsize}, expected {want}")
+        if count and (off > n or off + entsize * count > n):
+            raise LoaderError(f"ELF header: the {what} table ({count} entries at offset {off}) "
+                              f"runs past the end of the {n}-byte file")
+    table(phoff, phentsize, phnum, 56, "program header")
+    table(shoff, shentsize, shnum, 64, "section header")
+    if shnum and shstrndx >= shnum:
+        raise LoaderError(f"ELF header: e_shstrndx {shstrndx} is not one of the {shnum} sections")
+    zero_fill = 0
+    for i in range(phnum):
+        p_type, _, p_offset, p_vaddr, _, p_filesz, p_memsz = struct.unpack_from(
+            "<IIQQQQQ", raw, phoff + 56 * i)
+        if p_offset + p_filesz > n:
+            raise LoaderError(f"program header {i}: p_offset {p_offset} + p_filesz {p_filesz} "
+                              f"runs past the end of the {n}-byte file")
+        if p_type == 1:    # PT_LOAD
+            if p_memsz < p_filesz:
+                raise LoaderError(f"program header {i}: p_memsz {p_memsz} < p_filesz {p_filesz}")
+            if p_vaddr + p_memsz > MAX_IMAGE_BYTES:
+                raise LoaderError(f"program header {i}: the segment at p_vaddr 0x{p_vaddr:x} of "
+                                  f"p_memsz {p_memsz} ends past the {MAX_IMAGE_BYTES >> 20} MiB "
+                                  f"gcnemu maps for a code object image")
+            zero_fill += p_memsz - p_filesz
+    if zero_fill > MAX_ZERO_FILL_BYTES:
+        raise LoaderError(f"the loadable segments zero-fill {zero_fill} bytes (p_memsz beyond "
+                          f"p_filesz); gcnemu allows {MAX_ZERO_FILL_BYTES >> 20} MiB")
+    for i in range(shnum):
+        sh_type, _, _, sh_offset, sh_size, _, _, _, sh_entsize = \
+            _section_header(raw, shoff + 64 * i)
+        if sh_type != 8 and sh_offset + sh_size > n:   # SHT_NOBITS has no file bytes
+            raise LoaderError(f"section header {i}: sh_offset {sh_offset} + sh_size {sh_size} "
+                              f"runs past the end of the {n}-byte file")
+        if sh_type in (2, 11) and sh_entsize != 24:    # SHT_SYMTAB, SHT_DYNSYM
+            raise LoaderError(f"section header {i}: a symbol table with sh_entsize {sh_entsize}, "
+                              f"expected 24")
+
+
+def _section_header(raw: bytes, off: int):
+    """(sh_type, sh_flags, sh_addr, sh_offset, sh_size, sh_link, sh_info, sh_addralign,
+    sh_entsize) of the ELF64 section header at ``off``."""
+    return struct.unpack_from("<IQQQQIIQQ", raw, off + 4)
+
+
 def _load(elf, raw: bytes) -> CodeObject:
+    from elftools.elf.sections import SymbolTableSection
+
     hdr = elf.header
     machine = hdr["e_machine"]
     if machine not in ("EM_AMDGPU", EM_AMDGPU):
@@ -278,6 +355,9 @@ def _load(elf, raw: bytes) -> CodeObject:
     symtab = elf.get_section_by_name(".symtab") or elf.get_section_by_name(".dynsym")
     if symtab is None:
         raise LoaderError("code object has no symbol table (.symtab/.dynsym)")
+    if not isinstance(symtab, SymbolTableSection):
+        raise LoaderError(f"section {symtab.name} is of type {symtab['sh_type']}, "
+                          "not a symbol table")
     syms = {}
     for s in symtab.iter_symbols():
         if s.name:
@@ -358,4 +438,44 @@ def _make_kernel(name, desc_addr, desc, fields, end, text, text_addr, cov, km) -
         info.kernarg_segment_size = info.kernarg_size
     if info.kernarg_segment_align is None:
         info.kernarg_segment_align = 16 if cov >= 3 else 1 << fields.get("kernarg_segment_alignment_log2", 4)
+    _check_kernel(info, km)
     return info
+
+
+def _check_kernel(info: KernelInfo, km) -> None:
+    """The descriptor and the metadata of a kernel agree and stay within the hardware's (and
+    gcnemu's documented) limits; LoaderError names the field."""
+    name = info.name
+    if info.private_segment_fixed_size > MAX_PRIVATE_BYTES:
+        raise LoaderError(f"kernel {name}: private_segment_fixed_size "
+                          f"{info.private_segment_fixed_size} exceeds gfx7's {MAX_PRIVATE_BYTES} "
+                          f"bytes of scratch per work-item")
+    if info.group_segment_fixed_size > MAX_GROUP_BYTES:
+        raise LoaderError(f"kernel {name}: group_segment_fixed_size "
+                          f"{info.group_segment_fixed_size} exceeds the {MAX_GROUP_BYTES} bytes of "
+                          f"LDS of a CU")
+    size = info.kernarg_segment_size
+    if size > MAX_KERNARG_BYTES:
+        raise LoaderError(f"kernel {name}: kernarg segment size {size} exceeds gcnemu's limit of "
+                          f"{MAX_KERNARG_BYTES} bytes")
+    if km is None:
+        return
+    if info.code_object_version >= 3 and info.kernarg_size and info.kernarg_size != size:
+        raise LoaderError(f"kernel {name}: metadata .kernarg_segment_size {size} differs from the "
+                          f"kernel descriptor's kernarg_size {info.kernarg_size}")
+    for key, desc_value in (("group_segment_fixed_size", info.group_segment_fixed_size),
+                            ("private_segment_fixed_size", info.private_segment_fixed_size)):
+        if km.get(key) is not None and km[key] != desc_value:
+            raise LoaderError(f"kernel {name}: metadata .{key} {km[key]} differs from the kernel "
+                              f"descriptor's {desc_value}")
+    for key, limit in (("vgpr_count", 256), ("sgpr_count", 112)):
+        if km.get(key) is not None and km[key] > limit:
+            raise LoaderError(f"kernel {name}: metadata .{key} {km[key]} exceeds the {limit} a "
+                              f"gfx7 wave can have")
+    for i, a in enumerate(info.args):
+        # (LLVM's v5 metadata places hidden arguments past .kernarg_segment_size: the segment
+        # a dispatch writes takes the larger of the two)
+        if a.offset + a.size > MAX_KERNARG_BYTES or (not a.is_hidden and a.offset + a.size > size):
+            raise LoaderError(f"kernel {name}: argument {i} ({a.name or a.value_kind}) at offset "
+                              f"{a.offset} of size {a.size} lies outside the {size}-byte kernarg "
+                              f"segment")

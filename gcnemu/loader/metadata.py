@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Optional
 
 from ..errors import LoaderError
@@ -71,47 +71,106 @@ def parse_notes(data: bytes) -> list[tuple[str, int, bytes]]:
     return notes
 
 
-def _arg_from_v3(d: dict) -> KernelArg:
-    try:
-        return KernelArg(
-            offset=int(d[".offset"]),
-            size=int(d[".size"]),
-            value_kind=str(d[".value_kind"]),
-            name=d.get(".name"),
-            type_name=d.get(".type_name"),
-            address_space=d.get(".address_space"),
-            access=d.get(".access"),
-            actual_access=d.get(".actual_access"),
-            is_const=bool(d.get(".is_const", False)),
-            is_restrict=bool(d.get(".is_restrict", False)),
-            is_volatile=bool(d.get(".is_volatile", False)),
-            is_pipe=bool(d.get(".is_pipe", False)),
-            pointee_align=d.get(".pointee_align"),
-        )
-    except KeyError as e:
-        raise LoaderError(f"kernel argument metadata lacks required key {e.args[0]!r}: {d!r}") from None
+#: the largest value a size, offset or count field of the metadata may hold: sizes past this are
+#: no kernel's (the kernarg segment of a dispatch is checked against its own limit)
+_MAX_FIELD = 1 << 32
 
 
-def _kernel_from_v3(d: dict) -> dict[str, Any]:
+class _Fields:
+    """Typed reads of one metadata map, each failure a LoaderError naming the map and key."""
+
+    def __init__(self, d, where: str):
+        if not isinstance(d, dict):
+            raise LoaderError(f"{where} must be a map, not {type(d).__name__}")
+        self.d, self.where = d, where
+
+    def _bad(self, key, want):
+        return LoaderError(f"{self.where}: {key} must be {want}, got {self.d[key]!r}")
+
+    def int(self, key, required=False, lo=0, hi=_MAX_FIELD):
+        if key not in self.d:
+            if required:
+                raise LoaderError(f"{self.where} lacks the required key {key!r}")
+            return None
+        v = self.d[key]
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+            raise self._bad(key, f"an integer in [{lo}, {hi}]")
+        return v
+
+    def str(self, key, required=False):
+        if key not in self.d:
+            if required:
+                raise LoaderError(f"{self.where} lacks the required key {key!r}")
+            return None
+        if not isinstance(self.d[key], str):
+            raise self._bad(key, "a string")
+        return self.d[key]
+
+    def flag(self, key):
+        v = self.d.get(key, False)
+        if not isinstance(v, (bool, int)) or isinstance(v, int) and v not in (0, 1):
+            raise self._bad(key, "true or false")
+        return bool(v)
+
+    def ints(self, key, n=None, lo=0, hi=_MAX_FIELD):
+        if key not in self.d:
+            return None
+        v = self.d[key]
+        if not isinstance(v, (list, tuple)) or (n is not None and len(v) != n) or \
+                any(isinstance(x, bool) or not isinstance(x, int) or not lo <= x <= hi for x in v):
+            raise self._bad(key, f"a list of {n or 'some'} integers in [{lo}, {hi}]")
+        return tuple(v)
+
+    def maps(self, key):
+        v = self.d.get(key, [])
+        if not isinstance(v, (list, tuple)):
+            raise self._bad(key, "a list")
+        return v
+
+
+def _arg_from_v3(d: dict, where: str) -> KernelArg:
+    f = _Fields(d, where)
+    return KernelArg(
+        offset=f.int(".offset", required=True),
+        size=f.int(".size", required=True),
+        value_kind=f.str(".value_kind", required=True),
+        name=f.str(".name"),
+        type_name=f.str(".type_name"),
+        address_space=f.str(".address_space"),
+        access=f.str(".access"),
+        actual_access=f.str(".actual_access"),
+        is_const=f.flag(".is_const"),
+        is_restrict=f.flag(".is_restrict"),
+        is_volatile=f.flag(".is_volatile"),
+        is_pipe=f.flag(".is_pipe"),
+        pointee_align=f.int(".pointee_align", lo=1),
+    )
+
+
+def _kernel_from_v3(d: dict, where: str) -> dict[str, Any]:
+    f = _Fields(d, where)
+    name = f.str(".name", required=True)
+    where = f"kernel {name!r} metadata"
+    f.where = where
     return {
-        "name": d.get(".name"),
-        "symbol": d.get(".symbol"),
-        "args": [_arg_from_v3(a) for a in d.get(".args", [])],
-        "kernarg_segment_size": d.get(".kernarg_segment_size"),
-        "kernarg_segment_align": d.get(".kernarg_segment_align"),
-        "wavefront_size": d.get(".wavefront_size"),
-        "sgpr_count": d.get(".sgpr_count"),
-        "vgpr_count": d.get(".vgpr_count"),
-        "sgpr_spill_count": d.get(".sgpr_spill_count"),
-        "vgpr_spill_count": d.get(".vgpr_spill_count"),
-        "private_segment_fixed_size": d.get(".private_segment_fixed_size"),
-        "group_segment_fixed_size": d.get(".group_segment_fixed_size"),
-        "max_flat_workgroup_size": d.get(".max_flat_workgroup_size"),
-        "reqd_workgroup_size": tuple(d[".reqd_workgroup_size"]) if ".reqd_workgroup_size" in d else None,
-        "workgroup_size_hint": tuple(d[".workgroup_size_hint"]) if ".workgroup_size_hint" in d else None,
-        "language": d.get(".language"),
-        "language_version": tuple(d[".language_version"]) if ".language_version" in d else None,
-        "uses_dynamic_stack": d.get(".uses_dynamic_stack"),
+        "name": name,
+        "symbol": f.str(".symbol"),
+        "args": [_arg_from_v3(a, f"{where}: argument {i}") for i, a in enumerate(f.maps(".args"))],
+        "kernarg_segment_size": f.int(".kernarg_segment_size"),
+        "kernarg_segment_align": f.int(".kernarg_segment_align", lo=1),
+        "wavefront_size": f.int(".wavefront_size", lo=1),
+        "sgpr_count": f.int(".sgpr_count"),
+        "vgpr_count": f.int(".vgpr_count"),
+        "sgpr_spill_count": f.int(".sgpr_spill_count"),
+        "vgpr_spill_count": f.int(".vgpr_spill_count"),
+        "private_segment_fixed_size": f.int(".private_segment_fixed_size"),
+        "group_segment_fixed_size": f.int(".group_segment_fixed_size"),
+        "max_flat_workgroup_size": f.int(".max_flat_workgroup_size", lo=1),
+        "reqd_workgroup_size": f.ints(".reqd_workgroup_size", 3, lo=1),
+        "workgroup_size_hint": f.ints(".workgroup_size_hint", 3, lo=1),
+        "language": f.str(".language"),
+        "language_version": f.ints(".language_version"),
+        "uses_dynamic_stack": f.flag(".uses_dynamic_stack"),
     }
 
 
@@ -123,12 +182,12 @@ def parse_msgpack_metadata(desc: bytes) -> dict[str, Any]:
         doc = msgpack.unpackb(desc, raw=False, strict_map_key=False)
     except Exception as e:  # msgpack raises several unrelated types
         raise LoaderError(f"NT_AMDGPU_METADATA note is not valid msgpack: {e}") from None
-    if not isinstance(doc, dict):
-        raise LoaderError("NT_AMDGPU_METADATA note is not a msgpack map")
+    f = _Fields(doc, "NT_AMDGPU_METADATA")
     return {
-        "version": tuple(doc.get("amdhsa.version", ())),
-        "target": doc.get("amdhsa.target"),
-        "kernels": [_kernel_from_v3(k) for k in doc.get("amdhsa.kernels", [])],
+        "version": f.ints("amdhsa.version") or (),
+        "target": f.str("amdhsa.target"),
+        "kernels": [_kernel_from_v3(k, f"amdhsa.kernels[{i}]")
+                    for i, k in enumerate(f.maps("amdhsa.kernels"))],
     }
 
 
@@ -173,51 +232,60 @@ def parse_yaml_metadata(desc: bytes) -> dict[str, Any]:
         doc = yaml.load(desc.rstrip(b"\0").decode("utf-8"), Loader=_llvm_yaml_loader(yaml))
     except Exception as e:
         raise LoaderError(f"NT_AMD_HSA_METADATA note is not valid YAML: {e}") from None
+    top = _Fields(doc, "NT_AMD_HSA_METADATA")
     kernels = []
-    for k in doc.get("Kernels", []) or []:
+    for ki, k in enumerate(top.maps("Kernels") or []):
+        kf = _Fields(k, f"Kernels[{ki}]")
+        name = kf.str("Name", required=True)
+        where = f"kernel {name!r} metadata"
         args = []
         offset = 0
-        for a in k.get("Args", []) or []:
-            size = int(a["Size"])
-            align = int(a.get("Align", size if size in (1, 2, 4, 8) else 8))
+        for ai, a in enumerate(_Fields(k, where).maps("Args") or []):
+            af = _Fields(a, f"{where}: argument {ai}")
+            size = af.int("Size", required=True)
+            align = af.int("Align", lo=1, hi=1 << 16)
+            if align is None:
+                align = size if size in (1, 2, 4, 8) else 8
             offset = _align(offset, align)
-            vk = a["ValueKind"]
+            vk = af.str("ValueKind", required=True)
+            qual = {key: _snake(af.str(key)) if key in a else None
+                    for key in ("AddrSpaceQual", "AccQual", "ActualAccQual")}
             args.append(KernelArg(
                 offset=offset,
                 size=size,
                 value_kind=_V2_KIND.get(vk, _snake(vk)),
-                name=a.get("Name"),
-                type_name=a.get("TypeName"),
-                address_space=_snake(a["AddrSpaceQual"]) if "AddrSpaceQual" in a else None,
-                access=_snake(a["AccQual"]) if "AccQual" in a else None,
-                actual_access=_snake(a["ActualAccQual"]) if "ActualAccQual" in a else None,
-                is_const=bool(a.get("IsConst", False)),
-                is_restrict=bool(a.get("IsRestrict", False)),
-                is_volatile=bool(a.get("IsVolatile", False)),
-                is_pipe=bool(a.get("IsPipe", False)),
-                pointee_align=a.get("PointeeAlign"),
+                name=af.str("Name"),
+                type_name=af.str("TypeName"),
+                address_space=qual["AddrSpaceQual"],
+                access=qual["AccQual"],
+                actual_access=qual["ActualAccQual"],
+                is_const=af.flag("IsConst"),
+                is_restrict=af.flag("IsRestrict"),
+                is_volatile=af.flag("IsVolatile"),
+                is_pipe=af.flag("IsPipe"),
+                pointee_align=af.int("PointeeAlign", lo=1),
             ))
             offset += size
-        cp = k.get("CodeProps", {}) or {}
-        attrs = k.get("Attrs", {}) or {}
+        cp = _Fields(k.get("CodeProps") or {}, f"{where}: CodeProps")
+        attrs = _Fields(k.get("Attrs") or {}, f"{where}: Attrs")
         kernels.append({
-            "name": k.get("Name"),
-            "symbol": k.get("SymbolName"),
+            "name": name,
+            "symbol": kf.str("SymbolName"),
             "args": args,
-            "kernarg_segment_size": cp.get("KernargSegmentSize"),
-            "kernarg_segment_align": cp.get("KernargSegmentAlign"),
-            "wavefront_size": cp.get("WavefrontSize"),
-            "sgpr_count": cp.get("NumSGPRs"),
-            "vgpr_count": cp.get("NumVGPRs"),
-            "sgpr_spill_count": cp.get("NumSpilledSGPRs", 0),
-            "vgpr_spill_count": cp.get("NumSpilledVGPRs", 0),
-            "private_segment_fixed_size": cp.get("PrivateSegmentFixedSize"),
-            "group_segment_fixed_size": cp.get("GroupSegmentFixedSize"),
-            "max_flat_workgroup_size": cp.get("MaxFlatWorkGroupSize"),
-            "reqd_workgroup_size": tuple(attrs["ReqdWorkGroupSize"]) if "ReqdWorkGroupSize" in attrs else None,
-            "workgroup_size_hint": tuple(attrs["WorkGroupSizeHint"]) if "WorkGroupSizeHint" in attrs else None,
-            "language": k.get("Language"),
-            "language_version": tuple(k["LanguageVersion"]) if "LanguageVersion" in k else None,
-            "uses_dynamic_stack": cp.get("IsDynamicCallStack"),
+            "kernarg_segment_size": cp.int("KernargSegmentSize"),
+            "kernarg_segment_align": cp.int("KernargSegmentAlign", lo=1),
+            "wavefront_size": cp.int("WavefrontSize", lo=1),
+            "sgpr_count": cp.int("NumSGPRs"),
+            "vgpr_count": cp.int("NumVGPRs"),
+            "sgpr_spill_count": cp.int("NumSpilledSGPRs") or 0,
+            "vgpr_spill_count": cp.int("NumSpilledVGPRs") or 0,
+            "private_segment_fixed_size": cp.int("PrivateSegmentFixedSize"),
+            "group_segment_fixed_size": cp.int("GroupSegmentFixedSize"),
+            "max_flat_workgroup_size": cp.int("MaxFlatWorkGroupSize", lo=1),
+            "reqd_workgroup_size": attrs.ints("ReqdWorkGroupSize", 3, lo=1),
+            "workgroup_size_hint": attrs.ints("WorkGroupSizeHint", 3, lo=1),
+            "language": kf.str("Language"),
+            "language_version": kf.ints("LanguageVersion"),
+            "uses_dynamic_stack": cp.flag("IsDynamicCallStack"),
         })
-    return {"version": tuple(doc.get("Version", ())), "target": None, "kernels": kernels}
+    return {"version": top.ints("Version") or (), "target": None, "kernels": kernels}
