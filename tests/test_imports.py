@@ -35,7 +35,7 @@ TIERS = [
     ("exec: decode, engine, op kernels, cycle model", ["gcnemu.exec.*", "gcnemu.timing.*"]),
     ("launch", ["gcnemu.kernel", "gcnemu.report", "gcnemu.workers", "gcnemu.launch"]),
     ("API", ["gcnemu", "gcnemu.device", "gcnemu.snippet", "gcnemu.golden", "gcnemu.examples"]),
-    ("CLI", ["gcnemu.cli", "gcnemu.cli.*"]),
+    ("CLI", ["gcnemu.cli", "gcnemu.cli.*", "gcnemu.__main__"]),
 ]
 
 
