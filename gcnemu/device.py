@@ -230,7 +230,19 @@ class GPU:
         # dynamic LDS for __local arguments goes after the static allocation
         lds_size = info.group_segment_fixed_size
         arg_values = []
+        params = info.explicit_args if info.has_metadata else []   # raw assembly: no types
         for i, a in enumerate(args):
+            if i < len(params):     # a wrong count is the kernarg builder's to report
+                p = params[i]
+                what = f"kernel {info.name} argument {i} (" + (f"{p.name}: " if p.name else "") + \
+                    f"{p.type_name or p.value_kind})"
+                if p.value_kind == "dynamic_shared_pointer" and not isinstance(a, Local):
+                    raise DispatchError(f"{what} is a __local pointer: pass gcnemu.Local(nbytes), "
+                                        f"the LDS to give it per workgroup, not "
+                                        f"{type(a).__name__} {a!r}")
+                if isinstance(a, Local) and p.value_kind != "dynamic_shared_pointer":
+                    raise DispatchError(f"{what} is not a __local pointer; gcnemu.Local is only "
+                                        f"for those")
             if isinstance(a, Buffer):
                 if a.gpu is not self:
                     raise DispatchError(f"kernel {info.name} argument {i}: buffer '{a.name}' "

@@ -71,3 +71,21 @@ def test_a_dispatch_writes_into_the_typed_view():
                                                      np.uint32(256)])
     got = y.to_numpy()
     assert got.shape == (16, 16) and np.array_equal(got, 2 * x)
+
+
+# --- __local pointer arguments ----------------------------------------------------------------
+REDUCE = SAXPY.parents[1] / "reduce_lds" / "kernel.hsaco"   # (in, partial, __local uint*)
+
+
+def test_a_local_pointer_needs_local():
+    gpu = gcnemu.GPU()
+    k = gcnemu.load(REDUCE).kernel("reduce_sum")
+    data = np.arange(256, dtype=np.uint32)
+    inp, part = gpu.to_device(data), gpu.empty(1, np.uint32)
+    with pytest.raises(gcnemu.DispatchError, match=r"argument 2 \(uint\*\) is a __local "
+                                                    r"pointer: pass gcnemu.Local\(nbytes\)"):
+        gpu.dispatch(k, grid=(256,), block=(256,), args=[inp, part, 1024])
+    with pytest.raises(gcnemu.DispatchError, match=r"argument 1 .* is not a __local pointer"):
+        gpu.dispatch(k, grid=(256,), block=(256,), args=[inp, gcnemu.Local(4), gcnemu.Local(1024)])
+    gpu.dispatch(k, grid=(256,), block=(256,), args=[inp, part, gcnemu.Local(1024)])
+    assert part.to_numpy()[0] == data.sum()
