@@ -22,6 +22,7 @@ from typing import Sequence
 import numpy as np
 
 from .errors import DispatchError, GcnEmuError, MemoryFault
+from .exec.jit import CompileWatch
 from .exec.layout import PRIVATE_APERTURE_HI, SHARED_APERTURE_HI
 from .hardware import PRESETS, GPUConfig
 from .mem.space import Memory
@@ -126,6 +127,9 @@ class GPU:
         self.step_limit = _count("step_limit", step_limit)
         self.waves_per_batch = _count("waves_per_batch", waves_per_batch)
         self.time_limit = _seconds("time_limit", time_limit)
+        #: called with a function's name when a dispatch starts compiling one that is not in
+        #: numba's disk cache (the first run after an install or an edit); None: silent
+        self.on_compile = None
         if isinstance(preset, GPUConfig):
             self.config = preset
         else:
@@ -263,13 +267,16 @@ class GPU:
         # (see launch.Launch). The key holds the kernel's info and program as they are now
         # (the launch keeps both alive, so their ids stay theirs)
         key = (kernel, id(info), id(kernel.program), grid, block, lds_size, max(1, int(workers)))
-        launch = self._launches.take(key) or Launch(self, kernel, grid, block, lds_size, workers)
-        try:
-            launch.write_segments(self.memory, launch.kernarg.build(arg_values))
-            rep = launch.run(self, workers, time_limit)
-        finally:
-            self._launches.put(key, launch)
-        rep.wall_seconds = time.perf_counter() - t0
+        with CompileWatch(self.on_compile) as compiling:
+            launch = self._launches.take(key) or Launch(self, kernel, grid, block, lds_size,
+                                                        workers)
+            try:
+                launch.write_segments(self.memory, launch.kernarg.build(arg_values))
+                rep = launch.run(self, workers, time_limit)
+            finally:
+                self._launches.put(key, launch)
+        rep.compile_seconds = compiling.seconds
+        rep.wall_seconds = time.perf_counter() - t0 - compiling.seconds
         self.dispatch_id += 1
         if strict and rep.faults:
             total = len(rep.faults) + rep.dropped.get("faults", 0)

@@ -104,6 +104,19 @@ def timing_summary(rep) -> str:
     return "\n".join(lines)
 
 
+def compile_notice(out=None):
+    """An on_compile callback for a GPU that says once, on ``out`` (default stderr), that
+    numba is compiling: the first run after an install takes a minute or two."""
+    said = []
+
+    def notice(name: str) -> None:
+        if not said:
+            said.append(name)
+            print("gcnemu: compiling the emulator with numba (first run only: the machine code "
+                  "is cached; a minute or two on 2 cores) ...", file=out or sys.stderr, flush=True)
+    return notice
+
+
 def run_example(out=None, timing: bool = False) -> int:
     """Run the built-in saxpy example and check it against numpy (printing to ``out``,
     default the current sys.stdout)."""
@@ -117,6 +130,7 @@ def run_example(out=None, timing: bool = False) -> int:
     x = rng.standard_normal(n).astype(np.float32)
     y = rng.standard_normal(n).astype(np.float32)
     gpu = gcnemu.GPU(timing=timing)
+    gpu.on_compile = compile_notice()
     yb, xb = gpu.to_device(y, name="y"), gpu.to_device(x, name="x")
     rep = gpu.dispatch(gcnemu.load(code).kernel("saxpy"), grid=(n,), block=(256,),
                        args=[yb, xb, np.float32(2.0), np.uint32(n)])
@@ -148,6 +162,7 @@ def cmd_run(args) -> int:
     if not args.file or not args.kernel or not args.grid:
         raise GcnEmuError("gcnemu run needs FILE, --kernel and --grid (or --example)")
     gpu = gcnemu.GPU(args.gpu, timing=args.timing)
+    gpu.on_compile = compile_notice()
     kernel = gcnemu.load(args.file).kernel(args.kernel)
     grid = _dims(args.grid)
     block = _dims(args.block) if args.block else default_block(grid, kernel)
