@@ -2,6 +2,7 @@
 
     gcnemu run k.hsaco --kernel saxpy --grid 1024 --block 256 \\
         --arg inout:y.npy --arg in:x.npy --arg f32:2.0 --arg u32:1024
+    gcnemu run k.cl --build-option=-DN=4 ...   # OpenCL C, compiled with clang-14 (cached)
     gcnemu run --example            # the built-in saxpy example, checked against numpy
     gcnemu run ... --timing         # also print simulated cycles and timing counters
 
@@ -163,7 +164,9 @@ def cmd_run(args) -> int:
         raise GcnEmuError("gcnemu run needs FILE, --kernel and --grid (or --example)")
     gpu = gcnemu.GPU(args.gpu, timing=args.timing)
     gpu.on_compile = compile_notice()
-    kernel = gcnemu.load(args.file).kernel(args.kernel)
+    if args.build_option and not args.file.endswith(".cl"):
+        raise GcnEmuError("--build-option is for OpenCL C files (.cl)")
+    kernel = gcnemu.load(args.file, options=args.build_option).kernel(args.kernel)
     grid = _dims(args.grid)
     block = _dims(args.block) if args.block else default_block(grid, kernel)
     dargs, writeback = parse_args(args.arg or [], gpu)
@@ -186,7 +189,10 @@ def cmd_run(args) -> int:
 def add_parser(sub) -> None:
     r = sub.add_parser("run", help="dispatch a kernel of a code object on .npy buffers",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    r.add_argument("file", nargs="?", help="code object (.hsaco) or assembly (.s)")
+    r.add_argument("file", nargs="?", help="code object (.hsaco), OpenCL C (.cl: compiled with "
+                   "clang-14, cached) or assembly (.s)")
+    r.add_argument("--build-option", action="append", metavar="OPT",
+                   help="a clang option for a .cl file, e.g. --build-option=-DN=4 (repeatable)")
     r.add_argument("--kernel", help="kernel name")
     r.add_argument("--grid", help="global size in work-items: N, NxM or NxMxK")
     r.add_argument("--block", help="workgroup size: N, NxM or NxMxK (default: the kernel's "
