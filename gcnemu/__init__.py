@@ -4,14 +4,53 @@ Main entry points:
   gcnemu.GPU, gcnemu.load, gcnemu.Local          run compiled kernels on test buffers
   gcnemu.run_snippet, gcnemu.WaveState            run a few instructions as one wave
   gcnemu.assemble, gcnemu.disassemble             LLVM-syntax gfx7 assembler/disassembler
+
+The names are imported when first used, so that ``import gcnemu`` (and ``gcnemu --help``)
+does not load numba and the engine.
 """
-from .device import GPU, Buffer, Local
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from .errors import (AssemblerError, DecodeError, DispatchError, ExecutionError, GcnEmuError,
                      LoaderError, MemoryFault)
-from .hardware import PRESETS, GPUConfig
-from .kernel import Kernel, load
-from .report import DispatchReport
-from .snippet import WaveState, run_snippet
+
+if TYPE_CHECKING:   # for type checkers and editors; at run time __getattr__ imports these
+    from .device import GPU, Buffer, Local
+    from .hardware import PRESETS, GPUConfig
+    from .kernel import Kernel, load
+    from .report import DispatchReport
+    from .snippet import WaveState, run_snippet
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("gcnemu")
+    except PackageNotFoundError:       # a source tree on sys.path, not installed
+        return "0+unknown"
+
+
+__version__ = _version()
+
+#: the public names that live in submodules: name -> module
+_LAZY = {"GPU": "device", "Buffer": "device", "Local": "device", "PRESETS": "hardware",
+         "GPUConfig": "hardware", "Kernel": "kernel", "load": "kernel",
+         "DispatchReport": "report", "WaveState": "snippet", "run_snippet": "snippet"}
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'gcnemu' has no attribute {name!r}")
+    from importlib import import_module
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value            # later lookups do not come here
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
 
 
 def assemble(source: str) -> bytes:
@@ -28,4 +67,5 @@ def disassemble(code: bytes) -> str:
 
 __all__ = ["GPU", "PRESETS", "GPUConfig", "Buffer", "Kernel", "Local", "DispatchReport", "load",
            "run_snippet", "WaveState", "assemble", "disassemble", "GcnEmuError", "LoaderError",
-           "MemoryFault", "DispatchError", "ExecutionError", "AssemblerError", "DecodeError"]
+           "MemoryFault", "DispatchError", "ExecutionError", "AssemblerError", "DecodeError",
+           "__version__"]

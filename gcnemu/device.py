@@ -14,6 +14,7 @@ deterministic.
 """
 from __future__ import annotations
 
+import operator
 import time
 from dataclasses import dataclass
 from typing import Sequence
@@ -21,6 +22,7 @@ from typing import Sequence
 import numpy as np
 
 from .errors import DispatchError, GcnEmuError, MemoryFault
+from .exec.jit import CompileWatch
 from .exec.layout import PRIVATE_APERTURE_HI, SHARED_APERTURE_HI
 from .hardware import PRESETS, GPUConfig
 from .mem.space import Memory
@@ -29,29 +31,46 @@ from .launch import Launch, LaunchCache, launch_shape
 from .report import DispatchReport
 from .workers import HelperPool
 
-class Buffer:
-    """A device allocation. ``address`` is its GPU virtual address."""
+#: how a MemoryFault of a strict dispatch says to get the report instead (the CLI names its flag)
+STRICT_HINT = "dispatch(..., strict=False) returns the report instead."
 
-    def __init__(self, gpu: "GPU", address: int, nbytes: int, name: str):
+
+class Buffer:
+    """A device allocation. ``address`` is its GPU virtual address; ``dtype`` and ``shape``
+    are those of the array it was made from (``gpu.to_device``) or for (``gpu.empty``), what
+    ``to_numpy()`` returns."""
+
+    def __init__(self, gpu: "GPU", address: int, nbytes: int, name: str,
+                 dtype=np.uint8, shape: tuple | None = None):
         self.gpu = gpu
         self.address = address
         self.nbytes = nbytes
         self.name = name
+        self.dtype = np.dtype(dtype)
+        self.shape = (nbytes // self.dtype.itemsize,) if shape is None else tuple(shape)
         self.freed = False
 
     def _check_live(self) -> None:
         if self.freed:
             raise MemoryFault(f"buffer '{self.name}' (0x{self.address:x}) was freed")
 
-    def to_numpy(self, dtype=np.uint8, count: int | None = None) -> np.ndarray:
-        """Copy the buffer's contents out as a numpy array of ``dtype`` (``count`` items from
-        the start; all that fit by default)."""
+    def to_numpy(self, dtype=None, count: int | None = None) -> np.ndarray:
+        """Copy the buffer's contents out as a numpy array: by default of the buffer's own
+        dtype and shape; with ``dtype``, a flat array of that type (``count`` items from the
+        start; by default all of them: the buffer's size must then be a multiple of the item
+        size)."""
         self._check_live()
-        dt = np.dtype(dtype)
+        if dtype is None and count is None:
+            return self.gpu.memory.read_array(self.address, self.dtype,
+                                              self.nbytes // self.dtype.itemsize).reshape(self.shape)
+        dt = self.dtype if dtype is None else np.dtype(dtype)
         if dt.itemsize == 0 or dt.kind == "O":
             raise GcnEmuError(f"cannot read buffer '{self.name}' as {dt}")
         most = self.nbytes // dt.itemsize
         if count is None:
+            if self.nbytes % dt.itemsize:
+                raise GcnEmuError(f"buffer '{self.name}' has {self.nbytes} bytes, not a whole "
+                                  f"number of {dt} items ({dt.itemsize} bytes each): pass count")
             n = most
         else:
             if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or \
@@ -78,7 +97,8 @@ class Buffer:
         return self.address
 
     def __repr__(self) -> str:
-        return f"Buffer({self.name!r}, 0x{self.address:x}, {self.nbytes} bytes)"
+        shape = "x".join(map(str, self.shape))
+        return f"Buffer({self.name!r}, 0x{self.address:x}, {self.nbytes} bytes, {self.dtype}[{shape}])"
 
 
 @dataclass(frozen=True)
@@ -107,6 +127,9 @@ class GPU:
         self.step_limit = _count("step_limit", step_limit)
         self.waves_per_batch = _count("waves_per_batch", waves_per_batch)
         self.time_limit = _seconds("time_limit", time_limit)
+        #: called with a function's name when a dispatch starts compiling one that is not in
+        #: numba's disk cache (the first run after an install or an edit); None: silent
+        self.on_compile = None
         if isinstance(preset, GPUConfig):
             self.config = preset
         else:
@@ -149,7 +172,7 @@ class GPU:
         name = name or f"buffer{len(self.memory.alloc_names)}"
         addr = self.memory.allocate(a.nbytes, name=name)
         self.memory.write(addr, a)
-        return Buffer(self, addr, a.nbytes, name)
+        return Buffer(self, addr, a.nbytes, name, a.dtype, a.shape)
 
     def free(self, buffer: Buffer) -> None:
         """Unmap ``buffer`` (see Buffer.free); freeing it twice is a MemoryFault."""
@@ -159,13 +182,24 @@ class GPU:
         self.memory.free(buffer.address)
         buffer.freed = True
 
-    def empty(self, nbytes: int, name: str | None = None) -> Buffer:
-        """A new zero-filled device buffer of ``nbytes`` bytes."""
-        if isinstance(nbytes, bool) or not isinstance(nbytes, (int, np.integer)) or nbytes <= 0:
-            raise GcnEmuError(f"gpu.empty needs a positive number of bytes, got {nbytes!r}")
-        nbytes = int(nbytes)
+    def empty(self, shape, dtype=np.uint8, name: str | None = None) -> Buffer:
+        """A new zero-filled device buffer for an array of ``shape`` (an int or a tuple) and
+        ``dtype``, as numpy.zeros makes it, except that the default dtype is uint8:
+        ``gpu.empty(n)`` is a buffer of n bytes."""
+        dims = (shape,) if isinstance(shape, (int, np.integer)) else shape
+        try:
+            dims = tuple(operator.index(d) for d in dims)
+            dt = np.dtype(dtype)
+        except TypeError:
+            raise GcnEmuError(f"gpu.empty takes a shape of positive integers and a numpy dtype, "
+                              f"got {shape!r} and {dtype!r}") from None
+        if isinstance(shape, bool) or not dims or any(d <= 0 for d in dims) or \
+                dt.itemsize == 0 or dt.kind == "O":
+            raise GcnEmuError(f"gpu.empty needs a positive size and a numeric dtype, got shape "
+                              f"{shape!r}, dtype {dt}")
+        nbytes = int(np.prod(dims, dtype=object)) * dt.itemsize
         name = name or f"buffer{len(self.memory.alloc_names)}"
-        return Buffer(self, self.memory.allocate(nbytes, name=name), nbytes, name)
+        return Buffer(self, self.memory.allocate(nbytes, name=name), nbytes, name, dt, dims)
 
     # --- dispatch --------------------------------------------------------------------------
     def dispatch(self, kernel: Kernel, grid: Sequence[int], block: Sequence[int], args: Sequence = (),
@@ -200,7 +234,19 @@ class GPU:
         # dynamic LDS for __local arguments goes after the static allocation
         lds_size = info.group_segment_fixed_size
         arg_values = []
+        params = info.explicit_args if info.has_metadata else []   # raw assembly: no types
         for i, a in enumerate(args):
+            if i < len(params):     # a wrong count is the kernarg builder's to report
+                p = params[i]
+                what = f"kernel {info.name} argument {i} (" + (f"{p.name}: " if p.name else "") + \
+                    f"{p.type_name or p.value_kind})"
+                if p.value_kind == "dynamic_shared_pointer" and not isinstance(a, Local):
+                    raise DispatchError(f"{what} is a __local pointer: pass gcnemu.Local(nbytes), "
+                                        f"the LDS to give it per workgroup, not "
+                                        f"{type(a).__name__} {a!r}")
+                if isinstance(a, Local) and p.value_kind != "dynamic_shared_pointer":
+                    raise DispatchError(f"{what} is not a __local pointer; gcnemu.Local is only "
+                                        f"for those")
             if isinstance(a, Buffer):
                 if a.gpu is not self:
                     raise DispatchError(f"kernel {info.name} argument {i}: buffer '{a.name}' "
@@ -221,13 +267,16 @@ class GPU:
         # (see launch.Launch). The key holds the kernel's info and program as they are now
         # (the launch keeps both alive, so their ids stay theirs)
         key = (kernel, id(info), id(kernel.program), grid, block, lds_size, max(1, int(workers)))
-        launch = self._launches.take(key) or Launch(self, kernel, grid, block, lds_size, workers)
-        try:
-            launch.write_segments(self.memory, launch.kernarg.build(arg_values))
-            rep = launch.run(self, workers, time_limit)
-        finally:
-            self._launches.put(key, launch)
-        rep.wall_seconds = time.perf_counter() - t0
+        with CompileWatch(self.on_compile) as compiling:
+            launch = self._launches.take(key) or Launch(self, kernel, grid, block, lds_size,
+                                                        workers)
+            try:
+                launch.write_segments(self.memory, launch.kernarg.build(arg_values))
+                rep = launch.run(self, workers, time_limit)
+            finally:
+                self._launches.put(key, launch)
+        rep.compile_seconds = compiling.seconds
+        rep.wall_seconds = time.perf_counter() - t0 - compiling.seconds
         self.dispatch_id += 1
         if strict and rep.faults:
             total = len(rep.faults) + rep.dropped.get("faults", 0)
@@ -235,7 +284,7 @@ class GPU:
             more = f" (and {total - 4} more)" if total > 4 else ""
             raise MemoryFault(f"kernel {info.name}: {total} access(es) to unmapped memory: "
                               f"{shown}{more}. Loads returned 0 and stores were dropped; "
-                              f"dispatch(..., strict=False) returns the report instead.")
+                              f"{STRICT_HINT}")
         return rep
 
     def code_image_address(self, kernel) -> int:

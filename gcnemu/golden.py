@@ -5,7 +5,8 @@
                       args=[In(x), InOut(y), np.float32(2.0), np.uint32(n)])
     assert_close_ulp(outs[1], 2 * x + y, ulp=0)
 
-The same helpers are pytest fixtures (`run_kernel`, `assert_close_ulp`) via conftest.py.
+The same helpers are pytest fixtures (`run_kernel`, `assert_close_ulp`) of the plugin the
+package installs (gcnemu/pytest_plugin.py).
 """
 from __future__ import annotations
 

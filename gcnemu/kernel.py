@@ -15,6 +15,7 @@ from .errors import DecodeError, LoaderError
 from .exec.program import Program, build_program
 from .isa.decoder import decode_one
 from .loader.codeobject import CodeObject, KernelInfo, load_code_object
+from .loader.opencl import compile_opencl
 
 
 class Kernel:
@@ -115,14 +116,29 @@ def decode_text(code: bytes, last_entry: int, name: str) -> Program:
     return build_program(out, name)
 
 
-def load(src) -> LoadedProgram:
-    """Load a code object (path or bytes) or a GCN assembly file (path ending in .s).
+def load(src, options=None) -> LoadedProgram:
+    """Load a code object (path or bytes), an OpenCL C file (path ending in .cl: compiled with
+    clang-14, lld-14 and libclc-14, and cached; ``options`` such as ``["-DN=4"]`` go to clang;
+    see gcnemu.loader.opencl) or a GCN assembly file (path ending in .s).
 
     Assembly files without AMDHSA directives become one kernel named after the file whose
     launch state is: s[0:1] = kernarg segment pointer, s2/s3/s4 = workgroup id x/y/z,
     v0/v1/v2 = work-item id x/y/z, 104 SGPRs and 256 VGPRs available.
     """
-    if isinstance(src, (str, os.PathLike)) and str(src).endswith(".s"):
+    is_path = isinstance(src, (str, os.PathLike))
+    if options is not None and not (is_path and str(src).endswith(".cl")):
+        raise LoaderError("load(..., options=...) is for OpenCL C files (.cl) only")
+    if is_path and str(src).endswith(".cl"):
+        if isinstance(options, str):
+            raise LoaderError("options is a list of clang arguments, e.g. ['-DN=4'], not a string")
+        try:
+            text = open(src).read()
+        except OSError as e:
+            raise LoaderError(f"cannot read {src}: {e.strerror}") from None
+        co = load_code_object(compile_opencl(text, options or (), name=os.path.basename(str(src)),
+                                             include_dir=os.path.dirname(os.path.abspath(src))))
+        return LoadedProgram(co, co.kernels)
+    if is_path and str(src).endswith(".s"):
         from .isa.assembler import assemble
         text = open(src).read()
         name = os.path.splitext(os.path.basename(str(src)))[0]

@@ -25,7 +25,8 @@ class DispatchReport:
     faults: list = field(default_factory=list)
     messages: list = field(default_factory=list)
     exports: list = field(default_factory=list)   #: EXP data (see gcnemu.mem.export.read_exports)
-    wall_seconds: float = 0.0
+    wall_seconds: float = 0.0   #: the dispatch's host time, less compile_seconds
+    compile_seconds: float = 0.0   #: numba compiling (or loading from its cache) in the dispatch
     occupancy: Occupancy | None = None
     workers: int = 1          #: threads the dispatch's batches were shared among
     serial_reason: str = ""   #: why more workers were asked for but one was used
@@ -53,7 +54,10 @@ class DispatchReport:
         rate = self.instructions / self.wall_seconds / 1e6 if self.wall_seconds > 0 else 0.0
         return (f"{self.kernel}: grid {self.grid} block {self.block}, {self.workgroups} workgroups, "
                 f"{self.waves} waves, {self.instructions} wave-instructions in {self.wall_seconds:.3f} s "
-                f"({rate:.1f} M/s), {len(self.faults) + self.dropped.get('faults', 0)} faults"
+                f"({rate:.1f} M/s"
+                + (f"; and {self.compile_seconds:.1f} s compiling or loading machine code"
+                   if self.compile_seconds >= 0.05 else "") + "), "
+                f"{len(self.faults) + self.dropped.get('faults', 0)} faults"
                 + (f", {self.halted_waves} waves halted by s_sethalt" if self.halted_waves else "")
                 + "".join(f", {n} {kind} records not kept" for kind, n in self.dropped.items())
                 + (f", {self.cycles} simulated cycles" if self.cycles is not None else ""))

@@ -31,11 +31,7 @@ from pathlib import Path
 
 from kernels.corpus import KERNELS_DIR, list_kernels, source_path
 
-LIBCLC = "/usr/lib/clc/amdgcn--amdhsa.bc"
-CL_FLAGS = [
-    "-target", "amdgcn-amd-amdhsa", "-mcpu=gfx700", "-x", "cl", "-cl-std=CL1.2", "-nogpulib",
-    "-O2", "-Xclang", "-mlink-builtin-bitcode", "-Xclang", LIBCLC, "-include", "clc/clc.h",
-]
+from gcnemu.loader.opencl import CL_FLAGS, LIBCLC   # the flags gcnemu.load("k.cl") uses
 COMPARED_SECTIONS = (".text", ".rodata", ".note")
 
 

@@ -40,7 +40,7 @@ def test_folder_complete(name):
 
 # --------------------------------------------------------------------------- code objects
 def _metadata(name):
-    msgpack = pytest.importorskip("msgpack")
+    import msgpack
     note = build.elf_sections(hsaco_path(name))[".note"]
     off = 0
     while off < len(note):

@@ -34,8 +34,9 @@ TIERS = [
     ("memory families", ["gcnemu.mem.*", "gcnemu.timing.trace"]),
     ("exec: decode, engine, op kernels, cycle model", ["gcnemu.exec.*", "gcnemu.timing.*"]),
     ("launch", ["gcnemu.kernel", "gcnemu.report", "gcnemu.workers", "gcnemu.launch"]),
-    ("API", ["gcnemu", "gcnemu.device", "gcnemu.snippet", "gcnemu.golden", "gcnemu.examples"]),
-    ("CLI", ["gcnemu.cli", "gcnemu.cli.*"]),
+    ("API", ["gcnemu", "gcnemu.device", "gcnemu.snippet", "gcnemu.golden", "gcnemu.examples",
+             "gcnemu.pytest_plugin"]),
+    ("CLI", ["gcnemu.cli", "gcnemu.cli.*", "gcnemu.__main__"]),
 ]
 
 

@@ -810,7 +810,7 @@ def test_frexp_fract_specials():
 
 # ============================================================================= transcendentals
 
-mpmath = pytest.importorskip("mpmath")
+import mpmath  # noqa: E402  (a test dependency: the [test] extra)
 
 
 def mp_frac(x):

@@ -2,18 +2,21 @@
 
     gcnemu run k.hsaco --kernel saxpy --grid 1024 --block 256 \\
         --arg inout:y.npy --arg in:x.npy --arg f32:2.0 --arg u32:1024
+    gcnemu run k.cl --build-option=-DN=4 ...   # OpenCL C, compiled with clang-14 (cached)
     gcnemu run --example            # the built-in saxpy example, checked against numpy
     gcnemu run ... --timing         # also print simulated cycles and timing counters
 
 Argument forms (in kernel argument order):
   in:PATH.npy          input buffer
   inout:PATH.npy       copied in; the final contents are written back to PATH
-  out:PATH.npy:DTYPE:N output buffer of N elements of DTYPE, zero-filled, written to PATH
+  out:PATH.npy:DTYPE:SHAPE  output buffer of SHAPE (N, NxM or NxMxK) elements of DTYPE
+                       (u32, f32, ... or a numpy name), zero-filled, written to PATH
   local:NBYTES         a __local pointer argument
   i8|i16|i32|i64|u8|u16|u32|u64|f16|f32|f64:VALUE   a by-value scalar
 """
 from __future__ import annotations
 
+import argparse
 import sys
 from importlib import resources
 
@@ -26,18 +29,30 @@ _SCALARS = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64, "u
             "f32": np.float32, "f64": np.float64}
 
 
-def _dims(text: str) -> tuple:
+def _dims(text: str, most: int = 3) -> tuple:
     try:
         dims = tuple(int(x) for x in text.replace("x", ",").split(","))
     except ValueError:
         raise GcnEmuError(f"bad size {text!r}: give N, or NxM, or NxMxK") from None
-    if not 1 <= len(dims) <= 3:
-        raise GcnEmuError(f"bad size {text!r}: 1 to 3 dimensions")
+    if not 1 <= len(dims) <= most or min(dims) <= 0:
+        raise GcnEmuError(f"bad size {text!r}: 1 to {most} positive dimensions")
     return dims
 
 
+def _dtype(text: str, spec: str) -> np.dtype:
+    try:
+        dt = np.dtype(_SCALARS.get(text, text))
+    except TypeError:
+        dt = None
+    if dt is None or dt.kind not in "biuf":
+        raise GcnEmuError(f"--arg {spec!r}: unknown dtype {text!r}; use one of "
+                          f"{', '.join(_SCALARS)} or a numpy name such as float32")
+    return dt
+
+
 def parse_args(specs, gpu):
-    """Turn --arg specs into dispatch arguments; returns (args, [(buffer, path, dtype, shape)])."""
+    """Turn --arg specs into dispatch arguments; returns (args, [(buffer, path)]): the buffers
+    to write back, each keeping the dtype and shape of its array."""
     import gcnemu
 
     args, writeback = [], []
@@ -53,16 +68,16 @@ def parse_args(specs, gpu):
             buf = gpu.to_device(arr, name=rest)
             args.append(buf)
             if kind == "inout":
-                writeback.append((buf, rest, arr.dtype, arr.shape))
+                writeback.append((buf, rest))
         elif kind == "out":
             parts = rest.split(":")
             if len(parts) != 3:
-                raise GcnEmuError(f"--arg {spec!r}: expected out:PATH:DTYPE:COUNT")
-            path, dt, count = parts
-            dtype = np.dtype(_SCALARS.get(dt, dt))
-            buf = gpu.empty(dtype.itemsize * int(count), name=path)
+                raise GcnEmuError(f"--arg {spec!r}: expected out:PATH:DTYPE:SHAPE, e.g. "
+                                  f"out:img.npy:u32:256x192")
+            path, dt, shape = parts
+            buf = gpu.empty(_dims(shape, most=8), _dtype(dt, spec), name=path)
             args.append(buf)
-            writeback.append((buf, path, dtype, (int(count),)))
+            writeback.append((buf, path))
         elif kind == "local":
             args.append(gcnemu.Local(int(rest, 0)))
         elif kind in _SCALARS:
@@ -90,6 +105,19 @@ def timing_summary(rep) -> str:
     return "\n".join(lines)
 
 
+def compile_notice(out=None):
+    """An on_compile callback for a GPU that says once, on ``out`` (default stderr), that
+    numba is compiling: the first run after an install takes a minute or two."""
+    said = []
+
+    def notice(name: str) -> None:
+        if not said:
+            said.append(name)
+            print("gcnemu: compiling the emulator with numba (first run only: the machine code "
+                  "is cached; a minute or two on 2 cores) ...", file=out or sys.stderr, flush=True)
+    return notice
+
+
 def run_example(out=None, timing: bool = False) -> int:
     """Run the built-in saxpy example and check it against numpy (printing to ``out``,
     default the current sys.stdout)."""
@@ -103,6 +131,7 @@ def run_example(out=None, timing: bool = False) -> int:
     x = rng.standard_normal(n).astype(np.float32)
     y = rng.standard_normal(n).astype(np.float32)
     gpu = gcnemu.GPU(timing=timing)
+    gpu.on_compile = compile_notice()
     yb, xb = gpu.to_device(y, name="y"), gpu.to_device(x, name="x")
     rep = gpu.dispatch(gcnemu.load(code).kernel("saxpy"), grid=(n,), block=(256,),
                        args=[yb, xb, np.float32(2.0), np.uint32(n)])
@@ -117,22 +146,38 @@ def run_example(out=None, timing: bool = False) -> int:
     return 0 if ok else 1
 
 
+def default_block(grid: tuple, kernel) -> tuple:
+    """The workgroup size when --block is not given: the kernel's required size if its
+    metadata has one (reqd_work_group_size), else up to 64 work-items (one wave) along x."""
+    if kernel.info.reqd_workgroup_size:
+        return tuple(kernel.info.reqd_workgroup_size[:len(grid)])
+    return (min(grid[0], 64),) + (1,) * (len(grid) - 1)
+
+
 def cmd_run(args) -> int:
     import gcnemu
+    from ..device import STRICT_HINT
 
     if args.example:
         return run_example(timing=args.timing)
     if not args.file or not args.kernel or not args.grid:
         raise GcnEmuError("gcnemu run needs FILE, --kernel and --grid (or --example)")
     gpu = gcnemu.GPU(args.gpu, timing=args.timing)
-    prog = gcnemu.load(args.file)
+    gpu.on_compile = compile_notice()
+    if args.build_option and not args.file.endswith(".cl"):
+        raise GcnEmuError("--build-option is for OpenCL C files (.cl)")
+    kernel = gcnemu.load(args.file, options=args.build_option).kernel(args.kernel)
     grid = _dims(args.grid)
-    block = _dims(args.block) if args.block else tuple(min(g, 64) for g in grid)
+    block = _dims(args.block) if args.block else default_block(grid, kernel)
     dargs, writeback = parse_args(args.arg or [], gpu)
-    rep = gpu.dispatch(prog.kernel(args.kernel), grid=grid, block=block, args=dargs,
-                       strict=not args.allow_faults)
-    for buf, path, dtype, shape in writeback:
-        np.save(path, buf.to_numpy(dtype).reshape(shape))
+    try:
+        rep = gpu.dispatch(kernel, grid=grid, block=block, args=dargs,
+                           strict=not args.allow_faults)
+    except gcnemu.MemoryFault as e:
+        raise gcnemu.MemoryFault(str(e).replace(STRICT_HINT, "--allow-faults reports them "
+                                                "instead.")) from None
+    for buf, path in writeback:
+        np.save(path, buf.to_numpy())
     print(rep.summary())
     if args.timing:
         print(timing_summary(rep))
@@ -143,11 +188,15 @@ def cmd_run(args) -> int:
 
 def add_parser(sub) -> None:
     r = sub.add_parser("run", help="dispatch a kernel of a code object on .npy buffers",
-                       description=__doc__.split("\n\n")[1] if __doc__ else None)
-    r.add_argument("file", nargs="?", help="code object (.hsaco) or assembly (.s)")
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    r.add_argument("file", nargs="?", help="code object (.hsaco), OpenCL C (.cl: compiled with "
+                   "clang-14, cached) or assembly (.s)")
+    r.add_argument("--build-option", action="append", metavar="OPT",
+                   help="a clang option for a .cl file, e.g. --build-option=-DN=4 (repeatable)")
     r.add_argument("--kernel", help="kernel name")
     r.add_argument("--grid", help="global size in work-items: N, NxM or NxMxK")
-    r.add_argument("--block", help="workgroup size (default: up to 64 along x)")
+    r.add_argument("--block", help="workgroup size: N, NxM or NxMxK (default: the kernel's "
+                   "reqd_work_group_size, else up to 64 along x and 1 in the other dimensions)")
     r.add_argument("--arg", action="append", help="kernel argument, in order (see above)")
     r.add_argument("--gpu", default="xbox-one", help="GPU preset (default xbox-one)")
     r.add_argument("--allow-faults", action="store_true",

@@ -16,9 +16,11 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+import time
 from pathlib import Path
 
 import numba
+import numba.core.event
 from llvmlite import ir
 from numba import cfunc, types
 from numba import njit as _njit
@@ -66,6 +68,51 @@ _keep = []
 _native_lock = threading.Lock()
 
 
+#: the event native_address's op kernels fire while they compile or load from the disk cache
+#: (numba fires no event for a cfunc)
+OP_KERNEL_EVENT = "gcnemu:op_kernel"
+
+
+class CompileWatch(numba.core.event.Listener):
+    """While active (``with CompileWatch(notice) as w:``), ``w.seconds`` sums the time spent
+    compiling: numba's "numba:compile" events, which fire only for functions not in the disk
+    cache, and native_address's op kernels (compiled, or loaded from the cache: milliseconds).
+    ``notice(name)`` is called when a numba compile that is not nested in another one starts.
+    numba's listeners are process-wide: a compile on another thread counts too."""
+
+    def __init__(self, notice=None):
+        self.seconds = 0.0
+        self.compiles = 0
+        self._notice = notice
+        self._depth = 0
+        self._start = 0.0
+
+    def on_start(self, event):
+        if self._depth == 0:
+            self._start = time.perf_counter()
+            self.compiles += 1
+            if self._notice is not None and event.kind == "numba:compile":
+                data = event.data or {}
+                fn = getattr(data.get("dispatcher"), "py_func", None)
+                self._notice(data.get("name") or getattr(fn, "__name__", "?"))
+        self._depth += 1
+
+    def on_end(self, event):
+        self._depth -= 1
+        if self._depth == 0:
+            self.seconds += time.perf_counter() - self._start
+
+    def __enter__(self):
+        numba.core.event.register("numba:compile", self)
+        numba.core.event.register(OP_KERNEL_EVENT, self)
+        return self
+
+    def __exit__(self, *exc):
+        numba.core.event.unregister("numba:compile", self)
+        numba.core.event.unregister(OP_KERNEL_EVENT, self)
+        return False
+
+
 def native_address(fn, signature) -> int:
     """Address of ``fn`` compiled for ``signature`` (on first use, or loaded from the disk
     cache), as the function with numba's own calling convention that a cfunc wraps: see
@@ -77,7 +124,8 @@ def native_address(fn, signature) -> int:
         with _native_lock:
             addr = _native.get(key)
             if addr is None:
-                cf = cfunc(signature, cache=True, error_model="numpy", boundscheck=False)(fn)
+                with numba.core.event.trigger_event(OP_KERNEL_EVENT):
+                    cf = cfunc(signature, cache=True, error_model="numpy", boundscheck=False)(fn)
                 _keep.append(cf)
                 inner = cf._wrapper_name.split(".", 1)[1]   # "cfunc.<name>" wraps <name>
                 addr = cf._library.get_pointer_to_function(inner)
