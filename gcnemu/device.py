@@ -31,8 +31,14 @@ from .launch import Launch, LaunchCache, launch_shape
 from .report import DispatchReport
 from .workers import HelperPool
 
-#: how a MemoryFault of a strict dispatch says to get the report instead (the CLI names its flag)
-STRICT_HINT = "dispatch(..., strict=False) returns the report instead."
+def unmapped_access_error(rep: DispatchReport, hint: str) -> MemoryFault:
+    """The MemoryFault of a dispatch whose report has faults: the first four, the count, and
+    ``hint`` on how to get the report instead (strict=False; the CLI names its flag)."""
+    total = len(rep.faults) + rep.dropped.get("faults", 0)
+    shown = "; ".join(rep.faults[:4])
+    more = f" (and {total - 4} more)" if total > 4 else ""
+    return MemoryFault(f"kernel {rep.kernel}: {total} access(es) to unmapped memory: "
+                       f"{shown}{more}. Loads returned 0 and stores were dropped; {hint}")
 
 
 class Buffer:
@@ -61,8 +67,7 @@ class Buffer:
         size)."""
         self._check_live()
         if dtype is None and count is None:
-            return self.gpu.memory.read_array(self.address, self.dtype,
-                                              self.nbytes // self.dtype.itemsize).reshape(self.shape)
+            return self.to_numpy(self.dtype).reshape(self.shape)
         dt = self.dtype if dtype is None else np.dtype(dtype)
         if dt.itemsize == 0 or dt.kind == "O":
             raise GcnEmuError(f"cannot read buffer '{self.name}' as {dt}")
@@ -279,12 +284,8 @@ class GPU:
         rep.wall_seconds = time.perf_counter() - t0 - compiling.seconds
         self.dispatch_id += 1
         if strict and rep.faults:
-            total = len(rep.faults) + rep.dropped.get("faults", 0)
-            shown = "; ".join(rep.faults[:4])
-            more = f" (and {total - 4} more)" if total > 4 else ""
-            raise MemoryFault(f"kernel {info.name}: {total} access(es) to unmapped memory: "
-                              f"{shown}{more}. Loads returned 0 and stores were dropped; "
-                              f"{STRICT_HINT}")
+            raise unmapped_access_error(rep, "dispatch(..., strict=False) returns the report "
+                                             "instead.")
         return rep
 
     def code_image_address(self, kernel) -> int:

@@ -54,17 +54,15 @@ def run_kernel(program, kernel: str, grid, block, args, gpu=None, report: bool =
             arr = np.ascontiguousarray(a.array)
             buf = gpu.to_device(arr, name=f"arg{i}")
             if isinstance(a, InOut):
-                back[i] = (buf, arr.dtype, arr.shape)
+                back[i] = buf
             dev.append(buf)
         elif isinstance(a, Out):
-            dt = np.dtype(a.dtype)
-            buf = gpu.empty(dt.itemsize * int(a.count), name=f"arg{i}")
-            back[i] = (buf, dt, (int(a.count),))
+            back[i] = buf = gpu.empty(int(a.count), a.dtype, name=f"arg{i}")
             dev.append(buf)
         else:
             dev.append(a)
     rep = gpu.dispatch(prog.kernel(kernel), grid=grid, block=block, args=dev)
-    outs = {i: buf.to_numpy(dt).reshape(shape) for i, (buf, dt, shape) in back.items()}
+    outs = {i: buf.to_numpy() for i, buf in back.items()}     # each of its array's dtype and shape
     return (outs, rep) if report else outs
 
 

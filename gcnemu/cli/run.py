@@ -156,7 +156,7 @@ def default_block(grid: tuple, kernel) -> tuple:
 
 def cmd_run(args) -> int:
     import gcnemu
-    from ..device import STRICT_HINT
+    from ..device import unmapped_access_error
 
     if args.example:
         return run_example(timing=args.timing)
@@ -170,12 +170,9 @@ def cmd_run(args) -> int:
     grid = _dims(args.grid)
     block = _dims(args.block) if args.block else default_block(grid, kernel)
     dargs, writeback = parse_args(args.arg or [], gpu)
-    try:
-        rep = gpu.dispatch(kernel, grid=grid, block=block, args=dargs,
-                           strict=not args.allow_faults)
-    except gcnemu.MemoryFault as e:
-        raise gcnemu.MemoryFault(str(e).replace(STRICT_HINT, "--allow-faults reports them "
-                                                "instead.")) from None
+    rep = gpu.dispatch(kernel, grid=grid, block=block, args=dargs, strict=False)
+    if rep.faults and not args.allow_faults:
+        raise unmapped_access_error(rep, "--allow-faults reports them instead.")
     for buf, path in writeback:
         np.save(path, buf.to_numpy())
     print(rep.summary())

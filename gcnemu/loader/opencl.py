@@ -10,6 +10,7 @@ mismatch on every compile.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import shutil
@@ -48,6 +49,7 @@ def cache_dir() -> Path:
     return Path(base) / "opencl"
 
 
+@functools.lru_cache(maxsize=None)     # one `clang --version` a process, not one a load
 def _clang_version(clang: str) -> str:
     return subprocess.run([clang, "--version"], capture_output=True, text=True).stdout
 
