@@ -50,14 +50,19 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
 
     rows = R.get("speed", [])
     if rows:
+        calib = gcnbench.calibration_rate()     # in this process, after the benchmarks
+        tr.write_line(f"CPU: {gcnbench.cpu_description()}; calibration interpreter "
+                      + (f"({gcnbench.CALIBRATION.name}): {calib / 1e6:.1f} M winst/s"
+                         if calib else "absent (../shared/bench/calibration.py)"))
         tr.write_line("Emulation speed (dispatch only, warm; median of the rounds; "
-                      "wave-instructions = SQ_INSTS)")
+                      "wave-instructions = SQ_INSTS; x calib = median rate / calibration rate)")
         tr.write_line(f"  {'kernel':<34}{'category':<13}{'waves':>8}{'wave-instr':>12}"
-                      f"{'seconds':>10}{'M winst/s':>11}{'best M/s':>10}")
+                      f"{'seconds':>10}{'M winst/s':>11}{'best M/s':>10}{'x calib':>9}")
         for r in rows:
+            ratio = f"{r['rate'] / calib:>9.2f}" if calib else f"{'-':>9}"
             tr.write_line(f"  {r['kernel']:<34}{r.get('category', ''):<13}{r['waves']:>8}"
                           f"{r['winst']:>12}{_fmt_s(r['seconds']):>10}{r['rate'] / 1e6:>11.2f}"
-                          f"{r['winst'] / r['best'] / 1e6:>10.2f}")
+                          f"{r['winst'] / r['best'] / 1e6:>10.2f}{ratio}")
 
     rows = R.get("fixed", [])
     if rows:

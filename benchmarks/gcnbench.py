@@ -28,6 +28,41 @@ def record(section: str, **row) -> dict:
     return row
 
 
+# --------------------------------------------------------------------------- the yardstick
+#: ../shared/bench/calibration.py: a plain numba wave interpreter whose rate on the CPU at hand
+#: the engine's speed is divided by, so that figures from different machines compare
+CALIBRATION = ROOT.parent / "shared" / "bench" / "calibration.py"
+
+
+def calibration_rate() -> float | None:
+    """The calibration interpreter's wave-instructions/s in this process (best of 5), or None
+    where ../shared is absent."""
+    if not CALIBRATION.is_file():
+        return None
+    # imported by its own name, as its docstring says: numba's disk cache of its function
+    # finds the module again by that name in the next run
+    if str(CALIBRATION.parent) not in sys.path:
+        sys.path.append(str(CALIBRATION.parent))
+    import calibration
+    return calibration.rate()
+
+
+def cpu_description() -> str:
+    """The CPU model, core count and widest vector extension, from /proc/cpuinfo."""
+    model, flags = "unknown CPU", set()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() == "model name" and model == "unknown CPU":
+                model = value.strip()
+            elif key.strip() == "flags" and not flags:
+                flags = set(value.split())
+    except OSError:
+        pass
+    vector = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "no AVX2"
+    return f"{model}, {os.cpu_count()} CPUs, {vector}"
+
+
 # --------------------------------------------------------------------------- device arguments
 def device_args(gpu, args):
     """Corpus-style arguments (In / InOut / Out / Local / numpy scalars) -> dispatch arguments.
