@@ -37,8 +37,9 @@ def unmapped_access_error(rep: DispatchReport, hint: str) -> MemoryFault:
     total = len(rep.faults) + rep.dropped.get("faults", 0)
     shown = "; ".join(rep.faults[:4])
     more = f" (and {total - 4} more)" if total > 4 else ""
-    return MemoryFault(f"kernel {rep.kernel}: {total} access(es) to unmapped memory: "
-                       f"{shown}{more}. Loads returned 0 and stores were dropped; {hint}")
+    return MemoryFault(f"kernel {rep.kernel}: {total} access(es) to unmapped memory or past "
+                       f"the LDS allocation: {shown}{more}. Loads returned 0 and stores were "
+                       f"dropped; {hint}")
 
 
 class Buffer:
@@ -239,6 +240,7 @@ class GPU:
         # dynamic LDS for __local arguments goes after the static allocation
         lds_size = info.group_segment_fixed_size
         arg_values = []
+        lds_shares = []     # (argument, first byte, bytes) of each Local, for fault messages
         params = info.explicit_args if info.has_metadata else []   # raw assembly: no types
         for i, a in enumerate(args):
             if i < len(params):     # a wrong count is the kernarg builder's to report
@@ -261,6 +263,11 @@ class GPU:
                                         f"was freed")
             if isinstance(a, Local):
                 lds_size = (lds_size + 15) & ~15
+                p = params[i] if i < len(params) else None
+                label = f"argument {i}" if p is None else \
+                    f"argument {i} (" + (f"{p.name}: " if p.name else "") + \
+                    f"{p.type_name or p.value_kind})"
+                lds_shares.append((label, lds_size, int(a.nbytes)))
                 arg_values.append(lds_size)
                 lds_size += int(a.nbytes)
             else:
@@ -275,6 +282,7 @@ class GPU:
         with CompileWatch(self.on_compile) as compiling:
             launch = self._launches.take(key) or Launch(self, kernel, grid, block, lds_size,
                                                         workers)
+            launch.ctx["lds_shares"] = lds_shares
             try:
                 launch.write_segments(self.memory, launch.kernarg.build(arg_values))
                 rep = launch.run(self, workers, time_limit)
