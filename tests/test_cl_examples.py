@@ -106,3 +106,28 @@ def test_buffer_errors(cl, ctx):
     back = np.zeros(4, np.float32)
     cl.enqueue_copy(q, back, buf)
     assert np.array_equal(back, src)
+
+
+def _pyopencl_with_pocl():
+    try:
+        import pyopencl
+        return any("pocl" in p.name.lower() or "portable" in p.name.lower()
+                   for p in pyopencl.get_platforms())
+    except Exception:      # not installed, or no ICD: the skip says so
+        return False
+
+
+@needs_clang
+@pytest.mark.skipif(not _pyopencl_with_pocl(),
+                    reason="needs PyOpenCL with the pocl platform (apt-get install python3-pyopencl pocl-opencl-icd)")
+@pytest.mark.parametrize("script, result", [("transpose_local.py", "t"), ("double_axpy.py", "out"),
+                                            ("mandelbrot.py", "out")])
+def test_same_output_as_pyopencl_on_pocl(script, result, monkeypatch):
+    text = (EXAMPLES / script).read_text()
+    ours = {}
+    exec(compile(text, script, "exec"), ours)
+    monkeypatch.setenv("PYOPENCL_CTX", next(str(i) for i, p in enumerate(__import__("pyopencl").get_platforms())
+                                            if "pocl" in p.name.lower() or "portable" in p.name.lower()))
+    theirs = {}
+    exec(compile(text.replace("import gcnemu.cl as cl", "import pyopencl as cl"), script, "exec"), theirs)
+    np.testing.assert_array_equal(ours[result], theirs[result])
