@@ -131,3 +131,21 @@ def test_same_output_as_pyopencl_on_pocl(script, result, monkeypatch):
     theirs = {}
     exec(compile(text.replace("import gcnemu.cl as cl", "import pyopencl as cl"), script, "exec"), theirs)
     np.testing.assert_array_equal(ours[result], theirs[result])
+
+
+@needs_clang
+def test_profiling_events_are_simulated_cycles(cl):
+    ctx = cl.create_some_context()
+    q = cl.CommandQueue(ctx, properties=cl.command_queue_properties.PROFILING_ENABLE)
+    buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 4 * 1024)
+    prg = cl.Program(ctx, "__kernel void k(__global int *x) { x[get_global_id(0)] = 1; }").build()
+    e1 = prg.k(q, (1024,), (64,), buf)
+    e2 = prg.k(q, (1024,), (64,), buf)
+    rep = e1.gcnemu_report
+    assert rep.cycles and rep.cycles > 0, "the context's GPU runs in timing mode"
+    clock_mhz = ctx.devices[0].max_clock_frequency
+    assert e1.profile.end - e1.profile.start == int(rep.cycles * 1000 / clock_mhz)
+    assert e2.profile.start >= e1.profile.end      # an in-order queue's clock
+    plain = cl.CommandQueue(cl.create_some_context())
+    with pytest.raises(cl.RuntimeError, match="PROFILING_ENABLE"):
+        plain._event(1).profile
