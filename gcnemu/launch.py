@@ -69,12 +69,20 @@ class Launch:
     (BatchState.reset and Launch._init_batch). The per-dispatch values (dispatch id, the
     addresses of packet and kernarg segment) are set by _init_batch each time."""
 
-    def __init__(self, gpu, kernel: Kernel, grid, block, lds_size: int, workers: int):
+    def __init__(self, gpu, kernel: Kernel, grid, block, lds_size: int, workers: int,
+                 ndim: int = 3, offset=(0, 0, 0), implicit_args: str = "rocm"):
         info = kernel.info
         config = gpu.config
-        self.info, self.grid, self.block = info, grid, block
-        self.kernarg = abi.KernargLayout(info, abi.default_hidden_args(grid, block)) \
-            if info.code_object_version else _RawKernarg()
+        self.info, self.grid, self.block, self.ndim = info, grid, block, ndim
+        if info.code_object_version:
+            hidden = abi.default_hidden_args(grid[:ndim], block[:ndim])
+            for i, ax in enumerate("xyz"):
+                hidden[f"hidden_global_offset_{ax}"] = int(offset[i])
+            self.kernarg = abi.KernargLayout(info, hidden)
+            if implicit_args == "libclc":
+                self.kernarg.use_libclc_implicit_args(ndim, offset)
+        else:
+            self.kernarg = _RawKernarg()
         self.priv = priv = int(info.private_segment_fixed_size)
         groups = [-(-grid[i] // block[i]) for i in range(3)]
         self.ngroups = ngroups = groups[0] * groups[1] * groups[2]
@@ -145,7 +153,7 @@ class Launch:
         pkt = self._region(mem, "dispatch_packet", PAGE_SIZE + 64)
         kd = pkt + PAGE_SIZE
         if self._packet[:2] != (ka, kd):
-            self._packet = (ka, kd, abi.build_aql_dispatch_packet(self.grid, self.block, ka, kd, self.priv,
+            self._packet = (ka, kd, abi.build_aql_dispatch_packet(self.grid[:self.ndim], self.block[:self.ndim], ka, kd, self.priv,
                                                                   self.ctx["lds_size"]))
         # direct access to the backing array (byte i is address BASE + i)
         data = mem.data
