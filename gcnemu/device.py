@@ -233,6 +233,7 @@ class GPU:
             raise DispatchError(f"dispatch takes a Kernel (from gcnemu.load(...).kernel(name)), "
                                 f"not {type(kernel).__name__}")
         info = kernel.info
+        ndim = len(grid) if isinstance(grid, (tuple, list)) else 1
         grid, block = launch_shape(grid, block, info, self.config)
         t0 = time.perf_counter()
 
@@ -265,16 +266,19 @@ class GPU:
                 lds_size += int(a.nbytes)
             else:
                 arg_values.append(a)
+        cal = getattr(info, "cal", None)
+        if cal is not None:
+            lds_size = max(lds_size, cal.lds_used)
         if lds_size > self.config.lds_per_cu:
             raise DispatchError(f"kernel {info.name} needs {lds_size} bytes of LDS per workgroup; "
                                 f"a CU has {self.config.lds_per_cu}")
         # everything that does not depend on the argument values is kept per launch shape
         # (see launch.Launch). The key holds the kernel's info and program as they are now
         # (the launch keeps both alive, so their ids stay theirs)
-        key = (kernel, id(info), id(kernel.program), grid, block, lds_size, max(1, int(workers)))
+        key = (kernel, id(info), id(kernel.program), grid, block, lds_size, max(1, int(workers)), ndim)
         with CompileWatch(self.on_compile) as compiling:
             launch = self._launches.take(key) or Launch(self, kernel, grid, block, lds_size,
-                                                        workers)
+                                                        workers, ndim)
             try:
                 launch.write_segments(self.memory, launch.kernarg.build(arg_values))
                 rep = launch.run(self, workers, time_limit)

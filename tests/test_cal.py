@@ -1,0 +1,208 @@
+"""CAL ELF binaries of AMD's Catalyst OpenCL driver (gcnemu/loader/cal.py): loading, the CAL
+launch ABI and the samples of ../shared/reference/amd-app-sdk-2.5 run against numpy references
+written from each sample's OpenCL source (not from the emulator's output)."""
+import os
+import struct
+
+import numpy as np
+import pytest
+
+import gcnemu
+from gcnemu.errors import LoaderError
+
+SDK = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "reference", "amd-app-sdk-2.5")
+SDK = os.path.normpath(os.environ.get("GCNEMU_AMDSDK_DIR", SDK))
+needs_sdk = pytest.mark.skipif(not os.path.isdir(SDK),
+                               reason=f"the AMD APP SDK 2.5 samples are not at {SDK} (../shared absent)")
+
+SAMPLES = {"BinarySearch": ["binarySearch"], "BinomialOption": ["binomial_options"],
+           "BlackScholes": ["blackScholes"], "DCT": ["DCT"], "DwtHaar1D": ["dwtHaar1D"],
+           "EigenValue": ["calNumEigenValueInterval", "recalculateEigenIntervals"],
+           "FloydWarshall": ["floydWarshallPass"],
+           "MatrixMultiplication": ["mmmKernel", "mmmKernel_local", "mmmKernel_local2"],
+           "MatrixTranspose": ["matrixTranspose"], "RadixSort": ["histogram", "permute"],
+           "SimpleConvolution": ["simpleConvolution"], "URNG": ["noise_uniform"]}
+
+
+def binary(sample):
+    return os.path.join(SDK, sample, f"{sample}_Kernels.bin")
+
+
+def kernel(sample, name):
+    return gcnemu.load(binary(sample)).kernel(name)
+
+
+@needs_sdk
+@pytest.mark.parametrize("sample", sorted(SAMPLES))
+def test_cal_loads_every_sample(sample):
+    prog = gcnemu.load(binary(sample))
+    assert prog.kernel_names == sorted(SAMPLES[sample])
+    for n in prog.kernel_names:
+        k = prog.kernel(n)
+        cal = k.info.cal
+        # every sample's kernels take the UAV table in s[2:3], CB0 in s[4:7], CB1 in s[8:11]
+        assert cal.user_elements[:3] == [("PTR_UAV_TABLE", 0, 2, 2), ("IMM_CONST_BUFFER", 0, 4, 4),
+                                         ("IMM_CONST_BUFFER", 1, 8, 4)]
+        assert k.info.mode_register == cal.float_mode | cal.ieee_mode << 9
+        assert k.program.instructions[-1].name == "s_endpgm" or any(
+            i.name == "s_endpgm" for i in k.program.instructions)
+
+
+@needs_sdk
+def test_cal_binary_search_args_and_proginfo():
+    k = kernel("BinarySearch", "binarySearch")
+    cal = k.info.cal
+    assert [(a.name, a.kind, a.cb1_offset) for a in cal.args] == [
+        ("outputArray", "uav", 0), ("sortedArray", "uav", 16), ("findMe", "value", 32),
+        ("globalLowerBound", "value", 48), ("globalUpperBound", "value", 64), ("subdivSize", "value", 80)]
+    # ProgInfo of this kernel as readelf/od shows it: rsrc2 0x98 (12 user SGPRs, TGID_X),
+    # 7 VGPRs, 16 SGPRs, FloatMode 0xc0, IeeeMode 0
+    assert (k.info.compute_pgm_rsrc2, k.info.user_sgpr_count, k.info.enable_sgpr_workgroup_id_x) == (0x98, 12, 1)
+    assert (k.info.vgpr_count, k.info.sgpr_count, k.info.mode_register) == (7, 16, 0xC0)
+    assert cal.datareqd is False
+    assert kernel("BlackScholes", "blackScholes").info.cal.datareqd is True
+
+
+# --- malformed input ------------------------------------------------------------------------
+
+@needs_sdk
+def test_cal_malformed_truncated():
+    raw = open(binary("BinarySearch"), "rb").read()
+    with pytest.raises(LoaderError, match="runs past the end"):
+        gcnemu.load(raw[:len(raw) // 2])
+
+
+@needs_sdk
+def test_cal_malformed_inner_and_metadata():
+    raw = bytearray(open(binary("BinarySearch"), "rb").read())
+    # break the encoding dictionary of the inner ELF: machine 26 -> 27
+    bad = bytearray(raw)
+    inner = raw.find(b"\x7fELF", 4)
+    phoff, = struct.unpack_from("<I", raw, inner + 28)
+    phnum, = struct.unpack_from("<H", raw, inner + 44)
+    for p in range(phnum):
+        ptype, off = struct.unpack_from("<II", raw, inner + phoff + 32 * p)
+        if ptype == 0x70000002:
+            for e in range(2):
+                if struct.unpack_from("<I", raw, inner + off + 20 * e)[0] == 26:
+                    struct.pack_into("<I", bad, inner + off + 20 * e, 27)
+    with pytest.raises(LoaderError, match="machine 26"):
+        gcnemu.load(bytes(bad))
+    bad = bytes(raw).replace(b";pointer:sortedArray:u32:1:1:16:uav:11:", b";pointer:sortedArray:u32:1:1:16:uav:99:")
+    with pytest.raises(LoaderError, match="UAV id 99"):
+        gcnemu.load(bad)
+    bad = bytes(raw).replace(b";value:findMe:u32:1:1:32", b";value:findMe:q32:1:1:32")
+    with pytest.raises(LoaderError, match="findMe: value type 'q32'"):
+        gcnemu.load(bad)
+
+
+def test_cal_not_cal():
+    from gcnemu.loader.cal import load_cal
+    with pytest.raises(LoaderError, match="not an ELF"):
+        load_cal(b"\x7fELX" + bytes(60))
+    hdr = bytearray(b"\x7fELF\x01\x01\x01" + bytes(45))
+    struct.pack_into("<H", hdr, 18, 0x3FD)
+    with pytest.raises(LoaderError, match="no .symtab"):
+        load_cal(bytes(hdr))
+
+
+# --- running the samples ----------------------------------------------------------------------
+
+@pytest.fixture
+def gpu():
+    return gcnemu.GPU()
+
+
+@needs_sdk
+def test_cal_binary_search(gpu):
+    n, sub = 1024, 8
+    arr = np.arange(3, 3 + 3 * n, 3, dtype=np.uint32)
+    for idx in (0, 77, 1023):
+        find = arr[idx]
+        out = gpu.to_device(np.zeros(4, np.uint32))
+        sa = gpu.to_device(arr)
+        gpu.dispatch(kernel("BinarySearch", "binarySearch"), grid=(n // sub,), block=(64,),
+                     args=[out, sa, np.uint32(find), np.uint32(0), np.uint32(n - 1), np.uint32(sub)])
+        lo = (idx // sub) * sub            # the one segment [lo, lo+sub-1] holding arr[idx]
+        assert out.to_numpy().tolist() == [lo, lo + sub - 1, 0, 1]
+
+
+@needs_sdk
+def test_cal_floyd_warshall(gpu):
+    w = 32
+    rng = np.random.default_rng(5)
+    dist = rng.integers(1, 200, (w, w)).astype(np.uint32)
+    np.fill_diagonal(dist, 0)
+    d = gpu.to_device(dist.ravel().copy())
+    path = gpu.to_device(np.zeros(w * w, np.uint32))
+    k = kernel("FloydWarshall", "floydWarshallPass")
+    ref = dist.astype(np.int64).copy()
+    refp = np.zeros((w, w), np.int64)
+    for p in range(w):
+        gpu.dispatch(k, grid=(w * w,), block=(w,), args=[d, path, np.uint32(w), np.uint32(p)])
+        cand = ref[:, p:p + 1] + ref[p:p + 1, :]
+        refp = np.where(cand < ref, p, refp)
+        ref = np.minimum(ref, cand)
+    assert (d.to_numpy().reshape(w, w) == ref).all()
+    assert (path.to_numpy().reshape(w, w) == refp).all()
+
+
+@needs_sdk
+def test_cal_matrix_transpose(gpu):
+    wid, hei, bs = 64, 32, 16
+    a = np.random.default_rng(1).standard_normal((hei, wid)).astype(np.float32)
+    out = gpu.to_device(np.zeros(wid * hei, np.float32))
+    gpu.dispatch(kernel("MatrixTranspose", "matrixTranspose"), grid=(wid, hei), block=(bs, bs),
+                 args=[out, gpu.to_device(a.ravel().copy()), gcnemu.Local(bs * bs * 4),
+                       np.uint32(wid), np.uint32(hei), np.uint32(bs)])
+    assert (out.to_numpy().reshape(wid, hei) == a.T).all()
+
+
+@needs_sdk
+def test_cal_simple_convolution(gpu):
+    wid, hei, mw, mh = 32, 16, 3, 3
+    rng = np.random.default_rng(2)
+    inp = rng.integers(0, 256, (hei, wid)).astype(np.uint32)
+    mask = (rng.integers(1, 8, (mh, mw)) / 8).astype(np.float32)    # exact in binary: sums exact
+    out = gpu.to_device(np.zeros(wid * hei, np.uint32))
+    gpu.dispatch(kernel("SimpleConvolution", "simpleConvolution"), grid=(wid * hei,), block=(64,),
+                 args=[out, gpu.to_device(inp.ravel().copy()), gpu.to_device(mask.ravel().copy()),
+                       np.array([wid, hei], np.uint32), np.array([mw, mh], np.uint32)])
+    ref = np.zeros((hei, wid), np.uint32)
+    vs, hs = (mw - 1) // 2, (mh - 1) // 2
+    for y in range(hei):
+        for x in range(wid):
+            s = 0.0
+            for i in range(max(0, x - vs), min(wid - 1, x + vs) + 1):
+                for j in range(max(0, y - hs), min(hei - 1, y + hs) + 1):
+                    s += float(inp[j, i]) * float(mask[j - (y - hs), i - (x - vs)])
+            ref[y, x] = int(s + 0.5)
+    assert (out.to_numpy().reshape(hei, wid) == ref).all()
+
+
+@needs_sdk
+def test_cal_radix_histogram_and_permute(gpu):
+    radices, group, ngroups = 256, 64, 2
+    # each work-item reads RADICES elements
+    data = np.random.default_rng(3).integers(0, 1 << 32, group * ngroups * radices, dtype=np.uint64).astype(np.uint32)
+    shift = 8
+    buckets = gpu.to_device(np.zeros(group * ngroups * radices, np.uint32))
+    gpu.dispatch(kernel("RadixSort", "histogram"), grid=(group * ngroups,), block=(group,),
+                 args=[gpu.to_device(data), buckets, np.uint32(shift), gcnemu.Local(group * radices * 2)])
+    vals = ((data >> shift) & 0xFF).reshape(group * ngroups, radices)
+    ref = np.stack([np.bincount(v, minlength=radices) for v in vals]).astype(np.uint32)
+    assert (buckets.to_numpy().reshape(group * ngroups, radices) == ref).all()
+
+
+@needs_sdk
+def test_cal_matrix_multiply(gpu):
+    # mmmKernel: C (float4 tiles) = A x B; widths in float4 units as the host passes them
+    n = 64
+    rng = np.random.default_rng(4)
+    a = rng.integers(-4, 5, (n, n)).astype(np.float32)
+    b = rng.integers(-4, 5, (n, n)).astype(np.float32)
+    c = gpu.to_device(np.zeros(n * n, np.float32))
+    gpu.dispatch(kernel("MatrixMultiplication", "mmmKernel"), grid=(n // 4, n // 4), block=(8, 8),
+                 args=[gpu.to_device(a.ravel().copy()), gpu.to_device(b.ravel().copy()), c,
+                       np.uint32(n), np.uint32(n)])
+    assert (c.to_numpy().reshape(n, n) == a @ b).all()    # small integers: every sum is exact
