@@ -206,3 +206,86 @@ def test_cal_matrix_multiply(gpu):
                  args=[gpu.to_device(a.ravel().copy()), gpu.to_device(b.ravel().copy()), c,
                        np.uint32(n), np.uint32(n)])
     assert (c.to_numpy().reshape(n, n) == a @ b).all()    # small integers: every sum is exact
+
+
+@needs_sdk
+@pytest.mark.parametrize("name", ["mmmKernel_local", "mmmKernel_local2"])
+def test_cal_matrix_multiply_local(gpu, name):
+    n, bs = 64, 4
+    rng = np.random.default_rng(6)
+    a = rng.integers(-4, 5, (n, n)).astype(np.float32)
+    b = rng.integers(-4, 5, (n, n)).astype(np.float32)
+    c = gpu.to_device(np.zeros(n * n, np.float32))
+    tile = gcnemu.Local(bs * 4 * bs * 16)     # blockSize x (TILEY * blockSize) float4s
+    extra = [tile] if name == "mmmKernel_local" else [tile, gcnemu.Local(bs * 4 * bs * 16)]
+    gpu.dispatch(kernel("MatrixMultiplication", name), grid=(n // 4, n // 4), block=(bs, bs),
+                 args=[gpu.to_device(a.ravel().copy()), gpu.to_device(b.ravel().copy()), c,
+                       np.int32(n)] + extra)
+    assert (c.to_numpy().reshape(n, n) == a @ b).all()
+
+
+@needs_sdk
+def test_cal_radix_permute(gpu):
+    radices, group, ngroups, shift = 256, 64, 2, 0
+    rng = np.random.default_rng(7)
+    data = rng.integers(0, 1 << 32, group * ngroups * radices, dtype=np.uint64).astype(np.uint32)
+    digit = (data >> shift) & 0xFF
+    counts = np.stack([np.bincount(v, minlength=radices) for v in digit.reshape(-1, radices)])
+    # the host's scan: for radix r and work-item t, the elements of smaller radices plus those of
+    # radix r of the work-items before t
+    before_r = np.concatenate(([0], np.cumsum(counts.sum(0))[:-1]))
+    scanned = (before_r[None, :] + np.cumsum(counts, 0) - counts).astype(np.uint32)
+    out = gpu.to_device(np.zeros_like(data))
+    gpu.dispatch(kernel("RadixSort", "permute"), grid=(group * ngroups,), block=(group,),
+                 args=[gpu.to_device(data), gpu.to_device(scanned.ravel().copy()), np.uint32(shift),
+                       gcnemu.Local(group * radices * 2), out])
+    assert (out.to_numpy() == data[np.argsort(digit, kind="stable")]).all()
+
+
+@needs_sdk
+def test_cal_dct(gpu):
+    bw, width = 8, 32
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((width, width)).astype(np.float32)
+    n = np.arange(bw)
+    d = np.sqrt(np.where(n[:, None] == 0, 1 / bw, 2 / bw)) * np.cos((2 * n[None, :] + 1) * n[:, None] * np.pi / (2 * bw))
+    d = d.astype(np.float32)
+    out = gpu.to_device(np.zeros(width * width, np.float32))
+    gpu.dispatch(kernel("DCT", "DCT"), grid=(width, width), block=(bw, bw),
+                 args=[out, gpu.to_device(x.ravel().copy()), gpu.to_device(d.ravel().copy()),
+                       gcnemu.Local(bw * bw * 4), np.uint32(width), np.uint32(bw), np.uint32(0)])
+    ref = np.zeros((width, width))
+    D = d.astype(np.float64)
+    for gy in range(width // bw):
+        for gx in range(width // bw):
+            xb = x[gy * bw:(gy + 1) * bw, gx * bw:(gx + 1) * bw].astype(np.float64)
+            t = np.einsum("ki,kj->ji", D, xb)          # inter[j][i] = sum_k D[k][i] X[k][j]
+            ref[gy * bw:(gy + 1) * bw, gx * bw:(gx + 1) * bw] = np.einsum("ik,kj->ji", t, D)
+    np.testing.assert_allclose(out.to_numpy().reshape(width, width), ref, rtol=1e-5, atol=1e-5)
+
+
+@needs_sdk
+def test_cal_dwt_haar_1d(gpu):
+    local, groups = 32, 2
+    length = 2 * local * groups
+    levels = int(np.log2(2 * local))
+    rng = np.random.default_rng(9)
+    sig = rng.standard_normal(length).astype(np.float32)
+    coefs = gpu.to_device(np.zeros(length, np.float32))
+    avg = gpu.to_device(np.zeros(groups, np.float32))
+    gpu.dispatch(kernel("DwtHaar1D", "dwtHaar1D"), grid=(local * groups,), block=(local,),
+                 args=[gpu.to_device(sig), coefs, avg, gcnemu.Local(2 * local * 4), np.uint32(levels),
+                       np.uint32(length), np.uint32(0), np.uint32(levels)])
+    ref_c, ref_a = np.zeros(length), np.zeros(groups)
+    for g in range(groups):
+        s = sig[g * 2 * local:(g + 1) * 2 * local].astype(np.float64) / np.sqrt(length)
+        active, mid = (1 << levels) // 2, length // 2
+        for _ in range(levels):
+            d0, d1 = s[0:2 * active:2].copy(), s[1:2 * active:2].copy()
+            s[:active] = (d0 + d1) / np.sqrt(2)
+            ref_c[mid + g * active: mid + g * active + active] = (d0 - d1) / np.sqrt(2)
+            mid >>= 1
+            active >>= 1
+        ref_a[g] = s[0]
+    np.testing.assert_allclose(coefs.to_numpy(), ref_c, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(avg.to_numpy(), ref_a, rtol=1e-5, atol=1e-6)
