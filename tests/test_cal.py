@@ -289,3 +289,81 @@ def test_cal_dwt_haar_1d(gpu):
         ref_a[g] = s[0]
     np.testing.assert_allclose(coefs.to_numpy(), ref_c, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(avg.to_numpy(), ref_a, rtol=1e-5, atol=1e-6)
+
+
+def _phi(x):
+    c = (0.319381530, -0.356563782, 1.781477937, -1.821255978, 1.330274429)
+    t = 1.0 / (1.0 + 0.2316419 * np.abs(x))
+    y = 1.0 - 0.398942280 * np.exp(-x * x / 2) * t * (c[0] + t * (c[1] + t * (c[2] + t * (c[3] + t * c[4]))))
+    return np.where(x < 0, 1.0 - y, y)
+
+
+@needs_sdk
+def test_cal_black_scholes(gpu):
+    # datareqd: the kernel reads the compiler's constant buffer 2 (the inner .data)
+    width, height = 16, 8          # in float4s
+    r = np.random.default_rng(10).random((height, width * 4)).astype(np.float32)
+    call = gpu.to_device(np.zeros(height * width * 4, np.float32))
+    put = gpu.to_device(np.zeros(height * width * 4, np.float32))
+    gpu.dispatch(kernel("BlackScholes", "blackScholes"), grid=(width, height), block=(8, 8),
+                 args=[gpu.to_device(r.ravel().copy()), np.int32(width), call, put])
+    x = r.astype(np.float64)
+    S, K, T = 10 * x + 100 * (1 - x), 10 * x + 100 * (1 - x), 1 * x + 10 * (1 - x)
+    R, sig = 0.01 * x + 0.05 * (1 - x), 0.01 * x + 0.10 * (1 - x)
+    sst = sig * np.sqrt(T)
+    d1 = (np.log(S / K) + (R + sig * sig / 2) * T) / sst
+    d2 = d1 - sst
+    kexp = K * np.exp(-R * T)
+    ref_call = S * _phi(d1) - kexp * _phi(d2)
+    ref_put = kexp * _phi(-d2) - S * _phi(-d1)
+    # the host program's check: within 1e-4 (float32 exp/log/sqrt of the hardware)
+    np.testing.assert_allclose(call.to_numpy().reshape(height, -1), ref_call, rtol=1e-4, atol=1e-3)
+    np.testing.assert_allclose(put.to_numpy().reshape(height, -1), ref_put, rtol=1e-4, atol=1e-3)
+
+
+def _tridiagonal(n, seed):
+    rng = np.random.default_rng(seed)
+    diag = rng.uniform(-4, 4, n).astype(np.float32)
+    off = rng.uniform(-1, 1, n - 1).astype(np.float32)
+    m = np.diag(diag.astype(np.float64)) + np.diag(off.astype(np.float64), 1) + np.diag(off.astype(np.float64), -1)
+    return diag, off, np.sort(np.linalg.eigvalsh(m))
+
+
+@needs_sdk
+def test_cal_eigen_num_intervals(gpu):
+    n = 16
+    diag, off, ev = _tridiagonal(n, 11)
+    # interval bounds halfway between eigenvalues (far from any, so the Sturm counts are exact)
+    cuts = np.concatenate(([ev[0] - 1], (ev[1:] + ev[:-1]) / 2, [ev[-1] + 1]))
+    lo_idx = np.array([0, 0, 3, 5, 8, 15, 2, 10])
+    hi_idx = np.array([16, 1, 7, 6, 12, 16, 2, 11])
+    intervals = np.stack([cuts[lo_idx], cuts[hi_idx]], 1).astype(np.float32)
+    out = gpu.to_device(np.zeros(len(lo_idx), np.uint32))
+    gpu.dispatch(kernel("EigenValue", "calNumEigenValueInterval"), grid=(len(lo_idx),), block=(len(lo_idx),),
+                 args=[out, gpu.to_device(intervals.ravel().copy()), gpu.to_device(diag),
+                       gpu.to_device(off), np.uint32(n)])
+    assert out.to_numpy().tolist() == (hi_idx - lo_idx).tolist()
+
+
+@needs_sdk
+def test_cal_eigen_recalculate(gpu):
+    n = 16
+    diag, off, ev = _tridiagonal(n, 12)
+    cuts = np.concatenate(([ev[0] - 1], (ev[1:] + ev[:-1]) / 2, [ev[-1] + 1]))
+    # interval 0 holds 3 eigenvalues (split in 3), intervals 1 and 2 one each (bisected), interval 3
+    # one but narrower than the tolerance (kept)
+    iv = np.array([[cuts[0], cuts[3]], [cuts[3], cuts[4]], [cuts[5], cuts[6]], [ev[8] - 1e-4, ev[8] + 1e-4]],
+                  np.float32)
+    counts = np.array([3, 1, 1, 1], np.uint32)
+    new = gpu.to_device(np.zeros(2 * 6, np.float32))
+    gpu.dispatch(kernel("EigenValue", "recalculateEigenIntervals"), grid=(6,), block=(6,),
+                 args=[new, gpu.to_device(iv.ravel().copy()), gpu.to_device(counts), gpu.to_device(diag),
+                       gpu.to_device(off), np.uint32(n), np.float32(1e-3)])
+    got = new.to_numpy().reshape(6, 2)
+    w = (iv[0, 1] - iv[0, 0]) / np.float32(3)
+    for t in range(3):
+        np.testing.assert_allclose(got[t], [iv[0, 0] + w * t, iv[0, 0] + w * t + w], rtol=1e-6)
+    for t, k, e in ((3, 1, ev[3]), (4, 2, ev[5])):     # e: the one eigenvalue inside interval k
+        mid = (iv[k, 0] + iv[k, 1]) / np.float32(2)
+        assert got[t].tolist() == ([mid, iv[k, 1]] if e > mid else [iv[k, 0], mid])
+    assert got[5].tolist() == iv[3].tolist()
