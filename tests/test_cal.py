@@ -367,3 +367,60 @@ def test_cal_eigen_recalculate(gpu):
         mid = (iv[k, 0] + iv[k, 1]) / np.float32(2)
         assert got[t].tolist() == ([mid, iv[k, 1]] if e > mid else [iv[k, 0], mid])
     assert got[5].tolist() == iv[3].tolist()
+
+
+@needs_sdk
+def test_cal_binomial_options(gpu):
+    steps, groups = 64, 4          # even, as the host program's 254: the loop takes two steps a turn
+    r = np.random.default_rng(13).random((groups, 4)).astype(np.float32)
+    out = gpu.to_device(np.zeros(groups * 4, np.float32))
+    gpu.dispatch(kernel("BinomialOption", "binomial_options"), grid=((steps + 1) * groups,), block=(steps + 1,),
+                 args=[np.int32(steps), gpu.to_device(r.ravel().copy()), out,
+                       gcnemu.Local((steps + 1) * 16), gcnemu.Local((steps + 1) * 16)])
+    x = r.astype(np.float64)
+    s, k, years = (1 - x) * 5 + x * 30, (1 - x) * 1 + x * 100, (1 - x) * 0.25 + x * 10
+    dt = years / steps
+    vsdt, rr = 0.30 * np.sqrt(dt), np.exp(0.02 * dt)
+    u = np.exp(vsdt)
+    d = 1 / u
+    pu = (rr - d) / (u - d)
+    pub, pdb = pu / rr, (1 - pu) / rr
+    tid = np.arange(steps + 1)[:, None, None]
+    call = np.maximum(s * np.exp(vsdt * (2.0 * tid - steps)) - k, 0)      # (steps+1, groups, 4)
+    for _ in range(steps):
+        call = pub * call[:-1] + pdb * call[1:]
+    np.testing.assert_allclose(out.to_numpy().reshape(groups, 4), call[0], rtol=1e-4, atol=1e-4)
+
+
+def _ran1_ref(idum):
+    """URNG's ran1 with C integer semantics (division truncates toward zero)."""
+    IA, IM, IQ, IR, NTAB = 16807, 2147483647, 127773, 2836, 16
+    ndiv = 1 + (IM - 1) // NTAB
+    cdiv = lambda a, b: int(a / b) if abs(a) < 2 ** 52 else -(-a // b) if a < 0 else a // b
+    iv = [0] * NTAB
+    for j in range(NTAB, -1, -1):
+        k = cdiv(idum, IQ)
+        idum = IA * (idum - k * IQ) - IR * k
+        if idum < 0:
+            idum += IM
+        if j < NTAB:
+            iv[j] = idum
+    iy = iv[0]
+    return iv[iy // ndiv] / IM
+
+
+@needs_sdk
+def test_cal_urng_noise_uniform(gpu):
+    w, h, factor = 64, 2, 20
+    img = np.random.default_rng(14).integers(0, 256, (h, w, 4)).astype(np.uint8)
+    out = gpu.to_device(np.zeros(h * w * 4, np.uint8))
+    gpu.dispatch(kernel("URNG", "noise_uniform"), grid=(w, h), block=(64, 1),
+                 args=[gpu.to_device(img.ravel().copy()), out, np.int32(factor)])
+    t = img.reshape(-1, 4).astype(np.float64)
+    avg = (t[:, 0] + t[:, 1] + t[:, 2] + t[:, 1]) / 4
+    dev = np.array([(_ran1_ref(int(-a)) - 0.55) * factor for a in avg])
+    ref = np.clip(t + dev[:, None], 0, 255)
+    # convert_uchar4_sat rounds toward zero; float32 arithmetic may land within 1 of the ideal
+    got = out.to_numpy().reshape(-1, 4).astype(np.float64)
+    assert np.abs(got - np.trunc(ref)).max() <= 1
+    assert (got == np.trunc(ref)).mean() > 0.95
