@@ -424,3 +424,25 @@ def test_cal_urng_noise_uniform(gpu):
     got = out.to_numpy().reshape(-1, 4).astype(np.float64)
     assert np.abs(got - np.trunc(ref)).max() <= 1
     assert (got == np.trunc(ref)).mean() > 0.95
+
+
+@needs_sdk
+@pytest.mark.parametrize("sample", sorted(SAMPLES))
+def test_cal_disassembly_is_text_and_round_trips(sample):
+    prog = gcnemu.load(binary(sample))
+    for n in prog.kernel_names:
+        code = prog.kernel(n).info.code
+        text = gcnemu.disassemble(code)
+        assert ".long" not in text
+        assert gcnemu.assemble(text) == code
+
+
+def test_vop3_unused_src2_field_round_trips():
+    # v_mul_lo_i32 v1, v2, v3 with src2 = 0x80, as AMD's compiler writes it (words from the
+    # VOP3 layout: 0xd2d60001 | src0 0x102, src1 0x103, src2 0x80)
+    word1 = 0x102 | 0x103 << 9 | 0x80 << 18
+    code = struct.pack("<II", 0xD2D60001, word1)
+    text = gcnemu.disassemble(code).strip()
+    assert text.startswith("v_mul_lo_i32 v1, v2, v3") and "src2:0x80" in text
+    assert gcnemu.assemble(text) == code
+    assert gcnemu.assemble("v_mul_lo_i32 v1, v2, v3") == struct.pack("<II", 0xD2D60001, 0x102 | 0x103 << 9)
