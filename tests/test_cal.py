@@ -446,3 +446,13 @@ def test_vop3_unused_src2_field_round_trips():
     assert text.startswith("v_mul_lo_i32 v1, v2, v3") and "src2:0x80" in text
     assert gcnemu.assemble(text) == code
     assert gcnemu.assemble("v_mul_lo_i32 v1, v2, v3") == struct.pack("<II", 0xD2D60001, 0x102 | 0x103 << 9)
+
+
+@needs_sdk
+def test_cal_cli_disasm(capsys):
+    from gcnemu.cli import main
+    assert main(["disasm", binary("RadixSort")]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("histogram:\n") and "\npermute:\n" in text and ".long" not in text
+    body = text.split("permute:\n")[1]
+    assert gcnemu.assemble(body) == kernel("RadixSort", "permute").info.code
