@@ -37,8 +37,9 @@ def unmapped_access_error(rep: DispatchReport, hint: str) -> MemoryFault:
     total = len(rep.faults) + rep.dropped.get("faults", 0)
     shown = "; ".join(rep.faults[:4])
     more = f" (and {total - 4} more)" if total > 4 else ""
-    return MemoryFault(f"kernel {rep.kernel}: {total} access(es) to unmapped memory: "
-                       f"{shown}{more}. Loads returned 0 and stores were dropped; {hint}")
+    return MemoryFault(f"kernel {rep.kernel}: {total} access(es) to unmapped memory or past "
+                       f"the LDS allocation: {shown}{more}. Loads returned 0 and stores were "
+                       f"dropped; {hint}")
 
 
 class Buffer:
@@ -208,7 +209,8 @@ class GPU:
 
     # --- dispatch --------------------------------------------------------------------------
     def dispatch(self, kernel: Kernel, grid: Sequence[int], block: Sequence[int], args: Sequence = (),
-                 *, strict: bool = True, workers: int = 1, time_limit="gpu") -> DispatchReport:
+                 *, strict: bool = True, workers: int = 1, time_limit="gpu", offset=None,
+                 implicit_args: str = "auto") -> DispatchReport:
         """Run ``kernel`` over ``grid`` work-items in workgroups of ``block``.
 
         ``args`` are the kernel's explicit arguments in order: Buffers (or addresses) for
@@ -225,6 +227,16 @@ class GPU:
 
         ``time_limit``: seconds (None: none) after which the dispatch stops with an
         ExecutionError; by default the GPU's.
+
+        ``offset``: the global work offset (OpenCL's global_work_offset), one entry per
+        dimension of ``grid``: get_global_id adds it, get_global_offset returns it.
+        ``implicit_args`` says how the hidden (implicit) kernel arguments are laid out:
+        "rocm" as the code object's metadata describes them (hidden_global_offset_x/y/z,
+        hidden_grid_dims, ...), "libclc" as libclc-14's built-ins read them (dword 0 =
+        work_dim, dwords 1-3 = global offsets, at the first hidden argument), "auto" (the
+        default): "libclc" for kernels gcnemu compiled from OpenCL C (gcnemu.load of a .cl
+        file, gcnemu.cl), "rocm" for the others. The AQL packet's setup dimensions and
+        hidden_grid_dims say how many dimensions ``grid`` has.
         """
         workers = _count("workers", workers)
         time_limit = self.time_limit if isinstance(time_limit, str) and time_limit == "gpu" \
@@ -233,13 +245,34 @@ class GPU:
             raise DispatchError(f"dispatch takes a Kernel (from gcnemu.load(...).kernel(name)), "
                                 f"not {type(kernel).__name__}")
         info = kernel.info
-        ndim = len(grid) if isinstance(grid, (tuple, list)) else 1
+        try:
+            grid, block = tuple(grid), tuple(block)
+        except TypeError:
+            pass                       # launch_shape says what is wrong
+        ndim = len(grid) if isinstance(grid, tuple) and 1 <= len(grid) <= 3 else 3
         grid, block = launch_shape(grid, block, info, self.config)
+        if offset is None:
+            offset = (0, 0, 0)
+        else:
+            try:
+                offset = tuple(operator.index(o) for o in offset)
+            except TypeError:
+                raise DispatchError(f"offset is a tuple of integers, one per grid dimension, "
+                                    f"not {offset!r}") from None
+            if len(offset) != ndim or any(o < 0 or o > 0xFFFFFFFF for o in offset):
+                raise DispatchError(f"offset {offset} needs {ndim} integers in 0..2^32-1, one "
+                                    f"per dimension of grid {grid[:ndim]}")
+            offset = offset + (0,) * (3 - ndim)
+        if implicit_args == "auto":
+            implicit_args = "libclc" if getattr(kernel, "libclc", False) else "rocm"
+        elif implicit_args not in ("rocm", "libclc"):
+            raise DispatchError(f"implicit_args is 'auto', 'rocm' or 'libclc', not {implicit_args!r}")
         t0 = time.perf_counter()
 
         # dynamic LDS for __local arguments goes after the static allocation
         lds_size = info.group_segment_fixed_size
         arg_values = []
+        lds_shares = []     # (argument, first byte, bytes) of each Local, for fault messages
         params = info.explicit_args if info.has_metadata else []   # raw assembly: no types
         for i, a in enumerate(args):
             if i < len(params):     # a wrong count is the kernarg builder's to report
@@ -262,6 +295,11 @@ class GPU:
                                         f"was freed")
             if isinstance(a, Local):
                 lds_size = (lds_size + 15) & ~15
+                p = params[i] if i < len(params) else None
+                label = f"argument {i}" if p is None else \
+                    f"argument {i} (" + (f"{p.name}: " if p.name else "") + \
+                    f"{p.type_name or p.value_kind})"
+                lds_shares.append((label, lds_size, int(a.nbytes)))
                 arg_values.append(lds_size)
                 lds_size += int(a.nbytes)
             else:
@@ -275,10 +313,12 @@ class GPU:
         # everything that does not depend on the argument values is kept per launch shape
         # (see launch.Launch). The key holds the kernel's info and program as they are now
         # (the launch keeps both alive, so their ids stay theirs)
-        key = (kernel, id(info), id(kernel.program), grid, block, lds_size, max(1, int(workers)), ndim)
+        key = (kernel, id(info), id(kernel.program), grid, block, lds_size, max(1, int(workers)),
+               ndim, offset, implicit_args)
         with CompileWatch(self.on_compile) as compiling:
             launch = self._launches.take(key) or Launch(self, kernel, grid, block, lds_size,
-                                                        workers, ndim)
+                                                        workers, ndim, offset, implicit_args)
+            launch.ctx["lds_shares"] = lds_shares
             try:
                 launch.write_segments(self.memory, launch.kernarg.build(arg_values))
                 rep = launch.run(self, workers, time_limit)

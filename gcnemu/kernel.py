@@ -32,6 +32,9 @@ class Kernel:
         self.entry_row = entry_row
         self.code_address = code_address   #: code-object address of the program's first byte
         self._code_facts = None            #: see code_facts
+        #: compiled by gcnemu from OpenCL C against libclc-14: dispatch lays the implicit
+        #: arguments out as libclc reads them (see GPU.dispatch, implicit_args)
+        self.libclc = False
 
     def __repr__(self) -> str:
         return f"Kernel({self.name!r}, {len(self.program.instructions)} instructions)"
@@ -48,8 +51,9 @@ class Kernel:
 class LoadedProgram:
     """A loaded code object (or assembled source): its kernels by name."""
 
-    def __init__(self, code_object: CodeObject | None, kernels: dict):
+    def __init__(self, code_object: CodeObject | None, kernels: dict, libclc: bool = False):
         self.code_object = code_object
+        self.libclc = libclc
         self._infos = kernels
         self._kernels: dict[str, Kernel] = {}
         self._text_program: Program | None = None
@@ -82,6 +86,7 @@ class LoadedProgram:
             else:
                 self._kernels[name] = Kernel(info, decode_kernel(info, info.code), co, 0,
                                              info.entry_address)
+            self._kernels[name].libclc = self.libclc
         return self._kernels[name]
 
     def _text(self) -> Program:
@@ -138,7 +143,7 @@ def load(src, options=None) -> LoadedProgram:
             raise LoaderError(f"cannot read {src}: {e.strerror}") from None
         co = load_code_object(compile_opencl(text, options or (), name=os.path.basename(str(src)),
                                              include_dir=os.path.dirname(os.path.abspath(src))))
-        return LoadedProgram(co, co.kernels)
+        return LoadedProgram(co, co.kernels, libclc=True)
     if is_path and str(src).endswith(".s"):
         from .isa.assembler import assemble
         text = open(src).read()

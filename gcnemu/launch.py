@@ -19,7 +19,8 @@ from .exec.engine import SLICE_STEPS, error_from_wave, run_group_waves, run_slic
 from .hardware import occupancy
 from .kernel import Kernel
 from .exec.layout import (EXEC_HI, EXEC_LO, M0, NWS, ST_BARRIER, ST_HALTED, WS_CODE_BASE,
-                          WS_FAULTS, WS_GROUP, WS_HW_ID, WS_LDS_BASE, WS_LDS_SIZE, WS_MODE, WS_PC, WS_SCRATCH_BASE,
+                          WS_FAULTS, WS_GROUP, WS_HW_ID, WS_LDS_BASE, WS_LDS_OVERRUN_ADDR,
+                          WS_LDS_OVERRUN_LANE, WS_LDS_OVERRUN_ROW, WS_LDS_OVERRUNS, WS_LDS_SIZE, WS_MODE, WS_PC, WS_SCRATCH_BASE,
                           WS_SCRATCH_WAVE, WS_SGPRS, WS_STATUS, WS_VBASE, WS_VCOUNT)
 from .loader import abi
 from .mem.descriptors import scratch_vsharp
@@ -68,17 +69,24 @@ class Launch:
     (BatchState.reset and Launch._init_batch). The per-dispatch values (dispatch id, the
     addresses of packet and kernarg segment) are set by _init_batch each time."""
 
-    def __init__(self, gpu, kernel: Kernel, grid, block, lds_size: int, workers: int, ndim: int = 3):
+    def __init__(self, gpu, kernel: Kernel, grid, block, lds_size: int, workers: int,
+                 ndim: int = 3, offset=(0, 0, 0), implicit_args: str = "rocm"):
         info = kernel.info
         config = gpu.config
-        self.info, self.grid, self.block = info, grid, block
+        self.info, self.grid, self.block, self.ndim = info, grid, block, ndim
         self.cal = cal = getattr(info, "cal", None)
         if cal is not None:
             from .loader.cal import CalLaunchLayout
             self.kernarg = CalLaunchLayout(info, grid, block, ndim)
+        elif info.code_object_version:
+            hidden = abi.default_hidden_args(grid[:ndim], block[:ndim])
+            for i, ax in enumerate("xyz"):
+                hidden[f"hidden_global_offset_{ax}"] = int(offset[i])
+            self.kernarg = abi.KernargLayout(info, hidden)
+            if implicit_args == "libclc":
+                self.kernarg.use_libclc_implicit_args(ndim, offset)
         else:
-            self.kernarg = abi.KernargLayout(info, abi.default_hidden_args(grid, block)) \
-                if info.code_object_version else _RawKernarg()
+            self.kernarg = _RawKernarg()
         self.priv = priv = int(info.private_segment_fixed_size)
         groups = [-(-grid[i] // block[i]) for i in range(3)]
         self.ngroups = ngroups = groups[0] * groups[1] * groups[2]
@@ -153,7 +161,7 @@ class Launch:
         pkt = self._region(mem, "dispatch_packet", PAGE_SIZE + 64)
         kd = pkt + PAGE_SIZE
         if self._packet[:2] != (ka, kd):
-            self._packet = (ka, kd, abi.build_aql_dispatch_packet(self.grid, self.block, ka, kd, self.priv,
+            self._packet = (ka, kd, abi.build_aql_dispatch_packet(self.grid[:self.ndim], self.block[:self.ndim], ka, kd, self.priv,
                                                                   self.ctx["lds_size"]))
         # direct access to the backing array (byte i is address BASE + i)
         data = mem.data
@@ -360,13 +368,18 @@ class Launch:
             for i in range(min(nf, st.faults.shape[1])):
                 addr, row, lane, wr = (int(x) for x in st.faults[w, i])
                 res.faults.append(self._describe_fault(gpu.memory, batch, w, addr, row, lane, wr))
+        for w in np.flatnonzero(ws[:, WS_LDS_OVERRUNS]).tolist():
+            res.faults.append(self._describe_lds_overrun(batch, w, int(ws[w, WS_LDS_OVERRUN_ADDR]),
+                                                         int(ws[w, WS_LDS_OVERRUN_ROW]),
+                                                         int(ws[w, WS_LDS_OVERRUN_LANE])))
         nmsg = min(int(st.msgs[0, 0]), st.msgs.shape[0] - 1)
         res.messages = [(int(st.msgs[i, 0]), int(st.msgs[i, 1]), int(st.msgs[i, 2]))
                         for i in range(1, nmsg + 1)]
         res.halted = int(np.count_nonzero(ws[:, WS_STATUS] == ST_HALTED))
         # what did not fit in the record buffers is counted, not lost without a word
         res.dropped = {"s_sendmsg": int(st.msgs[0, 0]) - nmsg,
-                       "faults": int(ws[:, WS_FAULTS].sum()) - len(res.faults),
+                       "faults": int(ws[:, WS_FAULTS].sum() + ws[:, WS_LDS_OVERRUNS].sum())
+                       - len(res.faults),
                        "exports": int(st.exports[0, 0]) - len(res.exports)}
         if bad >= 0:
             g = batch[bad // wpg]
@@ -524,6 +537,29 @@ class Launch:
         lane_txt = f"lane {lane}" if lane >= 0 else "scalar"
         return (f"{'store to' if wr else 'load from'} 0x{addr:x} ({where}) by kernel {info.name}, "
                 f"workgroup {gid}, wave {w % wpg}, {lane_txt}, pc 0x{pc:x} '{ins}'")
+
+    def _describe_lds_overrun(self, batch, w, addr, row, lane_wr) -> str:
+        """The first LDS access past its workgroup's allocation of wave w of a batch, as text
+        naming the share it overran: the last __local argument's, or the kernel's own."""
+        info, prog, wpg, groups = self.info, self.ctx["prog"], self.ctx["waves_per_group"], \
+            self.ctx["groups"]
+        g = batch[w // wpg]
+        gid = (g % groups[0], (g // groups[0]) % groups[1], g // (groups[0] * groups[1]))
+        pc = prog.instructions[row].offset if 0 <= row < len(prog.instructions) else -1
+        ins = prog.text_at(row) if 0 <= row < len(prog.instructions) else "?"
+        size = self.ctx["lds_size"]
+        shares = self.ctx.get("lds_shares") or []
+        if shares:
+            what, start, nbytes = shares[-1]
+            share = (f"past {what}, whose gcnemu.Local({nbytes}) is bytes {start}..{start + nbytes - 1}: "
+                     f"pass a larger Local")
+        else:
+            share = f"past the kernel's own {size} bytes (group_segment_fixed_size)"
+        kind = "store to" if lane_wr >= 256 else "load from"
+        return (f"LDS {kind} byte {addr} of a {size}-byte workgroup allocation, {share}; by "
+                f"kernel {info.name}, workgroup {gid}, wave {w % wpg}, lane {lane_wr & 255}, "
+                f"pc 0x{pc:x} '{ins}'")
+
 
 class DispatchStopped(Exception):
     """A batch stopped between slices because another batch of its dispatch failed."""

@@ -89,3 +89,53 @@ def test_a_local_pointer_needs_local():
         gpu.dispatch(k, grid=(256,), block=(256,), args=[inp, gcnemu.Local(4), gcnemu.Local(1024)])
     gpu.dispatch(k, grid=(256,), block=(256,), args=[inp, part, gcnemu.Local(1024)])
     assert part.to_numpy()[0] == data.sum()
+
+
+def test_a_local_smaller_than_the_kernel_touches_is_a_fault_naming_it():
+    # reduce_sum stores one uint per work-item into its __local argument (ds_write_b32, the
+    # engine's row-kernel path): 256 work-items need 1024 bytes; 512 leaves lanes 128..255
+    # past the allocation
+    gpu = gcnemu.GPU()
+    k = gcnemu.load(REDUCE).kernel("reduce_sum")
+    inp, part = gpu.to_device(np.arange(256, dtype=np.uint32)), gpu.empty(1, np.uint32)
+    with pytest.raises(gcnemu.MemoryFault, match=r"LDS store to byte 512 of a 512-byte workgroup "
+                                                 r"allocation, past argument 2 \(uint\*\), whose "
+                                                 r"gcnemu.Local\(512\) is bytes 0..511"):
+        gpu.dispatch(k, grid=(256,), block=(256,), args=[inp, part, gcnemu.Local(512)])
+    rep = gpu.dispatch(k, grid=(256,), block=(256,), args=[inp, part, gcnemu.Local(512)],
+                       strict=False)
+    assert rep.faults and all("past argument 2" in f for f in rep.faults)
+    # the hardware's behaviour is kept: the overrun wrote nothing, the rest ran
+    rep = gpu.dispatch(k, grid=(256,), block=(256,), args=[inp, part, gcnemu.Local(1024)])
+    assert rep.faults == [] and part.to_numpy()[0] == np.arange(256).sum()
+
+
+BYTE_LDS = """
+__kernel void bytes(__global uchar *out, __local uchar *tmp)
+{
+    uint lid = get_local_id(0);
+    tmp[lid] = (uchar)(lid * 3);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = tmp[get_local_size(0) - 1 - lid];
+}
+"""
+
+
+def test_a_byte_overrun_of_local_is_a_fault_too(tmp_path):
+    # ds_write_b8 / ds_read_u8 run on the DS lane loop, not the row kernels
+    pytest.importorskip("gcnemu.loader.opencl")
+    src = tmp_path / "bytes.cl"
+    src.write_text(BYTE_LDS)
+    try:
+        k = gcnemu.load(src).kernel("bytes")
+    except gcnemu.LoaderError as e:    # no clang-14 / libclc-14 here
+        pytest.skip(str(e))
+    gpu = gcnemu.GPU()
+    out = gpu.empty(64, np.uint8)
+    rep = gpu.dispatch(k, grid=(64,), block=(64,), args=[out, gcnemu.Local(48)], strict=False)
+    assert any(f.startswith("LDS store to byte 48 of a 48-byte") and "argument 1 (uchar*)" in f
+               for f in rep.faults), rep.faults
+    # lanes 48..63 store past the 48 bytes, lanes 0..15 load past them: one report, 32 counted
+    assert len(rep.faults) + rep.dropped["faults"] == 32
+    gpu.dispatch(k, grid=(64,), block=(64,), args=[out, gcnemu.Local(64)])
+    assert np.array_equal(out.to_numpy(), ((63 - np.arange(64)) * 3).astype(np.uint8))

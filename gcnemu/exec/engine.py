@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ExecutionError
-from ..mem.ds import call_lds_rows
+from ..mem.ds import call_lds_rows, note_lds_row_overrun
 from ..mem.entry import call_family
 from ..mem.flat import call_flat_rows
 from ..mem.formats import format_error_text
@@ -763,10 +763,22 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             # mem.ds.lds_row_form), on the wave's rows and LDS window, limit min(M0, size)
             ex = (U64(sregs[w, EXEC_LO]) | (U64(sregs[w, EXEC_HI]) << U64(32)))
             lim = min(np.int64(sregs[w, M0]), ws[w, WS_LDS_SIZE])
-            call_lds_rows(code[pc, C_DS_FN], pv + (vbase + code[pc, C_DS_ROW_A]) * vstride,
-                          pv + (vbase + code[pc, C_DS_ROW_B]) * vstride,
-                          plds + ws[w, WS_LDS_BASE], pv + (vbase + code[pc, C_F3]) * vstride,
-                          code[pc, C_DS_UO0], code[pc, C_DS_UO1], code[pc, C_DS_AMASK], lim, ex)
+            arow = vbase + code[pc, C_F3]
+            if code[pc, C_F3] >= code[pc, C_DS_ROW_A]:
+                # a load may overwrite its address row: keep the addresses for a fault report
+                for l in range(64):
+                    t32[7, l] = vgpr[arow, l]
+            bad = call_lds_rows(code[pc, C_DS_FN], pv + (vbase + code[pc, C_DS_ROW_A]) * vstride,
+                                pv + (vbase + code[pc, C_DS_ROW_B]) * vstride,
+                                plds + ws[w, WS_LDS_BASE], pv + (vbase + code[pc, C_F3]) * vstride,
+                                code[pc, C_DS_UO0], code[pc, C_DS_UO1], code[pc, C_DS_AMASK],
+                                lim, ex)
+            if bad != U64(0) and lim == ws[w, WS_LDS_SIZE]:
+                # past the allocation, not only past M0: a fault to report (the hardware's 0)
+                note_lds_row_overrun(code[pc], ws, w, pc,
+                                     t32[7] if code[pc, C_F3] >= code[pc, C_DS_ROW_A] else vgpr[arow],
+                                     code[pc, C_DS_UO0], code[pc, C_DS_UO1], code[pc, C_DS_AMASK],
+                                     bad)
             ws[w, WS_LDS_INSTS] += 1
         elif h == H_FLAT and code[pc, C_FAST] != 0 and code[pc, C_VMAX] <= vcount and \
                 ndata >= code[pc, C_FL_SPAN] and call_flat_rows(

@@ -156,6 +156,11 @@ def _lds_addresses(builder, addr, uo, amask, ulim, n):
     return a, ok
 
 
+def _lanes_out_of_range(builder, exv, ok):
+    """The i64 mask of the lanes of ``exv`` (<64 x i1>) where ``ok`` is false."""
+    return builder.bitcast(builder.and_(exv, builder.not_(ok)), ir.IntType(64))
+
+
 def _group(builder, base, a, m, g, n):
     """The lanes 16g..16g+15 of offsets ``a`` and mask ``m`` as _grouped_rows and
     _grouped_store take them: (ag, mg, consecutive, uniform, start): the group's offsets and
@@ -353,9 +358,10 @@ def _lds_gather_intrinsic(n, pairs):
     rows goes to dst + 256k under ``ex`` (one masked store each); other lanes keep their
     values. All addresses are read, and all loads done, before the first store (the
     destination may overlap the address row). Lanes that are not loaded never read memory
-    (_grouped_rows), so out-of-range lanes never read outside the LDS."""
+    (_grouped_rows), so out-of-range lanes never read outside the LDS. Returns the mask of
+    the lanes of ``ex`` with an access out of range."""
     def gather(typingctx, dst, lds, src, uo0, uo1, amask, ulim, ex):
-        sig = types.void(dst, lds, src, uo0, uo1, amask, ulim, ex)
+        sig = types.uint64(dst, lds, src, uo0, uo1, amask, ulim, ex)
 
         def codegen(context, builder, signature, args):
             i1, i32, i64 = ir.IntType(1), ir.IntType(32), ir.IntType(64)
@@ -369,13 +375,15 @@ def _lds_gather_intrinsic(n, pairs):
             addr = builder.load(builder.inttoptr(src_, ptr), align=4)
             exv = builder.bitcast(ex_, pred)
             values = []
+            all_ok = None
             for uo in (uo0_, uo1_)[:pairs]:
                 a, ok = _lds_addresses(builder, addr, uo, amask_, ulim_, n)
+                all_ok = ok if all_ok is None else builder.and_(all_ok, ok)
                 values.extend(_grouped_rows(context, builder, lds_, a, builder.and_(ok, exv), n))
             for k, v in enumerate(values):
                 d = builder.add(dst_, ir.Constant(i64, 256 * k)) if k else dst_
                 builder.call(fn_store, [v, builder.inttoptr(d, ptr), ir.Constant(i32, 4), exv])
-            return context.get_dummy_value()
+            return _lanes_out_of_range(builder, exv, all_ok)
         return sig, codegen
     gather.__name__ = f"lds_gather{pairs}_{n}"
     return intrinsic(gather)
@@ -501,9 +509,10 @@ def _lds_scatter_intrinsic(n, pairs):
     (data1 for the second address), 256 bytes apart, are stored at lds + a: a later lane's (and
     a lane's second address's) store wins where accesses meet, as in the hardware's lane order.
     One address: by groups of 16 lanes (_grouped_store). Two: a lane that is off or out of
-    range stores to a stack slot instead (one branch-free loop)."""
+    range stores to a stack slot instead (one branch-free loop). Returns the mask of the lanes
+    of ``ex`` with an access out of range."""
     def scatter(typingctx, lds, src, data0, data1, uo0, uo1, amask, ulim, ex):
-        sig = types.void(lds, src, data0, data1, uo0, uo1, amask, ulim, ex)
+        sig = types.uint64(lds, src, data0, data1, uo0, uo1, amask, ulim, ex)
 
         def codegen(context, builder, signature, args):
             from numba.core import cgutils
@@ -518,11 +527,13 @@ def _lds_scatter_intrinsic(n, pairs):
             if pairs == 1:
                 a, ok = _lds_addresses(builder, addr, uo0_, amask_, ulim_, n)
                 _grouped_store(context, builder, lds_, a, builder.and_(ok, exv), n, data0_)
-                return context.get_dummy_value()
+                return _lanes_out_of_range(builder, exv, ok)
             sink = builder.ptrtoint(cgutils.alloca_once(builder, i32, size=ir.Constant(i64, 4)), i64)
             pbuf = cgutils.alloca_once(builder, row64, size=ir.Constant(i64, pairs))
+            all_ok = None
             for j, uo in enumerate((uo0_, uo1_)[:pairs]):
                 a, ok = _lds_addresses(builder, addr, uo, amask_, ulim_, n)
+                all_ok = ok if all_ok is None else builder.and_(all_ok, ok)
                 p = builder.select(builder.and_(ok, exv),
                                    builder.add(builder.zext(a, row64), _splat(builder, lds_, i64)),
                                    _splat(builder, sink, i64))
@@ -536,7 +547,7 @@ def _lds_scatter_intrinsic(n, pairs):
                         v = builder.load(builder.inttoptr(
                             builder.add(data, ir.Constant(i64, 256 * i + 4 * l)), i32.as_pointer()))
                         builder.store(v, builder.gep(pl, [ir.Constant(i64, i)]) if i else pl)
-            return context.get_dummy_value()
+            return _lanes_out_of_range(builder, exv, all_ok)
         return sig, codegen
     scatter.__name__ = f"lds_scatter{pairs}_{n}"
     return intrinsic(scatter)

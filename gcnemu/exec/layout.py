@@ -126,7 +126,11 @@ OP_NONE, OP_SREG, OP_CONST, OP_VGPR = 0, 1, 2, 3
  ) = range(32)
 WS_FORK_STACK = 32   # six (exec mask, pc row) pairs of the s_cbranch_*_fork stack
 WS_CODE_BASE = 44    # GPU virtual address of the program's first instruction (s_getpc/s_setpc)
-NWS = 48
+#: LDS accesses past the workgroup's allocation (the hardware reads 0 and drops the write;
+#: gcnemu reports them as faults, naming the __local argument whose share was overrun): the
+#: count, and the first one's byte address, program row and lane + 256 * is_write
+WS_LDS_OVERRUNS, WS_LDS_OVERRUN_ADDR, WS_LDS_OVERRUN_ROW, WS_LDS_OVERRUN_LANE = 48, 49, 50, 51
+NWS = 52
 
 #: wave status (WS_STATUS)
 ST_READY, ST_DONE, ST_BARRIER, ST_ERROR, ST_HALTED = range(5)

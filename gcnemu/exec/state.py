@@ -11,8 +11,9 @@ import numpy as np
 from .jit import njit
 from .layout import (ERR_BAD_OPERAND, ERR_OPERAND_SPACE, ERR_SGPR_RANGE, ERR_VGPR_RANGE, EXEC_HI,
                      EXEC_LO, INLINE_F32, INLINE_F64, MASK32, SGPR_MAX, ST_ERROR, U64, VCC_HI,
-                     VCC_LO, WS_ERR, WS_ERR_ARG, WS_ERR_LANE, WS_ERR_ROW, WS_FAULTS, WS_PC, WS_SCC,
-                     WS_SGPRS, WS_STATUS, WS_VCOUNT)
+                     VCC_LO, WS_ERR, WS_ERR_ARG, WS_ERR_LANE, WS_ERR_ROW, WS_FAULTS,
+                     WS_LDS_OVERRUN_ADDR, WS_LDS_OVERRUN_LANE, WS_LDS_OVERRUN_ROW,
+                     WS_LDS_OVERRUNS, WS_PC, WS_SCC, WS_SGPRS, WS_STATUS, WS_VCOUNT)
 
 
 
@@ -121,6 +122,17 @@ def vgpr_ok(ws, w, r, ndw):
         return False
     return True
 
+
+
+@njit(inline="always")
+def record_lds_overrun(ws, w, row, addr, lane, is_write):
+    """Remember an LDS access past the workgroup's allocation (it read 0 / was dropped) by
+    program row ``row``."""
+    if ws[w, WS_LDS_OVERRUNS] == 0:
+        ws[w, WS_LDS_OVERRUN_ADDR] = addr
+        ws[w, WS_LDS_OVERRUN_ROW] = row
+        ws[w, WS_LDS_OVERRUN_LANE] = lane + 256 * is_write
+    ws[w, WS_LDS_OVERRUNS] += 1
 
 
 @njit

@@ -230,6 +230,29 @@ class KernargLayout:
                     raise DispatchError(f"kernel {k.name} {a.value_kind}: {e}") from None
         self.template = bytes(seg)
 
+    def use_libclc_implicit_args(self, ndim: int, offset: Sequence[int]) -> None:
+        """Lay the implicit arguments out as libclc-14 reads them (Mesa clover's layout): at
+        the first hidden argument, dword 0 = work_dim (get_work_dim), dwords 1-3 = the global
+        offsets x, y, z (get_global_offset, added by get_global_id). The code object's
+        metadata describes ROCm's layout (hidden_global_offset_x, 8 bytes, first), which
+        libclc's built-ins do not read; these 16 bytes replace the values placed there. A
+        kernel without hidden arguments in its metadata (none read) is left as it is."""
+        k = self.kernel
+        hidden = [a.offset for a in getattr(k, "args", ()) if a.is_hidden]
+        if self.explicit is None or not hidden:
+            return
+        base = min(hidden)
+        seg = bytearray(self.template)
+        if len(seg) < base + 16:
+            seg.extend(bytes(base + 16 - len(seg)))
+        words = [int(ndim)] + [int(o) for o in offset]
+        for i, w in enumerate(words):
+            if not 0 <= w <= 0xFFFFFFFF:
+                raise DispatchError(f"kernel {k.name}: global offset {w} does not fit in the 32 "
+                                    f"bits libclc reads")
+            seg[base + 4 * i:base + 4 * i + 4] = w.to_bytes(4, "little")
+        self.template = bytes(seg)
+
     def build(self, args: Sequence[Any]) -> bytes:
         """The kernarg segment with the explicit arguments ``args`` (see build_kernarg_segment)."""
         k, explicit = self.kernel, self.explicit

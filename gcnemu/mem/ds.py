@@ -25,8 +25,8 @@ from ..exec.lanes import (lds_gather1_1, lds_gather1_2, lds_gather1_3, lds_gathe
                           lds_scatter1_3, lds_scatter1_4, lds_scatter2_1, lds_scatter2_2)
 from ..exec.layout import (C_K, K_APPEND, K_ATOMIC, K_CONSUME, K_LOAD, K_LOAD2, K_SRC2, K_STORE,
                            K_STORE2, K_SWIZZLE, K_WRXCHG2, M0, MASK32, U64, WS_LDS_BASE,
-                           WS_LDS_INSTS, WS_LDS_SIZE, WS_VBASE)
-from ..exec.state import get_exec, vgpr_ok
+                           WS_LDS_INSTS, WS_LDS_OVERRUNS, WS_LDS_SIZE, WS_PC, WS_VBASE)
+from ..exec.state import get_exec, record_lds_overrun, vgpr_ok
 from .access import (lane_on, lane_value, lds_atomic, lds_read, lds_write, set_lane_value,
                      sext_bytes, vreg, vset)
 from .atomics import ATOMIC_CMPSWAP, ATOMIC_FCMPSWAP, A_CONDXCHG, A_MSKOR, A_WRAP, lds_atomic_new
@@ -122,6 +122,7 @@ def ds_instruction(ins, w, sregs, ws, vgpr, lds, scratch):
         nb = 4 * count
         align = nb
     vb = ws[w, WS_VBASE]
+    lsize = ws[w, WS_LDS_SIZE]
     lds32 = lds[:lds.shape[0] & ~3].view(np.uint32)   # aligned dwords in one access
     for l in range(64):
         if not (ex >> U64(l)) & U64(1):
@@ -130,6 +131,8 @@ def ds_instruction(ins, w, sregs, ws, vgpr, lds, scratch):
         if kind == K_LOAD:
             a = lds_address(addr, offset16, align)
             ok = a + nb <= limit
+            if not gds and a + nb > lsize:
+                record_lds_overrun(ws, w, ws[w, WS_PC], a, l, 0)
             if size < 4:
                 v = U64(0)
                 if ok:
@@ -151,6 +154,8 @@ def ds_instruction(ins, w, sregs, ws, vgpr, lds, scratch):
                     vgpr[vb + vdst + i, l] = np.uint32(v)
         elif kind == K_STORE:
             a = lds_address(addr, offset16, align)
+            if not gds and a + nb > lsize:
+                record_lds_overrun(ws, w, ws[w, WS_PC], a, l, 1)
             if a + nb <= limit:
                 if size < 4:
                     v = U64(vgpr[vb + d0, l])
@@ -170,6 +175,8 @@ def ds_instruction(ins, w, sregs, ws, vgpr, lds, scratch):
             for k in range(2):
                 a = lds_address(addr, (off0 if k == 0 else off1) * scale, nb)
                 ok = a + nb <= limit
+                if not gds and a + nb > lsize:
+                    record_lds_overrun(ws, w, ws[w, WS_PC], a, l, int(kind != K_LOAD2))
                 src = d0 if k == 0 else d1
                 for i in range(count):
                     p = base + a + 4 * i
@@ -202,6 +209,8 @@ def ds_instruction(ins, w, sregs, ws, vgpr, lds, scratch):
                 if offset16 & 0x4000:
                     delta -= 1 << 15
             b = (a + 4 * delta) & ~np.int64(nb - 1)
+            if not gds and max(a, b) + nb > lsize:
+                record_lds_overrun(ws, w, ws[w, WS_PC], max(a, b), l, 1)
             if a + nb <= limit and b >= 0 and b + nb <= limit:
                 v = lds_read(lds, base, b, nb)
                 lds_atomic(lds, base, a, aop, v, U64(0), nb)
@@ -214,6 +223,8 @@ def ds_instruction(ins, w, sregs, ws, vgpr, lds, scratch):
                 if swap_cmp:
                     v, c = c, v
             old = U64(0)
+            if not gds and a + nb > lsize:
+                record_lds_overrun(ws, w, ws[w, WS_PC], a, l, 1)
             if a + nb <= limit:
                 p = base + a
                 if aop == A_CONDXCHG:
@@ -250,54 +261,55 @@ def ds_instruction(ins, w, sregs, ws, vgpr, lds, scratch):
 #
 # kernel(row_a, row_b, lds, addr_row, uo0, uo1, amask, ulim, exec): row_a is the destination
 # (loads) or DATA0 row (stores), row_b the DATA1 row (ds_write2), lds the byte address of the
-# wave's 4-aligned LDS window, ulim the limit min(M0, LDS size) in bytes.
+# wave's 4-aligned LDS window, ulim the limit min(M0, LDS size) in bytes. Each returns the
+# mask of the lanes of exec with an access out of range (see note_lds_row_overrun).
 
 def _lds_read1_1(ra, rb, lds, src, uo0, uo1, amask, ulim, ex):
-    lds_gather1_1(ra, lds, src, uo0, uo1, amask, ulim, ex)
+    return lds_gather1_1(ra, lds, src, uo0, uo1, amask, ulim, ex)
 
 
 def _lds_read1_2(ra, rb, lds, src, uo0, uo1, amask, ulim, ex):
-    lds_gather1_2(ra, lds, src, uo0, uo1, amask, ulim, ex)
+    return lds_gather1_2(ra, lds, src, uo0, uo1, amask, ulim, ex)
 
 
 def _lds_read1_3(ra, rb, lds, src, uo0, uo1, amask, ulim, ex):
-    lds_gather1_3(ra, lds, src, uo0, uo1, amask, ulim, ex)
+    return lds_gather1_3(ra, lds, src, uo0, uo1, amask, ulim, ex)
 
 
 def _lds_read1_4(ra, rb, lds, src, uo0, uo1, amask, ulim, ex):
-    lds_gather1_4(ra, lds, src, uo0, uo1, amask, ulim, ex)
+    return lds_gather1_4(ra, lds, src, uo0, uo1, amask, ulim, ex)
 
 
 def _lds_read2_1(ra, rb, lds, src, uo0, uo1, amask, ulim, ex):
-    lds_gather2_1(ra, lds, src, uo0, uo1, amask, ulim, ex)
+    return lds_gather2_1(ra, lds, src, uo0, uo1, amask, ulim, ex)
 
 
 def _lds_read2_2(ra, rb, lds, src, uo0, uo1, amask, ulim, ex):
-    lds_gather2_2(ra, lds, src, uo0, uo1, amask, ulim, ex)
+    return lds_gather2_2(ra, lds, src, uo0, uo1, amask, ulim, ex)
 
 
 def _lds_write1_1(ra, rb, lds, src, uo0, uo1, amask, ulim, ex):
-    lds_scatter1_1(lds, src, ra, ra, uo0, uo1, amask, ulim, ex)
+    return lds_scatter1_1(lds, src, ra, ra, uo0, uo1, amask, ulim, ex)
 
 
 def _lds_write1_2(ra, rb, lds, src, uo0, uo1, amask, ulim, ex):
-    lds_scatter1_2(lds, src, ra, ra, uo0, uo1, amask, ulim, ex)
+    return lds_scatter1_2(lds, src, ra, ra, uo0, uo1, amask, ulim, ex)
 
 
 def _lds_write1_3(ra, rb, lds, src, uo0, uo1, amask, ulim, ex):
-    lds_scatter1_3(lds, src, ra, ra, uo0, uo1, amask, ulim, ex)
+    return lds_scatter1_3(lds, src, ra, ra, uo0, uo1, amask, ulim, ex)
 
 
 def _lds_write1_4(ra, rb, lds, src, uo0, uo1, amask, ulim, ex):
-    lds_scatter1_4(lds, src, ra, ra, uo0, uo1, amask, ulim, ex)
+    return lds_scatter1_4(lds, src, ra, ra, uo0, uo1, amask, ulim, ex)
 
 
 def _lds_write2_1(ra, rb, lds, src, uo0, uo1, amask, ulim, ex):
-    lds_scatter2_1(lds, src, ra, rb, uo0, uo1, amask, ulim, ex)
+    return lds_scatter2_1(lds, src, ra, rb, uo0, uo1, amask, ulim, ex)
 
 
 def _lds_write2_2(ra, rb, lds, src, uo0, uo1, amask, ulim, ex):
-    lds_scatter2_2(lds, src, ra, rb, uo0, uo1, amask, ulim, ex)
+    return lds_scatter2_2(lds, src, ra, rb, uo0, uo1, amask, ulim, ex)
 
 
 _LDS_ROW_KERNELS = {(K_LOAD, 1): _lds_read1_1, (K_LOAD, 2): _lds_read1_2,
@@ -306,7 +318,7 @@ _LDS_ROW_KERNELS = {(K_LOAD, 1): _lds_read1_1, (K_LOAD, 2): _lds_read1_2,
                     (K_STORE, 1): _lds_write1_1, (K_STORE, 2): _lds_write1_2,
                     (K_STORE, 3): _lds_write1_3, (K_STORE, 4): _lds_write1_4,
                     (K_STORE2, 1): _lds_write2_1, (K_STORE2, 2): _lds_write2_2}
-_LDS_ROW_SIGNATURE = types.void(*([types.uint64] * 9))
+_LDS_ROW_SIGNATURE = types.uint64(*([types.uint64] * 9))
 
 
 def lds_row_form(sub: int, off0: int, off1: int, gds: int, vaddr: int, data0: int, data1: int,
@@ -341,5 +353,25 @@ def lds_row_form(sub: int, off0: int, off1: int, gds: int, vaddr: int, data0: in
 
 
 
-#: call_lds_rows(addr, row_a, row_b, lds, addr_row, uo0, uo1, amask, ulim, exec)
-call_lds_rows = row_kernel_call("call_lds_rows", False)
+#: call_lds_rows(addr, row_a, row_b, lds, addr_row, uo0, uo1, amask, ulim, exec): the mask
+#: of the lanes of exec with an access past ulim
+call_lds_rows = row_kernel_call("call_lds_rows", True)
+
+
+@njit(_nrt=False)
+def note_lds_row_overrun(ins, ws, w, row, addresses, uo0, uo1, amask, bad):
+    """Record the out-of-range lanes ``bad`` of a row kernel (instruction ``ins``, program
+    row ``row``) as LDS overruns, the first with its address (the higher of its two, for
+    ds_read2/write2) from ``addresses``, the instruction's address row as it was."""
+    kind = subop_fields(ins[C_K])[0]
+    lane = 0
+    while not (bad >> U64(lane)) & U64(1):
+        lane += 1
+    v = np.int64(addresses[lane])
+    a = max((v + uo0) & amask, (v + uo1) & amask)
+    record_lds_overrun(ws, w, row, a, lane, int(kind == K_STORE or kind == K_STORE2))
+    n = 0
+    while bad:
+        bad &= bad - U64(1)
+        n += 1
+    ws[w, WS_LDS_OVERRUNS] += n - 1
