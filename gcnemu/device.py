@@ -304,6 +304,9 @@ class GPU:
                 lds_size += int(a.nbytes)
             else:
                 arg_values.append(a)
+        cal = getattr(info, "cal", None)
+        if cal is not None:
+            lds_size = max(lds_size, cal.lds_used)
         if lds_size > self.config.lds_per_cu:
             raise DispatchError(f"kernel {info.name} needs {lds_size} bytes of LDS per workgroup; "
                                 f"a CU has {self.config.lds_per_cu}")

@@ -122,7 +122,8 @@ def decode_text(code: bytes, last_entry: int, name: str) -> Program:
 
 
 def load(src, options=None) -> LoadedProgram:
-    """Load a code object (path or bytes), an OpenCL C file (path ending in .cl: compiled with
+    """Load a code object (path or bytes), a CAL ELF binary of AMD's Catalyst OpenCL driver
+    (path or bytes; see gcnemu.loader.cal), an OpenCL C file (path ending in .cl: compiled with
     clang-14, lld-14 and libclc-14, and cached; ``options`` such as ``["-DN=4"]`` go to clang;
     see gcnemu.loader.opencl) or a GCN assembly file (path ending in .s).
 
@@ -148,6 +149,19 @@ def load(src, options=None) -> LoadedProgram:
         text = open(src).read()
         name = os.path.splitext(os.path.basename(str(src)))[0]
         return LoadedProgram(None, {name: assembly_kernel_info(name, assemble(text))})
+    from .loader.cal import is_cal_binary, load_cal
+    raw = src
+    if is_path:
+        try:
+            with open(src, "rb") as f:
+                raw = f.read(20)
+        except OSError:
+            raw = b""           # load_code_object names the problem
+    if isinstance(raw, (bytes, bytearray, memoryview)) and is_cal_binary(bytes(raw[:20])):
+        if is_path:
+            with open(src, "rb") as f:
+                raw = f.read()
+        return LoadedProgram(None, load_cal(bytes(raw), str(src) if is_path else "CAL binary"))
     co = load_code_object(src)
     return LoadedProgram(co, co.kernels)
 

@@ -74,7 +74,11 @@ class Launch:
         info = kernel.info
         config = gpu.config
         self.info, self.grid, self.block, self.ndim = info, grid, block, ndim
-        if info.code_object_version:
+        self.cal = cal = getattr(info, "cal", None)
+        if cal is not None:
+            from .loader.cal import CalLaunchLayout
+            self.kernarg = CalLaunchLayout(info, grid, block, ndim)
+        elif info.code_object_version:
             hidden = abi.default_hidden_args(grid[:ndim], block[:ndim])
             for i, ax in enumerate("xyz"):
                 hidden[f"hidden_global_offset_{ax}"] = int(offset[i])
@@ -92,7 +96,11 @@ class Launch:
         scount = max(8, min(104, info.sgpr_count))
         self.occ = occupancy(vcount, info.sgpr_count, lds_size, waves_per_group, config)
         self.serial_reason, uses_gds = kernel.code_facts()
-        sgpr_layout = abi.initial_sgpr_layout(info) if info.code_object_version else _asm_sgpr_layout(info)
+        if cal is not None:
+            sgpr_layout = [(what, first, n) for what, first, n, _v in self.kernarg.user_sgprs(0)]
+            sgpr_layout += _cal_system_sgprs(info)
+        else:
+            sgpr_layout = abi.initial_sgpr_layout(info) if info.code_object_version else _asm_sgpr_layout(info)
         nworkers = 1 if self.serial_reason else max(1, int(workers))
         groups_per_batch = max(1, gpu.waves_per_batch // waves_per_group)
         if priv:
@@ -404,7 +412,8 @@ class Launch:
         # worker: its scratch V# differs; batches cut by the grid's edge each have their own,
         # up to MAX_EDGE_TEMPLATES)
         tkey = "full" if full else lo
-        t = st.templates.get(tkey)
+        # CAL kernels: the user SGPRs hold descriptors of the launch blob, set up every time
+        t = st.templates.get(tkey) if self.cal is None else None
         if t is not None:
             w = t["w"]
             values = t["per_dispatch"]
@@ -453,6 +462,8 @@ class Launch:
             "workgroup_id_x": gx[wg], "workgroup_id_y": gy[wg], "workgroup_id_z": gz[wg],
             "workgroup_info": info_val, "private_segment_wave_offset": wave_off,
         }
+        if self.cal is not None:
+            values.update({what: v for what, _f, _n, v in self.kernarg.user_sgprs(ctx["kernarg_segment_ptr"])})
         for what, first, count in ctx["sgpr_layout"]:
             if what == "private_segment_buffer":
                 words = scratch.vsharp if scratch is not None else _NO_SCRATCH_VSHARP
@@ -495,7 +506,9 @@ class Launch:
             for i in range(nid):
                 vgpr[w * vcount + i, :] = vals[i]
         w = w.astype(np.int64)
-        if tkey not in st.set_up:
+        if self.cal is not None:
+            pass
+        elif tkey not in st.set_up:
             # made when a kind of batch is set up a second time: a launch dispatched once (each
             # dispatch of a new shape) does not pay for copying its state
             st.set_up.add(tkey)
@@ -657,6 +670,16 @@ def _raw_arg(v) -> bytes:
     if isinstance(addr, int):
         return (addr & 0xFFFFFFFFFFFFFFFF).to_bytes(8, "little")
     raise DispatchError(f"assembly kernels take Buffers, numpy scalars or ints, not {type(v).__name__}")
+
+
+def _cal_system_sgprs(info):
+    """A CAL kernel's system SGPRs: the enabled workgroup ids after its user SGPRs."""
+    out, n = [], info.user_sgpr_count
+    for a in "xyz":
+        if getattr(info, f"enable_sgpr_workgroup_id_{a}"):
+            out.append((f"workgroup_id_{a}", n, 1))
+            n += 1
+    return out
 
 
 def _asm_sgpr_layout(info):

@@ -65,6 +65,20 @@ def _cmd_disasm(args) -> int:
 
     data = Path(args.file).read_bytes() if args.file != "-" else sys.stdin.buffer.read()
     gen = table.GFX6 if args.gfx6 else table.GFX7
+    from ..loader.cal import is_cal_binary, load_cal
+    if is_cal_binary(data):
+        # a CAL binary: each kernel's .text after a label with its name
+        try:
+            out = []
+            for name, info in sorted(load_cal(data, args.file).items()):
+                out.append(f"{name}:")
+                for off, text in disassemble_lines(info.code, gen):
+                    out.append(f"  {text:<60} // {off:06x}" if args.offsets else text)
+        except GcnEmuError as e:
+            print(f"{args.file}: error: {e}", file=sys.stderr)
+            return 1
+        sys.stdout.write("\n".join(out) + "\n")
+        return 0
     try:
         elf = _elf_text(data)
         code, names = elf if elf is not None else (data, {})

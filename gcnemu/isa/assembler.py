@@ -23,11 +23,14 @@ __all__ = ["assemble", "assemble_with_labels"]
 # ---------------------------------------------------------------------------------------------
 _FLAG_MODS = frozenset({"glc", "slc", "tfe", "lds", "gds", "offen", "idxen", "addr64", "unorm",
                         "da", "r128", "lwe", "clamp", "done", "compr", "vm"})
-_VALUE_MODS = frozenset({"offset", "offset0", "offset1", "dmask", "mul", "div", "dfmt", "nfmt"})
+_VALUE_MODS = frozenset({"offset", "offset0", "offset1", "dmask", "mul", "div", "dfmt", "nfmt",
+                         "src0", "src1", "src2"})
 
 #: Modifiers each family accepts (a modifier outside this set is an error).
 _FAMILY_MODS = {
-    "VOP3": {"clamp", "mul", "div"},
+    # srcN:CODE sets the field of a source operand the instruction does not use (AMD's
+    # compiler writes src2 = 0x80 in two-operand VOP3-only instructions; CLRX: vsrc2=0x80)
+    "VOP3": {"clamp", "mul", "div", "src0", "src1", "src2"},
     "DS": {"offset", "offset0", "offset1", "gds"},
     "MUBUF": {"offset", "offen", "idxen", "addr64", "glc", "slc", "lds", "tfe"},
     "MTBUF": {"offset", "offen", "idxen", "addr64", "glc", "slc", "tfe", "dfmt", "nfmt"},
@@ -754,6 +757,12 @@ def _enc_vop3(defn, pos, mods, mn_col):
             bus.append(s.bus)
             neg |= n << idx
             ab |= a << idx
+    for idx in range(3):
+        key = f"src{idx}"
+        if key in mods:
+            if key in v:
+                raise _NoFit(f"{key}: sets a field that an operand of {defn.name} already fills", mods[key][1])
+            v[key] = _mod_int(mods, key, 0, 511)
     if "clamp" in mods:
         if not has_clamp:
             raise _NoFit(f"{defn.name} takes no clamp", mods["clamp"][1])

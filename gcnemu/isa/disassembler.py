@@ -202,10 +202,15 @@ def _fmt_vop3(ins: Instruction) -> str:
             if n:
                 text = f"neg({text})" if const and not a else "-" + text
             out.append(text)
+    if f["vdst"] and not any(r == "vdst" or (r in ("sdst", "vcc") and not vop3b) for r, _k in roles):
+        raise Unprintable(f"unused vdst field set in {d.name}")
+    unused = []
     for idx in range(3):
-        if idx not in used_src and (f[f"src{idx}"] or (neg >> idx) & 1 or (ab >> idx) & 1):
-            raise Unprintable(f"unused src{idx} field set in {d.name}")
-    text = _join(_suffix(d, "VOP3"), out)
+        if idx not in used_src and ((neg >> idx) & 1 or (ab >> idx) & 1):
+            raise Unprintable(f"neg/abs on the unused src{idx} of {d.name}")
+        if idx not in used_src and f[f"src{idx}"]:
+            unused.append(f" src{idx}:0x{f[f'src{idx}']:x}")   # e.g. AMD's compiler: src2 = 0x80
+    text = _join(_suffix(d, "VOP3"), out) + "".join(unused)
     if not vop3b and f["clamp"]:
         if not has_clamp:
             raise Unprintable(f"clamp on {d.name}")
