@@ -36,6 +36,7 @@ TIERS = [
     ("launch", ["gcnemu.kernel", "gcnemu.report", "gcnemu.workers", "gcnemu.launch"]),
     ("API", ["gcnemu", "gcnemu.device", "gcnemu.snippet", "gcnemu.golden", "gcnemu.examples",
              "gcnemu.pytest_plugin"]),
+    ("front ends on the API: PyOpenCL's", ["gcnemu.cl", "gcnemu.cl.*"]),
     ("CLI", ["gcnemu.cli", "gcnemu.cli.*", "gcnemu.__main__"]),
 ]
 
