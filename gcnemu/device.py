@@ -275,10 +275,11 @@ class GPU:
         lds_shares = []     # (argument, first byte, bytes) of each Local, for fault messages
         params = info.explicit_args if info.has_metadata else []   # raw assembly: no types
         for i, a in enumerate(args):
+            label = f"argument {i}"
             if i < len(params):     # a wrong count is the kernarg builder's to report
                 p = params[i]
-                what = f"kernel {info.name} argument {i} (" + (f"{p.name}: " if p.name else "") + \
-                    f"{p.type_name or p.value_kind})"
+                label += " (" + (f"{p.name}: " if p.name else "") + f"{p.type_name or p.value_kind})"
+                what = f"kernel {info.name} {label}"
                 if p.value_kind == "dynamic_shared_pointer" and not isinstance(a, Local):
                     raise DispatchError(f"{what} is a __local pointer: pass gcnemu.Local(nbytes), "
                                         f"the LDS to give it per workgroup, not "
@@ -295,10 +296,6 @@ class GPU:
                                         f"was freed")
             if isinstance(a, Local):
                 lds_size = (lds_size + 15) & ~15
-                p = params[i] if i < len(params) else None
-                label = f"argument {i}" if p is None else \
-                    f"argument {i} (" + (f"{p.name}: " if p.name else "") + \
-                    f"{p.type_name or p.value_kind})"
                 lds_shares.append((label, lds_size, int(a.nbytes)))
                 arg_values.append(lds_size)
                 lds_size += int(a.nbytes)

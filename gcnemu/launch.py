@@ -526,27 +526,26 @@ class Launch:
 
     def _describe_fault(self, mem: Memory, batch, w, addr, row, lane, wr) -> str:
         """One fault record (address, row, lane, write) of wave w of a batch, as text."""
-        info, prog, wpg, groups = self.info, self.ctx["prog"], self.ctx["waves_per_group"], \
-            self.ctx["groups"]
+        addr &= 0xFFFFFFFFFFFFFFFF    # recorded as int64: addresses past 2^63 came out negative
+        where = mem.describe(addr) if addr >= MEM_BASE else "address below the GPU heap"
+        lane_txt = f"lane {lane}" if lane >= 0 else "scalar"
+        return (f"{'store to' if wr else 'load from'} 0x{addr:x} ({where}) by "
+                f"{self._wave_at(batch, w, row, lane_txt)}")
+
+    def _wave_at(self, batch, w, row, lane_txt) -> str:
+        """'kernel K, workgroup G, wave W, <lane_txt>, pc 0x.. 'instruction'' of wave w of a
+        batch at program row ``row``: where a fault happened."""
+        prog, wpg, groups = self.ctx["prog"], self.ctx["waves_per_group"], self.ctx["groups"]
         g = batch[w // wpg]
         gid = (g % groups[0], (g // groups[0]) % groups[1], g // (groups[0] * groups[1]))
         pc = prog.instructions[row].offset if 0 <= row < len(prog.instructions) else -1
         ins = prog.text_at(row) if 0 <= row < len(prog.instructions) else "?"
-        addr &= 0xFFFFFFFFFFFFFFFF    # recorded as int64: addresses past 2^63 came out negative
-        where = mem.describe(addr) if addr >= MEM_BASE else "address below the GPU heap"
-        lane_txt = f"lane {lane}" if lane >= 0 else "scalar"
-        return (f"{'store to' if wr else 'load from'} 0x{addr:x} ({where}) by kernel {info.name}, "
-                f"workgroup {gid}, wave {w % wpg}, {lane_txt}, pc 0x{pc:x} '{ins}'")
+        return (f"kernel {self.info.name}, workgroup {gid}, wave {w % wpg}, {lane_txt}, "
+                f"pc 0x{pc:x} '{ins}'")
 
     def _describe_lds_overrun(self, batch, w, addr, row, lane_wr) -> str:
         """The first LDS access past its workgroup's allocation of wave w of a batch, as text
         naming the share it overran: the last __local argument's, or the kernel's own."""
-        info, prog, wpg, groups = self.info, self.ctx["prog"], self.ctx["waves_per_group"], \
-            self.ctx["groups"]
-        g = batch[w // wpg]
-        gid = (g % groups[0], (g // groups[0]) % groups[1], g // (groups[0] * groups[1]))
-        pc = prog.instructions[row].offset if 0 <= row < len(prog.instructions) else -1
-        ins = prog.text_at(row) if 0 <= row < len(prog.instructions) else "?"
         size = self.ctx["lds_size"]
         shares = self.ctx.get("lds_shares") or []
         if shares:
@@ -557,8 +556,7 @@ class Launch:
             share = f"past the kernel's own {size} bytes (group_segment_fixed_size)"
         kind = "store to" if lane_wr >= 256 else "load from"
         return (f"LDS {kind} byte {addr} of a {size}-byte workgroup allocation, {share}; by "
-                f"kernel {info.name}, workgroup {gid}, wave {w % wpg}, lane {lane_wr & 255}, "
-                f"pc 0x{pc:x} '{ins}'")
+                f"{self._wave_at(batch, w, row, f'lane {lane_wr & 255}')}")
 
 
 class DispatchStopped(Exception):

@@ -764,19 +764,20 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             ex = (U64(sregs[w, EXEC_LO]) | (U64(sregs[w, EXEC_HI]) << U64(32)))
             lim = min(np.int64(sregs[w, M0]), ws[w, WS_LDS_SIZE])
             arow = vbase + code[pc, C_F3]
-            if code[pc, C_F3] >= code[pc, C_DS_ROW_A]:
+            kept = code[pc, C_F3] >= code[pc, C_DS_ROW_A]
+            if kept:
                 # a load may overwrite its address row: keep the addresses for a fault report
                 for l in range(64):
                     t32[7, l] = vgpr[arow, l]
             bad = call_lds_rows(code[pc, C_DS_FN], pv + (vbase + code[pc, C_DS_ROW_A]) * vstride,
                                 pv + (vbase + code[pc, C_DS_ROW_B]) * vstride,
-                                plds + ws[w, WS_LDS_BASE], pv + (vbase + code[pc, C_F3]) * vstride,
+                                plds + ws[w, WS_LDS_BASE], pv + arow * vstride,
                                 code[pc, C_DS_UO0], code[pc, C_DS_UO1], code[pc, C_DS_AMASK],
                                 lim, ex)
             if bad != U64(0) and lim == ws[w, WS_LDS_SIZE]:
                 # past the allocation, not only past M0: a fault to report (the hardware's 0)
                 note_lds_row_overrun(code[pc], ws, w, pc,
-                                     t32[7] if code[pc, C_F3] >= code[pc, C_DS_ROW_A] else vgpr[arow],
+                                     t32[7] if kept else vgpr[arow],
                                      code[pc, C_DS_UO0], code[pc, C_DS_UO1], code[pc, C_DS_AMASK],
                                      bad)
             ws[w, WS_LDS_INSTS] += 1

@@ -27,6 +27,7 @@ from ..exec.layout import (C_K, K_APPEND, K_ATOMIC, K_CONSUME, K_LOAD, K_LOAD2, 
                            K_STORE2, K_SWIZZLE, K_WRXCHG2, M0, MASK32, U64, WS_LDS_BASE,
                            WS_LDS_INSTS, WS_LDS_OVERRUNS, WS_LDS_SIZE, WS_PC, WS_VBASE)
 from ..exec.state import get_exec, record_lds_overrun, vgpr_ok
+from ..sem.valu_int import popcount64
 from .access import (lane_on, lane_value, lds_atomic, lds_read, lds_write, set_lane_value,
                      sext_bytes, vreg, vset)
 from .atomics import ATOMIC_CMPSWAP, ATOMIC_FCMPSWAP, A_CONDXCHG, A_MSKOR, A_WRAP, lds_atomic_new
@@ -370,8 +371,4 @@ def note_lds_row_overrun(ins, ws, w, row, addresses, uo0, uo1, amask, bad):
     v = np.int64(addresses[lane])
     a = max((v + uo0) & amask, (v + uo1) & amask)
     record_lds_overrun(ws, w, row, a, lane, int(kind == K_STORE or kind == K_STORE2))
-    n = 0
-    while bad:
-        bad &= bad - U64(1)
-        n += 1
-    ws[w, WS_LDS_OVERRUNS] += n - 1
+    ws[w, WS_LDS_OVERRUNS] += np.int64(popcount64(bad)) - 1
