@@ -119,7 +119,8 @@ def _pyopencl_with_pocl():
 
 @needs_clang
 @pytest.mark.skipif(not _pyopencl_with_pocl(),
-                    reason="needs PyOpenCL with the pocl platform (apt-get install python3-pyopencl pocl-opencl-icd)")
+                    reason="needs PyOpenCL with the pocl platform: the [test] extra installs pyopencl and "
+                           "pocl-binary-distribution (x86-64 Linux only)")
 @pytest.mark.parametrize("script, result", [("transpose_local.py", "t"), ("double_axpy.py", "out"),
                                             ("mandelbrot.py", "out")])
 def test_same_output_as_pyopencl_on_pocl(script, result, monkeypatch):

@@ -11,12 +11,13 @@ mf = cl.mem_flags
 x_buf = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=x)
 y_buf = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=y)
 prg = cl.Program(ctx, """
+#pragma OPENCL FP_CONTRACT OFF
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 __kernel void axpy(double a, __global const double *x, __global double *y) {
     int i = get_global_id(0);
     y[i] = a * x[i] + y[i];
 }
-""").build(options="-cl-fp32-correctly-rounded-divide-sqrt -ffp-contract=off")
+""").build(options="-cl-fp32-correctly-rounded-divide-sqrt")
 prg.axpy(queue, x.shape, None, np.float64(0.3), x_buf, y_buf)
 out = np.empty_like(y)
 cl.enqueue_copy(queue, out, y_buf)

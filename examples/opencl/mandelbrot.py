@@ -13,6 +13,7 @@ mf = cl.mem_flags
 q_buf = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=q)
 out_buf = cl.Buffer(ctx, mf.WRITE_ONLY, q.size * 2)
 prg = cl.Program(ctx, """
+#pragma OPENCL FP_CONTRACT OFF
 __kernel void mandelbrot(__global const float2 *q, __global ushort *output, ushort maxiter) {
     int gid = get_global_id(0);
     float nreal, real = 0, imag = 0;
@@ -24,7 +25,7 @@ __kernel void mandelbrot(__global const float2 *q, __global ushort *output, usho
         if (real * real + imag * imag > 4.0f) { output[gid] = curiter; break; }
     }
 }
-""").build(options="-ffp-contract=off")
+""").build()
 prg.mandelbrot(queue, q.shape, (64,), q_buf, out_buf, np.uint16(maxiter))
 out = np.empty(q.shape, np.uint16)
 cl.enqueue_copy(queue, out, out_buf)
