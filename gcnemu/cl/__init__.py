@@ -10,7 +10,9 @@ preset's clock). Programs compile with clang-14 and libclc-14 (gcnemu/loader/ope
 Every command runs when enqueued (the queue is in order and synchronous); events are complete
 when returned. ``event.gcnemu_report`` is the emulator's DispatchReport of a kernel.
 
-What is not emulated (images, samplers, sub-buffers, SVM, pyopencl.array, ...) raises
+``gcnemu.cl.array`` is the basics of ``pyopencl.array`` (its docstring says what is left out).
+
+What is not emulated (images, samplers, sub-buffers, SVM, ...) raises
 cl.NotEmulatedError naming the PyOpenCL feature.
 """
 from __future__ import annotations
@@ -846,6 +848,7 @@ def _not_emulated(feature, name=None):
 def __getattr__(name):
     if name.startswith("__") and name.endswith("__"):
         raise AttributeError(f"module 'gcnemu.cl' has no attribute {name!r}")
-    if name == "array":
-        raise NotEmulatedError("pyopencl.array")
+    if name == "array":                  # `cl.array` after `import gcnemu.cl as cl`, as PyOpenCL
+        import importlib
+        return importlib.import_module(".array", __name__)
     raise NotEmulatedError(f"pyopencl.{name}")
