@@ -136,6 +136,9 @@ class GPU:
         #: called with a function's name when a dispatch starts compiling one that is not in
         #: numba's disk cache (the first run after an install or an edit); None: silent
         self.on_compile = None
+        #: called as on_progress(batches done, batches in all) after each batch of workgroups
+        #: of a dispatch (from the thread that collects the batches), or None
+        self.on_progress = None
         if isinstance(preset, GPUConfig):
             self.config = preset
         else:

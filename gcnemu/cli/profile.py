@@ -75,6 +75,73 @@ def cmd_stats(args) -> int:
     return 0
 
 
+def cmd_profile(args) -> int:
+    from ..profile import counters as C
+    from .run import check_faults, dispatch_from_args
+
+    pmc = C.parse_pmc(args.pmc)
+    rep, kernel, gpu, writeback = dispatch_from_args(args, timing=True)
+    check_faults(rep, args)
+    import numpy as np
+    for buf, path in writeback:
+        np.save(path, buf.to_numpy())
+    rows = [C.result_row(rep, kernel, gpu.config, pmc)]
+    print(rep.summary())
+    print(_table([{"counter": k, "value": v} for k, v in rows[0].items()], ["counter", "value"]))
+    if args.output:
+        _write(C.results_csv(rows), args.output)
+        print(f"results: {args.output}")
+    if args.json:
+        _write(C.results_json(rows), args.json)
+        print(f"results: {args.json}")
+    pcs = None
+    if args.hotspots or args.report:
+        from ..profile.hotspots import format_hotspots, pc_cycles
+        pcs = pc_cycles(rep, kernel, gpu)
+        if args.hotspots:
+            print(format_hotspots(pcs, rep, args.hotspots, args.hotspots_limit))
+    if args.trace:
+        from ..profile.trace import write_trace
+        print(write_trace(args.trace, rep, kernel, gpu.config, args.trace_level, gpu))
+    if args.report:
+        from ..profile.html import write_report
+        print(write_report(args.report, rep, kernel, gpu, rows[0], pcs))
+    return 0
+
+
+def cmd_compare(args) -> int:
+    from ..profile import counters as C
+    from .run import check_faults, dispatch_from_args
+
+    pmc = C.parse_pmc(args.pmc)
+    cols = {}
+    for spec in args.variants:
+        path, sep, name = spec.rpartition(":")
+        if not sep or not path or not name:
+            raise GcnEmuError(f"variant {spec!r}: expected FILE:KERNEL, e.g. k.hsaco:matmul")
+        args.file, args.kernel = path, name
+        rep, kernel, gpu, _ = dispatch_from_args(args, timing=True)
+        check_faults(rep, args)
+        row = C.result_row(rep, kernel, gpu.config, ["GRBM_GUI_ACTIVE"] + pmc)
+        row["time_us"] = round(rep.cycles / gpu.config.clock_mhz, 3)
+        label = spec if spec not in cols else f"{spec} #{len(cols) + 1}"
+        cols[label] = row
+    names = list(next(iter(cols.values())))
+    base = next(iter(cols.values()))
+    lines = []
+    for n in names[1:]:
+        line = {"": n}
+        for spec, row in cols.items():
+            v = row[n]
+            line[spec] = v
+        if len(cols) == 2 and isinstance(base[n], (int, float)) and not isinstance(base[n], bool):
+            other = list(cols.values())[1][n]
+            line["B/A"] = f"{other / base[n]:.3f}" if base[n] else "-"
+        lines.append(line)
+    print(_table(lines, [""] + list(cols) + (["B/A"] if len(cols) == 2 else [])))
+    return 0
+
+
 def add_parsers(sub) -> None:
     """The stats, profile and compare subcommands."""
     s = sub.add_parser("stats", help="kernel statistics (RGA's columns), occupancy, live registers",
@@ -89,3 +156,31 @@ def add_parsers(sub) -> None:
     s.add_argument("--build-option", action="append", metavar="OPT",
                    help="a clang option for a .cl file (repeatable)")
     s.set_defaults(func=cmd_stats)
+
+    from .run import add_dispatch_arguments, add_trace_arguments
+    p = sub.add_parser("profile", help="run a dispatch in timing mode: rocprof counters, hotspots, "
+                       "trace, HTML report", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_dispatch_arguments(p)
+    p.add_argument("--pmc", action="append", metavar="NAMES",
+                   help="counters and derived metrics, comma-separated (rocprof names; default: "
+                        "cycles, waves, instruction counts and every derived metric)")
+    p.add_argument("-o", "--output", metavar="results.csv", help="write rocprof's results.csv")
+    p.add_argument("--json", metavar="FILE", help="write the same rows as JSON")
+    p.add_argument("--hotspots", nargs="?", const="hot", choices=("hot", "program"),
+                   help="print the disassembly with cycles per instruction and stall reasons, "
+                        "hottest first (default) or in program order")
+    p.add_argument("--hotspots-limit", type=int, metavar="N", help="print the N first lines only")
+    add_trace_arguments(p)
+    p.add_argument("--report", metavar="OUT.html", help="write a self-contained HTML report "
+                   "(plots need the optional extra [report]: matplotlib)")
+    p.set_defaults(func=cmd_profile)
+
+    c = sub.add_parser("compare", help="run kernel variants in timing mode: cycles and counters "
+                       "side by side", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    c.add_argument("variants", nargs="+", metavar="FILE:KERNEL",
+                   help="the variants (same arguments for each)")
+    add_dispatch_arguments(c, with_file=False)
+    c.add_argument("--pmc", action="append", metavar="NAMES", help="counters (as profile)")
+    c.set_defaults(func=cmd_compare)
