@@ -67,8 +67,8 @@ def cmd_stats(args) -> int:
         _write(buf.getvalue(), args.output)
     else:
         # a terminal table: one line per statistic, one column per kernel
-        lines = [{"": c, **{r["KERNEL"]: r[c] for r in rows}} for c in S.COLUMNS[1:]]
-        _write(_table(lines, [""] + [r["KERNEL"] for r in rows]) + "\n"
+        lines = [{"KERNEL": c, **{r["KERNEL"]: r[c] for r in rows}} for c in S.COLUMNS[1:]]
+        _write(_table(lines, ["KERNEL"] + [r["KERNEL"] for r in rows]) + "\n"
                + f"(occupancy on the {args.gpu} preset: waves per SIMD of "
                f"{PRESETS[args.gpu].waves_per_simd}, for a workgroup of THREADS_PER_WORKGROUP)\n",
                args.output)

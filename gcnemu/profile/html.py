@@ -101,7 +101,8 @@ def _timeline_plot(rep, config) -> str:
     import matplotlib.pyplot as plt
     from .trace import place_waves, wave_groups
     wc, wcu = rep.wave_cycles, rep.wave_cu
-    simd, _ = place_waves(wc, wcu, config.simds_per_cu)
+    simd, slot = place_waves(wc, wcu, config.simds_per_cu)
+    band = 0.8 / max(1, int(slot.max()) + 1 if len(slot) else 1)   # waves of a SIMD side by side
     groups = wave_groups(rep.grid, rep.block)
     gidx = groups[:, 0] if len(groups) == len(wc) else np.zeros(len(wc), np.int64)
     cus = sorted(set(wcu.tolist()))[:TIMELINE_CUS]
@@ -114,14 +115,15 @@ def _timeline_plot(rep, config) -> str:
             continue
         row = cus.index(int(wcu[w])) * config.simds_per_cu + int(simd[w])
         b, e = wc[w]
-        ax.broken_barh([(b / mhz, max(e - b, 1) / mhz)], (row - 0.4, 0.8),
+        ax.broken_barh([(b / mhz, max(e - b, 1) / mhz)], (row - 0.4 + band * int(slot[w]), band),
                        facecolors=cmap(int(gidx[w]) % 20), edgecolor="white", linewidth=0.3)
     ax.set_ylim(nrows - 0.5, -0.5)
     ax.set_yticks(range(nrows))
     ax.set_yticklabels([f"CU{c} S{s}" for c in cus for s in range(config.simds_per_cu)],
                        fontsize=6)
     ax.set_xlabel(f"time (us at {mhz} MHz)")
-    ax.set_title("Waves per SIMD (colour: workgroup)")
+    ax.set_xlim(0, (rep.cycles or 1) / mhz)
+    ax.set_title("Waves per SIMD, one band per wave slot (colour: workgroup)")
     return _svg(fig)
 
 

@@ -37,8 +37,10 @@ def load_kernels(path: str, options=None) -> list:
 
 
 def _device(kernel) -> str:
+    """The code object's target processor (gfx700...); "gfx7" for CAL binaries and bare
+    assembly, which do not name one."""
     co = kernel.code_object
-    return co.mach if co is not None and co.mach else "gfx700"
+    return co.mach if co is not None and co.mach else "gfx7"
 
 
 def threads_per_workgroup(info) -> int:
