@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import shutil
 import struct
 from pathlib import Path
 
@@ -125,3 +126,24 @@ def test_livereg_peak_never_exceeds_the_allocation(capsys):
         _, v, _ = _livereg(capsys, path)
         _, _, km = _descriptor(path, kernel)
         assert 0 < max(v) <= km[".vgpr_count"]
+
+
+@pytest.mark.skipif(not shutil.which("clang-14"), reason="needs clang-14, lld-14, libclc-14")
+def test_opencl_source(capsys):
+    row, = _stats_csv(capsys, ROOT / "benchmarks" / "kernels" / "matmul_naive.cl")
+    assert row["KERNEL"] == "matmul" and int(row["USED_LDS_BYTES"]) == 0
+    assert 0 < int(row["USED_VGPRs"]) <= 256 and int(row["ISA_SIZE"]) > 0
+
+
+CAL = ROOT.parent / "shared" / "reference" / "amd-app-sdk-2.5" / "MatrixMultiplication" / \
+    "MatrixMultiplication_Kernels.bin"
+
+
+@pytest.mark.skipif(not CAL.is_file(), reason=f"the AMD APP SDK samples are not at {CAL}")
+def test_cal_binary(capsys):
+    rows = _stats_csv(capsys, CAL)
+    assert [r["KERNEL"] for r in rows] == ["mmmKernel", "mmmKernel_local", "mmmKernel_local2"]
+    assert main(["stats", str(CAL), "--kernel", "mmmKernel", "--livereg"]) == 0
+    head = capsys.readouterr().out.splitlines()[0]
+    peak = int(head.split("peak ")[1].split()[0])
+    assert 0 < peak <= int(rows[0]["USED_VGPRs"])

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-#: stall reasons, in the order they are listed
+#: the stall reasons of the apportioning adapter (see pc_cycles)
 STALL_REASONS = ("waitcnt", "barrier", "issue", "other")
 
 
@@ -66,25 +66,42 @@ def pc_cycles(rep, kernel, gpu) -> list:
     * the rest of SQ_WAVE_CYCLES ("other": s_sleep/s_nop waits, a wave's start and end) in
       proportion to executions.
 
-    Point this function at ``rep.pc_cycles`` once the model fills it in; the listing, the
-    trace and the report read only its result."""
+    When the report has ``pc_cycles`` (the model's per-instruction table: fields pc, count,
+    issue and one per stall reason), that table is used as it is and nothing is apportioned;
+    the listing, the trace and the report read only this function's result."""
     from ..isa.disassembler import format_instruction
-    from ..timing.costs import F_BARRIER, F_LDS, F_WAITCNT
-    from ..timing.model import tables_for
 
-    ts = rep.trace_summary
-    if rep.cycles is None or ts is None:
+    if rep.cycles is None:
         from ..errors import GcnEmuError
         raise GcnEmuError("hotspots need a timing-mode dispatch (GPU(timing=True))")
     info = kernel.info
     start = info.entry_address - kernel.code_address
     end = start + len(info.code)
     prog = kernel.program
+    pcc = getattr(rep, "pc_cycles", None)
+    counts = pcc["count"] if pcc is not None else rep.trace_summary.row_counts
     rows = [r for r, ins in enumerate(prog.instructions) if start <= ins.offset < end]
     # rows outside the kernel's own code (functions it calls) are charged too: keep all rows
     # that ran, the kernel's first, then the others in program order
-    ran = [r for r in np.nonzero(ts.row_counts)[0].tolist() if r not in set(rows)]
-    rows = rows + ran
+    own = set(rows)
+    rows = rows + [r for r in np.nonzero(counts)[0].tolist() if r not in own]
+    if pcc is not None:
+        # the cycle model's own per-instruction table (gcnemu.report.DispatchReport.pc_cycles)
+        reasons = [n for n in pcc.dtype.names if n not in ("pc", "count", "issue")]
+        return [PCCycles(prog.instructions[r].offset - start,
+                         format_instruction(prog.instructions[r]), int(pcc["count"][r]),
+                         int(pcc["issue"][r]),
+                         {n: int(pcc[n][r]) for n in reasons if pcc[n][r]}) for r in rows]
+    return _apportioned(rep, prog, rows, start, gpu)
+
+
+def _apportioned(rep, prog, rows, start, gpu) -> list:
+    """PCCycles of ``rows`` apportioned from the dispatch's totals (see pc_cycles)."""
+    from ..isa.disassembler import format_instruction
+    from ..timing.costs import F_BARRIER, F_LDS, F_WAITCNT
+    from ..timing.model import tables_for
+
+    ts = rep.trace_summary
     _, flags, cost, taken, waits = tables_for(prog, gpu.config, gpu.timing_config)
     cnt = ts.row_counts[rows].astype(np.float64)
     c = rep.counters
@@ -141,8 +158,9 @@ def format_hotspots(pcs: list, rep, order: str = "hot", limit: int | None = None
 
 
 def stall_breakdown(pcs: list) -> dict:
-    """Wave-cycles by kind over the kernel: issuing, then each stall reason."""
+    """Wave-cycles by kind over the kernel: issuing, then each stall reason that occurs."""
     out = {"issuing": sum(p.issue for p in pcs)}
-    for k in STALL_REASONS:
-        out[k] = sum(p.stalls.get(k, 0) for p in pcs)
+    for p in pcs:
+        for k, v in p.stalls.items():
+            out[k] = out.get(k, 0) + v
     return out

@@ -1,10 +1,12 @@
 """Per-row and per-wave facts read back from the waves' trace streams after the cycle model.
 
+For profiling (gcnemu/profile): how often each row ran, how often a branch row jumped, the
+LDS bank-conflict degrees, the 64-byte lines each row and each wave touched, and each wave's
+executed rows in order (the trace's memory-traffic track and instruction slices).
+
 PROFILING ADAPTER: until the cycle model reports cycles per instruction itself
-(``DispatchReport.pc_cycles``), gcnemu.profile.hotspots apportions the model's counters over
-the program's rows with what the traces hold: how often each row ran, how often a branch row
-jumped, the LDS bank-conflict degrees and the 64-byte lines each wave touched. When the model
-gives per-instruction cycles, this module and its call in gcnemu/launch.py go.
+(``DispatchReport.pc_cycles``), gcnemu.profile.hotspots.pc_cycles apportions the model's
+counters over the rows with these facts; once it does, only the per-wave facts are needed.
 """
 from __future__ import annotations
 
