@@ -152,3 +152,28 @@ def test_compare_two_variants(capsys):
     line = next(ln for ln in out.splitlines() if ln.startswith("SQ_INSTS_VALU"))
     assert line.split()[1:] == ["20", "20", "1.000"]
     assert "GRBM_GUI_ACTIVE" in out and "time_us" in out
+
+
+def test_hotspots_use_the_models_table_when_there_is_one():
+    # a report with the cycle model's per-instruction table (DispatchReport.pc_cycles: pc,
+    # count, issue and one field per stall reason) is listed as it is, nothing apportioned
+    import gcnemu
+    from gcnemu.profile.hotspots import format_hotspots, pc_cycles
+
+    gpu = gcnemu.GPU(timing=True)
+    kernel = gcnemu.load(str(VALU5)).kernel("valu5")
+    rep = gpu.dispatch(kernel, grid=(64,), block=(64,))
+    n = len(kernel.program.instructions)
+    table = np.zeros(n, [("pc", np.int64), ("count", np.int64), ("issue", np.int64),
+                         ("vmcnt", np.int64), ("arbiter", np.int64)])
+    table["pc"] = [i.offset for i in kernel.program.instructions]
+    table["count"] = 1
+    table["issue"] = np.arange(n) + 10
+    table["arbiter"][2] = 7
+    rep.pc_cycles = table
+    pcs = pc_cycles(rep, kernel, gpu)
+    assert [p.issue for p in pcs] == list(range(10, 10 + n))
+    assert pcs[2].stalls == {"arbiter": 7} and pcs[2].cycles == 19
+    text = format_hotspots(pcs, rep, "program")
+    assert text.splitlines()[-1].split()[0] == str(sum(range(10, 10 + n)) + 7)
+    assert "[arbiter 7]" in text
