@@ -139,6 +139,10 @@ class GPU:
         #: called as on_progress(batches done, batches in all) after each batch of workgroups
         #: of a dispatch (from the thread that collects the batches), or None
         self.on_progress = None
+        #: timing mode: also read the traces back into report.trace_summary (executions per
+        #: instruction, lines per wave: gcnemu.timing.rows) for the profiling tools; off by
+        #: default, it costs ~5% of a timing-mode dispatch
+        self.summarize_traces = False
         if isinstance(preset, GPUConfig):
             self.config = preset
         else:

@@ -291,8 +291,9 @@ class Launch:
             rep.counters.update(t.counters)
             rep.wave_cycles = t.wave_cycles
             rep.wave_cu = t.wave_cu
-            from .timing.rows import summarize   # profiling adapter (see gcnemu/timing/rows.py)
-            rep.trace_summary = summarize(prog, traces, streams)
+            if gpu.summarize_traces:
+                from .timing.rows import summarize   # for profiling (gcnemu/timing/rows.py)
+                rep.trace_summary = summarize(prog, traces, streams)
         return rep
 
     def _between_slices(self, time_limit, stopped=None):

@@ -164,6 +164,7 @@ def dispatch_from_args(args, timing: bool):
                           + (" (or --example)" if args.command == "run" else ""))
     gpu = gcnemu.GPU(args.gpu, timing=timing)
     gpu.on_compile = compile_notice()
+    gpu.summarize_traces = timing      # the profiling tools read the traces (gcnemu/profile)
     if args.build_option and not args.file.endswith(".cl"):
         raise GcnEmuError("--build-option is for OpenCL C files (.cl)")
     kernel = gcnemu.load(args.file, options=args.build_option).kernel(args.kernel)

@@ -79,6 +79,10 @@ def pc_cycles(rep, kernel, gpu) -> list:
     end = start + len(info.code)
     prog = kernel.program
     pcc = getattr(rep, "pc_cycles", None)
+    if pcc is None and rep.trace_summary is None:
+        from ..errors import GcnEmuError
+        raise GcnEmuError("hotspots need the traces read back: set gpu.summarize_traces = True "
+                          "before the dispatch")
     counts = pcc["count"] if pcc is not None else rep.trace_summary.row_counts
     rows = [r for r, ins in enumerate(prog.instructions) if start <= ins.offset < end]
     # rows outside the kernel's own code (functions it calls) are charged too: keep all rows

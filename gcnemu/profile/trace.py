@@ -75,6 +75,9 @@ def trace_events(rep, kernel, config, level: str = "waves", pcs=None) -> list:
         raise GcnEmuError("a trace needs a timing-mode dispatch (GPU(timing=True))")
     if level not in ("waves", "instructions"):
         raise GcnEmuError(f"trace level {level!r}: waves or instructions")
+    if level == "instructions" and rep.trace_summary is None:
+        raise GcnEmuError("instruction slices need the traces read back: set "
+                          "gpu.summarize_traces = True before the dispatch")
     mhz = float(config.clock_mhz)
 
     def us(cycle):
