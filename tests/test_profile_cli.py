@@ -41,6 +41,15 @@ def test_results_csv_and_json(tmp_path, capsys):
     assert [{k: str(v) for k, v in js[0].items()}] == rows
 
 
+def test_list_counters(capsys):
+    assert main(["profile", "--list-counters"]) == 0
+    names = capsys.readouterr().out.split()
+    for n in ("SQ_WAVES", "SQ_INSTS_VALU", "GRBM_GUI_ACTIVE", "TCC_HIT", "VALUUtilization",
+              "VALUBusy", "SALUBusy", "MemUnitBusy", "L2CacheHit", "Wavefronts", "occupancy"):
+        assert n in names
+    assert len(names) == len(set(names))
+
+
 def test_unknown_counter_is_named(capsys):
     code = main(["profile", str(VALU5), "--kernel", "valu5", "--grid", "64", "--pmc", "SQ_NOPE"])
     assert code == 1

@@ -79,6 +79,9 @@ def cmd_profile(args) -> int:
     from ..profile import counters as C
     from .run import check_faults, dispatch_from_args
 
+    if args.list_counters:
+        print("\n".join(C.available()))
+        return 0
     pmc = C.parse_pmc(args.pmc)
     rep, kernel, gpu, writeback = dispatch_from_args(args, timing=True)
     check_faults(rep, args)
@@ -165,6 +168,8 @@ def add_parsers(sub) -> None:
     p.add_argument("--pmc", action="append", metavar="NAMES",
                    help="counters and derived metrics, comma-separated (rocprof names; default: "
                         "cycles, waves, instruction counts and every derived metric)")
+    p.add_argument("--list-counters", action="store_true",
+                   help="list the counters and derived metrics --pmc takes, and exit")
     p.add_argument("-o", "--output", metavar="results.csv", help="write rocprof's results.csv")
     p.add_argument("--json", metavar="FILE", help="write the same rows as JSON")
     p.add_argument("--hotspots", nargs="?", const="hot", choices=("hot", "program"),

@@ -78,9 +78,16 @@ def launched_lanes(rep) -> int:
     return total
 
 
-def available(rep) -> list:
-    """Names ``--pmc`` may ask for on this report: its counters, then the derived metrics."""
-    return list(rep.counters) + [m for m in DERIVED if m not in rep.counters]
+def available(rep=None) -> list:
+    """Names ``--pmc`` may ask for (on this report, else on any timing-mode dispatch): the
+    instruction counters, the cycle model's counters, then the derived metrics."""
+    if rep is not None:
+        names = list(rep.counters)
+    else:
+        from ..report import COUNTER_COLUMNS
+        from ..timing.model import COUNTER_NAMES
+        names = list(COUNTER_COLUMNS) + [n for n in COUNTER_NAMES if n not in COUNTER_COLUMNS]
+    return names + [m for m in DERIVED if m not in names]
 
 
 #: the derived metrics' names, in the order they are listed
