@@ -160,7 +160,7 @@ def render(rep, kernel, gpu, row: dict, pcs) -> str:
     title = f"gcnemu profile: {rep.kernel}"
     parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
              f"<link rel=\"icon\" href=\"data:,\"><title>{html.escape(title)}</title>"
-             f"<style>{_style()}</style></head><body>",
+             f"<style>{_STYLE}</style></head><body>",
              f"<h1>{html.escape(title)}</h1>",
              f"<p>grid {rep.grid}, block {rep.block}: {rep.workgroups} workgroups, {rep.waves} "
              f"waves on the {html.escape(config.name)} preset ({config.compute_units} CUs at "
@@ -203,10 +203,6 @@ def render(rep, kernel, gpu, row: dict, pcs) -> str:
                  'instruction); see gcnemu/profile/hotspots.py for how they are attributed.</p>')
     parts.append("</body></html>\n")
     return "\n".join(parts)
-
-
-def _style() -> str:
-    return _STYLE
 
 
 def write_report(path: str, rep, kernel, gpu, row: dict, pcs) -> str:

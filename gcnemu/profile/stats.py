@@ -175,7 +175,8 @@ def live_registers(kernel) -> LiveRegisters:
     holds (the values of lanes a masked write leaves alone are not counted live above it).
     The count at an instruction is the registers holding a value while it executes: those
     live on entry to it plus those it writes (a result nobody reads still takes a register).
-    Registers are counted one per dword: v[2:3] is two; SGPRs count s0..s103 and VCC (two)."""
+    Registers are counted one per dword: v[2:3] is two; SGPRs count s0..s103 and VCC (two).
+    A call (s_swappc_b64) is stepped over: the registers the callee reads are not seen."""
     from ..isa.disassembler import format_instruction
 
     info = kernel.info
