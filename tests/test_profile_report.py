@@ -68,3 +68,24 @@ def test_renders_in_headless_chromium_without_console_errors(report, tmp_path):
     log = _chromium(tmp_path, report.as_uri(), f"--screenshot={shot}", "--window-size=1280,2400")
     assert "CONSOLE" not in log, log
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20000
+
+
+def test_resident_waves_per_cycle():
+    # the heat map's occupancy against a count cycle by cycle
+    from gcnemu.profile.html import resident_waves
+    rng = np.random.default_rng(3)
+    start = rng.integers(0, 90, 200)
+    wc = np.stack([start, start + rng.integers(1, 30, 200)], axis=1)
+    cu = rng.integers(0, 3, 200)
+    cycles = int(wc.max())
+    got = resident_waves(wc, cu, 3, cycles, cycles)
+    want = np.zeros((3, cycles))
+    for (b, e), c in zip(wc, cu):
+        want[c, b:e] += 1
+    assert np.allclose(got, want)
+    coarse = resident_waves(wc, cu, 3, cycles, 7)     # means over uneven spans
+    edges = np.linspace(0, cycles, 8)
+    for k in range(7):
+        part = [(min(edges[k + 1], i + 1) - max(edges[k], i)) for i in range(cycles)]
+        w = np.clip(part, 0, None)
+        assert np.allclose(coarse[:, k], (want * w).sum(1) / (edges[k + 1] - edges[k]))

@@ -47,28 +47,38 @@ def _table(rows, header=None, code_cols=()) -> str:
 def _svg(fig) -> str:
     import matplotlib.pyplot as plt
     buf = io.StringIO()
-    fig.savefig(buf, format="svg", bbox_inches="tight")
+    fig.savefig(buf, format="svg", bbox_inches="tight", dpi=150)
     plt.close(fig)
     text = buf.getvalue()
     return text[text.index("<svg"):]
 
 
+def resident_waves(wave_cycles, wave_cu, cus: int, cycles: int, bins: int) -> np.ndarray:
+    """float [cus, bins]: the mean number of resident waves of each CU in each of ``bins``
+    equal spans of [0, cycles) (the integral of the resident count over the span / its width)."""
+    edges = np.linspace(0, cycles, bins + 1)
+    out = np.zeros((cus, bins))
+    for cu in range(cus):
+        w = wave_cycles[wave_cu == cu]
+        if not len(w):
+            continue
+        t = np.concatenate([w[:, 0], w[:, 1]]).astype(np.float64)
+        d = np.concatenate([np.ones(len(w)), -np.ones(len(w))])
+        order = np.argsort(t, kind="stable")
+        t, level = t[order], np.cumsum(d[order])       # resident count from each event on
+        # the integral of the count up to each event time, then at the bin edges
+        area = np.concatenate([[0.0], np.cumsum(level[:-1] * np.diff(t))])
+        at_edges = np.interp(edges, t, area, left=0.0, right=area[-1])
+        out[cu] = np.diff(at_edges) / np.diff(edges)
+    return out
+
+
 def _occupancy_plot(rep, config) -> str:
     """Resident waves per CU over time: a heat map, CUs as rows, time in microseconds."""
     import matplotlib.pyplot as plt
-    wc, wcu = rep.wave_cycles, rep.wave_cu
     cycles = max(int(rep.cycles or 1), 1)
-    bins = min(400, cycles)
-    edges = np.linspace(0, cycles, bins + 1)
-    grid = np.zeros((config.compute_units, bins))
-    width = cycles / bins
-    for (b, e), cu in zip(wc.tolist(), wcu.tolist()):
-        # each bin gets the share of its width the wave was resident
-        lo, hi = int(b // width), min(bins - 1, int(max(e - 1, b) // width))
-        for k in range(lo, hi + 1):
-            overlap = min(e, edges[k + 1]) - max(b, edges[k])
-            if overlap > 0:
-                grid[cu, k] += overlap / width
+    grid = resident_waves(rep.wave_cycles, rep.wave_cu, config.compute_units, cycles,
+                          min(400, cycles))
     fig, ax = plt.subplots(figsize=(9, 0.3 * config.compute_units + 1.2))
     t_us = cycles / config.clock_mhz
     im = ax.imshow(grid, aspect="auto", interpolation="nearest", cmap="viridis",
@@ -110,13 +120,19 @@ def _timeline_plot(rep, config) -> str:
     fig, ax = plt.subplots(figsize=(9, 0.22 * nrows + 1.2))
     cmap = plt.get_cmap("tab20")
     mhz = config.clock_mhz
-    for w in range(len(wc)):
-        if wcu[w] not in cus:
-            continue
-        row = cus.index(int(wcu[w])) * config.simds_per_cu + int(simd[w])
-        b, e = wc[w]
-        ax.broken_barh([(b / mhz, max(e - b, 1) / mhz)], (row - 0.4 + band * int(slot[w]), band),
-                       facecolors=cmap(int(gidx[w]) % 20), edgecolor="white", linewidth=0.3)
+    sel = np.isin(wcu, cus)
+    cu_row = {c: i for i, c in enumerate(cus)}
+    rows = np.array([cu_row[int(c)] for c in wcu[sel]], np.int64) * config.simds_per_cu + simd[sel]
+    b, e = wc[sel, 0], wc[sel, 1]
+    # one collection of rectangles, drawn as an image inside the SVG: thousands of waves
+    # would otherwise be thousands of SVG paths (slow to write and to display)
+    from matplotlib.collections import PolyCollection
+    y0 = rows - 0.4 + band * slot[sel]
+    x0, x1 = b / mhz, np.maximum(e, b + 1) / mhz
+    verts = np.stack([np.stack([x0, y0], 1), np.stack([x1, y0], 1),
+                      np.stack([x1, y0 + band * 0.9], 1), np.stack([x0, y0 + band * 0.9], 1)], 1)
+    ax.add_collection(PolyCollection(verts, facecolors=cmap(gidx[sel] % 20), edgecolors="none",
+                                     rasterized=True))
     ax.set_ylim(nrows - 0.5, -0.5)
     ax.set_yticks(range(nrows))
     ax.set_yticklabels([f"CU{c} S{s}" for c in cus for s in range(config.simds_per_cu)],
