@@ -145,10 +145,16 @@ def cmd_compare(args) -> int:
     return 0
 
 
+#: the --help text: the module docstring's examples
+_HELP = __doc__.split("\n\nThe profiling logic")[0] + """
+
+Dispatch arguments (--arg) take the forms of `gcnemu run --help`."""
+
+
 def add_parsers(sub) -> None:
     """The stats, profile and compare subcommands."""
     s = sub.add_parser("stats", help="kernel statistics (RGA's columns), occupancy, live registers",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       description=_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     s.add_argument("file", help="code object (.hsaco), CAL binary, OpenCL C (.cl) or assembly (.s)")
     s.add_argument("--kernel", help="only this kernel (default: all)")
     s.add_argument("--csv", action="store_true", help="CSV with RGA's column names")
@@ -162,7 +168,7 @@ def add_parsers(sub) -> None:
 
     from .run import add_dispatch_arguments, add_trace_arguments
     p = sub.add_parser("profile", help="run a dispatch in timing mode: rocprof counters, hotspots, "
-                       "trace, HTML report", description=__doc__,
+                       "trace, HTML report", description=_HELP,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     add_dispatch_arguments(p)
     p.add_argument("--pmc", action="append", metavar="NAMES",
@@ -182,7 +188,7 @@ def add_parsers(sub) -> None:
     p.set_defaults(func=cmd_profile)
 
     c = sub.add_parser("compare", help="run kernel variants in timing mode: cycles and counters "
-                       "side by side", description=__doc__,
+                       "side by side", description=_HELP,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     c.add_argument("variants", nargs="+", metavar="FILE:KERNEL",
                    help="the variants (same arguments for each)")
