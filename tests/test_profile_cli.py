@@ -81,6 +81,8 @@ def test_hotspots_one_wave_issue_costs(capsys):
     issue = {ln.split()[6]: int(ln.split()[2]) for ln in body}
     assert issue["v_mul_lo_u32"] == 16 and issue["v_add_f32_e32"] == 4
     assert issue["v_mov_b32_e32"] == 4 and issue["s_add_u32"] == 4
+    # 6 instructions at 4 (s_endpgm included) and one at 16: the dispatch's cycles
+    assert total == 6 * 4 + 16 and f"dispatch {total} cycles" in head
 
 
 def test_hotspots_sum_to_wave_cycles_of_a_dispatch(tmp_path, capsys):
