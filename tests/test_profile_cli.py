@@ -190,3 +190,29 @@ def test_hotspots_use_the_models_table_when_there_is_one():
     text = format_hotspots(pcs, rep, "program")
     assert text.splitlines()[-1].split()[0] == str(sum(range(10, 10 + n)) + 7)
     assert "[arbiter 7]" in text
+
+
+def test_derived_metrics_follow_rocprofs_formulas(tmp_path, capsys):
+    # rocprof's formulas (cycles, not quad-cycles) over the raw counters of the same row; the
+    # xbox-one preset has 12 CUs of 4 SIMDs (seed gpu-overview)
+    n = 2048
+    np.save(tmp_path / "x.npy", np.ones(n, np.float32))
+    np.save(tmp_path / "y.npy", np.ones(n, np.float32))
+    out = tmp_path / "r.csv"
+    assert main(["profile", str(SAXPY), "--kernel", "saxpy", "--grid", str(n), "--block", "256",
+                 "--arg", f"inout:{tmp_path / 'y.npy'}", "--arg", f"in:{tmp_path / 'x.npy'}",
+                 "--arg", "f32:2", "--arg", f"u32:{n}", "-o", str(out), "--pmc",
+                 "GRBM_GUI_ACTIVE,SQ_WAVES,SQ_WAVE_CYCLES,SQ_ACTIVE_INST_VALU,SQ_ACTIVE_INST_SCA,"
+                 "TCC_HIT,TCC_MISS,SQ_INSTS_VALU,VALUBusy,SALUBusy,L2CacheHit,VALUInsts,"
+                 "MeanOccupancyPerCU,occupancy,VALUUtilization"]) == 0
+    r = {k: float(v) for k, v in next(csv.DictReader(out.open())).items() if k != "KernelName"}
+    cyc = r["GRBM_GUI_ACTIVE"]
+    assert r["VALUBusy"] == pytest.approx(100 * r["SQ_ACTIVE_INST_VALU"] / (48 * cyc), abs=1e-4)
+    assert r["SALUBusy"] == pytest.approx(100 * r["SQ_ACTIVE_INST_SCA"] / (12 * cyc), abs=1e-4)
+    assert r["L2CacheHit"] == pytest.approx(100 * r["TCC_HIT"] / (r["TCC_HIT"] + r["TCC_MISS"]),
+                                            abs=1e-4)
+    assert r["VALUInsts"] == r["SQ_INSTS_VALU"] / r["SQ_WAVES"]
+    assert r["MeanOccupancyPerCU"] == pytest.approx(r["SQ_WAVE_CYCLES"] / (cyc * 12), abs=1e-4)
+    # saxpy's waves are full (2048 work-items, 32 waves): every lane of a VALU op works
+    assert r["VALUUtilization"] == 100.0
+    assert 0 < r["occupancy"] <= 1
