@@ -78,7 +78,8 @@ def test_hotspots_one_wave_issue_costs(capsys):
     cycles = [int(ln.split()[0]) for ln in body]
     assert sum(cycles) == total
     assert f"SQ_WAVE_CYCLES {total})" in head
-    issue = {ln.split()[6]: int(ln.split()[2]) for ln in body}
+    issue = {ln.split()[7]: int(ln.split()[2]) for ln in body}
+    assert all(float(ln.split()[5]) == int(ln.split()[0]) for ln in body)   # one execution
     assert issue["v_mul_lo_u32"] == 16 and issue["v_add_f32_e32"] == 4
     assert issue["v_mov_b32_e32"] == 4 and issue["s_add_u32"] == 4
     # 6 instructions at 4 (s_endpgm included) and one at 16: the dispatch's cycles

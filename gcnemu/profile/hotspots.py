@@ -141,7 +141,8 @@ def _apportioned(rep, prog, rows, start, gpu) -> list:
 
 def format_hotspots(pcs: list, rep, order: str = "hot", limit: int | None = None) -> str:
     """The annotated listing: per instruction its wave-cycles, share of the total, issue and
-    stall cycles with the main stall reasons, executions; ``order`` "hot" (hottest first) or
+    stall cycles, executions, cycles per execution (RGP's average latency) and the stall
+    reasons; ``order`` "hot" (hottest first) or
     "program"; ``limit`` keeps the first N lines."""
     total = sum(p.cycles for p in pcs)
     rows = sorted(pcs, key=lambda p: -p.cycles) if order == "hot" else list(pcs)
@@ -149,14 +150,15 @@ def format_hotspots(pcs: list, rep, order: str = "hot", limit: int | None = None
         rows = rows[:limit]
     out = [f"{rep.kernel}: {total} wave-cycles over {rep.waves} waves (SQ_WAVE_CYCLES "
            f"{rep.counters.get('SQ_WAVE_CYCLES', 0)}), dispatch {rep.cycles} cycles",
-           f"{'cycles':>10} {'share':>6} {'issue':>9} {'stall':>9}  {'execs':>7}  {'offset':>6}  "
-           f"instruction  [stall reasons]"]
+           f"{'cycles':>10} {'share':>6} {'issue':>9} {'stall':>9}  {'execs':>7} {'avg':>7}  "
+           f"{'offset':>6}  instruction  [stall reasons]"]
     for p in rows:
         share = 100.0 * p.cycles / total if total else 0.0
         stall = sum(p.stalls.values())
         why = ", ".join(f"{k} {v}" for k, v in sorted(p.stalls.items(), key=lambda kv: -kv[1]))
-        out.append(f"{p.cycles:10d} {share:5.1f}% {p.issue:9d} {stall:9d}  {p.executions:7d}  "
-                   f"{p.offset:06x}  {p.text}" + (f"  [{why}]" if why else ""))
+        avg = p.cycles / p.executions if p.executions else 0.0
+        out.append(f"{p.cycles:10d} {share:5.1f}% {p.issue:9d} {stall:9d}  {p.executions:7d} "
+                   f"{avg:7.1f}  {p.offset:06x}  {p.text}" + (f"  [{why}]" if why else ""))
     out.append(f"{total:10d} 100.0%  total")
     return "\n".join(out)
 
