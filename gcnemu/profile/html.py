@@ -210,10 +210,12 @@ def render(rep, kernel, gpu, row: dict, pcs) -> str:
         parts.append(_hotspot_plot(pcs))
     hot = sorted(pcs, key=lambda p: -p.cycles)[:HOTSPOT_ROWS]
     parts.append(_table([(f"{p.offset:06x}", p.text, p.executions, p.cycles,
+                          f"{p.cycles / p.executions:.1f}" if p.executions else "",
                           f"{100 * p.cycles / total:.1f}%", p.issue,
                           ", ".join(f"{k} {v}" for k, v in p.stalls.items()))
                          for p in hot],
-                        ["offset", "instruction", "execs", "cycles", "share", "issue", "stalls"],
+                        ["offset", "instruction", "execs", "cycles", "avg", "share", "issue",
+                         "stalls"],
                         code_cols=(1,)))
     parts.append('<p class="note">Cycles are wave-cycles (each cycle of each wave charged to one '
                  'instruction); see gcnemu/profile/hotspots.py for how they are attributed.</p>')
