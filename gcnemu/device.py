@@ -136,6 +136,13 @@ class GPU:
         #: called with a function's name when a dispatch starts compiling one that is not in
         #: numba's disk cache (the first run after an install or an edit); None: silent
         self.on_compile = None
+        #: called as on_progress(batches done, batches in all) after each batch of workgroups
+        #: of a dispatch (from the thread that collects the batches), or None
+        self.on_progress = None
+        #: timing mode: also read the traces back into report.trace_summary (executions per
+        #: instruction, lines per wave: gcnemu.timing.rows) for the profiling tools; off by
+        #: default, it costs ~5% of a timing-mode dispatch
+        self.summarize_traces = False
         if isinstance(preset, GPUConfig):
             self.config = preset
         else:

@@ -257,9 +257,12 @@ class Launch:
                 results = (self.run_batch(gpu, states[0], b, data, mapped, check) for b in batches)
             else:
                 results = self._run_shared_queue(gpu, states, batches, data, mapped, time_limit)
-            for res in results:
+            progress = gpu.on_progress
+            for done, res in enumerate(results, 1):
                 if res.error is not None:
                     raise res.error
+                if progress is not None:
+                    progress(done, len(batches))
                 waves_run += res.waves
                 for k in totals:
                     totals[k] += res.totals[k]
@@ -288,6 +291,9 @@ class Launch:
             rep.counters.update(t.counters)
             rep.wave_cycles = t.wave_cycles
             rep.wave_cu = t.wave_cu
+            if gpu.summarize_traces:
+                from .timing.rows import summarize   # for profiling (gcnemu/timing/rows.py)
+                rep.trace_summary = summarize(prog, traces, streams)
         return rep
 
     def _between_slices(self, time_limit, stopped=None):

@@ -37,6 +37,10 @@ class DispatchReport:
     wave_cycles: np.ndarray | None = None
     #: timing mode only: int64 [waves]: the CU each wave ran on in the cycle model
     wave_cu: np.ndarray | None = None
+    #: timing mode with GPU.summarize_traces only: what the traces say per program row and
+    #: per wave (executions, branch jumps, LDS conflict degrees, lines touched, the rows each
+    #: wave ran): gcnemu.timing.rows.TraceSummary
+    trace_summary: object | None = None
     #: waves that ended with s_sethalt (they stop there; the dispatch goes on)
     halted_waves: int = 0
     #: records beyond the engine's buffers, counted but not kept: {'s_sendmsg' | 'faults' |

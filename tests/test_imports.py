@@ -34,9 +34,10 @@ TIERS = [
     ("memory families", ["gcnemu.mem.*", "gcnemu.timing.trace"]),
     ("exec: decode, engine, op kernels, cycle model", ["gcnemu.exec.*", "gcnemu.timing.*"]),
     ("launch", ["gcnemu.kernel", "gcnemu.report", "gcnemu.workers", "gcnemu.launch"]),
-    ("API", ["gcnemu", "gcnemu.device", "gcnemu.snippet", "gcnemu.golden", "gcnemu.examples",
-             "gcnemu.pytest_plugin"]),
+    ("API", ["gcnemu", "gcnemu.device", "gcnemu.snippet", "gcnemu.golden", "gcnemu.examples"]),
     ("front ends on the API: PyOpenCL's", ["gcnemu.cl", "gcnemu.cl.*"]),
+    ("profiling and the pytest plugin", ["gcnemu.profile", "gcnemu.profile.*",
+                                         "gcnemu.pytest_plugin"]),
     ("CLI", ["gcnemu.cli", "gcnemu.cli.*", "gcnemu.__main__"]),
 ]
 

@@ -1,6 +1,8 @@
-"""The command line: ``gcnemu asm``, ``gcnemu disasm``, ``gcnemu run``.
+"""The command line: ``gcnemu asm``, ``gcnemu disasm``, ``gcnemu run``, ``gcnemu stats``,
+``gcnemu profile``, ``gcnemu compare``.
 
-Each subcommand lives in a module of this package (isa: asm and disasm; run: run) that adds
+Each subcommand lives in a module of this package (isa: asm and disasm; run: run; profile:
+stats, profile and compare) that adds
 its parser; the emulator itself is imported only by the commands that run code.
 """
 from __future__ import annotations
@@ -9,7 +11,7 @@ import argparse
 import sys
 
 from ..errors import GcnEmuError
-from . import isa, run
+from . import isa, profile, run
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -20,6 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     isa.add_parsers(sub)
     run.add_parser(sub)
+    profile.add_parsers(sub)
     return p
 
 

@@ -154,43 +154,62 @@ def default_block(grid: tuple, kernel) -> tuple:
     return (min(grid[0], 64),) + (1,) * (len(grid) - 1)
 
 
-def cmd_run(args) -> int:
+def dispatch_from_args(args, timing: bool):
+    """Load the kernel and buffers that ``gcnemu run``'s arguments name and dispatch it:
+    (report, kernel, gpu, [(buffer, path)] to write back). Shared by run, profile, compare."""
     import gcnemu
-    from ..device import unmapped_access_error
 
-    if args.example:
-        return run_example(timing=args.timing)
     if not args.file or not args.kernel or not args.grid:
-        raise GcnEmuError("gcnemu run needs FILE, --kernel and --grid (or --example)")
-    gpu = gcnemu.GPU(args.gpu, timing=args.timing)
+        raise GcnEmuError(f"gcnemu {args.command} needs FILE, --kernel and --grid"
+                          + (" (or --example)" if args.command == "run" else ""))
+    gpu = gcnemu.GPU(args.gpu, timing=timing)
     gpu.on_compile = compile_notice()
+    gpu.summarize_traces = timing      # the profiling tools read the traces (gcnemu/profile)
     if args.build_option and not args.file.endswith(".cl"):
         raise GcnEmuError("--build-option is for OpenCL C files (.cl)")
     kernel = gcnemu.load(args.file, options=args.build_option).kernel(args.kernel)
     grid = _dims(args.grid)
     block = _dims(args.block) if args.block else default_block(grid, kernel)
     dargs, writeback = parse_args(args.arg or [], gpu)
-    rep = gpu.dispatch(kernel, grid=grid, block=block, args=dargs, strict=False)
+    from ..profile.progress import dispatch_with_progress
+    rep = dispatch_with_progress(gpu, kernel, grid, block, dargs)
+    return rep, kernel, gpu, writeback
+
+
+def check_faults(rep, args) -> None:
+    """Fail on unmapped accesses unless --allow-faults."""
+    from ..device import unmapped_access_error
     if rep.faults and not args.allow_faults:
         raise unmapped_access_error(rep, "--allow-faults reports them instead.")
+
+
+def cmd_run(args) -> int:
+    if args.example:
+        return run_example(timing=args.timing)
+    timing = args.timing or bool(args.trace)
+    rep, kernel, gpu, writeback = dispatch_from_args(args, timing)
+    check_faults(rep, args)
     for buf, path in writeback:
         np.save(path, buf.to_numpy())
     print(rep.summary())
     if args.timing:
         print(timing_summary(rep))
+    if args.trace:
+        from ..profile.trace import write_trace
+        print(write_trace(args.trace, rep, kernel, gpu.config, args.trace_level, gpu))
     for f in rep.faults[:10]:
         print("fault:", f)
     return 0
 
 
-def add_parser(sub) -> None:
-    r = sub.add_parser("run", help="dispatch a kernel of a code object on .npy buffers",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    r.add_argument("file", nargs="?", help="code object (.hsaco), OpenCL C (.cl: compiled with "
-                   "clang-14, cached) or assembly (.s)")
+def add_dispatch_arguments(r, with_file: bool = True) -> None:
+    """The arguments that name a dispatch (file, kernel, grid, block, args, preset)."""
+    if with_file:
+        r.add_argument("file", nargs="?", help="code object (.hsaco), OpenCL C (.cl: compiled "
+                       "with clang-14, cached) or assembly (.s)")
+        r.add_argument("--kernel", help="kernel name")
     r.add_argument("--build-option", action="append", metavar="OPT",
                    help="a clang option for a .cl file, e.g. --build-option=-DN=4 (repeatable)")
-    r.add_argument("--kernel", help="kernel name")
     r.add_argument("--grid", help="global size in work-items: N, NxM or NxMxK")
     r.add_argument("--block", help="workgroup size: N, NxM or NxMxK (default: the kernel's "
                    "reqd_work_group_size, else up to 64 along x and 1 in the other dimensions)")
@@ -198,7 +217,23 @@ def add_parser(sub) -> None:
     r.add_argument("--gpu", default="xbox-one", help="GPU preset (default xbox-one)")
     r.add_argument("--allow-faults", action="store_true",
                    help="report unmapped accesses instead of failing")
+
+
+def add_trace_arguments(r) -> None:
+    """--trace and --trace-level (run and profile)."""
+    r.add_argument("--trace", metavar="OUT.json",
+                   help="write a Chrome trace-event file (Perfetto, chrome://tracing); "
+                        "implies timing mode")
+    r.add_argument("--trace-level", choices=("waves", "instructions"), default="waves",
+                   help="one slice per wave (default), or also one per instruction")
+
+
+def add_parser(sub) -> None:
+    r = sub.add_parser("run", help="dispatch a kernel of a code object on .npy buffers",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_dispatch_arguments(r)
     r.add_argument("--timing", action="store_true",
                    help="timing mode: also print simulated cycles and timing counters")
+    add_trace_arguments(r)
     r.add_argument("--example", action="store_true", help="run the built-in saxpy example")
     r.set_defaults(func=cmd_run)
