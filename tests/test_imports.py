@@ -33,9 +33,10 @@ TIERS = [
                                          "gcnemu.mem.access", "gcnemu.hardware"]),
     ("memory families", ["gcnemu.mem.*", "gcnemu.timing.trace"]),
     ("exec: decode, engine, op kernels, cycle model", ["gcnemu.exec.*", "gcnemu.timing.*"]),
-    ("launch", ["gcnemu.kernel", "gcnemu.report", "gcnemu.workers", "gcnemu.launch"]),
+    ("launch", ["gcnemu.kernel", "gcnemu.report", "gcnemu.workers", "gcnemu.launch",
+                "gcnemu.shards"]),
     ("API", ["gcnemu", "gcnemu.device", "gcnemu.snippet", "gcnemu.golden", "gcnemu.examples",
-             "gcnemu.pytest_plugin"]),
+             "gcnemu.pytest_plugin", "gcnemu.distributed", "gcnemu.distributed.*"]),
     ("front ends on the API: PyOpenCL's", ["gcnemu.cl", "gcnemu.cl.*"]),
     ("CLI", ["gcnemu.cli", "gcnemu.cli.*", "gcnemu.__main__"]),
 ]

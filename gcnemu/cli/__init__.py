@@ -1,7 +1,8 @@
-"""The command line: ``gcnemu asm``, ``gcnemu disasm``, ``gcnemu run``.
+"""The command line: ``gcnemu asm``, ``gcnemu disasm``, ``gcnemu run``, ``gcnemu sweep``.
 
-Each subcommand lives in a module of this package (isa: asm and disasm; run: run) that adds
-its parser; the emulator itself is imported only by the commands that run code.
+Each subcommand lives in a module of this package (isa: asm and disasm; run: run; sweep:
+sweep) that adds its parser; the emulator itself is imported only by the commands that run
+code.
 """
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import argparse
 import sys
 
 from ..errors import GcnEmuError
-from . import isa, run
+from . import isa, run, sweep
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -20,6 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     isa.add_parsers(sub)
     run.add_parser(sub)
+    sweep.add_parser(sub)
     return p
 
 
