@@ -287,6 +287,24 @@ def _needs_serial(prog: Program) -> str:
     """
     if _uses_gds(prog):
         return "uses GDS (kept per worker)"
+    return _global_atomics(prog)[0]
+
+
+def global_atomic_class(prog: Program) -> tuple[str, int] | None:
+    """(operation, bytes) of the global atomics of a program whose workgroups may run apart
+    (see _needs_serial): "add" (add and sub), "and", "or", "xor", "smin", "umin", "smax" or
+    "umax", on 4 or 8 bytes; None when it has none. How shards of a sharded dispatch that
+    updated the same word combine (gcnemu/shards.py)."""
+    reason, classes = _global_atomics(prog)
+    if reason or not classes:
+        return None
+    op, wide = next(iter(classes))
+    return op, 8 if wide else 4
+
+
+def _global_atomics(prog: Program) -> tuple[str, set]:
+    """(why the order of the program's global atomics can show, or ''; their classes
+    {(commuting class, 64-bit)})."""
     classes = set()
     for ins in prog.instructions:
         n = ins.name
@@ -298,11 +316,11 @@ def _needs_serial(prog: Program) -> str:
         wide = op.endswith("_x2")
         op = op[:-3] if wide else op
         if ins.fields.get("glc"):
-            return f"uses {n} with glc (returns the old value: the order of atomics shows)"
+            return f"uses {n} with glc (returns the old value: the order of atomics shows)", classes
         if op not in _COMMUTING_ATOMICS:
-            return f"uses {n} (the order of {op} atomics changes the result)"
+            return f"uses {n} (the order of {op} atomics changes the result)", classes
         classes.add((_COMMUTING_ATOMICS[op], wide))
         if len(classes) > 1:
-            return f"uses {n} together with other kinds of global atomics (they do not commute)"
-    return ""
+            return f"uses {n} together with other kinds of global atomics (they do not commute)", classes
+    return "", classes
 

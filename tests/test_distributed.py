@@ -1,10 +1,13 @@
-"""Sweeps (gcnemu.sweep, `gcnemu sweep`) on Dask: one LocalCluster of two worker processes
-for the module (tests that need it skip without dask); manifests and the command line are
-also tested without a cluster. References: dispatches in this process (gcnemu.GPU, the
-corpus runner) and numpy."""
+"""Sweeps (gcnemu.sweep, `gcnemu sweep`) and sharded dispatches (dispatch(..., client=)) on
+Dask: one LocalCluster of two worker processes for the module (tests that need it skip
+without dask); the manifest, the table and the merging of shards' writes are also tested
+without a cluster. References: dispatches in this process (gcnemu.GPU, the corpus runner),
+numpy, and hand-made shard writes."""
 from __future__ import annotations
 
 import csv
+import functools
+import operator
 import os
 import signal
 import subprocess
@@ -20,7 +23,10 @@ import gcnemu
 from gcnemu.distributed import (Configuration, KernelSpec, ManifestError, Run, corpus_kernel,
                                 load_manifest, sweep)
 from gcnemu.distributed.manifest import Argument
+from gcnemu.errors import DispatchError, ExecutionError
 from gcnemu.kernel import ProgramSource
+from gcnemu.mem.space import BASE, Memory
+from gcnemu.shards import ShardWrites, merge_writes, shard_ranges
 from kernels import corpus
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -228,6 +234,18 @@ def test_cli_sweep_reports_a_wrong_golden_with_status_1(tmp_path):
     assert "fail: saxpy on fast: y: " in r.stdout and "1 runs: 1 fail" in r.stdout
 
 
+def test_cli_sweep_without_dask_runs_serially_and_says_how_to_install_it(tmp_path):
+    m = _write_saxpy_manifest(tmp_path)
+    code = ("import sys; sys.modules['distributed'] = None; from gcnemu.cli import main; "
+            f"sys.exit(main(['sweep', {str(m)!r}]))")          # `import distributed` fails
+    r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=600, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "dask is not installed: running the 2 runs one after another in this process; " \
+           "pip install 'gcnemu[dask]'" in r.stderr
+    assert "2 runs: 2 pass" in r.stdout
+
+
 def test_cli_sweep_on_an_existing_scheduler(client, tmp_path):
     m = _write_saxpy_manifest(tmp_path)
     r = _cli("sweep", str(m), "--scheduler", client.scheduler.address, "--progress",
@@ -271,3 +289,181 @@ def test_manifest_argument_errors(tmp_path):
         with pytest.raises(ManifestError) as e:
             load_manifest(p)
         assert message in str(e.value) and "kernels[0].args[0]" in str(e.value), str(e.value)
+
+
+# --- sharded dispatch ----------------------------------------------------------------------------
+def _corpus_dispatch(name, client=None, shards=None, timing=False):
+    """Corpus kernel ``name`` dispatched here or in shards: (bytes of its outputs, report)."""
+    case = corpus.make_case(name, 0)
+    gpu = gcnemu.GPU(timing=timing)
+    prog = gcnemu.load(str(corpus.hsaco_path(name)))
+    args, back = [], []
+    for a in case.args:
+        if isinstance(a, (corpus.In, corpus.Out)):
+            b = gpu.to_device(a.array) if isinstance(a, corpus.In) else gpu.empty(a.nbytes)
+            args.append(b)
+            if not type(a) is corpus.In:
+                back.append(b)
+        elif isinstance(a, np.generic):
+            args.append(a)
+        else:
+            args.append(gcnemu.Local(a.nbytes))
+    rep = gpu.dispatch(prog.kernel(case.kernel), case.grid, case.block, args, client=client,
+                       shards=shards)
+    return [b.to_numpy().tobytes() for b in back], rep
+
+
+@pytest.mark.parametrize("name", ["mandelbrot", "matmul_tiled", "histogram", "nu_spmv_csr"])
+def test_sharded_dispatch_gives_the_bits_of_a_local_one(client, name):
+    local, rep0 = _corpus_dispatch(name)
+    sharded, rep = _corpus_dispatch(name, client, shards=5)
+    assert sharded == local
+    assert rep.shards == 5 and rep.serial_reason == ""
+    assert rep.waves == rep0.waves and rep.counters == rep0.counters
+
+
+def test_sharded_dispatch_of_a_larger_mandelbrot(client):
+    """1,536 workgroups (a 512 x 384 image) in the default number of shards (2 per worker
+    thread), against a local dispatch (which the corpus tests check against numpy)."""
+    prog = gcnemu.load(str(corpus.hsaco_path("mandelbrot")))
+    images = []
+    for c in (None, client):
+        gpu = gcnemu.GPU()
+        out = gpu.empty((384, 512), np.uint32)
+        rep = gpu.dispatch(prog.kernel("mandelbrot"), (512, 384), (16, 8),
+                           [out, np.float32(-2.2), np.float32(-1.2), np.float32(3.0 / 512),
+                            np.float32(2.4 / 384), np.uint32(64)], client=c)
+        images.append(out.to_numpy())
+    assert rep.shards == 4
+    assert images[0].tobytes() == images[1].tobytes() and images[0].max() == 64
+
+
+RACY = """
+    s_load_dwordx2 s[4:5], s[0:1], 0x0
+    s_waitcnt lgkmcnt(0)
+    v_mov_b32 v1, s4
+    v_mov_b32 v2, s5
+    v_mov_b32 v3, s2
+    flat_store_dword v[1:2], v3
+    s_waitcnt vmcnt(0)
+    s_endpgm
+"""
+
+
+def test_a_racy_kernel_is_refused_naming_buffer_and_offset(client, tmp_path):
+    """Every workgroup stores its id to out[0]: shards leave different values there."""
+    (tmp_path / "racy.s").write_text(RACY)
+    gpu = gcnemu.GPU()
+    k = gcnemu.load(str(tmp_path / "racy.s")).kernel("racy")
+    gpu.to_device(np.ones(64, np.uint8), name="before")
+    out = gpu.to_device(np.full(4, 0xEE, np.uint32), name="out")
+    with pytest.raises(DispatchError) as e:
+        gpu.dispatch(k, (64 * 8,), (64,), [out], client=client, shards=4)
+    msg = str(e.value)
+    assert "shards 0 and 1 wrote different values (0x01 and 0x03)" in msg, msg
+    assert f"0x{out.address:x}, buffer 'out' (0x{out.address:x}, 16 bytes) + 0" in msg, msg
+    assert np.array_equal(out.to_numpy(), np.full(4, 0xEE, np.uint32))   # nothing written
+    # locally the last workgroup's store wins
+    gpu.dispatch(k, (64 * 8,), (64,), [out])
+    assert out.to_numpy()[0] == 7
+
+
+def test_a_shard_that_fails_raises_its_error_here(client):
+    gpu = gcnemu.GPU(step_limit=200)                      # the watchdog goes with the shards
+    k = gcnemu.load(str(corpus.hsaco_path("mandelbrot"))).kernel("mandelbrot")
+    out = gpu.empty((96, 128), np.uint32)
+    with pytest.raises(ExecutionError, match=r"step limit of 200 instructions reached"):
+        gpu.dispatch(k, (128, 96), (16, 8), [out, np.float32(-2.2), np.float32(-1.2),
+                                             np.float32(0.02), np.float32(0.02),
+                                             np.uint32(1000)], client=client)
+
+
+def test_what_is_not_sharded_runs_here_and_says_why(client):
+    _, rep = _corpus_dispatch("mandelbrot", client, timing=True)
+    assert rep.shards == 0 and rep.cycles > 0
+    assert rep.serial_reason.startswith("not sharded: timing mode is not sharded")
+    _, rep = _corpus_dispatch("atomics_global", client)
+    assert rep.shards == 0 and rep.serial_reason.startswith("not sharded: the kernel uses flat_atomic_")
+    gpu = gcnemu.GPU()
+    k = gcnemu.load(str(corpus.hsaco_path("saxpy"))).kernel("saxpy")
+    y, x = gpu.to_device(np.ones(64, np.float32)), gpu.to_device(np.ones(64, np.float32))
+    rep = gpu.dispatch(k, (64,), (64,), [y, x, np.float32(1), np.uint32(64)], client=client)
+    assert rep.shards == 0 and rep.serial_reason == "not sharded: one workgroup"
+
+
+# --- merging shards' writes (no cluster) -------------------------------------------------------------
+def _writes(mem, pairs):
+    """ShardWrites of {address: bytes} written over what mem holds."""
+    starts, lengths, values = [], [], []
+    for addr, data in pairs:
+        starts.append(addr - BASE)
+        lengths.append(len(data))
+        values.append(np.frombuffer(bytes(data), np.uint8))
+    return ShardWrites(np.array(starts, np.int64), np.array(lengths, np.int64),
+                       np.concatenate(values) if values else np.zeros(0, np.uint8))
+
+
+@pytest.mark.parametrize("op, width, fold", [
+    ("add", 4, lambda o, xs: (o + sum(xs)) % 2**32),
+    ("umin", 4, lambda o, xs: min([o] + xs)),
+    ("smax", 8, lambda o, xs: max([o] + xs, key=lambda v: v - 2**64 if v >> 63 else v)),
+    ("or", 4, lambda o, xs: functools.reduce(operator.or_, xs, o)),
+    ("xor", 8, lambda o, xs: functools.reduce(operator.xor, xs, o)),
+])
+def test_merge_of_commuting_atomics(op, width, fold):
+    """Three shards each apply their own operands to the same words; the merge must give
+    what applying all of them to the original gives (computed here with Python integers)."""
+    rng = np.random.default_rng(5)
+    mem = Memory()
+    a = mem.allocate(8 * width, name="bins")
+    orig = [int(v) for v in rng.integers(0, 2**(8 * width) - 1, 8, dtype=np.uint64,
+                                         endpoint=True)]
+    mem.write(a, b"".join(v.to_bytes(width, "little") for v in orig))
+    before = mem.snapshot()
+    operands = [[int(v) for v in rng.integers(0, 2**(8 * width) - 1, 8, dtype=np.uint64,
+                                              endpoint=True)] for _ in range(3)]
+    writes = []
+    for ops in operands:
+        pairs = []
+        for w in range(8):
+            v = fold(orig[w], [ops[w]]) if op != "add" else (orig[w] + ops[w]) % 2**(8 * width)
+            pairs.append((a + w * width, int(v).to_bytes(width, "little")))
+        writes.append(_writes(mem, pairs))
+    merge_writes(mem, before, writes, (op, width))
+    got = [int.from_bytes(mem.read(a + w * width, width), "little") for w in range(8)]
+    assert got == [int(fold(orig[w], [o[w] for o in operands])) for w in range(8)]
+
+
+def test_merge_refuses_different_values_and_keeps_equal_ones():
+    mem = Memory()
+    mem.allocate(300, name="pad")
+    a = mem.allocate(64, name="out")
+    before = mem.snapshot()
+    merge_writes(mem, before, [_writes(mem, [(a, b"\x01\x02")]), _writes(mem, [(a + 1, b"\x02\x03")])])
+    assert mem.read(a, 3) == b"\x01\x02\x03"         # byte 1: the same value from both
+    before = mem.snapshot()
+    with pytest.raises(DispatchError, match=r"shards 0 and 2 wrote different values \(0x05 and "
+                       r"0x06\) to the byte at 0x[0-9a-f]+, buffer 'out' \(0x[0-9a-f]+, 64 bytes\) \+ 40"):
+        merge_writes(mem, before, [_writes(mem, [(a + 40, b"\x05")]), _writes(mem, []),
+                                   _writes(mem, [(a + 40, b"\x06")])])
+    assert mem.read(a + 40, 1) == b"\x00"
+
+
+def test_shard_ranges_cover_every_workgroup_once():
+    for n, k in [(10, 3), (7, 7), (3, 8), (1536, 4)]:
+        rs = shard_ranges(n, k)
+        assert [g for r in rs for g in r] == list(range(n))
+        assert len(rs) == min(n, k) and max(map(len, rs)) - min(map(len, rs)) <= 1
+
+
+def test_memory_snapshot_round_trip():
+    mem = Memory()
+    a = mem.allocate(1000, name="a")
+    b = mem.allocate(10, name="b")
+    c = mem.allocate(5000, name="c")
+    mem.write(a, np.arange(250, dtype=np.uint32))
+    mem.free(b)
+    copy = Memory.from_snapshot(mem.snapshot())
+    assert copy.read(a, 1000) == mem.read(a, 1000)
+    assert copy.describe(c + 7) == mem.describe(c + 7) == f"buffer 'c' (0x{c:x}, 5000 bytes) + 7"
+    assert not copy.is_mapped(b) and copy.allocate(10, name="d") == mem.allocate(10, name="d")
