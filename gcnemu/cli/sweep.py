@@ -16,7 +16,6 @@ gcnemu/distributed/manifest.py.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -34,7 +33,7 @@ def cmd_sweep(args) -> int:
     where = ("in this process" if args.serial else f"on {args.scheduler}" if args.scheduler
              else "on a local cluster")
     print(f"gcnemu sweep: {len(manifest.kernels)} kernel(s) x {len(manifest.configurations)} "
-          f"configuration(s) = {len(runs)} runs {where}", file=sys.stderr, flush=True)
+          f"configuration(s) = {len(runs)} runs {where}", flush=True)
     table = sweep(runs, client=client, n_workers=args.workers,
                   progress=True if args.progress else None)
     paths = table.write(stem)
