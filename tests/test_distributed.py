@@ -256,6 +256,26 @@ def test_cli_sweep_on_an_existing_scheduler(client, tmp_path):
     assert all(x["host"].startswith("tcp://") for x in rows)
 
 
+def test_table_columns_csv_and_parquet(tmp_path):
+    from gcnemu.distributed import SweepTable
+    t = SweepTable()
+    t.add({"kernel": "k", "config": "a", "status": "pass", "cycles": 10, "SQ_INSTS": 5,
+           "num_cus": 8, "error": ""})
+    t.add({"kernel": "k", "config": "b", "status": "error", "error": "Boom: x", "cycles": None,
+           "num_cus": "eight"})                  # mixed types: Parquet stores them as text
+    assert t.columns == ["kernel", "config", "num_cus", "status", "error", "cycles", "SQ_INSTS"]
+    rows = list(csv.DictReader(open(t.to_csv(tmp_path / "t.csv"))))
+    assert rows[1] == {"kernel": "k", "config": "b", "num_cus": "eight", "status": "error",
+                       "error": "Boom: x", "cycles": "", "SQ_INSTS": ""}
+    assert t.summary() == "2 runs: 1 pass, 1 error" and t.failed() == [t[1]]
+    pq = pytest.importorskip("pyarrow.parquet")
+    back = pq.read_table(t.to_parquet(tmp_path / "t.parquet")).to_pylist()
+    assert back[0] == {"kernel": "k", "config": "a", "num_cus": "8", "status": "pass",
+                       "error": "", "cycles": 10, "SQ_INSTS": 5}
+    assert back[1]["cycles"] is None and back[1]["SQ_INSTS"] is None
+    assert [p.name for p in t.write(tmp_path / "w")] == ["w.csv", "w.parquet"]
+
+
 @pytest.mark.parametrize("text, message", [
     ("kernels: [{corpus: saxpy}]\nconfigurations: [{preset: nope}]", "unknown preset 'nope'"),
     ("kernels: [{corpus: saxpy}]\nconfigurations: [{bogus_option: 1}]",
