@@ -154,6 +154,33 @@ def test_a_worker_killed_mid_sweep_loses_nothing(client):
     client.wait_for_workers(2, timeout=120)             # the nanny restarted it
 
 
+# --- test suites on several processes (pytest-xdist) ---------------------------------------------
+USER_TESTS = '''
+import numpy as np, pytest
+from gcnemu.golden import In, InOut
+
+@pytest.mark.parametrize("n", [256, 1000, 4096, 777])
+def test_saxpy(run_kernel, assert_close_ulp, n):
+    x = np.linspace(-3, 3, n, dtype=np.float32); y = np.ones(n, np.float32)
+    outs = run_kernel({code!r}, "saxpy", (-(-n // 256) * 256,), (256,),
+                      [InOut(y), In(x), np.float32(2.5), np.uint32(n)])
+    assert_close_ulp(outs[0], (np.float32(2.5) * x).astype(np.float32) + y, ulp=0)
+'''
+
+
+def test_a_users_golden_tests_run_under_pytest_xdist(tmp_path):
+    """A project's golden tests, written with the fixtures gcnemu installs, on two xdist
+    workers (the project's own suite runs so in CI: `python -m pytest -n 2`)."""
+    pytest.importorskip("xdist")
+    (tmp_path / "test_user.py").write_text(USER_TESTS.format(code=str(corpus.hsaco_path("saxpy"))))
+    r = subprocess.run([sys.executable, "-m", "pytest", "-n", "2", "-v", "-p", "no:cacheprovider",
+                        "-p", "gcnemu.pytest_plugin", "--rootdir", str(tmp_path),
+                        str(tmp_path / "test_user.py")], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=600, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert r.returncode == 0 and "4 passed" in r.stdout, r.stdout[-2000:] + r.stderr[-2000:]
+    assert "[gw0]" in r.stdout and "[gw1]" in r.stdout          # two processes ran them
+
+
 # --- manifests and the command line ------------------------------------------------------------
 def test_example_manifest_reads():
     m = load_manifest(EXAMPLE)
