@@ -183,7 +183,8 @@ def _on_cluster(runs, client, bar) -> SweepTable:
         if id(r.kernel) not in scattered:
             # the kernel's arrays and code go to the cluster once, whatever its runs, as a
             # task's argument rather than scattered data: the scheduler keeps the task, so a
-            # worker that dies holding its result takes nothing with it (it runs again)
+            # worker that dies holding its result takes nothing with it (it runs again). The
+            # price: the scheduler holds the inputs too (Dask warns above 10 MB a kernel)
             scattered[id(r.kernel)] = client.submit(
                 _hold, r.kernel, pure=False, key=f"gcnemu-kernel-{i}-{r.kernel.name}-{stamp}")
         f = client.submit(_run_task, scattered[id(r.kernel)], r.config, pure=False,
