@@ -68,6 +68,7 @@ def disassemble(code: bytes) -> str:
 
 
 __all__ = ["GPU", "PRESETS", "GPUConfig", "Buffer", "Kernel", "Local", "DispatchReport", "load",
-           "run_snippet", "WaveState", "sweep", "assemble", "disassemble", "GcnEmuError", "LoaderError",
+           "run_snippet", "WaveState", "sweep", "assemble", "disassemble", "GcnEmuError",
+           "LoaderError",
            "MemoryFault", "DispatchError", "ExecutionError", "AssemblerError", "DecodeError",
            "__version__"]

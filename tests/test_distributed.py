@@ -226,7 +226,8 @@ kernels:
     kernel: saxpy
     grid: 512
     block: 128
-    args: [{{inout: y.npy, golden: want.npy, keep: true}}, {{in: x.npy}}, {{f32: 2.0}}, {{u32: 512}}]
+    args: [{{inout: y.npy, golden: want.npy, keep: true}}, {{in: x.npy}}, {{f32: 2.0}},
+           {{u32: 512}}]
 """)
     return tmp / "m.yaml"
 
@@ -349,7 +350,7 @@ def _corpus_dispatch(name, client=None, shards=None, timing=False):
         if isinstance(a, (corpus.In, corpus.Out)):
             b = gpu.to_device(a.array) if isinstance(a, corpus.In) else gpu.empty(a.nbytes)
             args.append(b)
-            if not type(a) is corpus.In:
+            if type(a) is not corpus.In:
                 back.append(b)
         elif isinstance(a, np.generic):
             args.append(a)
@@ -430,7 +431,8 @@ def test_what_is_not_sharded_runs_here_and_says_why(client):
     assert rep.shards == 0 and rep.cycles > 0
     assert rep.serial_reason.startswith("not sharded: timing mode is not sharded")
     _, rep = _corpus_dispatch("atomics_global", client)
-    assert rep.shards == 0 and rep.serial_reason.startswith("not sharded: the kernel uses flat_atomic_")
+    assert rep.shards == 0
+    assert rep.serial_reason.startswith("not sharded: the kernel uses flat_atomic_")
     gpu = gcnemu.GPU()
     k = gcnemu.load(str(corpus.hsaco_path("saxpy"))).kernel("saxpy")
     y, x = gpu.to_device(np.ones(64, np.float32)), gpu.to_device(np.ones(64, np.float32))
@@ -438,7 +440,7 @@ def test_what_is_not_sharded_runs_here_and_says_why(client):
     assert rep.shards == 0 and rep.serial_reason == "not sharded: one workgroup"
 
 
-# --- merging shards' writes (no cluster) -------------------------------------------------------------
+# --- merging shards' writes (no cluster) ----------------------------------------------------
 def _writes(mem, pairs):
     """ShardWrites of {address: bytes} written over what mem holds."""
     starts, lengths, values = [], [], []
@@ -486,11 +488,13 @@ def test_merge_refuses_different_values_and_keeps_equal_ones():
     mem.allocate(300, name="pad")
     a = mem.allocate(64, name="out")
     before = mem.snapshot()
-    merge_writes(mem, before, [_writes(mem, [(a, b"\x01\x02")]), _writes(mem, [(a + 1, b"\x02\x03")])])
+    merge_writes(mem, before, [_writes(mem, [(a, b"\x01\x02")]),
+                               _writes(mem, [(a + 1, b"\x02\x03")])])
     assert mem.read(a, 3) == b"\x01\x02\x03"         # byte 1: the same value from both
     before = mem.snapshot()
     with pytest.raises(DispatchError, match=r"shards 0 and 2 wrote different values \(0x05 and "
-                       r"0x06\) to the byte at 0x[0-9a-f]+, buffer 'out' \(0x[0-9a-f]+, 64 bytes\) \+ 40"):
+                       r"0x06\) to the byte at 0x[0-9a-f]+, buffer 'out' "
+                       r"\(0x[0-9a-f]+, 64 bytes\) \+ 40"):
         merge_writes(mem, before, [_writes(mem, [(a + 40, b"\x05")]), _writes(mem, []),
                                    _writes(mem, [(a + 40, b"\x06")])])
     assert mem.read(a + 40, 1) == b"\x00"

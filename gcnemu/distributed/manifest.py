@@ -267,7 +267,8 @@ def _kernel(k, base: Path, where) -> KernelSpec:
                                 f"{prog.kernel_names}")
         entry = prog.kernel_names[0]
     if entry not in prog.kernel_names:
-        raise ManifestError(f"{where}: {code} has no kernel {entry!r}; kernels: {prog.kernel_names}")
+        raise ManifestError(f"{where}: {code} has no kernel {entry!r}; kernels: "
+                            f"{prog.kernel_names}")
     for what in ("grid", "args"):
         if what not in k:
             raise ManifestError(f"{where}: '{what}' is missing")
