@@ -4,6 +4,7 @@ Main entry points:
   gcnemu.GPU, gcnemu.load, gcnemu.Local          run compiled kernels on test buffers
   gcnemu.run_snippet, gcnemu.WaveState            run a few instructions as one wave
   gcnemu.assemble, gcnemu.disassemble             LLVM-syntax gfx7 assembler/disassembler
+  gcnemu.sweep                                    kernels x configurations on Dask (a table)
 
 The names are imported when first used, so that ``import gcnemu`` (and ``gcnemu --help``)
 does not load numba and the engine.
@@ -36,7 +37,8 @@ __version__ = _version()
 #: the public names that live in submodules: name -> module
 _LAZY = {"GPU": "device", "Buffer": "device", "Local": "device", "PRESETS": "hardware",
          "GPUConfig": "hardware", "Kernel": "kernel", "load": "kernel",
-         "DispatchReport": "report", "WaveState": "snippet", "run_snippet": "snippet"}
+         "DispatchReport": "report", "WaveState": "snippet", "run_snippet": "snippet",
+         "sweep": "distributed"}
 
 
 def __getattr__(name: str):
@@ -66,6 +68,7 @@ def disassemble(code: bytes) -> str:
 
 
 __all__ = ["GPU", "PRESETS", "GPUConfig", "Buffer", "Kernel", "Local", "DispatchReport", "load",
-           "run_snippet", "WaveState", "assemble", "disassemble", "GcnEmuError", "LoaderError",
+           "run_snippet", "WaveState", "sweep", "assemble", "disassemble", "GcnEmuError",
+           "LoaderError",
            "MemoryFault", "DispatchError", "ExecutionError", "AssemblerError", "DecodeError",
            "__version__"]

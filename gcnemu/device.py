@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import operator
 import time
+import uuid
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -217,7 +218,8 @@ class GPU:
     # --- dispatch --------------------------------------------------------------------------
     def dispatch(self, kernel: Kernel, grid: Sequence[int], block: Sequence[int], args: Sequence = (),
                  *, strict: bool = True, workers: int = 1, time_limit="gpu", offset=None,
-                 implicit_args: str = "auto") -> DispatchReport:
+                 implicit_args: str = "auto", client=None, shards: int | None = None,
+                 workgroups: range | None = None) -> DispatchReport:
         """Run ``kernel`` over ``grid`` work-items in workgroups of ``block``.
 
         ``args`` are the kernel's explicit arguments in order: Buffers (or addresses) for
@@ -244,6 +246,17 @@ class GPU:
         default): "libclc" for kernels gcnemu compiled from OpenCL C (gcnemu.load of a .cl
         file, gcnemu.cl), "rocm" for the others. The AQL packet's setup dimensions and
         hidden_grid_dims say how many dimensions ``grid`` has.
+
+        ``client`` (a dask.distributed Client) runs the workgroups in ``shards`` shards on
+        the cluster's workers (default: two per worker thread) and merges the bytes each
+        wrote into this GPU's memory: the same bits as a local dispatch, or a DispatchError
+        naming the buffer and offset of a byte two shards wrote with different values (a
+        race). Kernels that workers=2 would run on one worker, timing mode and kernels not
+        loaded by gcnemu.load run here instead, and ``report.serial_reason`` says why;
+        ``report.shards`` counts the shards (gcnemu/shards.py).
+
+        ``workgroups``: run only these workgroups (a range of linear workgroup indices, x
+        fastest): what one shard of a sharded dispatch runs; not in timing mode.
         """
         workers = _count("workers", workers)
         time_limit = self.time_limit if isinstance(time_limit, str) and time_limit == "gpu" \
@@ -314,6 +327,22 @@ class GPU:
         if lds_size > self.config.lds_per_cu:
             raise DispatchError(f"kernel {info.name} needs {lds_size} bytes of LDS per workgroup; "
                                 f"a CU has {self.config.lds_per_cu}")
+        ngroups = 1
+        for g, b in zip(grid, block):
+            ngroups *= -(-g // b)
+        if workgroups is not None:
+            if not isinstance(workgroups, range) or workgroups.step != 1 or \
+                    not 0 <= workgroups.start < workgroups.stop <= ngroups:
+                raise DispatchError(f"workgroups is a range of workgroup indices in 0..{ngroups - 1} "
+                                    f"(step 1), not {workgroups!r}")
+            if self.timing:
+                raise DispatchError("timing mode runs whole dispatches: workgroups= is for "
+                                    "functional dispatches")
+        if client is not None:
+            reason = self._shard_refusal(kernel, ngroups, workgroups)
+            if not reason:
+                return self._dispatch_sharded(client, shards, kernel, grid, block, ndim, ngroups,
+                                              args, offset, implicit_args, time_limit, strict, t0)
         # everything that does not depend on the argument values is kept per launch shape
         # (see launch.Launch). The key holds the kernel's info and program as they are now
         # (the launch keeps both alive, so their ids stay theirs)
@@ -325,11 +354,64 @@ class GPU:
             launch.ctx["lds_shares"] = lds_shares
             try:
                 launch.write_segments(self.memory, launch.kernarg.build(arg_values))
-                rep = launch.run(self, workers, time_limit)
+                rep = launch.run(self, workers, time_limit, workgroups)
             finally:
                 self._launches.put(key, launch)
+        if client is not None:
+            rep.serial_reason = f"not sharded: {reason}"
         rep.compile_seconds = compiling.seconds
         rep.wall_seconds = time.perf_counter() - t0 - compiling.seconds
+        self.dispatch_id += 1
+        if strict and rep.faults:
+            raise unmapped_access_error(rep, "dispatch(..., strict=False) returns the report "
+                                             "instead.")
+        return rep
+
+    # --- sharded dispatch (gcnemu/shards.py) ------------------------------------------------
+    def _shard_refusal(self, kernel: Kernel, ngroups: int, workgroups) -> str:
+        """Why a dispatch with client= runs here rather than in shards ('' if it need not)."""
+        if self.timing:
+            return ("timing mode is not sharded (the cycle model replays all the waves of a "
+                    "dispatch together, on one GPU)")
+        if workgroups is not None:
+            return "workgroups= picks the workgroups of one shard"
+        if kernel.source is None:
+            return "the kernel was not made by gcnemu.load: its code cannot be sent to workers"
+        why, _gds = kernel.code_facts()
+        if why:
+            return f"the kernel {why}"
+        if ngroups < 2:
+            return "one workgroup"
+        return ""
+
+    def _dispatch_sharded(self, client, shards, kernel, grid, block, ndim, ngroups, args,
+                          offset, implicit_args, time_limit, strict, t0) -> DispatchReport:
+        """dispatch(..., client=): the workgroups in shards on the cluster (see dispatch)."""
+        from .kernel import global_atomic_class
+        from .shards import ShardJob, merge_reports, merge_writes, shard_ranges
+        if shards is None:
+            shards = 2 * max(1, sum(client.nthreads().values()))
+        shards = _count("shards", shards)
+        # the code image is mapped here first, so that the shards find it where it is here
+        image = self.code_image_address(kernel)
+        snap = self.memory.snapshot()
+        job = ShardJob(self.config, self.step_limit, self.waves_per_batch, time_limit,
+                       self.queue_address, self.gds.copy(), self.dispatch_id, kernel.source,
+                       kernel.name, image, grid[:ndim], block[:ndim],
+                       [a.address if isinstance(a, Buffer) else a for a in args],
+                       offset[:ndim], implicit_args, snap)
+        # the memory goes to each worker once, not with every shard
+        [job_future] = client.scatter([job], broadcast=True, hash=False)
+        ranges = shard_ranges(ngroups, shards)
+        tag = uuid.uuid4().hex[:12]
+        futures = [client.submit(run_shard, job_future, r.start, r.stop, pure=False,
+                                 key=f"gcnemu-shard-{kernel.name}-{tag}-{i}")
+                   for i, r in enumerate(ranges)]
+        results = client.gather(futures)
+        merge_writes(self.memory, snap, [w for w, _ in results],
+                     global_atomic_class(kernel.program))
+        rep = merge_reports([r for _, r in results], grid, block, ngroups)
+        rep.wall_seconds = time.perf_counter() - t0
         self.dispatch_id += 1
         if strict and rep.faults:
             raise unmapped_access_error(rep, "dispatch(..., strict=False) returns the report "
@@ -353,6 +435,28 @@ class GPU:
                 self.memory.write(base + v, b)
         self._images[id(co)] = (co, base)
         return base
+
+
+def run_shard(job, first: int, stop: int):
+    """Workgroups first..stop-1 of a sharded dispatch (on a Dask worker): a GPU of the job's
+    configuration whose memory is the client's snapshot runs them; returns (ShardWrites: the
+    bytes they changed, their DispatchReport). Errors of the dispatch (ExecutionError, ...)
+    propagate to the client."""
+    from .kernel import load_cached
+    from .shards import written_bytes
+    gpu = GPU(job.config, step_limit=job.step_limit, waves_per_batch=job.waves_per_batch)
+    gpu.memory = Memory.from_snapshot(job.memory)
+    gpu._launches = LaunchCache(gpu.memory)
+    gpu.queue_address = job.queue_address
+    gpu.gds[:] = job.gds
+    gpu.dispatch_id = job.dispatch_id
+    kernel = load_cached(job.source).kernel(job.kernel)
+    if job.image_address:
+        gpu._images[id(kernel.code_object)] = (kernel.code_object, job.image_address)
+    rep = gpu.dispatch(kernel, job.grid, job.block, job.args, strict=False,
+                       time_limit=job.time_limit, offset=job.offset,
+                       implicit_args=job.implicit_args, workgroups=range(first, stop))
+    return written_bytes(job.memory, gpu.memory), rep
 
 
 def _count(what: str, v) -> int:

@@ -92,9 +92,12 @@ def ulp_distance(a, b) -> np.ndarray:
     return d.astype(np.uint64)
 
 
-def assert_close_ulp(actual, expected, ulp: int = 0, what: str = "result") -> None:
+def assert_close_ulp(actual, expected, ulp=0, what: str = "result", atol=None) -> None:
     """Assert equality: exact for integers, within ``ulp`` units in the last place for floats
-    (``ulp=0``: bit-exact, any NaN equal to any NaN). The message names the first mismatch."""
+    (``ulp=0``: bit-exact, any NaN equal to any NaN; an array broadcast over ``expected``
+    gives each element its bound). ``atol``: floats within this absolute distance pass too
+    (for values that cancel towards zero, where ULPs mean nothing). The message names the
+    first mismatch."""
     got = np.asarray(actual)
     want = np.asarray(expected)
     if got.shape != want.shape:
@@ -103,12 +106,16 @@ def assert_close_ulp(actual, expected, ulp: int = 0, what: str = "result") -> No
         if got.dtype != want.dtype:
             raise AssertionError(f"{what}: dtype {got.dtype} != expected {want.dtype}")
         d = ulp_distance(got, want)
-        bad = d > np.uint64(ulp)
+        bound = np.broadcast_to(np.asarray(ulp).astype(np.uint64), want.shape)
+        bad = d > bound
+        if atol is not None:
+            with np.errstate(invalid="ignore", over="ignore"):
+                bad &= ~(np.abs(got.astype(np.float64) - want.astype(np.float64)) <= atol)
     else:
         d = None
         bad = got != want
     if bad.any():
         k = tuple(int(i) for i in np.argwhere(bad)[0])
-        extra = f", {int(d[k])} ulp apart (bound {ulp})" if d is not None else ""
+        extra = f", {int(d[k])} ulp apart (bound {int(bound[k])})" if d is not None else ""
         raise AssertionError(f"{what}: {int(bad.sum())} of {want.size} elements differ; first at "
                              f"index {k}: got {got[k]!r}, expected {want[k]!r}{extra}")

@@ -9,13 +9,76 @@ workgroups may run on several workers, whether it reaches GDS) are worked out on
 """
 from __future__ import annotations
 
+import collections
+import hashlib
 import os
+import threading
+from dataclasses import dataclass
 
 from .errors import DecodeError, LoaderError
 from .exec.program import Program, build_program
 from .isa.decoder import decode_one
 from .loader.codeobject import CodeObject, KernelInfo, load_code_object
 from .loader.opencl import compile_opencl
+
+
+@dataclass(frozen=True)
+class ProgramSource:
+    """What ``load`` made a program from, in a form another process can load again (Dask
+    workers of gcnemu.distributed and of a sharded dispatch): the bytes of a code object or
+    CAL binary (``kind`` "binary"; an OpenCL C file's compiled code object, with ``libclc``),
+    or assembly text (``kind`` "asm", the kernel named ``name``)."""
+
+    kind: str
+    data: bytes
+    name: str = ""
+    libclc: bool = False
+
+    @property
+    def digest(self) -> str:
+        """A content hash: equal sources load equal programs (workers cache by it)."""
+        h = hashlib.sha256(self.kind.encode() + b"\0" + self.name.encode() + b"\0" +
+                           bytes([self.libclc]) + self.data)
+        return h.hexdigest()
+
+    def load(self) -> "LoadedProgram":
+        """Load the program again (in this or another process)."""
+        if self.kind == "asm":
+            from .isa.assembler import assemble
+            prog = LoadedProgram(None, {self.name: assembly_kernel_info(
+                self.name, assemble(self.data.decode()))})
+        elif self.kind == "binary":
+            prog = load(self.data)
+            prog.libclc = self.libclc
+        else:
+            raise LoaderError(f"unknown program source kind {self.kind!r}")
+        prog.source = self
+        return prog
+
+
+#: programs loaded by load_cached in this process, by source digest, most recent last
+_LOADED: "collections.OrderedDict[str, LoadedProgram]" = collections.OrderedDict()
+_LOADED_LOCK = threading.Lock()
+#: load_cached keeps this many programs
+KEEP_LOADED = 64
+
+
+def load_cached(source: ProgramSource) -> "LoadedProgram":
+    """``source.load()``, once per process for each source (a Dask worker loads and decodes
+    each code object of a sweep or sharded dispatch once, and keeps the VALU op kernels its
+    programs bound)."""
+    key = source.digest
+    with _LOADED_LOCK:
+        prog = _LOADED.get(key)
+        if prog is not None:
+            _LOADED.move_to_end(key)
+            return prog
+    prog = source.load()
+    with _LOADED_LOCK:
+        _LOADED[key] = prog
+        while len(_LOADED) > KEEP_LOADED:
+            _LOADED.popitem(last=False)
+    return prog
 
 
 class Kernel:
@@ -35,6 +98,9 @@ class Kernel:
         #: compiled by gcnemu from OpenCL C against libclc-14: dispatch lays the implicit
         #: arguments out as libclc reads them (see GPU.dispatch, implicit_args)
         self.libclc = False
+        #: what the kernel's program was loaded from (ProgramSource), for other processes;
+        #: None for kernels made by hand
+        self.source = None
 
     def __repr__(self) -> str:
         return f"Kernel({self.name!r}, {len(self.program.instructions)} instructions)"
@@ -54,6 +120,8 @@ class LoadedProgram:
     def __init__(self, code_object: CodeObject | None, kernels: dict, libclc: bool = False):
         self.code_object = code_object
         self.libclc = libclc
+        #: what it was loaded from (ProgramSource; set by load), or None
+        self.source = None
         self._infos = kernels
         self._kernels: dict[str, Kernel] = {}
         self._text_program: Program | None = None
@@ -87,6 +155,7 @@ class LoadedProgram:
                 self._kernels[name] = Kernel(info, decode_kernel(info, info.code), co, 0,
                                              info.entry_address)
             self._kernels[name].libclc = self.libclc
+            self._kernels[name].source = self.source
         return self._kernels[name]
 
     def _text(self) -> Program:
@@ -141,14 +210,19 @@ def load(src, options=None) -> LoadedProgram:
             text = open(src).read()
         except OSError as e:
             raise LoaderError(f"cannot read {src}: {e.strerror}") from None
-        co = load_code_object(compile_opencl(text, options or (), name=os.path.basename(str(src)),
-                                             include_dir=os.path.dirname(os.path.abspath(src))))
-        return LoadedProgram(co, co.kernels, libclc=True)
+        binary = compile_opencl(text, options or (), name=os.path.basename(str(src)),
+                                include_dir=os.path.dirname(os.path.abspath(src)))
+        co = load_code_object(binary)
+        prog = LoadedProgram(co, co.kernels, libclc=True)
+        prog.source = ProgramSource("binary", bytes(binary), libclc=True)
+        return prog
     if is_path and str(src).endswith(".s"):
         from .isa.assembler import assemble
         text = open(src).read()
         name = os.path.splitext(os.path.basename(str(src)))[0]
-        return LoadedProgram(None, {name: assembly_kernel_info(name, assemble(text))})
+        prog = LoadedProgram(None, {name: assembly_kernel_info(name, assemble(text))})
+        prog.source = ProgramSource("asm", text.encode(), name)
+        return prog
     from .loader.cal import is_cal_binary, load_cal
     raw = src
     if is_path:
@@ -161,9 +235,16 @@ def load(src, options=None) -> LoadedProgram:
         if is_path:
             with open(src, "rb") as f:
                 raw = f.read()
-        return LoadedProgram(None, load_cal(bytes(raw), str(src) if is_path else "CAL binary"))
+        prog = LoadedProgram(None, load_cal(bytes(raw), str(src) if is_path else "CAL binary"))
+        prog.source = ProgramSource("binary", bytes(raw))
+        return prog
     co = load_code_object(src)
-    return LoadedProgram(co, co.kernels)
+    prog = LoadedProgram(co, co.kernels)
+    if is_path:
+        with open(src, "rb") as f:
+            raw = f.read()      # load_code_object read it (and named any problem) already
+    prog.source = ProgramSource("binary", bytes(raw))
+    return prog
 
 
 def assembly_kernel_info(name: str, code: bytes) -> KernelInfo:
@@ -206,6 +287,24 @@ def _needs_serial(prog: Program) -> str:
     """
     if _uses_gds(prog):
         return "uses GDS (kept per worker)"
+    return _global_atomics(prog)[0]
+
+
+def global_atomic_class(prog: Program) -> tuple[str, int] | None:
+    """(operation, bytes) of the global atomics of a program whose workgroups may run apart
+    (see _needs_serial): "add" (add and sub), "and", "or", "xor", "smin", "umin", "smax" or
+    "umax", on 4 or 8 bytes; None when it has none. How shards of a sharded dispatch that
+    updated the same word combine (gcnemu/shards.py)."""
+    reason, classes = _global_atomics(prog)
+    if reason or not classes:
+        return None
+    op, wide = next(iter(classes))
+    return op, 8 if wide else 4
+
+
+def _global_atomics(prog: Program) -> tuple[str, set]:
+    """(why the order of the program's global atomics can show, or ''; their classes
+    {(commuting class, 64-bit)})."""
     classes = set()
     for ins in prog.instructions:
         n = ins.name
@@ -217,11 +316,11 @@ def _needs_serial(prog: Program) -> str:
         wide = op.endswith("_x2")
         op = op[:-3] if wide else op
         if ins.fields.get("glc"):
-            return f"uses {n} with glc (returns the old value: the order of atomics shows)"
+            return f"uses {n} with glc (returns the old value: the order of atomics shows)", classes
         if op not in _COMMUTING_ATOMICS:
-            return f"uses {n} (the order of {op} atomics changes the result)"
+            return f"uses {n} (the order of {op} atomics changes the result)", classes
         classes.add((_COMMUTING_ATOMICS[op], wide))
         if len(classes) > 1:
-            return f"uses {n} together with other kinds of global atomics (they do not commute)"
-    return ""
+            return f"uses {n} together with other kinds of global atomics (they do not commute)", classes
+    return "", classes
 

@@ -228,9 +228,11 @@ class Launch:
                 pass     # the user freed it already
 
 
-    def run(self, gpu, workers=1, time_limit=None) -> DispatchReport:
+    def run(self, gpu, workers=1, time_limit=None, workgroups: range | None = None) -> DispatchReport:
         """Run the dispatch on ``gpu`` (its segments written): every batch, on ``workers``
-        threads where the launch allows; the report (timing mode: with the cycle model's)."""
+        threads where the launch allows; the report (timing mode: with the cycle model's).
+        ``workgroups``: only these (linear workgroup indices, a range): the batches cut to
+        them (a shard of a sharded dispatch, gcnemu/shards.py)."""
         ctx, info, prog, occ = self.ctx, self.info, self.ctx["prog"], self.occ
         mem = gpu.memory
         if occ.workgroups_per_cu < 1:
@@ -245,6 +247,9 @@ class Launch:
             st.streams_used = 0
         ctx["dispatch_id"] = gpu.dispatch_id
         nworkers, batches = len(states), self.batches
+        if workgroups is not None:
+            batches = [r for r in (range(max(b.start, workgroups.start), min(b.stop, workgroups.stop))
+                                   for b in batches) if len(r)]
         totals = {k: 0 for k in COUNTER_COLUMNS}
         fault_list, messages, export_list, traces = [], [], [], []
         waves_run = halted = 0

@@ -29,7 +29,9 @@ class DispatchReport:
     compile_seconds: float = 0.0   #: numba compiling (or loading from its cache) in the dispatch
     occupancy: Occupancy | None = None
     workers: int = 1          #: threads the dispatch's batches were shared among
-    serial_reason: str = ""   #: why more workers were asked for but one was used
+    serial_reason: str = ""   #: why more workers (or shards) were asked for but one was used
+    #: shards the dispatch ran in on Dask workers (dispatch(..., client=)); 0: in this process
+    shards: int = 0
     #: timing mode only (GPU(timing=True)): simulated GPU cycles of the whole dispatch
     cycles: int | None = None
     #: timing mode only: int64 [waves, 2] start and end cycle of each wave, in dispatch order

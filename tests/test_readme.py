@@ -65,7 +65,8 @@ def test_python_example_runs(text, line, tmp_path):
 
 
 def _placeholder(args) -> bool:
-    return any(a in ("FILE", "FILE.s", "FILE.bin") or a.startswith("k.hsaco") for a in args)
+    return any(a in ("FILE", "FILE.s", "FILE.bin", "manifest.yaml") or a.startswith("k.hsaco")
+               for a in args)
 
 
 @pytest.mark.parametrize("cmd, shown, line",
@@ -76,7 +77,7 @@ def test_gcnemu_command_runs(cmd, shown, line, tmp_path):
     if _placeholder(args):
         build_parser().parse_args(args)        # exits (a failed test) on an unknown flag
         return
-    args = [str(ROOT / a) if a.startswith("kernels/") else a for a in args]
+    args = [str(ROOT / a) if a.startswith(("kernels/", "examples/")) else a for a in args]
     r = subprocess.run([sys.executable, "-m", "gcnemu", *args], cwd=tmp_path, env=ENV,
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, f"README line {line}: {cmd}\n{r.stderr[-3000:]}"

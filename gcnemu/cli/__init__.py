@@ -1,9 +1,9 @@
 """The command line: ``gcnemu asm``, ``gcnemu disasm``, ``gcnemu run``, ``gcnemu stats``,
-``gcnemu profile``, ``gcnemu compare``.
+``gcnemu profile``, ``gcnemu compare``, ``gcnemu sweep``.
 
 Each subcommand lives in a module of this package (isa: asm and disasm; run: run; profile:
-stats, profile and compare) that adds
-its parser; the emulator itself is imported only by the commands that run code.
+stats, profile and compare; sweep: sweep) that adds its parser; the emulator itself is
+imported only by the commands that run code.
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import argparse
 import sys
 
 from ..errors import GcnEmuError
-from . import isa, profile, run
+from . import isa, profile, run, sweep
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -23,6 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
     isa.add_parsers(sub)
     run.add_parser(sub)
     profile.add_parsers(sub)
+    sweep.add_parser(sub)
     return p
 
 

@@ -35,7 +35,7 @@ from ..errors import MemoryFault
 from ..exec.jit import njit
 from .descriptors import scratch_vsharp
 
-__all__ = ["BASE", "PAGE_SIZE", "PAGE_SHIFT", "Memory", "ScratchSegment", "mem_load", "mem_store",
+__all__ = ["BASE", "PAGE_SIZE", "PAGE_SHIFT", "Memory", "MemorySnapshot", "ScratchSegment", "mem_load", "mem_store",
            "zeros_aligned"]
 
 BASE = 0x1_0000_0000
@@ -115,6 +115,14 @@ class _Alloc(NamedTuple):
     nbytes: int     # requested size
     end_page: int   # virtual address one past the last mapped page
     name: str
+
+
+class MemorySnapshot(NamedTuple):
+    """What Memory.snapshot copies: byte i of ``data`` is address BASE + i."""
+    data: np.ndarray
+    mapped: np.ndarray
+    allocations: tuple
+    counter: int
 
 
 def zeros_aligned(shape, dtype, align: int = 64) -> np.ndarray:
@@ -324,6 +332,27 @@ class Memory:
         if before is not None and (after is None or address - end <= after.start - address):
             return f"unmapped, {address - end} bytes past buffer '{before.name}' (0x{before.start:x}, {before.nbytes} bytes)"
         return f"unmapped, {after.start - address} bytes before buffer '{after.name}' (0x{after.start:x}, {after.nbytes} bytes)"
+
+    def snapshot(self) -> "MemorySnapshot":
+        """A copy of the address space (contents up to the last mapped page, the page map and
+        the allocation table) that :meth:`from_snapshot` turns back into an equal Memory, in
+        this process or another one (a sharded dispatch's workers start from the client's
+        memory: gcnemu/shards.py)."""
+        with self._mutex:
+            end = max((a.end_page for a in self._allocs), default=BASE + PAGE_SIZE) - BASE
+            return MemorySnapshot(self.data[:end].copy(), self.mapped[:end >> PAGE_SHIFT].copy(),
+                                  tuple(self._allocs), self._counter)
+
+    @classmethod
+    def from_snapshot(cls, snap: "MemorySnapshot") -> "Memory":
+        """A new Memory holding what ``snap`` holds, every buffer at its address."""
+        mem = cls(initial_bytes=snap.data.size + PAGE_SIZE)
+        mem.data[:snap.data.size] = snap.data
+        mem.mapped[:snap.mapped.size] = snap.mapped
+        mem._allocs = list(snap.allocations)
+        mem._counter = snap.counter
+        mem._rebuild_table()
+        return mem
 
     def is_mapped(self, address: int) -> bool:
         """True when the page holding ``address`` is mapped."""
