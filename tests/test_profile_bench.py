@@ -21,8 +21,10 @@ def test_gcn_bench_records_simulated_time(pytester):
             assert rep.waves == 4
     """)
     out = pytester.path / "b.json"
-    res = pytester.runpytest_inprocess("-p", "gcnemu.pytest_plugin", "-q", "-p", "no:cacheprovider",
-                                       f"--benchmark-json={out}")
+    # in a subprocess: an in-process run drops the modules it imported when it ends (numba's
+    # among them), and numba cannot be imported a second time into the same interpreter
+    res = pytester.runpytest_subprocess("-p", "gcnemu.pytest_plugin", "-q", "-p", "no:cacheprovider",
+                                        f"--benchmark-json={out}")
     res.assert_outcomes(passed=1)
     bench, = json.loads(out.read_text())["benchmarks"]
     info = bench["extra_info"]
