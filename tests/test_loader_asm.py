@@ -314,3 +314,28 @@ def test_raw_code_keeps_working_and_refuses_what_needs_a_code_object():
         assemble("s_endpgm\n.section .rodata\n.long 5\n")
     with pytest.raises(AssemblerError, match="is a relocation"):
         assemble("s_getpc_b64 s[0:1]\ns_add_u32 s0, s0, x@rel32@lo+4\nx:\ns_endpgm")
+
+
+def test_gcnemu_run_takes_clang_s_output(tmp_path, capsys):
+    """`gcnemu run k.s` through the entry point: the saxpy listing (clang -S) dispatched and
+    checked against numpy; a broken directive exits 1 with one line naming file and line."""
+    import numpy as np
+
+    from gcnemu.cli import main
+
+    s = tmp_path / "saxpy.s"
+    s.write_text(SAXPY)
+    x = np.arange(300, dtype=np.float32)
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "y.npy", np.ones(300, np.float32))
+    args = ["--kernel", "saxpy", "--grid", "300", "--arg", f"inout:{tmp_path / 'y.npy'}",
+            "--arg", f"in:{tmp_path / 'x.npy'}", "--arg", "f32:0.5", "--arg", "u32:300"]
+    assert main(["run", str(s), *args]) == 0, capsys.readouterr().err
+    assert np.array_equal(np.load(tmp_path / "y.npy"), 1 + np.float32(0.5) * x)
+    capsys.readouterr()
+    bad = SAXPY.replace(".amdhsa_ieee_mode 1", ".amdhsa_ieee_mode 2")
+    s.write_text(bad)
+    assert main(["run", str(s), *args]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and str(s) in err and \
+        f"line {_line_of(bad, '.amdhsa_ieee_mode')}" in err, err
