@@ -58,7 +58,7 @@ def built(tmp_path_factory):
     if MISSING:
         pytest.skip(f"needs {', '.join(MISSING)}")
     sources = {n: source_path(n).read_bytes() for n in CL + ASM}
-    key = hashlib.sha256(b"\0".join([*CL_FLAGS[:0], " ".join(CL_FLAGS).encode(),
+    key = hashlib.sha256(b"\0".join([" ".join(CL_FLAGS).encode(),
                                      *(n.encode() + b"\0" + t for n, t in sorted(sources.items())),
                                      *(_version(t).encode() for t in (CLANG, MC, LLD))]))
     cache = cache_dir().parent / "clang-S" / key.hexdigest()[:32]
