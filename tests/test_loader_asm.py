@@ -339,3 +339,18 @@ def test_gcnemu_run_takes_clang_s_output(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and str(s) in err and \
         f"line {_line_of(bad, '.amdhsa_ieee_mode')}" in err, err
+
+
+@needs_tools
+def test_clang_g_output_links_the_same_code(tmp_path):
+    """clang -g adds .loc, .cfi_* and .debug_* sections: gcnemu reads and drops the debug
+    information (no dispatch reads it); the loaded image equals llvm-mc + ld.lld's."""
+    src = tmp_path / "func_calls.cl"
+    src.write_bytes(source_path("func_calls").read_bytes())
+    s = tmp_path / "func_calls.s"
+    subprocess.run([CLANG, *CL_FLAGS, "-g", "-S", src.name, "-o", s.name], cwd=tmp_path,
+                   check=True, capture_output=True)
+    text = s.read_text()
+    assert ".loc" in text and ".cfi_startproc" in text and ".debug_info" in text
+    _mc_lld(s, tmp_path / "g.hsaco")
+    _compare(link_object(assemble_object(text)), (tmp_path / "g.hsaco").read_bytes())

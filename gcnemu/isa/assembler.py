@@ -1153,7 +1153,16 @@ def _is_vop3_only_problem(err) -> bool:
 #: address-significance table (for the linker's identical-code folding), v2 code object markers
 _IGNORED_DIRECTIVES = frozenset({
     ".file", ".ident", ".end", ".addrsig", ".addrsig_sym", ".hsa_code_object_version",
-    ".hsa_code_object_isa", ".amdgpu_hsa_kernel", ".p2alignl"})
+    ".hsa_code_object_isa", ".amdgpu_hsa_kernel", ".p2alignl", ".loc", ".cfi_startproc",
+    ".cfi_endproc", ".cfi_def_cfa", ".cfi_def_cfa_offset", ".cfi_def_cfa_register",
+    ".cfi_offset", ".cfi_escape", ".cfi_undefined", ".cfi_register", ".cfi_rel_offset",
+    ".cfi_sections", ".cfi_restore", ".cfi_same_value", ".cfi_llvm_def_aspace_cfa"})
+#: what fills a section: in a section that is not loaded (debug information of clang -g),
+#: the bytes matter to no dispatch and are not kept (their label arithmetic is not resolved)
+_DATA_DIRECTIVES = frozenset({
+    ".byte", ".short", ".hword", ".2byte", ".long", ".word", ".4byte", ".int", ".quad",
+    ".8byte", ".zero", ".space", ".skip", ".ascii", ".asciz", ".string", ".uleb128",
+    ".sleb128"})
 
 #: the ELF flags of sections named without flags (as llvm-mc gives them)
 _DEFAULT_FLAGS = {".text": "ax", ".rodata": "a", ".data": "aw", ".bss": "aw"}
@@ -1393,6 +1402,8 @@ def _names(args, name, lineno, col):
 def _directive(st, name, args, col, lineno):
     name = name.lower()
     if name in _IGNORED_DIRECTIVES:
+        return
+    if name in _DATA_DIRECTIVES and "a" not in st.flags[st.cur]:
         return
     if name in (".set", ".equ"):
         sym, _, expr = args.partition(",")

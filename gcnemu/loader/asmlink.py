@@ -14,7 +14,9 @@ the page (4 KiB pages, -z noseparate-code); .dynamic in a third (RELRO) segment.
 symbol table holds the global symbols of default or protected visibility (the kernels and
 their descriptors), as ld.lld's does.
 
-Supported: code in .text (and .text.*), read-only data in .rodata (and .rodata.*);
+Sections that are not loaded (``.AMDGPU.csdata``, clang -g's ``.debug_*``) are read and
+dropped: no dispatch reads them. Supported: code in .text (and .text.*), read-only data in
+.rodata (and .rodata.*);
 writable data (.data, .bss) is an error, as are relocations other than @rel32@lo/@rel32@hi
 against symbols defined in the file.
 """
