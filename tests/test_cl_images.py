@@ -265,3 +265,26 @@ def test_what_is_not_supported_is_a_clear_error(env):
         prg.readf(q, (1, 1), None, buf, buf)
     assert all(f.channel_order in range(0x10B0, 0x10BD) for f in
                cl.get_supported_image_formats(ctx, cl.mem_flags.READ_ONLY, cl.mem_object_type.IMAGE2D))
+
+
+def test_use_host_ptr_and_image_from_array(env):
+    cl, ctx, q, prg = env
+    h, w = 4, 6
+    a = np.arange(h * w * 4, dtype=np.uint8).reshape(h, w, 4)
+    img = cl.image_from_array(ctx, a, num_channels=4, norm_int=True)
+    assert img.format == cl.ImageFormat(cl.channel_order.RGBA, cl.channel_type.UNORM_INT8)
+    assert img.shape == (w, h)
+    host = np.zeros((h, w, 4), np.float32)
+    out = cl.Image(ctx, cl.mem_flags.WRITE_ONLY | cl.mem_flags.USE_HOST_PTR,
+                   cl.ImageFormat(cl.channel_order.RGBA, cl.channel_type.FLOAT), hostbuf=host)
+    buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, h * w * 16)
+    prg.readf(q, (w, h), None, img, buf)
+    vals = np.zeros((h, w, 4), np.float32)
+    cl.enqueue_copy(q, vals, buf)
+    prg.writef(q, (w, h), None, out, buf)
+    # USE_HOST_PTR: the host array holds what the kernel wrote when the kernel returns
+    assert np.array_equal(host, (a / np.float64(255)).astype(np.float32))
+    assert np.array_equal(host, vals)
+    sub = np.zeros((2, 3, 4), np.uint8)               # a region of the image, read back
+    cl.enqueue_copy(q, sub, img, origin=(2, 1), region=(3, 2))
+    assert np.array_equal(sub, a[1:3, 2:5])
