@@ -72,15 +72,19 @@ class ExecutionError(GcnEmuError):
 
 
 class AssemblerError(GcnEmuError):
-    """Assembly source could not be assembled; ``line``/``column`` are 1-based when known."""
+    """Assembly source could not be assembled; ``line``/``column`` are 1-based when known,
+    ``source`` names the file when there is one."""
 
-    def __init__(self, message: str, line: Optional[int] = None, column: Optional[int] = None) -> None:
+    def __init__(self, message: str, line: Optional[int] = None, column: Optional[int] = None,
+                 source: Optional[str] = None) -> None:
         self.line = line
         self.column = column
+        self.source = source
+        self.message = message
         loc = ""
         if line is not None:
             loc = f"line {line}" + (f", column {column}" if column is not None else "") + ": "
-        super().__init__(loc + message)
+        super().__init__((f"{source}: " if source else "") + loc + message)
 
 
 class DecodeError(GcnEmuError):

@@ -15,7 +15,7 @@ import os
 import threading
 from dataclasses import dataclass
 
-from .errors import DecodeError, LoaderError
+from .errors import AssemblerError, DecodeError, LoaderError
 from .exec.program import Program, build_program
 from .isa.decoder import decode_one
 from .loader.codeobject import CodeObject, KernelInfo, load_code_object
@@ -196,8 +196,10 @@ def load(src, options=None) -> LoadedProgram:
     clang-14, lld-14 and libclc-14, and cached; ``options`` such as ``["-DN=4"]`` go to clang;
     see gcnemu.loader.opencl) or a GCN assembly file (path ending in .s).
 
-    Assembly files without AMDHSA directives become one kernel named after the file whose
-    launch state is: s[0:1] = kernarg segment pointer, s2/s3/s4 = workgroup id x/y/z,
+    An assembly file with ``.amdhsa_kernel`` blocks (what ``clang -S`` writes, or hand-written
+    in that form, with ``.amdgpu_metadata``) is assembled and linked into a code object laid
+    out as llvm-mc and ld.lld-14 make it (see gcnemu.loader.asmlink). Assembly files without
+    AMDHSA directives become one kernel named after the file whose launch state is: s[0:1] = kernarg segment pointer, s2/s3/s4 = workgroup id x/y/z,
     v0/v1/v2 = work-item id x/y/z, 104 SGPRs and 256 VGPRs available.
     """
     is_path = isinstance(src, (str, os.PathLike))
@@ -217,12 +219,7 @@ def load(src, options=None) -> LoadedProgram:
         prog.source = ProgramSource("binary", bytes(binary), libclc=True)
         return prog
     if is_path and str(src).endswith(".s"):
-        from .isa.assembler import assemble
-        text = open(src).read()
-        name = os.path.splitext(os.path.basename(str(src)))[0]
-        prog = LoadedProgram(None, {name: assembly_kernel_info(name, assemble(text))})
-        prog.source = ProgramSource("asm", text.encode(), name)
-        return prog
+        return _load_assembly(str(src))
     from .loader.cal import is_cal_binary, load_cal
     raw = src
     if is_path:
@@ -244,6 +241,37 @@ def load(src, options=None) -> LoadedProgram:
         with open(src, "rb") as f:
             raw = f.read()      # load_code_object read it (and named any problem) already
     prog.source = ProgramSource("binary", bytes(raw))
+    return prog
+
+
+def _load_assembly(path: str) -> LoadedProgram:
+    """load() of a .s file: a code object when it has .amdhsa_kernel blocks, else raw code."""
+    from .isa.assembler import assemble_object
+    from .loader.asmlink import link_object
+
+    try:
+        text = open(path).read()
+    except OSError as e:
+        raise LoaderError(f"cannot read {path}: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise LoaderError(f"{path} is not a text file: {e}") from None
+    try:
+        obj = assemble_object(text)
+        if obj.kernels:
+            linked = link_object(obj)
+            co = load_code_object(linked)
+            prog = LoadedProgram(co, co.kernels)
+            prog.source = ProgramSource("binary", bytes(linked))
+            return prog
+        if obj.metadata is not None:
+            raise AssemblerError(".amdgpu_metadata describes kernels, but the file has no "
+                                 ".amdhsa_kernel block (the kernel descriptor)", obj.metadata[1] - 1)
+        code, _labels = obj.machine_code()
+    except AssemblerError as e:
+        raise AssemblerError(e.message, e.line, e.column, source=path) from None
+    name = os.path.splitext(os.path.basename(path))[0]
+    prog = LoadedProgram(None, {name: assembly_kernel_info(name, code)})
+    prog.source = ProgramSource("asm", text.encode(), name)
     return prog
 
 

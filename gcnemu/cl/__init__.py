@@ -12,7 +12,9 @@ when returned. ``event.gcnemu_report`` is the emulator's DispatchReport of a ker
 
 ``gcnemu.cl.array`` is the basics of ``pyopencl.array`` (its docstring says what is left out).
 
-What is not emulated (images, samplers, sub-buffers, SVM, ...) raises
+Images and samplers (1D, 2D, 3D; the formats gcnemu.loader.climage lists) run through the
+MIMG instructions, with gcnemu's image built-ins linked into every program. What is not
+emulated (image arrays, mipmaps, sub-buffers, SVM, ...) raises
 cl.NotEmulatedError naming the PyOpenCL feature.
 """
 from __future__ import annotations
@@ -23,9 +25,14 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from ..errors import GcnEmuError
+
 __all__ = ["get_platforms", "create_some_context", "Context", "CommandQueue", "Buffer",
            "Program", "Kernel", "LocalMemory", "Event", "enqueue_copy", "enqueue_fill_buffer",
            "enqueue_nd_range_kernel", "enqueue_barrier", "enqueue_marker", "wait_for_events",
+           "Image", "ImageFormat", "Sampler", "image_from_array", "enqueue_read_image",
+           "enqueue_write_image", "channel_order", "channel_type", "addressing_mode",
+           "filter_mode", "mem_object_type", "get_supported_image_formats",
            "mem_flags", "command_queue_properties", "device_type", "Error", "LogicError",
            "RuntimeError", "MemoryError", "NotEmulatedError"]
 
@@ -93,6 +100,9 @@ class status_code:
     INVALID_WORK_ITEM_SIZE = -55
     INVALID_GLOBAL_OFFSET = -56
     INVALID_BUFFER_SIZE = -61
+    IMAGE_FORMAT_NOT_SUPPORTED = -10
+    INVALID_IMAGE_FORMAT_DESCRIPTOR = -39
+    INVALID_IMAGE_SIZE = -40
     INVALID_GLOBAL_WORK_SIZE = -63
     INVALID_OPERATION = -59
     OUT_OF_RESOURCES = -5
@@ -242,7 +252,13 @@ class Device:
         self.max_mem_alloc_size = 256 << 20
         self.max_clock_frequency = cfg.clock_mhz
         self.address_bits = 64
-        self.image_support = False
+        self.image_support = True
+        # the T#'s size fields: 14 bits of width and height, 13 of depth
+        self.image2d_max_width = self.image2d_max_height = self.image3d_max_width = \
+            self.image3d_max_height = 16384
+        self.image3d_max_depth = 8192
+        self.max_read_image_args = self.max_write_image_args = 128
+        self.max_samplers = 16
         self.available = self.compiler_available = self.endian_little = True
         self.max_constant_buffer_size = 64 << 10
         self.max_parameter_size = 1024
@@ -497,6 +513,344 @@ class LocalMemory:
         self.size = int(size)
 
 
+# --- images and samplers (gcnemu.loader.climage: formats, T#, S#) ------------------------------
+
+class channel_order:
+    R, A, RG, RA, RGB, RGBA, BGRA, ARGB, INTENSITY, LUMINANCE, Rx, RGx, RGBx = range(0x10B0,
+                                                                                   0x10BD)
+
+
+class channel_type:
+    SNORM_INT8, SNORM_INT16, UNORM_INT8, UNORM_INT16, UNORM_SHORT_565, UNORM_SHORT_555, \
+        UNORM_INT_101010, SIGNED_INT8, SIGNED_INT16, SIGNED_INT32, UNSIGNED_INT8, \
+        UNSIGNED_INT16, UNSIGNED_INT32, HALF_FLOAT, FLOAT = range(0x10D0, 0x10DF)
+
+
+class addressing_mode:
+    NONE, CLAMP_TO_EDGE, CLAMP, REPEAT, MIRRORED_REPEAT = range(0x1130, 0x1135)
+
+
+class filter_mode:
+    NEAREST, LINEAR = 0x1140, 0x1141
+
+
+class mem_object_type:
+    BUFFER, IMAGE2D, IMAGE3D, IMAGE2D_ARRAY, IMAGE1D, IMAGE1D_ARRAY, IMAGE1D_BUFFER = \
+        range(0x10F0, 0x10F7)
+
+
+def _image_error(routine, e):
+    code = status_code.IMAGE_FORMAT_NOT_SUPPORTED if "channel" in str(e) or "BGRA" in str(e) \
+        else status_code.INVALID_IMAGE_SIZE
+    return LogicError(routine, code, str(e))
+
+
+class ImageFormat:
+    """An image format: ``channel_order`` and ``channel_data_type`` (cl.channel_order,
+    cl.channel_type values)."""
+
+    def __init__(self, channel_order, channel_data_type):
+        self.channel_order, self.channel_data_type = int(channel_order), int(channel_data_type)
+
+    def _info(self, routine="ImageFormat"):
+        from ..loader.climage import format_info
+        try:
+            return format_info(self.channel_order, self.channel_data_type)
+        except GcnEmuError as e:
+            raise _image_error(routine, e) from None
+
+    @property
+    def channel_count(self):
+        return self._info()[0]
+
+    @property
+    def itemsize(self):
+        return self._info()[1]
+
+    @property
+    def dtype_size(self):
+        return self._info()[1] // self._info()[0]
+
+    def __eq__(self, other):
+        return isinstance(other, ImageFormat) and (self.channel_order, self.channel_data_type) \
+            == (other.channel_order, other.channel_data_type)
+
+    def __hash__(self):
+        return hash((self.channel_order, self.channel_data_type))
+
+    def __repr__(self):
+        names = ({v: k for k, v in vars(channel_order).items() if isinstance(v, int)},
+                 {v: k for k, v in vars(channel_type).items() if isinstance(v, int)})
+        return (f"ImageFormat({names[0].get(self.channel_order, self.channel_order)}, "
+                f"{names[1].get(self.channel_data_type, self.channel_data_type)})")
+
+
+def get_supported_image_formats(context, flags, image_type):
+    """The formats gcnemu's image built-ins support (the same for every flag and type)."""
+    from ..loader.climage import format_info
+    out = []
+    for o in range(channel_order.R, channel_order.RGBx + 1):
+        for t in range(channel_type.SNORM_INT8, channel_type.FLOAT + 1):
+            try:
+                format_info(o, t)
+            except GcnEmuError:
+                continue
+            out.append(ImageFormat(o, t))
+    return out
+
+
+class Image(MemoryObject):
+    """A 1D, 2D or 3D image: ``shape`` is (width[, height[, depth]]), as PyOpenCL takes it; a
+    ``hostbuf`` (with COPY_HOST_PTR or USE_HOST_PTR) gives the texels, a numpy array of shape
+    (depth, height, width[, channels]) or any array of the same bytes, rows ``pitches`` bytes
+    apart when given. The texels live tightly packed in GPU memory (``img.gcnemu_buffer``);
+    ``img.gcnemu_object`` holds the T# and the image's size and format (what a kernel's image
+    argument points at)."""
+
+    def __init__(self, context, flags, format, shape=None, pitches=None, hostbuf=None,
+                 is_array=False, buffer=None):
+        if not isinstance(context, Context):
+            raise LogicError("clCreateImage", status_code.INVALID_CONTEXT,
+                             f"Image takes a gcnemu.cl.Context, not {type(context).__name__}")
+        if is_array or buffer is not None:
+            _not_emulated("image arrays and 1D buffer images")
+        if not isinstance(format, ImageFormat):
+            raise LogicError("clCreateImage", status_code.INVALID_IMAGE_FORMAT_DESCRIPTOR,
+                             f"format must be a cl.ImageFormat, not {type(format).__name__}")
+        nch, bpt, dtype = format._info("clCreateImage")
+        flags = int(flags)
+        mf = mem_flags
+        host = None
+        if hostbuf is not None:
+            if not flags & (mf.COPY_HOST_PTR | mf.USE_HOST_PTR):
+                raise LogicError("clCreateImage", status_code.INVALID_VALUE,
+                                 "hostbuf is given without COPY_HOST_PTR or USE_HOST_PTR")
+            host = np.asarray(hostbuf)
+            if shape is None:      # (depth, height, width[, channels]), channels when > 1
+                if nch > 1 and (host.ndim < 2 or host.shape[-1] != nch):
+                    raise LogicError("clCreateImage", status_code.INVALID_IMAGE_SIZE,
+                                     f"hostbuf of shape {host.shape}: the last axis must be the "
+                                     f"{nch} channels (or give shape=)")
+                shape = tuple((host.shape[:-1] if nch > 1 else host.shape)[::-1])
+        elif flags & (mf.COPY_HOST_PTR | mf.USE_HOST_PTR):
+            raise LogicError("clCreateImage", status_code.INVALID_VALUE,
+                             "COPY_HOST_PTR or USE_HOST_PTR given without a hostbuf")
+        if shape is None:
+            raise LogicError("clCreateImage", status_code.INVALID_IMAGE_SIZE,
+                             "an image needs a shape (width[, height[, depth]]) or a hostbuf")
+        shape = tuple(int(d) for d in shape)
+        from ..loader.climage import image_object_words
+        self.context, self.flags, self.format, self.shape = context, flags, format, shape
+        self.hostbuf = hostbuf if flags & mf.USE_HOST_PTR else None
+        self.nbytes = int(np.prod(shape)) * bpt
+        gpu = context.gpu
+        try:
+            image_object_words(0, format.channel_order, format.channel_data_type, shape)
+        except GcnEmuError as e:
+            raise _image_error("clCreateImage", e) from None
+        self.gcnemu_buffer = gpu.empty(self.nbytes, name=f"image{len(gpu.memory.alloc_names)}")
+        words = image_object_words(self.gcnemu_buffer.address, format.channel_order,
+                                   format.channel_data_type, shape)
+        self.gcnemu_object = gpu.to_device(np.array(words, np.uint32))
+        if host is not None:
+            self._write_host(host, (0, 0, 0), None, pitches)
+
+    @property
+    def int_ptr(self):
+        return self.gcnemu_object.address
+
+    @property
+    def width(self):
+        return self.shape[0]
+
+    @property
+    def height(self):
+        return self.shape[1] if len(self.shape) > 1 else 0
+
+    @property
+    def depth(self):
+        return self.shape[2] if len(self.shape) > 2 else 0
+
+    @property
+    def row_pitch(self):
+        return self.shape[0] * self.format.itemsize
+
+    @property
+    def slice_pitch(self):
+        return self.row_pitch * (self.shape[1] if len(self.shape) > 1 else 1)
+
+    def _box(self, origin, region, routine):
+        dims = len(self.shape)
+        origin = tuple(int(x) for x in origin) + (0,) * (3 - len(origin))
+        region = tuple(self.shape) if region is None else tuple(int(x) for x in region)
+        region = region + (1,) * (3 - len(region))
+        full = tuple(self.shape) + (1,) * (3 - dims)
+        for d in range(3):
+            if origin[d] < 0 or region[d] < 1 or origin[d] + region[d] > full[d]:
+                raise LogicError(routine, status_code.INVALID_VALUE,
+                                 f"origin {origin[:dims]} + region {region[:dims]} is outside the "
+                                 f"image of shape {self.shape}")
+        return origin, region
+
+    def _rows(self, origin, region):
+        """(device byte offset, host byte offset) of each row of the box, host rows tight."""
+        bpt = self.format.itemsize
+        w, h = self.shape[0], (self.shape[1] if len(self.shape) > 1 else 1)
+        row = region[0] * bpt
+        for z in range(region[2]):
+            for y in range(region[1]):
+                dev = (((origin[2] + z) * h + origin[1] + y) * w + origin[0]) * bpt
+                yield dev, (z * region[1] + y) * row, row
+
+    def _host_view(self, host, region, pitches, routine):
+        row = region[0] * self.format.itemsize
+        need = row * region[1] * region[2]
+        a = np.asarray(host)
+        if pitches is not None:        # rows (and slices) ``pitches`` bytes apart: repack
+            rp = int(pitches[0])
+            sp = int(pitches[1]) if len(pitches) > 1 else rp * region[1]
+            raw = np.ascontiguousarray(a).reshape(-1).view(np.uint8)
+            if rp < row or sp < rp * region[1] or raw.nbytes < sp * (region[2] - 1) + \
+                    rp * (region[1] - 1) + row:
+                raise LogicError(routine, status_code.INVALID_VALUE,
+                                 f"pitches {tuple(pitches)} do not fit rows of {row} bytes")
+            return np.concatenate([raw[z * sp + y * rp: z * sp + y * rp + row]
+                                   for z in range(region[2]) for y in range(region[1])])
+        raw = np.ascontiguousarray(a).reshape(-1).view(np.uint8)
+        if raw.nbytes < need:
+            raise LogicError(routine, status_code.INVALID_VALUE,
+                             f"the host array has {raw.nbytes} bytes, the region needs {need}")
+        return raw[:need]
+
+    def _write_host(self, host, origin, region, pitches):
+        origin, region = self._box(origin, region, "clEnqueueWriteImage")
+        data = self._host_view(host, region, pitches, "clEnqueueWriteImage")
+        mem, base = self.context.gpu.memory, self.gcnemu_buffer.address
+        for dev, off, n in self._rows(origin, region):
+            mem.write(base + dev, data[off:off + n].tobytes())
+        return data.nbytes
+
+    def _read_host(self, host, origin, region, pitches):
+        origin, region = self._box(origin, region, "clEnqueueReadImage")
+        if pitches is not None:
+            _not_emulated("enqueue_copy from an Image with host pitches")
+        out = np.asarray(host)
+        if not out.flags.c_contiguous or not out.flags.writeable:
+            raise LogicError("clEnqueueReadImage", status_code.INVALID_VALUE,
+                             "the destination must be a writable contiguous array")
+        raw = out.reshape(-1).view(np.uint8)
+        need = region[0] * self.format.itemsize * region[1] * region[2]
+        if raw.nbytes < need:
+            raise LogicError("clEnqueueReadImage", status_code.INVALID_VALUE,
+                             f"the host array has {raw.nbytes} bytes, the region needs {need}")
+        mem, base = self.context.gpu.memory, self.gcnemu_buffer.address
+        for dev, off, n in self._rows(origin, region):
+            raw[off:off + n] = np.frombuffer(mem.read(base + dev, n), np.uint8)
+        return need
+
+    def _sync_in(self):
+        if self.hostbuf is not None:
+            self._write_host(self.hostbuf, (0, 0, 0), None, None)
+
+    def _sync_out(self):
+        if self.hostbuf is not None:
+            self._read_host(self.hostbuf, (0, 0, 0), None, None)
+
+    def get_image_info(self, param):
+        _not_emulated(f"Image.get_image_info({param!r})", param)
+
+    def release(self):
+        for b in (self.gcnemu_buffer, self.gcnemu_object):
+            if not b.freed:
+                b.free()
+
+    def __repr__(self):
+        return f"<pyopencl.Image {self.format!r} {self.shape} (gcnemu)>"
+
+    def __getattr__(self, name):
+        _not_emulated(f"Image.{name}", name)
+
+
+class Sampler:
+    """A sampler: ``normalized_coords`` (bool), ``addressing_mode`` and ``filter_mode``
+    (cl.addressing_mode, cl.filter_mode values); ``smp.gcnemu_object`` holds its S#."""
+
+    def __init__(self, context, normalized_coords, addressing_mode, filter_mode):
+        from ..loader.climage import ADDRESSING, FILTERS, NORMALIZED_COORDS, sampler_words
+        if not isinstance(context, Context):
+            raise LogicError("clCreateSampler", status_code.INVALID_CONTEXT,
+                             f"Sampler takes a gcnemu.cl.Context, not {type(context).__name__}")
+        names = {v: k for k, v in vars(globals()["addressing_mode"]).items() if isinstance(v, int)}
+        fnames = {v: k for k, v in vars(globals()["filter_mode"]).items() if isinstance(v, int)}
+        if int(addressing_mode) not in names or int(filter_mode) not in fnames:
+            raise LogicError("clCreateSampler", status_code.INVALID_VALUE,
+                             f"addressing mode {addressing_mode} / filter mode {filter_mode}: "
+                             f"use cl.addressing_mode and cl.filter_mode values")
+        self.context = context
+        self.normalized_coords = bool(normalized_coords)
+        self.addressing_mode, self.filter_mode = int(addressing_mode), int(filter_mode)
+        bits = (NORMALIZED_COORDS if normalized_coords else 0) | \
+            ADDRESSING[names[self.addressing_mode]] | FILTERS[fnames[self.filter_mode]]
+        self.gcnemu_object = context.gpu.to_device(np.array(sampler_words(bits), np.uint32))
+
+    def __repr__(self):
+        return (f"<pyopencl.Sampler normalized={self.normalized_coords} "
+                f"addressing=0x{self.addressing_mode:x} filter=0x{self.filter_mode:x} (gcnemu)>")
+
+    def __getattr__(self, name):
+        _not_emulated(f"Sampler.{name}", name)
+
+
+#: numpy dtype -> (channel type, normalized channel type) for image_from_array
+_ARRAY_TYPES = {np.dtype(np.uint8): (channel_type.UNSIGNED_INT8, channel_type.UNORM_INT8),
+                np.dtype(np.int8): (channel_type.SIGNED_INT8, channel_type.SNORM_INT8),
+                np.dtype(np.uint16): (channel_type.UNSIGNED_INT16, channel_type.UNORM_INT16),
+                np.dtype(np.int16): (channel_type.SIGNED_INT16, channel_type.SNORM_INT16),
+                np.dtype(np.uint32): (channel_type.UNSIGNED_INT32, None),
+                np.dtype(np.int32): (channel_type.SIGNED_INT32, None),
+                np.dtype(np.float16): (channel_type.HALF_FLOAT, None),
+                np.dtype(np.float32): (channel_type.FLOAT, None)}
+
+
+def image_from_array(ctx, ary, num_channels=None, mode="r", norm_int=False):
+    """PyOpenCL's helper: an image holding ``ary`` (shape (height, width[, channels]) or
+    (depth, height, width[, channels]); 1, 2 or 4 channels as the last axis when
+    ``num_channels`` says so)."""
+    a = np.ascontiguousarray(ary)
+    if num_channels is None:
+        num_channels = 1
+    if num_channels > 1 and a.shape[-1] != num_channels:
+        raise LogicError("image_from_array", status_code.INVALID_VALUE,
+                         f"the last axis of shape {a.shape} is not {num_channels} channels")
+    dims = a.shape[:-1] if num_channels > 1 else a.shape
+    types = _ARRAY_TYPES.get(a.dtype)
+    if types is None or (norm_int and types[1] is None):
+        raise LogicError("image_from_array", status_code.IMAGE_FORMAT_NOT_SUPPORTED,
+                         f"no image channel type for dtype {a.dtype}"
+                         + (" with norm_int" if norm_int else ""))
+    order = {1: channel_order.R, 2: channel_order.RG, 4: channel_order.RGBA}.get(num_channels)
+    if order is None:
+        raise LogicError("image_from_array", status_code.IMAGE_FORMAT_NOT_SUPPORTED,
+                         f"{num_channels} channels: gcnemu's images have 1, 2 or 4")
+    mf = mem_flags
+    flags = {"r": mf.READ_ONLY, "w": mf.WRITE_ONLY}.get(mode, mf.READ_WRITE)
+    return Image(ctx, flags | mf.COPY_HOST_PTR, ImageFormat(order, types[1 if norm_int else 0]),
+                 shape=tuple(dims[::-1]), hostbuf=a)
+
+
+def enqueue_read_image(queue, mem, origin, region, hostbuf, row_pitch=0, slice_pitch=0,
+                       wait_for=None, is_blocking=True):
+    """PyOpenCL's older spelling of enqueue_copy(queue, hostbuf, image, ...)."""
+    return enqueue_copy(queue, hostbuf, mem, origin=origin, region=region)
+
+
+def enqueue_write_image(queue, mem, origin, region, hostbuf, row_pitch=0, slice_pitch=0,
+                        wait_for=None, is_blocking=True):
+    """PyOpenCL's older spelling of enqueue_copy(queue, image, hostbuf, ...)."""
+    pitches = (row_pitch, slice_pitch or row_pitch * region[1]) if row_pitch else None
+    return enqueue_copy(queue, mem, hostbuf, origin=origin, region=region, pitches=pitches)
+
+
 def _as_bytes(ary, what):
     a = np.asarray(ary)
     if not a.flags.c_contiguous:
@@ -542,8 +896,16 @@ def enqueue_copy(queue, dest, src, **kwargs):
         _check_range(src, off, nbytes, "clEnqueueReadBuffer")
         host.reshape(-1).view(np.uint8)[:] = src._read(off, nbytes)
         return _finish_kwargs(queue, kwargs, nbytes, "read_buffer")
+    if isinstance(dest, Image) and not isinstance(src, MemoryObject):
+        nbytes = dest._write_host(src, kwargs.pop("origin", (0, 0, 0)),
+                                  kwargs.pop("region", None), kwargs.pop("pitches", None))
+        return _finish_kwargs(queue, kwargs, nbytes, "write_image")
+    if isinstance(src, Image) and not isinstance(dest, MemoryObject):
+        nbytes = src._read_host(dest, kwargs.pop("origin", (0, 0, 0)),
+                                kwargs.pop("region", None), kwargs.pop("pitches", None))
+        return _finish_kwargs(queue, kwargs, nbytes, "read_image")
     if isinstance(dest, MemoryObject) or isinstance(src, MemoryObject):
-        _not_emulated("enqueue_copy with images")
+        _not_emulated(f"enqueue_copy from {type(src).__name__} to {type(dest).__name__}")
     raise LogicError("enqueue_copy", status_code.INVALID_VALUE,
                      f"enqueue_copy copies between Buffers and host arrays, not "
                      f"{type(dest).__name__} <- {type(src).__name__}")
@@ -704,7 +1066,17 @@ class Kernel:
                                  f"{where}: a __local pointer takes cl.LocalMemory(nbytes), not "
                                  f"{type(v).__name__}")
             return Local(v.size)
-        if kind in ("global_buffer", "dynamic_shared_pointer") or kind == "image" or kind == "sampler":
+        if kind in ("image", "sampler"):
+            want = Image if kind == "image" else Sampler
+            if not isinstance(v, want):
+                raise LogicError("clSetKernelArg", status_code.INVALID_ARG_VALUE,
+                                 f"{where}: an {kind} argument takes a cl.{want.__name__}, not "
+                                 f"{type(v).__name__}")
+            if v.context is not self.context:
+                raise LogicError("clSetKernelArg", status_code.INVALID_MEM_OBJECT,
+                                 f"{where}: the {kind} belongs to another context")
+            return v
+        if kind in ("global_buffer", "dynamic_shared_pointer"):
             if v is None:
                 return 0
             if isinstance(v, Buffer):
@@ -807,11 +1179,11 @@ def enqueue_nd_range_kernel(queue, kernel, global_work_size, local_work_size,
         raise LogicError(routine, status_code.INVALID_KERNEL_ARGS,
                          f"kernel {kernel.function_name}: arguments {missing} (1-based) are not set")
     ctx = queue.context
-    bufs = [a for a in kernel._args if isinstance(a, Buffer)]
+    bufs = [a for a in kernel._args if isinstance(a, (Buffer, Image))]
     for b in bufs:
         b._sync_in()
-    args = [a.gcnemu_buffer if isinstance(a, Buffer) else a for a in kernel._args]
-    from ..errors import GcnEmuError
+    args = [a.gcnemu_buffer if isinstance(a, Buffer) else
+            a.gcnemu_object if isinstance(a, (Image, Sampler)) else a for a in kernel._args]
     t0 = time.perf_counter()
     try:
         rep = ctx.gpu.dispatch(kernel._kernel, gsize, lsize, args, offset=offset)
@@ -831,11 +1203,9 @@ def enqueue_nd_range_kernel(queue, kernel, global_work_size, local_work_size,
 # --- what is not emulated ---------------------------------------------------------------------
 
 _KNOWN_UNEMULATED = {
-    "Image", "ImageFormat", "Sampler", "image_from_array", "enqueue_read_image",
-    "enqueue_write_image", "enqueue_map_buffer", "enqueue_map_image", "SVM", "SVMAllocation",
+    "enqueue_map_buffer", "enqueue_map_image", "SVM", "SVMAllocation",
     "svm_empty", "Pipe", "UserEvent", "GLBuffer", "create_program_with_built_in_kernels",
-    "link_program", "enqueue_migrate_mem_objects", "channel_order", "channel_type",
-    "addressing_mode", "filter_mode", "mem_object_type",
+    "link_program", "enqueue_migrate_mem_objects",
 }
 
 

@@ -7,18 +7,23 @@ Each source line is ``[label:] [mnemonic operands] [comment]``; comments start w
 packs the fields. VOP instructions without an ``_e32``/``_e64`` suffix take the 32-bit
 encoding when their operands fit it and VOP3 otherwise, as llvm-mc does.
 
-Public API: :func:`assemble`, :func:`assemble_with_labels`.
+Public API: :func:`assemble`, :func:`assemble_with_labels` (machine code), and
+:func:`assemble_object` (sections, symbols, relocations, kernel descriptor blocks and metadata,
+which gcnemu.loader.asmlink links into a code object).
 """
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import Optional
 
 from ..errors import AssemblerError
 from . import table
 from .encoding import LAYOUTS, LITERAL, VOP3B_FIELDS, insert
 from .operands import NAMED_REGS, CODE_CLASS, float_bits32, float_bits64_hi, inline_code
 
-__all__ = ["assemble", "assemble_with_labels"]
+__all__ = ["assemble", "assemble_with_labels", "assemble_object", "AsmObject", "AsmSymbol",
+           "AsmReloc", "AsmKernel"]
 
 # ---------------------------------------------------------------------------------------------
 _FLAG_MODS = frozenset({"glc", "slc", "tfe", "lds", "gds", "offen", "idxen", "addr64", "unorm",
@@ -1069,18 +1074,6 @@ def _tokenize(text: str, base_col: int):
     return pos, mods
 
 
-def _strip_comment(line: str) -> str:
-    """The line without its comment: from ``//`` or ``;`` on, or the whole line when it starts
-    with ``#`` (as llvm-mc: elsewhere a ``#`` is an error)."""
-    if line.lstrip().startswith("#"):
-        return ""
-    for c in ("//", ";"):
-        i = line.find(c)
-        if i >= 0:
-            line = line[:i]
-    return line
-
-
 _MNEMONIC_RE = re.compile(r"\s*([A-Za-z_.][\w.]*)")
 
 
@@ -1151,21 +1144,272 @@ def _is_vop3_only_problem(err) -> bool:
     return "VOP3" in msg or "_e64" in msg
 
 
+# ---------------------------------------------------------------------------------------------
+# Objects: sections, symbols, relocations, kernel descriptor blocks and metadata. The
+# assembler keeps what an ELF relocatable object would hold; gcnemu.loader.asmlink lays it
+# out and links it as ld.lld does.
+
+#: directives that change nothing gcnemu keeps: file names, compiler identification, the
+#: address-significance table (for the linker's identical-code folding), v2 code object markers
 _IGNORED_DIRECTIVES = frozenset({
-    ".text", ".globl", ".global", ".weak", ".type", ".size", ".section", ".amdgcn_target",
-    ".hsa_code_object_version", ".hsa_code_object_isa", ".file", ".ident", ".end",
-    ".amdgpu_hsa_kernel", ".local", ".hidden", ".protected", ".p2alignl"})
+    ".file", ".ident", ".end", ".addrsig", ".addrsig_sym", ".hsa_code_object_version",
+    ".hsa_code_object_isa", ".amdgpu_hsa_kernel", ".p2alignl", ".loc", ".cfi_startproc",
+    ".cfi_endproc", ".cfi_def_cfa", ".cfi_def_cfa_offset", ".cfi_def_cfa_register",
+    ".cfi_offset", ".cfi_escape", ".cfi_undefined", ".cfi_register", ".cfi_rel_offset",
+    ".cfi_sections", ".cfi_restore", ".cfi_same_value", ".cfi_llvm_def_aspace_cfa"})
+#: what fills a section: in a section that is not loaded (debug information of clang -g),
+#: the bytes matter to no dispatch and are not kept (their label arithmetic is not resolved)
+_DATA_DIRECTIVES = frozenset({
+    ".byte", ".short", ".hword", ".2byte", ".long", ".word", ".4byte", ".int", ".quad",
+    ".8byte", ".zero", ".space", ".skip", ".ascii", ".asciz", ".string", ".uleb128",
+    ".sleb128"})
+
+#: the ELF flags of sections named without flags (as llvm-mc gives them)
+_DEFAULT_FLAGS = {".text": "ax", ".rodata": "a", ".data": "aw", ".bss": "aw"}
+_SYMBOL_TYPES = {"function": "func", "object": "object", "notype": "notype",
+                 "stt_func": "func", "stt_object": "object", "stt_notype": "notype"}
+_VISIBILITY = {".hidden": "hidden", ".protected": "protected", ".internal": "internal"}
+_BINDING = {".globl": "global", ".global": "global", ".weak": "weak", ".local": "local"}
+#: the symbol modifiers of an instruction operand: sym@rel32@lo+4 is a relocation
+_RELOC_RE = re.compile(r"([A-Za-z_.$][\w.$]*)@(rel32@lo|rel32@hi|abs32@lo|abs32@hi|"
+                       r"gotpcrel32@lo|gotpcrel32@hi|gotpcrel|rel64|abs64|rel32|abs32)"
+                       r"((?:\s*[-+]\s*(?:0[xX][0-9a-fA-F]+|\d+))*)")
+#: a difference of two labels as an operand: ``.Ltarget-.Lpc``
+_DIFF_RE = re.compile(r"(?<![\w.$@])([A-Za-z_.$][\w.$]*)\s*-\s*([A-Za-z_.$][\w.$]*)"
+                      r"((?:\s*[-+]\s*(?:0[xX][0-9a-fA-F]+|\d+))*)(?![\w.$@])")
+#: stands for a relocated literal while the instruction is encoded: not an inline constant,
+#: so the operand takes the literal dword the relocation then fills
+_RELOC_PLACEHOLDER = 0x5EED1E75
+#: the most bytes one .zero/.space may reserve (a typo must not exhaust memory)
+_MAX_FILL = 64 << 20
 
 
-def _directive(name, args, col, lineno, out, labels=None):
+@dataclass
+class AsmSymbol:
+    """A symbol of an assembled object: where it is defined (``section`` None: not defined
+    here) and its ELF attributes (binding local/global/weak, visibility default/hidden/
+    protected/internal, type notype/func/object, size in bytes)."""
+
+    name: str
+    section: Optional[str] = None
+    offset: int = 0
+    line: int = 0
+    binding: str = "local"
+    visibility: str = "default"
+    type: str = "notype"
+    size: int = 0
+
+
+@dataclass
+class AsmReloc:
+    """A PC-relative relocation of a 32-bit literal: ``kind`` is 'rel32_lo' or 'rel32_hi' (the
+    low or high half of symbol + addend - address of the literal)."""
+
+    section: str
+    offset: int
+    kind: str
+    symbol: str
+    addend: int
+    line: int
+    column: int
+
+
+@dataclass
+class AsmKernel:
+    """An ``.amdhsa_kernel`` block: its 64-byte descriptor reserved at ``offset`` of
+    ``section`` (the NAME.kd symbol) and its directives {'.amdhsa_x': (value, line, column)}."""
+
+    name: str
+    section: str
+    offset: int
+    directives: dict
+    line: int
+
+
+@dataclass
+class AsmObject:
+    """What an assembly file defines: section bytes with their ELF flags ('a' alloc, 'w'
+    write, 'x' exec) and alignments, symbols, relocations, kernel descriptor blocks, the
+    ``.amdgpu_metadata`` YAML text with the line it starts on, and the ``.amdgcn_target``
+    string with its line."""
+
+    sections: dict
+    flags: dict
+    align: dict
+    symbols: dict
+    relocs: list
+    kernels: list
+    metadata: Optional[tuple] = None
+    target: Optional[tuple] = None
+
+    def labels(self, section: str = ".text") -> dict:
+        """{name: offset} of the symbols defined in ``section``."""
+        return {s.name: s.offset for s in self.symbols.values() if s.section == section}
+
+    def machine_code(self) -> tuple[bytes, dict]:
+        """(the bytes of .text, {label: offset}). Data in other sections (other than
+        ``.amdhsa_kernel`` descriptors) and relocations need a code object: an AssemblerError
+        says so (gcnemu.load links one)."""
+        if self.relocs:
+            r = self.relocs[0]
+            raise AssemblerError(f"{r.symbol}@{r.kind.replace('_', '@')} is a relocation: raw "
+                                 f"machine code cannot hold it (load the file with gcnemu.load, "
+                                 f"which links a code object)", r.line, r.column)
+        kd = {(k.section, k.offset + i) for k in self.kernels for i in range(64)}
+        for name, data in self.sections.items():
+            if name != ".text" and "a" in self.flags[name] and \
+                    any((name, i) not in kd for i in range(len(data))):
+                line = min([s.line for s in self.symbols.values() if s.section == name] or [None],
+                           key=lambda x: x or 0)
+                raise AssemblerError(f"section {name} holds data: raw machine code has only "
+                                     f".text (load the file with gcnemu.load, which links a "
+                                     f"code object)", line)
+        return bytes(self.sections[".text"]), self.labels(".text")
+
+
+class _State:
+    """The assembler's position: the current section and everything defined so far."""
+
+    def __init__(self):
+        self.sections = {".text": bytearray()}
+        self.flags = {".text": "ax"}
+        self.align = {".text": 4}
+        self.cur = ".text"
+        self.previous = ".text"
+        self.stack: list = []
+        self.symbols: dict = {}
+        self.fixups: list = []
+        self.relocs: list = []
+        self.kernels: list = []
+        self.sizes: list = []
+        self.diffs: list = []
+        self.metadata = None
+        self.target = None
+
+    @property
+    def out(self) -> bytearray:
+        return self.sections[self.cur]
+
+    def symbol(self, name: str) -> AsmSymbol:
+        s = self.symbols.get(name)
+        if s is None:
+            s = self.symbols[name] = AsmSymbol(name)
+        return s
+
+    def define(self, name, lineno, col):
+        s = self.symbol(name)
+        if s.section is not None:
+            raise AssemblerError(f"label '{name}' defined twice (first on line {s.line})",
+                                 lineno, col)
+        if name in _symbols:
+            raise AssemblerError(f"'{name}' is already a symbol set with .set or =", lineno, col)
+        s.section, s.offset, s.line = self.cur, len(self.out), lineno
+
+    def switch(self, name, flags=None):
+        if name not in self.sections:
+            self.sections[name] = bytearray()
+            base = name if name in _DEFAULT_FLAGS else "." + name.split(".")[1] \
+                if name.count(".") > 1 else name
+            self.flags[name] = flags if flags is not None else _DEFAULT_FLAGS.get(base, "")
+            self.align[name] = 1
+        elif flags is not None and flags != self.flags[name]:
+            return f"section {name} was declared with flags '{self.flags[name]}', now '{flags}'"
+        if name != self.cur:
+            self.previous, self.cur = self.cur, name
+        return None
+
+
+def _parse_string(text: str, lineno: int, col: int) -> tuple:
+    """(bytes, rest) of the GNU-as string literal at the start of ``text``."""
+    if not text.startswith('"'):
+        raise AssemblerError(f"expected a string in double quotes, got '{text.strip()}'",
+                             lineno, col)
+    out = bytearray()
+    i = 1
+    esc = {"n": 10, "t": 9, "b": 8, "f": 12, "r": 13, "v": 11, "a": 7, "\\": 92, '"': 34,
+           "'": 39}
+    while i < len(text):
+        c = text[i]
+        if c == '"':
+            return bytes(out), text[i + 1:]
+        if c == "\\" and i + 1 < len(text):
+            n = text[i + 1]
+            m = re.match(r"[0-7]{1,3}", text[i + 1:])
+            if m:
+                out.append(int(m.group(0), 8) & 0xFF)
+                i += 1 + len(m.group(0))
+                continue
+            m = re.match(r"[xX]([0-9a-fA-F]+)", text[i + 1:])
+            if m:
+                out.append(int(m.group(1), 16) & 0xFF)
+                i += 1 + len(m.group(0))
+                continue
+            if n not in esc:
+                raise AssemblerError(f"unknown escape '\\{n}' in string", lineno, col + i)
+            out.append(esc[n])
+            i += 2
+            continue
+        out.extend(c.encode("utf-8"))
+        i += 1
+    raise AssemblerError("string without its closing '\"'", lineno, col)
+
+
+def _section_directive(st, args, lineno, col):
+    """.section NAME[, "flags"[, @type]] or .section NAME,#alloc,#write,#execinstr"""
+    args = args.strip()
+    if args.startswith('"'):
+        raw, rest = _parse_string(args, lineno, col)
+        name = raw.decode()
+    else:
+        m = re.match(r"[^\s,]+", args)
+        if not m:
+            raise AssemblerError(".section expects a section name", lineno, col)
+        name, rest = m.group(0), args[m.end():]
+    flags = None
+    parts = [p.strip() for p in rest.split(",")[1:]] if rest.strip() else []
+    if parts:
+        if parts[0].startswith('"'):
+            flags = _parse_string(parts[0], lineno, col)[0].decode()
+        elif parts[0].startswith("#"):
+            names = {"#alloc": "a", "#write": "w", "#execinstr": "x"}
+            flags = ""
+            for p in parts:
+                if p not in names:
+                    raise AssemblerError(f".section: unknown flag '{p}' (#alloc, #write, "
+                                         f"#execinstr)", lineno, col)
+                flags += names[p]
+            parts = []
+        bad = set(flags or "") - set("awxMSGTo")
+        if bad:
+            raise AssemblerError(f".section: unknown flags '{''.join(sorted(bad))}'", lineno, col)
+        flags = "".join(c for c in "awx" if c in (flags or ""))
+    if len(parts) > 1 and parts[1] not in ("@progbits", "@nobits", "%progbits", "%nobits",
+                                          "@note", "%note"):
+        raise AssemblerError(f".section: unsupported section type '{parts[1]}'", lineno, col)
+    err = st.switch(name, flags)
+    if err:
+        raise AssemblerError(err, lineno, col)
+
+
+def _names(args, name, lineno, col):
+    names = [a.strip() for a in args.split(",")]
+    for n in names:
+        if not _SYM_RE.match(n):
+            raise AssemblerError(f"{name} expects symbol names, got '{n}'", lineno, col)
+    return names
+
+
+def _directive(st, name, args, col, lineno):
     name = name.lower()
     if name in _IGNORED_DIRECTIVES:
+        return
+    if name in _DATA_DIRECTIVES and "a" not in st.flags[st.cur]:
         return
     if name in (".set", ".equ"):
         sym, _, expr = args.partition(",")
         if not _SYM_RE.match(sym.strip()) or not expr.strip():
             raise AssemblerError(f"{name} expects 'name, value'", lineno, col)
-        _assign(sym.strip(), expr, lineno, col, labels or {})
+        _assign(sym.strip(), expr, lineno, col, st)
         return
     if name in (".byte", ".short", ".hword", ".2byte", ".long", ".word", ".4byte", ".int",
                 ".quad", ".8byte"):
@@ -1175,10 +1419,36 @@ def _directive(name, args, col, lineno, out, labels=None):
             t = m.group(0)
             v = _parse_number(t)
             if not isinstance(v, int) or not -(1 << (8 * width - 1)) <= v < (1 << (8 * width)):
+                why = (" (gcnemu's linker takes no data relocations: load addresses of "
+                       "symbols with s_getpc_b64 and sym@rel32@lo/hi)") \
+                    if _SYM_RE.match(t) and t not in _symbols else ""
                 raise AssemblerError(f"{name} expects integers that fit in {width} byte(s), "
-                                     f"got '{t}'", lineno, col + len(name) + 1 + m.start())
-            out.extend((v & ((1 << (8 * width)) - 1)).to_bytes(width, "little"))
+                                     f"got '{t}'{why}", lineno, col + len(name) + 1 + m.start())
+            st.out.extend((v & ((1 << (8 * width)) - 1)).to_bytes(width, "little"))
         return
+    if name in (".zero", ".space", ".skip"):
+        parts = [p.strip() for p in args.split(",")]
+        n = _parse_number(parts[0]) if parts[0] else None
+        fill = _parse_number(parts[1]) if len(parts) > 1 else 0
+        if not isinstance(n, int) or not 0 <= n <= _MAX_FILL or not isinstance(fill, int) \
+                or len(parts) > 2:
+            raise AssemblerError(f"{name} expects a byte count (0..{_MAX_FILL}) and an optional "
+                                 f"fill byte, got '{args.strip()}'", lineno, col)
+        st.out.extend(bytes([fill & 0xFF]) * n)
+        return
+    if name in (".ascii", ".asciz", ".string"):
+        rest = args.strip()
+        acol = col + len(name) + 1 + len(args) - len(args.lstrip())
+        while True:
+            data, rest = _parse_string(rest, lineno, acol)
+            st.out.extend(data + (b"\0" if name != ".ascii" else b""))
+            rest = rest.strip()
+            if not rest:
+                return
+            if not rest.startswith(","):
+                raise AssemblerError(f"{name}: expected ',' between strings, got '{rest}'",
+                                     lineno, acol)
+            rest = rest[1:].strip()
     if name in (".p2align", ".align", ".balign"):
         parts = [p.strip() for p in args.split(",")]
         n = _parse_number(parts[0]) if parts and parts[0] else None
@@ -1192,20 +1462,81 @@ def _directive(name, args, col, lineno, out, labels=None):
             fill = _parse_number(parts[1])
             if not isinstance(fill, int):
                 raise AssemblerError(f"{name}: bad fill value '{parts[1]}'", lineno, col)
+        out = st.out
+        code = "x" in st.flags[st.cur]
+        st.align[st.cur] = max(st.align[st.cur], align)
         while len(out) % align:
-            if fill is None and align >= 4 and len(out) % 4 == 0:
+            if fill is None and code and align >= 4 and len(out) % 4 == 0:
                 out.extend((0xBF800000).to_bytes(4, "little"))  # s_nop 0, as llvm-mc pads code
             else:
                 out.append((fill or 0) & 0xFF)
         return
+    if name in (".text", ".data", ".bss", ".rodata"):
+        if args.strip():
+            raise AssemblerError(f"{name} takes no operands here", lineno, col)
+        st.switch(name)
+        return
+    if name == ".section":
+        _section_directive(st, args, lineno, col)
+        return
+    if name == ".pushsection":
+        st.stack.append(st.cur)
+        _section_directive(st, args, lineno, col)
+        return
+    if name == ".popsection":
+        if not st.stack:
+            raise AssemblerError(".popsection without .pushsection", lineno, col)
+        st.switch(st.stack.pop())
+        return
+    if name == ".previous":
+        st.switch(st.previous)
+        return
+    if name in _BINDING or name in _VISIBILITY:
+        for n in _names(args, name, lineno, col):
+            s = st.symbol(n)
+            if name in _BINDING:
+                s.binding = _BINDING[name]
+            else:
+                s.visibility = _VISIBILITY[name]
+        return
+    if name == ".type":
+        sym, _, kind = args.partition(",")
+        k = kind.strip().lstrip("@%").strip('"').lower()
+        if not _SYM_RE.match(sym.strip()) or k not in _SYMBOL_TYPES:
+            raise AssemblerError(f".type expects 'name, @function' or 'name, @object', got "
+                                 f"'{args.strip()}'", lineno, col)
+        st.symbol(sym.strip()).type = _SYMBOL_TYPES[k]
+        return
+    if name == ".size":
+        sym, _, expr = args.partition(",")
+        if not _SYM_RE.match(sym.strip()) or not expr.strip():
+            raise AssemblerError(f".size expects 'name, size', got '{args.strip()}'", lineno, col)
+        # `.` is the current position, kept now; the rest is resolved once all labels are known
+        st.sizes.append((sym.strip(), expr.strip(), st.cur, len(st.out), lineno, col))
+        return
+    if name == ".amdgcn_target":
+        data, rest = _parse_string(args.strip(), lineno, col + len(name) + 1)
+        if rest.strip():
+            raise AssemblerError(f".amdgcn_target: unexpected '{rest.strip()}'", lineno, col)
+        st.target = (data.decode("ascii", "replace"), lineno)
+        return
+    if name == ".amdhsa_code_object_version":
+        v = _parse_number(args.strip())
+        if v != 4:
+            raise AssemblerError(f".amdhsa_code_object_version {args.strip()}: gcnemu "
+                                 f"assembles code object v4 (what LLVM 14 makes)", lineno, col)
+        return
+    if name.startswith(".amdhsa_") or name in (".end_amdgpu_metadata",):
+        raise AssemblerError(f"'{name}' outside an .amdhsa_kernel block", lineno, col)
     raise AssemblerError(f"unsupported directive '{name}'", lineno, col)
 
 
 _ASSIGN_RE = re.compile(r"\s*([A-Za-z_.$][\w.$]*)\s*=(?!=)\s*(.*)$")
 
 
-def _assign(name, expr, lineno, col, labels):
-    if name in labels:
+def _assign(name, expr, lineno, col, st):
+    s = st.symbols.get(name)
+    if s is not None and s.section is not None:
         raise AssemblerError(f"'{name}' is already a label", lineno, col)
     v = _parse_number(expr.strip())
     if not isinstance(v, int):
@@ -1213,39 +1544,149 @@ def _assign(name, expr, lineno, col, labels):
     _symbols[name] = v
 
 
-def assemble_with_labels(source: str) -> tuple[bytes, dict]:
-    """Assemble gfx7 source; return the code and {label: byte offset}."""
-    if not isinstance(source, str):
-        raise AssemblerError(f"assembler source must be str, not {type(source).__name__}")
-    _symbols.clear()
-    try:
-        return _assemble(source)
-    finally:
-        _symbols.clear()
+def _label_difference(expr, cur_section, cur_offset, st, lineno, col, what):
+    """The value of an expression over numbers and labels whose addresses cancel out (as
+    ``.Lfunc_end0-saxpy``); ``.`` is (cur_section, cur_offset)."""
+    section = None
+    values = [{}, {}]
+    for m in re.finditer(r"(?<![\w.$])(\.(?![\w.$])|[A-Za-z_.$][\w.$]*)", expr):
+        n = m.group(1)
+        if n in _symbols:
+            continue
+        if n == ".":
+            sec, off = cur_section, cur_offset
+        else:
+            s = st.symbols.get(n)
+            if s is None or s.section is None:
+                raise AssemblerError(f"{what}: '{n}' is not defined", lineno, col)
+            sec, off = s.section, s.offset
+        if section not in (None, sec):
+            raise AssemblerError(f"{what}: '{expr}' mixes labels of sections {section} and "
+                                 f"{sec}", lineno, col)
+        section = sec
+        values[0][n], values[1][n] = off, off + (1 << 40)
+    results = []
+    for vals in values:
+        text = re.sub(r"(?<![\w.$])(\.(?![\w.$])|[A-Za-z_.$][\w.$]*)",
+                      lambda m: str(vals.get(m.group(1), m.group(1))), expr)
+        v = _parse_number(text)
+        if not isinstance(v, int):
+            raise AssemblerError(f"{what}: cannot evaluate '{expr}'", lineno, col)
+        results.append(v)
+    if results[0] != results[1]:
+        raise AssemblerError(f"{what}: '{expr}' is an address, not a difference of labels",
+                             lineno, col)
+    return results[0]
 
 
-def _assemble(source: str) -> tuple[bytes, dict]:
-    out = bytearray()
-    labels: dict = {}
-    fixups = []
+def _strip_comment(line: str) -> str:
+    """The line without its comment: from ``//`` or ``;`` on (outside string literals), or the
+    whole line when it starts with ``#`` (as llvm-mc: elsewhere a ``#`` is an error)."""
+    if line.lstrip().startswith("#"):
+        return ""
+    if '"' not in line:
+        for c in ("//", ";"):
+            i = line.find(c)
+            if i >= 0:
+                line = line[:i]
+        return line
+    quoted = False
+    i = 0
+    while i < len(line):
+        c = line[i]
+        if quoted:
+            if c == "\\":
+                i += 1
+            elif c == '"':
+                quoted = False
+        elif c == '"':
+            quoted = True
+        elif c == ";" or line.startswith("//", i):
+            return line[:i]
+        i += 1
+    return line
+
+
+def _instruction_reloc(st, optext, op_col, lineno):
+    """(operand text with the relocated operand replaced by a placeholder literal, reloc
+    fields or None) for an instruction operand such as ``sym@rel32@lo+4``."""
+    m = _RELOC_RE.search(optext)
+    if not m:
+        m = _DIFF_RE.search(optext)
+        if m and not any(_parse_reg(n) is not None or n in _symbols for n in m.group(1, 2)):
+            # a label difference: a literal the assembler fills once the labels are placed
+            text = optext[:m.start()] + str(_RELOC_PLACEHOLDER) + optext[m.end():]
+            return text, ("diff", m.group(0), 0, op_col + m.start())
+        return optext, None
+    col = op_col + m.start()
+    if len(_RELOC_RE.findall(optext)) > 1:
+        raise AssemblerError("only one relocated operand per instruction", lineno, col)
+    kind = m.group(2)
+    if kind not in ("rel32@lo", "rel32@hi"):
+        raise AssemblerError(f"relocation @{kind} is not supported: gcnemu links PC-relative "
+                             f"sym@rel32@lo / sym@rel32@hi (after s_getpc_b64) only", lineno, col)
+    addend = _parse_number(m.group(3).replace(" ", "")) if m.group(3).strip() else 0
+    if not isinstance(addend, int):
+        raise AssemblerError(f"bad relocation addend '{m.group(3).strip()}'", lineno, col)
+    text = optext[:m.start()] + str(_RELOC_PLACEHOLDER) + optext[m.end():]
+    return text, (kind.replace("@", "_"), m.group(1), addend, col)
+
+
+def _assemble(source: str) -> AsmObject:
+    st = _State()
+    block = None          # (kind, start line, data) inside .amdhsa_kernel / .amdgpu_metadata
     for lineno, raw in enumerate(source.split("\n"), 1):
+        if block is not None and block[0] == "metadata":
+            if _strip_comment(raw).strip().lower() == ".end_amdgpu_metadata":
+                st.metadata = ("\n".join(block[2]), block[1] + 1)
+                block = None
+            else:
+                block[2].append(raw)
+            continue
         line = _strip_comment(raw)
+        if block is not None:     # .amdhsa_kernel
+            stripped = line.strip()
+            if not stripped:
+                continue
+            col = len(line) - len(line.lstrip()) + 1
+            d, _, value = stripped.partition(" ") if " " in stripped else \
+                stripped.partition("\t")
+            d = d.lower()
+            if d == ".end_amdhsa_kernel":
+                kname, kline, dirs = block[1], block[2], block[3]
+                st.align[st.cur] = max(st.align[st.cur], 1)
+                st.define(kname + ".kd", lineno, col)
+                st.kernels.append(AsmKernel(kname, st.cur, len(st.out), dirs, kline))
+                st.out.extend(bytes(64))        # the descriptor, encoded when linked
+                block = None
+                continue
+            if not d.startswith(".amdhsa_"):
+                raise AssemblerError(f"expected an .amdhsa_ directive or .end_amdhsa_kernel in "
+                                     f"the .amdhsa_kernel block of line {block[2]}, got "
+                                     f"'{stripped}'", lineno, col)
+            if d in block[3]:
+                raise AssemblerError(f"{d} given twice in .amdhsa_kernel {block[1]} (first on "
+                                     f"line {block[3][d][1]})", lineno, col)
+            v = _parse_number(value.strip())
+            vcol = col + len(stripped) - len(value.lstrip()) if value.strip() else col
+            if not isinstance(v, int):
+                raise AssemblerError(f"{d} expects an integer, got '{value.strip()}'", lineno,
+                                     vcol)
+            block[3][d] = (v, lineno, vcol)
+            continue
         start = 0
         while True:
             m = _LABEL_RE.match(line, start)
             if not m:
                 break
-            name = m.group(1)
-            if name in labels:
-                raise AssemblerError(f"label '{name}' defined twice", lineno, m.start(1) + 1)
-            labels[name] = len(out)
+            st.define(m.group(1), lineno, m.start(1) + 1)
             start = m.end()
         rest = line[start:]
         if not rest.strip():
             continue
         m = _ASSIGN_RE.match(rest)
         if m:
-            _assign(m.group(1), m.group(2), lineno, start + m.start(1) + 1, labels)
+            _assign(m.group(1), m.group(2), lineno, start + m.start(1) + 1, st)
             continue
         m = _MNEMONIC_RE.match(line, start)
         if not m:
@@ -1255,12 +1696,28 @@ def _assemble(source: str) -> tuple[bytes, dict]:
         mnemonic = m.group(1)
         mn_col = m.start(1) + 1
         optext = line[m.end():]
+        low = mnemonic.lower()
+        if low == ".amdhsa_kernel":
+            kname = optext.strip()
+            if not _SYM_RE.match(kname):
+                raise AssemblerError(".amdhsa_kernel expects a kernel name", lineno, mn_col)
+            if any(k.name == kname for k in st.kernels):
+                raise AssemblerError(f".amdhsa_kernel {kname} given twice", lineno, mn_col)
+            block = ("amdhsa", kname, lineno, {})
+            continue
+        if low == ".amdgpu_metadata":
+            if st.metadata is not None:
+                raise AssemblerError(".amdgpu_metadata given twice (one metadata document per "
+                                     "code object)", lineno, mn_col)
+            block = ("metadata", lineno, [])
+            continue
         if mnemonic.startswith("."):
-            _directive(mnemonic, optext, mn_col, lineno, out, labels)
+            _directive(st, mnemonic, optext, mn_col, lineno)
             continue
         if optext and not optext[0].isspace():
             raise AssemblerError(f"unexpected '{optext[0]}' after '{mnemonic}'", lineno,
                                  m.end() + 1)
+        optext, reloc = _instruction_reloc(st, optext, m.end() + 1, lineno)
         try:
             code, fix = _assemble_instruction(mnemonic, mn_col, optext, m.end() + 1, lineno)
         except AssemblerError as e:
@@ -1269,23 +1726,84 @@ def _assemble(source: str) -> tuple[bytes, dict]:
             raise
         except (ValueError, OverflowError, KeyError, IndexError) as e:  # defensive: never leak
             raise AssemblerError(f"cannot assemble '{line.strip()}': {e}", lineno, mn_col) from None
+        if reloc is not None:
+            if len(code) < 8 or int.from_bytes(code[-4:], "little") != _RELOC_PLACEHOLDER:
+                what = reloc[1] if reloc[0] == "diff" else \
+                    f"{reloc[1]}@{reloc[0].replace('_', '@')}"
+                raise AssemblerError(f"'{mnemonic}' has no 32-bit literal operand for '{what}'",
+                                     lineno, reloc[3])
+            at = len(st.out) + len(code) - 4
+            if reloc[0] == "diff":
+                st.diffs.append((st.cur, at, len(st.out), reloc[1], lineno, reloc[3]))
+            else:
+                st.relocs.append(AsmReloc(st.cur, at, reloc[0], reloc[1], reloc[2], lineno,
+                                          reloc[3]))
+            code = code[:-4] + bytes(4)
         if fix is not None:
-            fixups.append((len(out), fix[0], lineno, fix[1], fix[2]))
-        out.extend(code)
-    for off, name, lineno, col, addend in fixups:
-        if name not in labels:
+            st.fixups.append((st.cur, len(st.out), fix[0], lineno, fix[1], fix[2]))
+        st.out.extend(code)
+    if block is not None:
+        what = ".amdhsa_kernel" if block[0] == "amdhsa" else ".amdgpu_metadata"
+        end = ".end_amdhsa_kernel" if block[0] == "amdhsa" else ".end_amdgpu_metadata"
+        raise AssemblerError(f"{what} without its {end}", block[2] if block[0] == "amdhsa"
+                             else block[1])
+    for section, off, name, lineno, col, addend in st.fixups:
+        s = st.symbols.get(name)
+        if s is None or s.section is None:
             raise AssemblerError(f"undefined label '{name}'", lineno, col)
-        delta = labels[name] + addend - (off + 4)
+        if s.section != section:
+            raise AssemblerError(f"branch to '{name}' in section {s.section} from {section}",
+                                 lineno, col)
+        delta = s.offset + addend - (off + 4)
         if delta % 4:
             raise AssemblerError(f"label '{name}' is not 4-byte aligned relative to the branch",
                                  lineno, col)
         delta //= 4
         if not -32768 <= delta <= 32767:
             raise AssemblerError(f"branch to '{name}' is out of range ({delta} dwords)", lineno, col)
+        out = st.sections[section]
         out[off:off + 2] = (delta & 0xFFFF).to_bytes(2, "little")
-    return bytes(out), labels
+    for section, at, off, expr, lineno, col in st.diffs:
+        v = _label_difference(expr, section, off, st, lineno, col, "operand")
+        if not -(1 << 31) <= v < (1 << 32):
+            raise AssemblerError(f"'{expr}' = {v} does not fit in a 32-bit literal", lineno, col)
+        st.sections[section][at:at + 4] = (v & 0xFFFFFFFF).to_bytes(4, "little")
+    for name, expr, section, off, lineno, col in st.sizes:
+        size = _label_difference(expr, section, off, st, lineno, col, f".size {name}")
+        if not 0 <= size < (1 << 32):
+            raise AssemblerError(f".size {name}: {size} is not a size", lineno, col)
+        st.symbol(name).size = size
+    for k in st.kernels:
+        # as LLVM: NAME.kd takes the kernel's binding and visibility, then a kernel of default
+        # visibility becomes protected (the descriptor's offset to it is fixed at link time)
+        sym, kd = st.symbol(k.name), st.symbols[k.name + ".kd"]
+        kd.binding, kd.visibility, kd.type, kd.size = sym.binding, sym.visibility, "object", 64
+        if sym.visibility == "default":
+            sym.visibility = "protected"
+    return AsmObject(sections=st.sections, flags=st.flags, align=st.align, symbols=st.symbols,
+                     relocs=st.relocs, kernels=st.kernels, metadata=st.metadata,
+                     target=st.target)
+
+
+def assemble_object(source: str) -> AsmObject:
+    """Assemble gfx7 source with its sections, symbols, relocations, ``.amdhsa_kernel``
+    blocks and ``.amdgpu_metadata`` (what ``clang -S`` writes) into an :class:`AsmObject`;
+    gcnemu.loader.asmlink links one into a code object."""
+    if not isinstance(source, str):
+        raise AssemblerError(f"assembler source must be str, not {type(source).__name__}")
+    _symbols.clear()
+    try:
+        return _assemble(source)
+    finally:
+        _symbols.clear()
+
+
+def assemble_with_labels(source: str) -> tuple[bytes, dict]:
+    """Assemble gfx7 source; return the machine code of its .text section and {label: byte
+    offset} (see :meth:`AsmObject.machine_code`)."""
+    return assemble_object(source).machine_code()
 
 
 def assemble(source: str) -> bytes:
-    """Assemble gfx7 source text (LLVM syntax) into machine code."""
+    """Assemble gfx7 source text (LLVM syntax) into machine code (its .text section)."""
     return assemble_with_labels(source)[0]

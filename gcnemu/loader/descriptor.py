@@ -173,3 +173,132 @@ def decode_amd_kernel_code_t(raw: bytes) -> dict[str, Any]:
     out.update(_bits(kcp, KCP_V2_FIELDS))
     out.update(_derived(rsrc1))
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# .amdhsa_kernel blocks to descriptors, as llvm-mc 14 encodes them for gfx7
+# (AMDGPUAsmParser::ParseDirectiveAMDHSAKernel; AMDGPUUsage, "Code Object V3 to V5 Kernel
+# Descriptor"). A directive sets a bit field of one descriptor word; a few set a count the
+# encoder needs (GPR counts, reserved registers).
+
+_WORDS = {"rsrc1": RSRC1_FIELDS, "rsrc2": RSRC2_FIELDS, "kcp": KCP_FIELDS}
+#: directive -> (descriptor word, field): the field's width bounds the value
+_AMDHSA_FIELDS = {
+    ".amdhsa_group_segment_fixed_size": ("group", None),
+    ".amdhsa_private_segment_fixed_size": ("private", None),
+    ".amdhsa_kernarg_size": ("kernarg", None),
+    ".amdhsa_user_sgpr_private_segment_buffer": ("kcp", "enable_sgpr_private_segment_buffer"),
+    ".amdhsa_user_sgpr_dispatch_ptr": ("kcp", "enable_sgpr_dispatch_ptr"),
+    ".amdhsa_user_sgpr_queue_ptr": ("kcp", "enable_sgpr_queue_ptr"),
+    ".amdhsa_user_sgpr_kernarg_segment_ptr": ("kcp", "enable_sgpr_kernarg_segment_ptr"),
+    ".amdhsa_user_sgpr_dispatch_id": ("kcp", "enable_sgpr_dispatch_id"),
+    ".amdhsa_user_sgpr_flat_scratch_init": ("kcp", "enable_sgpr_flat_scratch_init"),
+    ".amdhsa_user_sgpr_private_segment_size": ("kcp", "enable_sgpr_private_segment_size"),
+    ".amdhsa_system_sgpr_private_segment_wavefront_offset": ("rsrc2", "enable_private_segment"),
+    ".amdhsa_system_sgpr_workgroup_id_x": ("rsrc2", "enable_sgpr_workgroup_id_x"),
+    ".amdhsa_system_sgpr_workgroup_id_y": ("rsrc2", "enable_sgpr_workgroup_id_y"),
+    ".amdhsa_system_sgpr_workgroup_id_z": ("rsrc2", "enable_sgpr_workgroup_id_z"),
+    ".amdhsa_system_sgpr_workgroup_info": ("rsrc2", "enable_sgpr_workgroup_info"),
+    ".amdhsa_system_vgpr_workitem_id": ("rsrc2", "enable_vgpr_workitem_id"),
+    ".amdhsa_float_round_mode_32": ("rsrc1", "float_round_mode_32"),
+    ".amdhsa_float_round_mode_16_64": ("rsrc1", "float_round_mode_16_64"),
+    ".amdhsa_float_denorm_mode_32": ("rsrc1", "float_denorm_mode_32"),
+    ".amdhsa_float_denorm_mode_16_64": ("rsrc1", "float_denorm_mode_16_64"),
+    ".amdhsa_dx10_clamp": ("rsrc1", "enable_dx10_clamp"),
+    ".amdhsa_ieee_mode": ("rsrc1", "enable_ieee_mode"),
+    ".amdhsa_exception_fp_ieee_invalid_op": ("rsrc2", "enable_exception_ieee_754_fp_invalid_operation"),
+    ".amdhsa_exception_fp_denorm_src": ("rsrc2", "enable_exception_fp_denormal_source"),
+    ".amdhsa_exception_fp_ieee_div_zero": ("rsrc2", "enable_exception_ieee_754_fp_division_by_zero"),
+    ".amdhsa_exception_fp_ieee_overflow": ("rsrc2", "enable_exception_ieee_754_fp_overflow"),
+    ".amdhsa_exception_fp_ieee_underflow": ("rsrc2", "enable_exception_ieee_754_fp_underflow"),
+    ".amdhsa_exception_fp_ieee_inexact": ("rsrc2", "enable_exception_ieee_754_fp_inexact"),
+    ".amdhsa_exception_int_div_zero": ("rsrc2", "enable_exception_int_divide_by_zero"),
+}
+#: user SGPRs each enabled user SGPR input takes
+_USER_SGPRS = {".amdhsa_user_sgpr_private_segment_buffer": 4, ".amdhsa_user_sgpr_dispatch_ptr": 2,
+               ".amdhsa_user_sgpr_queue_ptr": 2, ".amdhsa_user_sgpr_kernarg_segment_ptr": 2,
+               ".amdhsa_user_sgpr_dispatch_id": 2, ".amdhsa_user_sgpr_flat_scratch_init": 2,
+               ".amdhsa_user_sgpr_private_segment_size": 1}
+#: directives of later targets: llvm-mc rejects them for gfx7
+_LATER_TARGETS = {
+    ".amdhsa_reserve_xnack_mask": "gfx8+", ".amdhsa_fp16_overflow": "gfx9+",
+    ".amdhsa_wavefront_size32": "gfx10+", ".amdhsa_workgroup_processor_mode": "gfx10+",
+    ".amdhsa_memory_ordered": "gfx10+", ".amdhsa_forward_progress": "gfx10+",
+    ".amdhsa_shared_vgpr_count": "gfx10+", ".amdhsa_accum_offset": "gfx90a",
+    ".amdhsa_tg_split": "gfx90a",
+    ".amdhsa_enable_private_segment": "targets with architected flat scratch (gfx940)"}
+_OTHER = (".amdhsa_next_free_vgpr", ".amdhsa_next_free_sgpr", ".amdhsa_reserve_vcc",
+          ".amdhsa_reserve_flat_scratch", ".amdhsa_user_sgpr_count")
+#: SGPRs a gfx7 wave can address (LLVM: getAddressableNumSGPRs)
+_ADDRESSABLE_SGPRS = 104
+
+
+def encode_kernel_descriptor(name: str, directives: dict, line: int) -> bytearray:
+    """The 64-byte descriptor of ``.amdhsa_kernel name``, as llvm-mc 14 encodes it for gfx7,
+    with kernel_code_entry_byte_offset 0 (the linker fills it). ``directives`` is
+    {'.amdhsa_x': (value, line, column)}; ``line`` is the line of ``.amdhsa_kernel``. A problem
+    is an AssemblerError naming the directive's line."""
+    from ..errors import AssemblerError
+
+    words = {"group": 0, "private": 0, "kernarg": 0, "kcp": 0,
+             # llvm's defaults: no denormal flushing for f16/f64, DX10 clamp and IEEE mode on,
+             # workgroup id x enabled
+             "rsrc1": 3 << 18 | 1 << 21 | 1 << 23, "rsrc2": 1 << 7}
+    implied_user = 0
+    for d, (value, dline, dcol) in directives.items():
+        if d in _LATER_TARGETS:
+            raise AssemblerError(f"{d} is for {_LATER_TARGETS[d]}, not gfx7", dline, dcol)
+        if d not in _AMDHSA_FIELDS and d not in _OTHER:
+            raise AssemblerError(f"unknown directive {d} in .amdhsa_kernel {name}", dline, dcol)
+        if value < 0:
+            raise AssemblerError(f"{d} {value}: a negative value", dline, dcol)
+        if d in _AMDHSA_FIELDS:
+            word, field = _AMDHSA_FIELDS[d]
+            if field is None:
+                lo, width = 0, 32
+            else:
+                lo, width = next((f_lo, f_w) for f, f_lo, f_w in _WORDS[word] if f == field)
+            if value >= 1 << width:
+                raise AssemblerError(f"{d} {value} does not fit its {width}-bit field", dline,
+                                     dcol)
+            words[word] = words[word] & ~(((1 << width) - 1) << lo) | value << lo
+            if value and d in _USER_SGPRS:
+                implied_user += _USER_SGPRS[d]
+        elif d in (".amdhsa_reserve_vcc", ".amdhsa_reserve_flat_scratch") and value > 1:
+            raise AssemblerError(f"{d} takes 0 or 1, got {value}", dline, dcol)
+    for d in (".amdhsa_next_free_vgpr", ".amdhsa_next_free_sgpr"):
+        if d not in directives:
+            raise AssemblerError(f".amdhsa_kernel {name} has no {d} (llvm-mc requires it)", line)
+
+    def val(d, default):
+        return directives[d][0] if d in directives else default
+
+    user = implied_user
+    if ".amdhsa_user_sgpr_count" in directives:
+        user, uline, ucol = directives[".amdhsa_user_sgpr_count"]
+        if user < implied_user:
+            raise AssemblerError(f".amdhsa_user_sgpr_count {user} is smaller than the "
+                                 f"{implied_user} user SGPRs the enabled inputs take", uline, ucol)
+    if user >= 32:
+        where = directives.get(".amdhsa_user_sgpr_count", (0, line, None))
+        raise AssemblerError(f"too many user SGPRs enabled ({user}; USER_SGPR is 5 bits)",
+                             where[1], where[2])
+    words["rsrc2"] = words["rsrc2"] & ~(0x1F << 1) | user << 1
+    vgprs, vline, vcol = directives[".amdhsa_next_free_vgpr"]
+    sgprs, sline, scol = directives[".amdhsa_next_free_sgpr"]
+    # gfx7: VCC takes 2 SGPRs past the last, a reserved flat scratch 4 (instead of VCC's 2)
+    extra = 2 if val(".amdhsa_reserve_vcc", 1) else 0
+    if val(".amdhsa_reserve_flat_scratch", 1):
+        extra = 4
+    if sgprs + extra > _ADDRESSABLE_SGPRS:
+        raise AssemblerError(f".amdhsa_next_free_sgpr {sgprs}: with the {extra} reserved SGPRs "
+                             f"(VCC, flat scratch) past {_ADDRESSABLE_SGPRS}, the SGPRs gfx7 "
+                             f"addresses", sline, scol)
+    vblocks = (max(vgprs, 1) + 3) // 4 - 1
+    sblocks = (max(sgprs + extra, 1) + 7) // 8 - 1
+    if vblocks >= 64:
+        raise AssemblerError(f".amdhsa_next_free_vgpr {vgprs}: past v255", vline, vcol)
+    words["rsrc1"] = words["rsrc1"] & ~0x3FF | vblocks | sblocks << 6
+    return bytearray(struct.pack("<IIIIq20xIIIH6x", words["group"], words["private"],
+                                 words["kernarg"], 0, 0, 0, words["rsrc1"], words["rsrc2"],
+                                 words["kcp"]))

@@ -13,7 +13,7 @@ import struct
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from ..errors import LoaderError
+from ..errors import AssemblerError, LoaderError
 
 NT_AMD_HSA_CODE_OBJECT_VERSION = 1
 NT_AMD_HSA_ISA_VERSION = 3
@@ -289,3 +289,275 @@ def parse_yaml_metadata(desc: bytes) -> dict[str, Any]:
             "uses_dynamic_stack": cp.flag("IsDynamicCallStack"),
         })
     return {"version": top.ints("Version") or (), "target": None, "kernels": kernels}
+
+
+# ---------------------------------------------------------------------------------------------
+# .amdgpu_metadata (YAML in assembly) to the msgpack of the NT_AMDGPU_METADATA note, as llvm-mc
+# 14 makes it: scalars typed as LLVM's msgpack::DocNode::fromString types them, the document
+# checked as LLVM 14's HSAMD::V3::MetadataVerifier checks it (not strict), maps written with
+# their keys sorted, every number in its smallest encoding.
+
+_BOOL_WORDS = {w: True for w in ("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on",
+                                 "On", "ON")}
+_BOOL_WORDS.update({w: False for w in ("n", "N", "no", "No", "NO", "false", "False", "FALSE",
+                                       "off", "Off", "OFF")})
+_UINT_RE = re.compile(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|0[oO]?[0-7]*|[1-9][0-9]*)$")
+
+
+class _Float:
+    """A float scalar: llvm-mc 14 writes it as msgpack nil."""
+
+    def __eq__(self, other):
+        return isinstance(other, _Float)
+
+    def __hash__(self):
+        return 0
+
+
+def _llvm_uint(s: str):
+    if not _UINT_RE.match(s):
+        return None
+    low = s.lower()
+    base = 16 if low.startswith("0x") else 2 if low.startswith("0b") else \
+        8 if low.startswith("0o") or (len(s) > 1 and s[0] == "0") else 10
+    digits = s[2:] if low.startswith(("0x", "0b", "0o")) else s
+    v = int(digits or "0", base) if digits or base == 8 else None
+    return v if v is not None and v < (1 << 64) else None
+
+
+def _llvm_scalar(s: str, tag: str):
+    """The value LLVM 14 gives a YAML scalar (msgpack::DocNode::fromString): an unsigned,
+    then a signed integer, a boolean (YAML 1.1 words), a float, else a string; an explicit
+    tag (!int, !bool, !float, !str, !nil) picks the type."""
+    if tag in ("!str",):
+        return s
+    if tag == "!nil":
+        return None
+    if tag in ("", "!int"):
+        v = _llvm_uint(s)
+        if v is None and s.startswith("-"):
+            v = _llvm_uint(s[1:])
+            v = -v if v is not None and v <= (1 << 63) else None
+        if v is not None:
+            return v
+        if tag:
+            raise ValueError("invalid number")
+    if tag in ("", "!bool"):
+        if s in _BOOL_WORDS:
+            return _BOOL_WORDS[s]
+        if tag:
+            raise ValueError("invalid boolean")
+    if tag in ("", "!float"):
+        try:
+            if "_" not in s and s.strip() == s and s:
+                float.fromhex(s) if re.match(r"[-+]?0[xX]", s) else float(s)
+                return _Float()
+        except ValueError:
+            pass
+        if tag:
+            raise ValueError("invalid floating point number")
+        if s == "":
+            return None
+    if tag not in ("", "!str"):
+        raise ValueError(f"unsupported tag {tag}")
+    return s
+
+
+def _yaml_doc(node, first_line):
+    """(value, line) tree of a composed YAML node: dicts of {key: (value, line)}, lists of
+    (value, line), scalars typed as LLVM types them."""
+    import yaml
+
+    line = first_line + node.start_mark.line
+    if isinstance(node, yaml.MappingNode):
+        out = {}
+        for k, v in node.value:
+            key = _yaml_doc(k, first_line)[0]
+            if isinstance(key, (dict, list)):
+                raise AssemblerError(".amdgpu_metadata: a map key must be a scalar",
+                                     first_line + k.start_mark.line)
+            out[key] = _yaml_doc(v, first_line)
+        return out, line
+    if isinstance(node, yaml.SequenceNode):
+        return [_yaml_doc(v, first_line) for v in node.value], line
+    tag = node.tag if node.tag.startswith("!") else ""
+    try:
+        return _llvm_scalar(node.value, tag), line
+    except ValueError as e:
+        raise AssemblerError(f".amdgpu_metadata: '{node.value}': {e}", line) from None
+
+
+#: value kinds llvm-mc 14 accepts for an argument
+_V3_VALUE_KINDS = frozenset((
+    "by_value", "global_buffer", "dynamic_shared_pointer", "sampler", "image", "pipe", "queue",
+    "hidden_global_offset_x", "hidden_global_offset_y", "hidden_global_offset_z", "hidden_none",
+    "hidden_printf_buffer", "hidden_hostcall_buffer", "hidden_default_queue",
+    "hidden_completion_action", "hidden_multigrid_sync_arg", "hidden_block_count_x",
+    "hidden_block_count_y", "hidden_block_count_z", "hidden_group_size_x",
+    "hidden_group_size_y", "hidden_group_size_z", "hidden_remainder_x", "hidden_remainder_y",
+    "hidden_remainder_z", "hidden_grid_dims", "hidden_private_base", "hidden_shared_base",
+    "hidden_queue_ptr"))
+_ACCESS = ("read_only", "write_only", "read_write")
+#: (key, required, type, allowed values or array length) as LLVM 14's verifier checks them
+_ARG_SCHEMA = (
+    (".name", False, "str", None), (".type_name", False, "str", None),
+    (".size", True, "int", None), (".offset", True, "int", None),
+    (".value_kind", True, "str", _V3_VALUE_KINDS), (".pointee_align", False, "int", None),
+    (".address_space", False, "str", ("private", "global", "constant", "local", "generic",
+                                       "region")),
+    (".access", False, "str", _ACCESS), (".actual_access", False, "str", _ACCESS),
+    (".is_const", False, "bool", None), (".is_restrict", False, "bool", None),
+    (".is_volatile", False, "bool", None), (".is_pipe", False, "bool", None))
+_KERNEL_SCHEMA = (
+    (".name", True, "str", None), (".symbol", True, "str", None),
+    (".language", False, "str", ("OpenCL C", "OpenCL C++", "HCC", "HIP", "OpenMP",
+                                 "Assembler")),
+    (".language_version", False, "ints", 2), (".args", False, "args", None),
+    (".reqd_workgroup_size", False, "ints", 3), (".workgroup_size_hint", False, "ints", 3),
+    (".vec_type_hint", False, "str", None), (".device_enqueue_symbol", False, "str", None),
+    (".kernarg_segment_size", True, "int", None), (".group_segment_fixed_size", True, "int", None),
+    (".private_segment_fixed_size", True, "int", None), (".kernarg_segment_align", True, "int", None),
+    (".wavefront_size", True, "int", None), (".sgpr_count", True, "int", None),
+    (".vgpr_count", True, "int", None), (".max_flat_workgroup_size", True, "int", None),
+    (".sgpr_spill_count", False, "int", None), (".vgpr_spill_count", False, "int", None))
+
+
+def _check_map(m, line, schema, where):
+    if not isinstance(m, dict):
+        raise AssemblerError(f".amdgpu_metadata: {where} must be a map", line)
+    for key, required, kind, allowed in schema:
+        if key not in m:
+            if required:
+                raise AssemblerError(f".amdgpu_metadata: {where} has no {key} (llvm-mc "
+                                     f"requires it)", line)
+            continue
+        v, vline = m[key]
+        if kind in ("int", "str") and isinstance(v, str) and kind == "int":
+            try:       # as the verifier (not strict): a string is typed again
+                v2 = _llvm_scalar(v, "")
+            except ValueError:
+                v2 = v
+            if isinstance(v2, int) and not isinstance(v2, bool):
+                m[key] = (v2, vline)
+                v = v2
+        ok = {"int": isinstance(v, int) and not isinstance(v, bool),
+              "str": isinstance(v, str) and (allowed is None or v in allowed),
+              "bool": isinstance(v, bool),
+              "ints": isinstance(v, list) and len(v) == allowed and all(
+                  isinstance(x, int) and not isinstance(x, bool) for x, _ in v),
+              "args": isinstance(v, list)}[kind]
+        if not ok:
+            want = {"int": "an integer", "bool": "true or false",
+                    "str": "one of " + ", ".join(sorted(allowed)) if allowed else "a string",
+                    "ints": f"a list of {allowed} integers", "args": "a list of maps"}[kind]
+            raise AssemblerError(f".amdgpu_metadata: {where}: {key} must be {want}", vline)
+        if kind == "args":
+            for i, (a, aline) in enumerate(v):
+                _check_map(a, aline, _ARG_SCHEMA, f"{where}, argument {i}")
+
+
+def _plain(v):
+    if isinstance(v, tuple):
+        v = v[0]
+    if isinstance(v, dict):
+        return {k: _plain(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_plain(x) for x in v]
+    return v
+
+
+def _msgpack_key(k):
+    # msgpack::DocNode order: by type (Int, UInt, Nil, Boolean, Float, String), then value
+    if isinstance(k, bool):
+        return (3, k)
+    if isinstance(k, int):
+        return (0, k) if k < 0 else (1, k)
+    if k is None:
+        return (2, 0)
+    if isinstance(k, _Float):
+        return (4, 0)
+    return (5, k.encode())
+
+
+def _pack(v, out: bytearray):
+    """LLVM's msgpack::Writer (not 'compatible': str8 is used)."""
+    if v is None or isinstance(v, _Float):
+        out.append(0xC0)
+    elif isinstance(v, bool):
+        out.append(0xC3 if v else 0xC2)
+    elif isinstance(v, int):
+        if v >= 0:
+            for lim, head, n in ((0x7F, None, 0), (0xFF, 0xCC, 1), (0xFFFF, 0xCD, 2),
+                                 (0xFFFFFFFF, 0xCE, 4), ((1 << 64) - 1, 0xCF, 8)):
+                if v <= lim:
+                    out += bytes([v]) if head is None else bytes([head]) + v.to_bytes(n, "big")
+                    break
+        elif v >= -32:
+            out.append(v & 0xFF)
+        else:
+            for lo, head, n in ((-128, 0xD0, 1), (-32768, 0xD1, 2), (-(1 << 31), 0xD2, 4),
+                                (-(1 << 63), 0xD3, 8)):
+                if v >= lo:
+                    out += bytes([head]) + v.to_bytes(n, "big", signed=True)
+                    break
+    elif isinstance(v, str):
+        b = v.encode()
+        n = len(b)
+        out += bytes([0xA0 | n]) if n < 32 else bytes([0xD9, n]) if n < 256 else \
+            bytes([0xDA]) + n.to_bytes(2, "big") if n < 65536 else bytes([0xDB]) + n.to_bytes(4, "big")
+        out += b
+    elif isinstance(v, list):
+        n = len(v)
+        out += bytes([0x90 | n]) if n < 16 else bytes([0xDC]) + n.to_bytes(2, "big") \
+            if n < 65536 else bytes([0xDD]) + n.to_bytes(4, "big")
+        for x in v:
+            _pack(x, out)
+    else:
+        n = len(v)
+        out += bytes([0x80 | n]) if n < 16 else bytes([0xDE]) + n.to_bytes(2, "big") \
+            if n < 65536 else bytes([0xDF]) + n.to_bytes(4, "big")
+        for k in sorted(v, key=_msgpack_key):
+            _pack(k, out)
+            _pack(v[k], out)
+
+
+def metadata_msgpack_from_yaml(text: str, first_line: int = 1) -> bytes:
+    """The NT_AMDGPU_METADATA descriptor (msgpack) of an ``.amdgpu_metadata`` YAML document,
+    byte for byte what llvm-mc 14 writes. ``first_line`` is the source line of the document's
+    first line; AssemblerError names the line of a problem."""
+    import yaml
+
+    try:
+        node = yaml.compose(text, Loader=yaml.BaseLoader)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        raise AssemblerError(f".amdgpu_metadata is not valid YAML: "
+                             f"{getattr(e, 'problem', None) or e}",
+                             first_line + mark.line if mark else first_line) from None
+    if node is None:
+        raise AssemblerError(".amdgpu_metadata is empty", first_line)
+    doc, line = _yaml_doc(node, first_line)
+    if not isinstance(doc, dict):
+        raise AssemblerError(".amdgpu_metadata must be a map (amdhsa.version, amdhsa.kernels)",
+                             line)
+    for key in ("amdhsa.version", "amdhsa.kernels"):
+        if key not in doc:
+            raise AssemblerError(f".amdgpu_metadata has no {key}", line)
+    ver, vline = doc["amdhsa.version"]
+    if not (isinstance(ver, list) and len(ver) == 2 and all(
+            isinstance(x, int) and not isinstance(x, bool) for x, _ in ver)):
+        raise AssemblerError(".amdgpu_metadata: amdhsa.version must be two integers", vline)
+    if "amdhsa.printf" in doc:
+        pv, pline = doc["amdhsa.printf"]
+        if not isinstance(pv, list) or not all(isinstance(x, str) for x, _ in pv):
+            raise AssemblerError(".amdgpu_metadata: amdhsa.printf must be a list of strings",
+                                 pline)
+    kernels, kline = doc["amdhsa.kernels"]
+    if not isinstance(kernels, list):
+        raise AssemblerError(".amdgpu_metadata: amdhsa.kernels must be a list of maps", kline)
+    for i, (k, kl) in enumerate(kernels):
+        name = k.get(".name", ("?",))[0] if isinstance(k, dict) else "?"
+        _check_map(k, kl, _KERNEL_SCHEMA, f"kernel {i} ({name})")
+    out = bytearray()
+    _pack(_plain(doc), out)
+    return bytes(out)

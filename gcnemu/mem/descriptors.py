@@ -26,7 +26,7 @@ Scratch (private segment) on gfx7 under the AMDHSA ABI:
 """
 from __future__ import annotations
 
-from typing import NamedTuple, Sequence
+from typing import NamedTuple, Optional, Sequence
 
 import numpy as np
 
@@ -37,7 +37,7 @@ U64 = np.uint64
 
 __all__ = ["buffer_address", "buffer_lane_operands", "scratch_address", "vsharp_fields", "decode_vsharp", "encode_vsharp",
            "decode_tsharp", "decode_ssharp", "scratch_vsharp", "VSharp", "TSharp", "SSharp",
-           "IMAGE_TYPES"]
+           "IMAGE_TYPES", "encode_tsharp", "encode_ssharp"]
 
 
 @njit(inline="always")
@@ -320,3 +320,48 @@ def decode_ssharp(words: Sequence[int]) -> SSharp:
         mip_point_preclamp=_f(v, 92, 1), disable_lsb_ceil=_f(v, 93, 1),
         filter_prec_fix=_f(v, 94, 1), border_color_ptr=_f(v, 96, 12),
         border_color_type=_f(v, 126, 2))
+
+
+def _pack_fields(fields, n: int, what: str) -> list:
+    v = 0
+    for name, val, lo, width in fields:
+        if not 0 <= val < (1 << width):
+            raise MemoryFault(f"{what}: {name} = {val} does not fit in {width} bits")
+        v |= val << lo
+    return [(v >> (32 * i)) & 0xFFFFFFFF for i in range(n)]
+
+
+def encode_tsharp(base_address: int, data_format: int, num_format: int, width: int,
+                  height: int = 1, depth: int = 1, *, type: int = 9, pitch: Optional[int] = None,
+                  dst_sel=(4, 5, 6, 7), tiling_index: int = 8) -> list:
+    """The 8 dwords of a linear (tiling index 8) single-level image resource, the bit layout
+    :func:`decode_tsharp` reads: sizes are real sizes (the fields hold size - 1), ``pitch`` in
+    texels (default: width), ``dst_sel`` as in the T# (0, 1, 4..7 = 0, 1, X..W)."""
+    if base_address % 256:
+        raise MemoryFault(f"T#: image base 0x{base_address:x} is not 256-byte aligned")
+    pitch = width if pitch is None else pitch
+    is_array = type in (12, 13)
+    return _pack_fields([("base_address", base_address >> 8, 0, 40),
+                         ("data_format", data_format, 52, 6), ("num_format", num_format, 58, 4),
+                         ("width", width - 1, 64, 14), ("height", height - 1, 78, 14),
+                         ("dst_sel_x", dst_sel[0], 96, 3), ("dst_sel_y", dst_sel[1], 99, 3),
+                         ("dst_sel_z", dst_sel[2], 102, 3), ("dst_sel_w", dst_sel[3], 105, 3),
+                         ("tiling_index", tiling_index, 116, 5), ("type", type, 124, 4),
+                         ("depth", depth - 1, 128, 13), ("pitch", pitch - 1, 141, 14),
+                         ("last_array", depth - 1 if is_array else 0, 173, 13)], 8, "T#")
+
+
+def encode_ssharp(clamp=(0, 0, 0), *, force_unnormalized: int = 0, xy_mag_filter: int = 0,
+                  xy_min_filter: int = 0, mip_filter: int = 0, min_lod: int = 0,
+                  max_lod: int = 0, border_color_type: int = 0) -> list:
+    """The 4 dwords of a sampler resource, the bit layout :func:`decode_ssharp` reads: clamp
+    modes per axis (0 wrap, 1 mirror, 2 clamp to last texel, ..., 6 border), filters (0 point,
+    1 bilinear), LODs in 1/256 units, border colour type (0 transparent black, 1 opaque
+    black, 2 opaque white)."""
+    return _pack_fields([("clamp_x", clamp[0], 0, 3), ("clamp_y", clamp[1], 3, 3),
+                         ("clamp_z", clamp[2], 6, 3),
+                         ("force_unnormalized", force_unnormalized, 15, 1),
+                         ("min_lod", min_lod, 32, 12), ("max_lod", max_lod, 44, 12),
+                         ("xy_mag_filter", xy_mag_filter, 84, 2),
+                         ("xy_min_filter", xy_min_filter, 86, 2), ("mip_filter", mip_filter, 90, 2),
+                         ("border_color_type", border_color_type, 126, 2)], 4, "S#")
