@@ -3,6 +3,8 @@
     gcnemu run k.hsaco --kernel saxpy --grid 1024 --block 256 \\
         --arg inout:y.npy --arg in:x.npy --arg f32:2.0 --arg u32:1024
     gcnemu run k.cl --build-option=-DN=4 ...   # OpenCL C, compiled with clang-14 (cached)
+    gcnemu run Sample_Kernels.bin --kernel k ... # an AMD Catalyst (CAL ELF) binary: buffers are
+                                    # UAVs, scalars go to constant buffer 1, local:N works
     gcnemu run --example            # the built-in saxpy example, checked against numpy
     gcnemu run ... --timing         # also print simulated cycles and timing counters
 
@@ -184,10 +186,10 @@ def cmd_run(args) -> int:
 
 
 def add_parser(sub) -> None:
-    r = sub.add_parser("run", help="dispatch a kernel of a code object on .npy buffers",
+    r = sub.add_parser("run", help="dispatch a kernel of a code object or CAL binary on .npy buffers",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    r.add_argument("file", nargs="?", help="code object (.hsaco), OpenCL C (.cl: compiled with "
-                   "clang-14, cached) or assembly (.s)")
+    r.add_argument("file", nargs="?", help="code object (.hsaco), AMD Catalyst CAL ELF binary "
+                   "(.bin), OpenCL C (.cl: compiled with clang-14, cached) or assembly (.s)")
     r.add_argument("--build-option", action="append", metavar="OPT",
                    help="a clang option for a .cl file, e.g. --build-option=-DN=4 (repeatable)")
     r.add_argument("--kernel", help="kernel name")
