@@ -21,10 +21,11 @@ from typing import Sequence
 
 import numpy as np
 
-from .errors import DispatchError, GcnEmuError, MemoryFault
+from .errors import DispatchError, GcnEmuError, LoaderError, MemoryFault
 from .exec.jit import CompileWatch
 from .exec.layout import PRIVATE_APERTURE_HI, SHARED_APERTURE_HI
 from .hardware import PRESETS, GPUConfig
+from .isa.table import gen_of
 from .mem.space import Memory
 from .kernel import Kernel
 from .launch import Launch, LaunchCache, launch_shape
@@ -142,6 +143,10 @@ class GPU:
             if preset not in PRESETS:
                 raise GcnEmuError(f"unknown GPU preset {preset!r}; presets: {sorted(PRESETS)}")
             self.config = PRESETS[preset]
+        try:
+            self._gen = gen_of(self.config.isa)
+        except ValueError as e:
+            raise GcnEmuError(f"GPUConfig {self.config.name!r}: isa: {e}") from None
         self.memory = Memory()
         if timing_config is not None and not timing:
             raise GcnEmuError("timing_config is given but timing is off: use GPU(timing=True, ...)")
@@ -244,6 +249,12 @@ class GPU:
         if not isinstance(kernel, Kernel):
             raise DispatchError(f"dispatch takes a Kernel (from gcnemu.load(...).kernel(name)), "
                                 f"not {type(kernel).__name__}")
+        # the code decoded for this GPU's generation (a gfx6 GPU: GCN 1.0 opcodes, semantics)
+        try:
+            kernel = kernel.for_gen(self._gen)
+        except LoaderError as e:
+            raise DispatchError(f"kernel {kernel.name} cannot run on {self.config.name} "
+                                f"({self.config.isa}): {e}") from None
         info = kernel.info
         try:
             grid, block = tuple(grid), tuple(block)

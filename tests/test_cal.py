@@ -123,9 +123,10 @@ def test_cal_not_cal():
 
 # --- running the samples ----------------------------------------------------------------------
 
-@pytest.fixture
-def gpu():
-    return gcnemu.GPU()
+@pytest.fixture(params=["xbox-one", "tahiti"])
+def gpu(request):
+    """Each sample runs on a gfx7 GPU and on the gfx6 (Southern Islands) one it was built for."""
+    return gcnemu.GPU(request.param)
 
 
 def test_cal_binary_search(gpu):
@@ -443,10 +444,13 @@ def test_cal_disassembly_is_text_and_round_trips(sample):
     need(sample)
     prog = gcnemu.load(binary(sample))
     for n in prog.kernel_names:
-        code = prog.kernel(n).info.code
-        text = gcnemu.disassemble(code)
-        assert ".long" not in text
-        assert gcnemu.assemble(text) == code
+        info = prog.kernel(n).info
+        code = info.code
+        assert (info.cal.device, info.cal.isa) == ("tahiti", "gfx6")
+        for target in ("gfx7", "gfx6"):
+            text = gcnemu.disassemble(code, target=target)
+            assert ".long" not in text
+            assert gcnemu.assemble(text, target=target) == code
 
 
 def test_vop3_unused_src2_field_round_trips():

@@ -72,7 +72,9 @@ def _cmd_disasm(args) -> int:
             out = []
             for name, info in sorted(load_cal(data, args.file).items()):
                 out.append(f"{name}:")
-                for off, text in disassemble_lines(info.code, gen):
+                # the kernel's own generation (;device:tahiti is gfx6) unless --gfx6 says
+                kgen = gen if args.gfx6 else table.gen_of(info.cal.isa)
+                for off, text in disassemble_lines(info.code, kgen):
                     out.append(f"  {text:<60} // {off:06x}" if args.offsets else text)
         except GcnEmuError as e:
             print(f"{args.file}: error: {e}", file=sys.stderr)
@@ -115,7 +117,8 @@ def add_parsers(sub) -> None:
     d = sub.add_parser("disasm", help="disassemble raw gfx7 code or an ELF code object's .text")
     d.add_argument("file", help="raw machine code or ELF code object (.hsaco/.o), or - for stdin")
     d.add_argument("--offsets", action="store_true", help="append each instruction's byte offset")
-    d.add_argument("--gfx6", action="store_true", help="decode as GCN 1.0 (Tahiti/Pitcairn)")
+    d.add_argument("--gfx6", action="store_true", help="decode as GCN 1.0 (Tahiti/Pitcairn); without it, a CAL "
+                   "binary's kernels decode as their ;device: says (tahiti: GCN 1.0)")
     d.add_argument("--labels", action="store_true",
                    help="name branch targets (L<offset>:) instead of numeric offsets")
     d.set_defaults(func=_cmd_disasm)

@@ -23,7 +23,7 @@ from ..exec.layout import (C_H, C_IMM, C_K, C_LIT, C_S0, ERR_FORMAT, ERR_UNIMPLE
                            WS_LDS_SIZE, WS_VBASE, WS_VMEM)
 from ..exec.state import fail, get_exec, read_scalar, record_fault, sgpr_ok, vgpr_ok
 from .access import atomic_lane_operands, lds_write, set_lane_value, sext_bytes, vreg, vset
-from .atomics import ATOMIC_CMPSWAP, ATOMIC_FCMPSWAP, mem_atomic
+from .atomics import A_RSUB, ATOMIC_CMPSWAP, ATOMIC_FCMPSWAP, mem_atomic
 from .descriptors import buffer_address, buffer_lane_operands, descriptor_words, vsharp_fields
 from .formats import (FMT_NC, NF_UINT, component_layout, dst_select, fmt_one, fmt_valid,
                       load_component, store_component)
@@ -96,7 +96,7 @@ def buffer_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_b
                                         aop == ATOMIC_CMPSWAP or aop == ATOMIC_FCMPSWAP)
             old = U64(0)
             if inr:
-                if aop >= 16:
+                if aop > A_RSUB:      # rsub (GCN 1.0) is the one DS-only op a buffer has
                     fail(ws, w, ERR_UNIMPLEMENTED, ins[C_H])
                     return
                 old, ok = mem_atomic(mem_data, mem_mapped, mem_base, np.int64(a), aop, v, c, nbytes)
