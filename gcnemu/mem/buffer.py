@@ -5,6 +5,11 @@ read 0 and drop writes without a fault; unmapped memory reads 0 and drops writes
 as a fault (the seeds ask for a well-defined result plus an error). Data formats:
 gcnemu/mem/formats.py.
 
+Alignment (CLRX GcnMemHandling.md, buffer addressing: "For 32-bit and wider operations, an
+address are aligned to 4 bytes. For 16-bit operations, an address are aligned to 2 bytes."):
+the final address of a dword (or wider) access, of an atomic, and of a 4-byte format
+component drops its two low bits; of a 16-bit access or component, its low bit.
+
 A lane whose first component is out of range reads 0 for all four before DST_SEL.
 TFE: one more VGPR after the data gets 0, or 1 when an access of the lane hit unmapped
 memory. LDS=1 (buffer_load_ubyte/sbyte/ushort/sshort/dword/format_x): the value, zero-
@@ -91,6 +96,7 @@ def buffer_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_b
             a, inr = buffer_address(base, stride, num_records, swizzle, element_size, index_stride,
                                     add_tid, idxen, offen, addr64, vidx, voff, v64, inst_offset,
                                     soffset, l, 0)
+            a &= ~U64(3)
             nbytes = 4 * count
             v, c = atomic_lane_operands(vgpr, vb + vdata, l, count,
                                         aop == ATOMIC_CMPSWAP or aop == ATOMIC_FCMPSWAP)
@@ -117,6 +123,7 @@ def buffer_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_b
                     a, inr = buffer_address(base, stride, num_records, swizzle, element_size,
                                             index_stride, add_tid, idxen, offen, addr64, vidx,
                                             voff, v64, inst_offset, soffset, l, coff)
+                    a &= ~U64(csize - 1)
                     if inr and not store_component(mem_data, mem_mapped, mem_base, np.int64(a),
                                                    vreg(vgpr, ws, w, vdata + k, l), bits, csize,
                                                    shift, nfmt):
@@ -127,6 +134,7 @@ def buffer_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_b
                 a, inr = buffer_address(base, stride, num_records, swizzle, element_size,
                                         index_stride, add_tid, idxen, offen, addr64, vidx,
                                         voff, v64, inst_offset, soffset, l, coff)
+                a &= ~U64(csize - 1)
                 if k == 0:
                     first_in = inr
                 if not inr:
@@ -154,6 +162,7 @@ def buffer_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_b
                 a, inr = buffer_address(base, stride, num_records, swizzle, element_size, index_stride,
                                         add_tid, idxen, offen, addr64, vidx, voff, v64, inst_offset,
                                         soffset, l, 4 * i)
+                a &= ~U64(nb - 1)
                 # mapped and backed: accessed here directly (see the note in gcnemu/mem/access.py)
                 o = np.int64(-1)
                 if inr and a >= ubase and a - ubase <= dsize - U64(nb):
