@@ -111,6 +111,35 @@ def test_cal_malformed_inner_and_metadata():
         gcnemu.load(bad)
 
 
+#: (field of tools/fuzz.cal_fields, value written, what the LoaderError must name)
+FIELD_MUTANTS = [
+    ("outer ELF e_shentsize", 0, "section header table entry size 0, expected 40"),
+    ("inner ELF of binarySearch e_phoff", 0xFFFFFF, r"program header table 0xffffff\+0xa0 runs past"),
+    ("inner ELF of binarySearch encoding entry 1 d_machine", 27, "0 entries for machine 26"),
+    ("inner ELF of binarySearch encoding entry 1 d_size", 0xFFFFFFF, r"\(d_offset/d_size\)"),
+    ("inner ELF of binarySearch ProgInfo 0x80001041 value", 0, "NUM_VGPRS 0 outside 1..256"),
+    ("inner ELF of binarySearch ProgInfo 0x80001042 value", 500, "NUM_SGPRS 500 outside 1..104"),
+    ("inner ELF of binarySearch ProgInfo 0x80001003 value", 40, "AMU_ABI_USER_ELEMENTS_0_DWORD2"),
+    ("inner ELF of binarySearch ProgInfo 0x00002e13 value", 0, "COMPUTE_PGM_RSRC2.USER_SGPR is 0"),
+]
+
+
+def test_cal_loader_errors_name_the_field():
+    """Fields located by the fuzzer's own ELF32 walk (tools/fuzz.py, written apart from the
+    loader), set to a bad value: the LoaderError names that field."""
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
+    import fuzz
+    raw = open(binary("BinarySearch"), "rb").read()
+    fields = {name: (at, size) for _g, name, at, size in fuzz.cal_fields(raw)}
+    for name, value, msg in FIELD_MUTANTS:
+        at, size = fields[name]
+        bad = bytearray(raw)
+        bad[at:at + size] = value.to_bytes(size, "little")
+        with pytest.raises(LoaderError, match=msg):
+            gcnemu.load(bytes(bad))
+
+
 def test_cal_not_cal():
     from gcnemu.loader.cal import load_cal
     with pytest.raises(LoaderError, match="not an ELF"):
