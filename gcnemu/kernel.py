@@ -103,8 +103,12 @@ class LoadedProgram:
                         raise LoaderError(f"kernel {name}: entry 0x{info.entry_address:x} is not "
                                           f"at an instruction boundary of .text")
                     return row
+
+                def redecode(gen):       # .text decoded for another generation (for_gen)
+                    p = self._text(gen)
+                    return p, entry(p)
                 self._kernels[name] = Kernel(info, prog, co, entry(prog), co.text_address,
-                                             redecode=lambda gen: (self._text(gen), entry(self._text(gen))))
+                                             redecode=redecode)
             else:
                 self._kernels[name] = Kernel(info, decode_kernel(info, info.code), co, 0,
                                              info.entry_address)

@@ -129,7 +129,8 @@ def test_gfx7_code_object_on_a_gfx6_gpu_names_the_instruction():
     k = gcnemu.load(str(ROOT / "kernels" / "saxpy" / "kernel.hsaco")).kernel("saxpy")
     gpu = gcnemu.GPU("tahiti")
     y = gpu.to_device(np.ones(64, np.float32))
-    with pytest.raises(DispatchError, match=r"cannot run on tahiti \(gfx6\).*v_mad_u64_u32 is GCN 1.1 \(gfx7\) only"):
+    with pytest.raises(DispatchError, match=r"cannot run on tahiti \(gfx6\).*"
+                                            r"v_mad_u64_u32 is GCN 1.1 \(gfx7\) only"):
         gpu.dispatch(k, grid=(64,), block=(64,), args=[y, y, np.float32(1), np.uint32(64)])
 
 
@@ -189,4 +190,5 @@ def test_buffer_atomic_rsub_on_gfx6():
                             sgpr=sg, vgpr={1: data, 2: np.arange(64, dtype=np.uint32) * 4},
                             memory=mem, target="gfx6")
     assert st.vgpr[1].tolist() == old.tolist()
-    assert mem.read_array(buf, np.uint32, 64).tolist() == ((100 - old.astype(np.int64)) & 0xFFFFFFFF).tolist()
+    want = (100 - old.astype(np.int64)) & 0xFFFFFFFF
+    assert mem.read_array(buf, np.uint32, 64).tolist() == want.tolist()

@@ -415,7 +415,7 @@ class CalLaunchLayout:
         out = []
         for cls, slot, first, n in self.cal.user_elements:
             if cls == "PTR_UAV_TABLE":
-                out.append((f"cal_uav_table", first, n, blob_address + UAV_TABLE_OFFSET))
+                out.append(("cal_uav_table", first, n, blob_address + UAV_TABLE_OFFSET))
             else:
                 off, size = self.cb_range(slot)
                 w = encode_vsharp(blob_address + off, size)
