@@ -15,6 +15,7 @@ Argument forms (in kernel argument order):
                        (u32, f32, ... or a numpy name), zero-filled, written to PATH
   local:NBYTES         a __local pointer argument
   i8|i16|i32|i64|u8|u16|u32|u64|f16|f32|f64:VALUE   a by-value scalar
+  u32:V0,V1,...        a by-value vector (uint2, float4, ...: as many values as it has)
 """
 from __future__ import annotations
 
@@ -85,9 +86,11 @@ def parse_args(specs, gpu):
         elif kind in _SCALARS:
             t = _SCALARS[kind]
             try:
-                args.append(t(float(rest)) if kind.startswith("f") else t(int(rest, 0)))
+                vals = [t(float(x)) if kind.startswith("f") else t(int(x, 0)) for x in rest.split(",")]
             except (ValueError, OverflowError):
-                raise GcnEmuError(f"--arg {spec!r}: {rest!r} is not a valid {kind}") from None
+                raise GcnEmuError(f"--arg {spec!r}: {rest!r} is not a valid {kind}"
+                                  f"{' vector' if ',' in rest else ''}") from None
+            args.append(vals[0] if len(vals) == 1 else np.array(vals, t))
         else:
             raise GcnEmuError(f"--arg {spec!r}: unknown kind {kind!r}; kinds: in, inout, out, local, "
                               f"{', '.join(_SCALARS)}")
