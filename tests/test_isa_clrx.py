@@ -302,9 +302,7 @@ def test_clrx_encode_cases(clrx, key):
     for c in clrx[key]:
         if not c["good"]:
             continue
-        if key == "encGCNOpcodeCases":
-            # GCN 1.0-only spellings (no flat, no gfx7-only opcodes) still encode the same way
-            pass
+        gen = table.GFX6 if key == "encGCNOpcodeCases" else table.GFX7   # PITCAIRN: GCN 1.0
         text = _clrx_input_to_llvm(c["input"])
         if text is None:
             skipped += 1
@@ -313,7 +311,7 @@ def test_clrx_encode_cases(clrx, key):
         if c["two_words"]:
             want += int(c["word1"], 16).to_bytes(4, "little")
         try:
-            got = assemble(text)
+            got = assemble(text, gen)
         except AssemblerError:
             rejected += 1
             continue
