@@ -253,8 +253,10 @@ class GPU:
         try:
             kernel = kernel.for_gen(self._gen)
         except LoaderError as e:
+            hint = " (build GCN 1.0 code for it: clang -mcpu=gfx600, or gcnemu.load(..., " \
+                   "options=['-mcpu=gfx600']) for OpenCL C)" if self.config.isa == "gfx6" else ""
             raise DispatchError(f"kernel {kernel.name} cannot run on {self.config.name} "
-                                f"({self.config.isa}): {e}") from None
+                                f"({self.config.isa}): {e}{hint}") from None
         info = kernel.info
         try:
             grid, block = tuple(grid), tuple(block)

@@ -130,7 +130,8 @@ def test_gfx7_code_object_on_a_gfx6_gpu_names_the_instruction():
     gpu = gcnemu.GPU("tahiti")
     y = gpu.to_device(np.ones(64, np.float32))
     with pytest.raises(DispatchError, match=r"cannot run on tahiti \(gfx6\).*"
-                                            r"v_mad_u64_u32 is GCN 1.1 \(gfx7\) only"):
+                                            r"v_mad_u64_u32 is GCN 1.1 \(gfx7\) only.*"
+                                            r"options=\['-mcpu=gfx600'\]"):
         gpu.dispatch(k, grid=(64,), block=(64,), args=[y, y, np.float32(1), np.uint32(64)])
 
 
@@ -192,3 +193,21 @@ def test_buffer_atomic_rsub_on_gfx6():
     assert st.vgpr[1].tolist() == old.tolist()
     want = (100 - old.astype(np.int64)) & 0xFFFFFFFF
     assert mem.read_array(buf, np.uint32, 64).tolist() == want.tolist()
+
+
+@pytest.mark.skipif(shutil.which("clang-14") is None, reason="needs clang-14, lld-14, libclc-14")
+def test_clang_gfx600_code_object_runs_on_both_generations():
+    """clang -mcpu=gfx600 (Tahiti) code objects load (e_flags mach gfx600) and run: MUBUF
+    addr64 where gfx700 code uses FLAT."""
+    k = gcnemu.load(str(ROOT / "kernels" / "saxpy" / "kernel.cl"), options=["-mcpu=gfx600"]).kernel("saxpy")
+    names = {i.name for i in k.program.instructions}
+    assert not any(n.startswith("flat_") for n in names) and any(n.startswith("buffer_") for n in names)
+    rng = np.random.default_rng(6)
+    x, y = rng.standard_normal(1000).astype(np.float32), rng.standard_normal(1000).astype(np.float32)
+    for preset in ("tahiti", "xbox-one"):
+        gpu = gcnemu.GPU(preset)
+        yb = gpu.to_device(y)
+        gpu.dispatch(k, grid=(1024,), block=(256,), args=[yb, gpu.to_device(x), np.float32(2.5),
+                                                          np.uint32(1000)])
+        want = np.float32(2.5) * x + y          # the product rounded, then the sum (v_mac_f32)
+        assert np.array_equal(yb.to_numpy(np.float32).view(np.uint32), want.view(np.uint32))
