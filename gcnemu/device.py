@@ -117,7 +117,8 @@ class Local:
 
 
 class GPU:
-    """An emulated gfx7 GPU with its own memory."""
+    """An emulated GCN GPU with its own memory: gfx7 (GCN 1.1) by default, gfx6 (GCN 1.0) for
+    the presets whose GPUConfig.isa says so ("tahiti", "hd7970")."""
 
     def __init__(self, preset: str | GPUConfig = "xbox-one", *, step_limit: int = 50_000_000,
                  waves_per_batch: int = 128, timing: bool = False, timing_config=None,
