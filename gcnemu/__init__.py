@@ -55,16 +55,21 @@ def __dir__():
     return sorted(set(globals()) | set(_LAZY))
 
 
-def assemble(source: str) -> bytes:
-    """Assemble gfx7 assembly (LLVM syntax) into machine code bytes."""
+def assemble(source: str, target: str = "gfx7") -> bytes:
+    """Assemble GCN assembly (LLVM syntax) into machine code bytes, for ``target`` "gfx7"
+    (GCN 1.1, the default) or "gfx6" (GCN 1.0, Southern Islands: no CI-only instruction)."""
     from .isa.assembler import assemble as _assemble
-    return _assemble(source)
+    from .isa.table import gen_of
+    return _assemble(source, gen_of(target))
 
 
-def disassemble(code: bytes) -> str:
-    """Disassemble gfx7 machine code, one instruction per line (LLVM syntax)."""
+def disassemble(code: bytes, target: str = "gfx7") -> str:
+    """Disassemble machine code, one instruction per line (LLVM syntax), decoding it for
+    ``target`` "gfx7" (GCN 1.1, the default) or "gfx6" (GCN 1.0: CI-only opcodes such as FLAT
+    are undefined, and an SMRD has no literal offset)."""
     from .isa.disassembler import disassemble as _disassemble
-    return _disassemble(code)
+    from .isa.table import gen_of
+    return _disassemble(code, gen_of(target))
 
 
 __all__ = ["GPU", "PRESETS", "GPUConfig", "Buffer", "Kernel", "Local", "DispatchReport", "load",

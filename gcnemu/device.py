@@ -22,10 +22,11 @@ from typing import Sequence
 
 import numpy as np
 
-from .errors import DispatchError, GcnEmuError, MemoryFault
+from .errors import DispatchError, GcnEmuError, LoaderError, MemoryFault
 from .exec.jit import CompileWatch
 from .exec.layout import PRIVATE_APERTURE_HI, SHARED_APERTURE_HI
 from .hardware import PRESETS, GPUConfig
+from .isa.table import gen_of
 from .mem.space import Memory
 from .kernel import Kernel
 from .launch import Launch, LaunchCache, launch_shape
@@ -117,7 +118,8 @@ class Local:
 
 
 class GPU:
-    """An emulated gfx7 GPU with its own memory."""
+    """An emulated GCN GPU with its own memory: gfx7 (GCN 1.1) by default, gfx6 (GCN 1.0) for
+    the presets whose GPUConfig.isa says so ("tahiti", "hd7970")."""
 
     def __init__(self, preset: str | GPUConfig = "xbox-one", *, step_limit: int = 50_000_000,
                  waves_per_batch: int = 128, timing: bool = False, timing_config=None,
@@ -150,6 +152,10 @@ class GPU:
             if preset not in PRESETS:
                 raise GcnEmuError(f"unknown GPU preset {preset!r}; presets: {sorted(PRESETS)}")
             self.config = PRESETS[preset]
+        try:
+            self._gen = gen_of(self.config.isa)
+        except ValueError as e:
+            raise GcnEmuError(f"GPUConfig {self.config.name!r}: isa: {e}") from None
         self.memory = Memory()
         if timing_config is not None and not timing:
             raise GcnEmuError("timing_config is given but timing is off: use GPU(timing=True, ...)")
@@ -264,6 +270,14 @@ class GPU:
         if not isinstance(kernel, Kernel):
             raise DispatchError(f"dispatch takes a Kernel (from gcnemu.load(...).kernel(name)), "
                                 f"not {type(kernel).__name__}")
+        # the code decoded for this GPU's generation (a gfx6 GPU: GCN 1.0 opcodes, semantics)
+        try:
+            kernel = kernel.for_gen(self._gen)
+        except LoaderError as e:
+            hint = " (build GCN 1.0 code for it: clang -mcpu=gfx600, or gcnemu.load(..., " \
+                   "options=['-mcpu=gfx600']) for OpenCL C)" if self.config.isa == "gfx6" else ""
+            raise DispatchError(f"kernel {kernel.name} cannot run on {self.config.name} "
+                                f"({self.config.isa}): {e}{hint}") from None
         info = kernel.info
         try:
             grid, block = tuple(grid), tuple(block)

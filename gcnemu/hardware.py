@@ -1,4 +1,4 @@
-"""What a gfx7 GPU has: configurations (the presets) and the occupancy they allow a kernel."""
+"""What a GCN GPU has: configurations (the presets) and the occupancy they allow a kernel."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -6,7 +6,9 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class GPUConfig:
-    """Immutable description of a gfx7-class GPU (what the seeds and vendor specs state)."""
+    """Immutable description of a GCN GPU (what the seeds and vendor specs state). ``isa`` is
+    the instruction set its kernels are decoded and run with: "gfx7" (GCN 1.1, Sea Islands)
+    or "gfx6" (GCN 1.0, Southern Islands: Tahiti, Pitcairn, Cape Verde)."""
 
     name: str
     compute_units: int
@@ -20,12 +22,15 @@ class GPUConfig:
     gds_bytes: int = 65536
     max_workgroups_per_cu: int = 16
     max_workgroup_size: int = 1024
+    isa: str = "gfx7"
 
 
 PRESETS = {
     # Xbox One: 12 CUs at 853 MHz (seeds: gpu-overview / cu-whitepaper)
     "xbox-one": GPUConfig("xbox-one", 12, 853, 8),
-    "hd7970": GPUConfig("hd7970", 32, 925, 2),
+    # Radeon HD 7970: Tahiti XT, GCN 1.0 (Southern Islands), 32 CUs at 925 MHz, f64 at 1/4
+    "hd7970": GPUConfig("hd7970", 32, 925, 2, isa="gfx6"),
+    "tahiti": GPUConfig("tahiti", 32, 925, 2, isa="gfx6"),
     "r9-290x": GPUConfig("r9-290x", 44, 1000, 4),
     "r7-260x": GPUConfig("r7-260x", 14, 1100, 8),
     "firepro-w9100": GPUConfig("firepro-w9100", 44, 930, 1),

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from .errors import AssemblerError, DecodeError, LoaderError
 from .exec.program import Program, build_program
+from .isa import table
 from .isa.decoder import decode_one
 from .loader.codeobject import CodeObject, KernelInfo, load_code_object
 from .loader.opencl import compile_opencl
@@ -87,7 +88,7 @@ class Kernel:
     row where it starts."""
 
     def __init__(self, info: KernelInfo, program: Program, code_object: CodeObject | None = None,
-                 entry_row: int = 0, code_address: int = 0):
+                 entry_row: int = 0, code_address: int = 0, redecode=None):
         self.info = info
         self.program = program
         self.name = info.name
@@ -101,6 +102,24 @@ class Kernel:
         #: what the kernel's program was loaded from (ProgramSource), for other processes;
         #: None for kernels made by hand
         self.source = None
+        #: gen -> (program, entry row) decoded for another generation (see for_gen)
+        self._redecode = redecode
+        self._gens = {table.GFX7: self}
+
+    def for_gen(self, gen: str) -> "Kernel":
+        """This kernel with its code decoded for generation ``gen`` (table.GFX6 for a gfx6 GPU:
+        the GCN 1.0 opcodes and semantics, see GPUConfig.isa); LoaderError naming the
+        instruction where the code holds one that generation lacks. Kept once decoded."""
+        k = self._gens.get(gen)
+        if k is None:
+            if self._redecode is None:
+                program, row = decode_text(self.info.code, 0, self.name, gen), 0
+            else:
+                program, row = self._redecode(gen)
+            k = Kernel(self.info, program, self.code_object, row, self.code_address)
+            k.libclc, k._gens, k.source = self.libclc, self._gens, self.source
+            self._gens[gen] = k
+        return k
 
     def __repr__(self) -> str:
         return f"Kernel({self.name!r}, {len(self.program.instructions)} instructions)"
@@ -124,7 +143,7 @@ class LoadedProgram:
         self.source = None
         self._infos = kernels
         self._kernels: dict[str, Kernel] = {}
-        self._text_program: Program | None = None
+        self._text_program: dict = {}   #: gen -> Program of all of .text
 
     @property
     def kernel_names(self) -> list[str]:
@@ -146,11 +165,18 @@ class LoadedProgram:
                     # there): decode this kernel's own bytes only
                     prog = None
             if prog is not None:
-                row = prog.pc_index.get(info.entry_address - co.text_address)
-                if row is None:
-                    raise LoaderError(f"kernel {name}: entry 0x{info.entry_address:x} is not at an "
-                                      f"instruction boundary of .text")
-                self._kernels[name] = Kernel(info, prog, co, row, co.text_address)
+                def entry(prog):
+                    row = prog.pc_index.get(info.entry_address - co.text_address)
+                    if row is None:
+                        raise LoaderError(f"kernel {name}: entry 0x{info.entry_address:x} is not "
+                                          f"at an instruction boundary of .text")
+                    return row
+
+                def redecode(gen):       # .text decoded for another generation (for_gen)
+                    p = self._text(gen)
+                    return p, entry(p)
+                self._kernels[name] = Kernel(info, prog, co, entry(prog), co.text_address,
+                                             redecode=redecode)
             else:
                 self._kernels[name] = Kernel(info, decode_kernel(info, info.code), co, 0,
                                              info.entry_address)
@@ -158,13 +184,13 @@ class LoadedProgram:
             self._kernels[name].source = self.source
         return self._kernels[name]
 
-    def _text(self) -> Program:
-        """All of .text decoded once (kernels and the functions they call)."""
-        if self._text_program is None:
+    def _text(self, gen: str = table.GFX7) -> Program:
+        """All of .text decoded once per generation (kernels and the functions they call)."""
+        if gen not in self._text_program:
             co = self.code_object
             entries = [i.entry_address - co.text_address for i in self._infos.values()]
-            self._text_program = decode_text(co.text, max(entries), "code object .text")
-        return self._text_program
+            self._text_program[gen] = decode_text(co.text, max(entries), "code object .text", gen)
+        return self._text_program[gen]
 
 
 def decode_kernel(info: KernelInfo, code: bytes) -> Program:
@@ -172,14 +198,14 @@ def decode_kernel(info: KernelInfo, code: bytes) -> Program:
     return decode_text(code, 0, info.name)
 
 
-def decode_text(code: bytes, last_entry: int, name: str) -> Program:
-    """Decode a code block. Bytes that do not decode after an s_endpgm that follows the last
-    entry point (alignment padding, data) end the program; anything else undecodable is an
-    error naming the offset."""
+def decode_text(code: bytes, last_entry: int, name: str, gen: str = table.GFX7) -> Program:
+    """Decode a code block for generation ``gen``. Bytes that do not decode after an s_endpgm
+    that follows the last entry point (alignment padding, data) end the program; anything
+    else undecodable is an error naming the offset."""
     out, pc, seen_end = [], 0, False
     while pc < len(code):
         try:
-            ins = decode_one(code, pc)
+            ins = decode_one(code, pc, gen)
         except DecodeError as e:
             if seen_end:
                 break
@@ -187,7 +213,7 @@ def decode_text(code: bytes, last_entry: int, name: str) -> Program:
         out.append(ins)
         seen_end = seen_end or (ins.name == "s_endpgm" and pc >= last_entry)
         pc += ins.size
-    return build_program(out, name)
+    return build_program(out, name, gen)
 
 
 def load(src, options=None) -> LoadedProgram:

@@ -9,6 +9,7 @@ from .errors import GcnEmuError
 from .exec import layout as L
 from .exec.engine import SLICE_STEPS, error_from_wave, run_group_waves, run_sliced
 from .exec.program import Program, build_program
+from .isa.table import GFX7, gen_of
 from .mem.export import new_export_buffer, read_exports
 from .mem.space import BASE as _MEM_BASE
 from .mem.space import Memory
@@ -47,32 +48,37 @@ class WaveState:
         return self.vgpr.view(np.float32)
 
 
-def _to_program(source_or_bytes) -> Program:
+def _to_program(source_or_bytes, gen: str = GFX7) -> Program:
     if isinstance(source_or_bytes, Program):
         return source_or_bytes
     if isinstance(source_or_bytes, (bytes, bytearray, memoryview)):
         from .isa.decoder import decode
-        return build_program(decode(bytes(source_or_bytes)))
+        return build_program(decode(bytes(source_or_bytes), gen), gen=gen)
     if isinstance(source_or_bytes, str):
         from .isa.assembler import assemble
         from .isa.decoder import decode
-        return build_program(decode(assemble(source_or_bytes)))
+        return build_program(decode(assemble(source_or_bytes, gen), gen), gen=gen)
     raise GcnEmuError(f"run_snippet takes assembly text, machine code bytes or a Program, "
                       f"not {type(source_or_bytes).__name__}")
 
 
 def run_snippet(source_or_bytes, sgpr=None, vgpr=None, exec_mask=0xFFFF_FFFF_FFFF_FFFF, mode=None,
                 *, vcc=0, m0=0xFFFFFFFF, scc=0, num_vgprs=256, num_sgprs=104, lds_bytes=65536,
-                lds=None, memory=None, step_limit=DEFAULT_STEP_LIMIT) -> WaveState:
+                lds=None, memory=None, step_limit=DEFAULT_STEP_LIMIT, target="gfx7") -> WaveState:
     """Run code as one wave until s_endpgm and return its final state.
 
     ``sgpr`` maps SGPR index -> uint32; ``vgpr`` maps VGPR index -> one value for all lanes or
     64 values. ``mode`` is the MODE register (default DEFAULT_MODE). ``memory`` is a
     gcnemu.mem.space.Memory for code that loads or stores (a fresh empty one by default).
     Errors (unimplemented opcode, register out of the allocation, runaway loop past
-    ``step_limit`` instructions) raise ExecutionError naming PC and instruction.
+    ``step_limit`` instructions) raise ExecutionError naming PC and instruction. ``target``
+    "gfx6" assembles, decodes and runs the code as GCN 1.0 (Southern Islands) does.
     """
-    prog = _to_program(source_or_bytes)
+    try:
+        gen = gen_of(target)
+    except ValueError as e:
+        raise GcnEmuError(f"run_snippet: {e}") from None
+    prog = _to_program(source_or_bytes, gen)
     if not 1 <= num_vgprs <= 256 or not 1 <= num_sgprs <= 104:
         raise GcnEmuError(f"a wave has 1..256 VGPRs and 1..104 SGPRs, not {num_vgprs}/{num_sgprs}")
     sregs = np.zeros((1, 128), np.uint32)

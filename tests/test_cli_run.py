@@ -54,6 +54,78 @@ def test_out_buffer_keeps_its_dtype_and_shape(tmp_path, capsys):
     assert np.array_equal(got, (np.float32(3) * x).reshape(32, 24))
 
 
+CAL = ROOT / "kernels" / "_cal"      # AMD-compiled CAL ELF binaries (Tahiti), AMD's license
+
+
+def test_cal_binary_buffers_and_scalars(tmp_path, capsys):
+    # BinarySearch_Kernels.cl: work-item t checks the segment [lo + t*sub, lo + t*sub + sub-1]
+    # and writes (lower, upper, -, 1) of the one segment holding findMe to outputArray[0]
+    arr = np.arange(5, 5 + 7 * 1024, 7, dtype=np.uint32)
+    np.save(tmp_path / "arr.npy", arr)
+    code, out, err = _run(capsys, "run", str(CAL / "BinarySearch_Kernels.bin"), "--kernel",
+                          "binarySearch", "--grid", "128", "--block", "64",
+                          "--arg", f"out:{tmp_path / 'o.npy'}:u32:4", "--arg", f"in:{tmp_path / 'arr.npy'}",
+                          "--arg", f"u32:{arr[500]}", "--arg", "u32:0", "--arg", "u32:1023", "--arg", "u32:8")
+    assert code == 0, err
+    assert "binarySearch: grid (128, 1, 1)" in out
+    assert np.load(tmp_path / "o.npy").tolist() == [496, 503, 0, 1]
+
+
+def test_cal_binary_local_argument(tmp_path, capsys):
+    # MatrixTranspose_Kernels.cl: a 16x16 tile through a __local buffer of 16*16 floats
+    a = np.random.default_rng(3).standard_normal((32, 48)).astype(np.float32)
+    np.save(tmp_path / "a.npy", a)
+    argv = ["run", str(CAL / "MatrixTranspose_Kernels.bin"), "--kernel", "matrixTranspose",
+            "--grid", "48x32", "--block", "16x16", "--arg", f"out:{tmp_path / 't.npy'}:f32:48x32",
+            "--arg", f"in:{tmp_path / 'a.npy'}", "--arg", "local:1024", "--arg", "u32:48",
+            "--arg", "u32:32", "--arg", "u32:16"]
+    code, _, err = _run(capsys, *argv)
+    assert code == 0, err
+    assert np.array_equal(np.load(tmp_path / "t.npy"), a.T)
+    # a buffer where the kernel takes a __local pointer is named as such
+    argv[argv.index("local:1024")] = f"in:{tmp_path / 'a.npy'}"
+    code, _, err = _run(capsys, *argv)
+    assert code == 1 and "argument 2 (block: local float) is a __local pointer" in err
+
+
+SDK = ROOT.parent / "shared" / "reference" / "amd-app-sdk-2.5"
+
+
+@pytest.mark.skipif(not (SDK / "SimpleConvolution").is_dir(), reason=f"no AMD APP SDK samples at {SDK}")
+def test_cal_binary_vector_arguments(tmp_path, capsys):
+    # SimpleConvolution_Kernels.cl takes uint2 inputDimensions and maskDimensions by value;
+    # a 1x1 mask of 1.0 copies the input (the kernel rounds s + 0.5 down to an integer)
+    inp = np.random.default_rng(4).integers(0, 1000, (8, 16)).astype(np.uint32)
+    np.save(tmp_path / "in.npy", inp)
+    np.save(tmp_path / "mask.npy", np.ones(1, np.float32))
+    code, _, err = _run(capsys, "run", str(SDK / "SimpleConvolution" / "SimpleConvolution_Kernels.bin"),
+                        "--gpu", "tahiti", "--kernel", "simpleConvolution", "--grid", "128",
+                        "--arg", f"out:{tmp_path / 'o.npy'}:u32:8x16", "--arg", f"in:{tmp_path / 'in.npy'}",
+                        "--arg", f"in:{tmp_path / 'mask.npy'}", "--arg", "u32:16,8", "--arg", "u32:1,1")
+    assert code == 0, err
+    assert np.array_equal(np.load(tmp_path / "o.npy"), inp)
+    code, _, err = _run(capsys, "run", str(SDK / "SimpleConvolution" / "SimpleConvolution_Kernels.bin"),
+                        "--kernel", "simpleConvolution", "--grid", "128",
+                        "--arg", f"out:{tmp_path / 'o.npy'}:u32:8x16", "--arg", f"in:{tmp_path / 'in.npy'}",
+                        "--arg", f"in:{tmp_path / 'mask.npy'}", "--arg", "u32:16", "--arg", "u32:1,1")
+    assert code == 1 and "expected 2 values, got 1" in err
+
+
+def test_vector_argument_errors(capsys):
+    code, _, err = _run(capsys, "run", str(CAL / "BinarySearch_Kernels.bin"), "--kernel",
+                        "binarySearch", "--grid", "64", "--arg", "u32:1,x")
+    assert code == 1 and "'1,x' is not a valid u32 vector" in err
+
+
+def test_cal_binary_argument_errors(capsys):
+    code, _, err = _run(capsys, "run", str(CAL / "BinarySearch_Kernels.bin"), "--kernel",
+                        "binarySearch", "--grid", "64", "--arg", "u32:1")
+    assert code == 1 and "takes 6 arguments, got 1" in err
+    code, _, err = _run(capsys, "run", str(CAL / "BinarySearch_Kernels.bin"), "--kernel", "nope",
+                        "--grid", "64")
+    assert code == 1 and "binarySearch" in err
+
+
 def test_default_block_is_one_wave_along_x():
     class _K:
         class info:

@@ -75,5 +75,8 @@ def test_campaigns_reach_past_the_first_instruction():
     d = _result("dispatch")["tags"]
     ran = d.get("ran to the end", 0) + d.get("ran to the end with faults", 0)
     assert ran >= 0.1 * CAMPAIGNS["dispatch"]["cases"]
-    loaded = _result("loader")["tags"].get("loaded and dispatched", 0)
-    assert loaded >= 0.1 * CAMPAIGNS["loader"]["cases"]
+    tags = _result("loader")["tags"]
+    assert tags.get("loaded and dispatched", 0) >= 0.1 * CAMPAIGNS["loader"]["cases"]
+    # a quarter of the loader's mutants are of the CAL binaries of kernels/_cal
+    assert tags.get("CAL binary loaded and dispatched", 0) >= 0.05 * CAMPAIGNS["loader"]["cases"]
+    assert tags.get("CAL binary rejected", 0) >= 0.02 * CAMPAIGNS["loader"]["cases"]

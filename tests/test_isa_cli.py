@@ -41,6 +41,20 @@ def test_asm_then_disasm(tmp_path, capsys):
     assert assemble(text) == out.read_bytes()
 
 
+def test_asm_and_disasm_gfx6(tmp_path, capsys):
+    s = tmp_path / "k.s"
+    s.write_text("buffer_atomic_rsub v1, v2, s[4:7], 0 offen\nflat_load_dword v1, v[2:3]\n")
+    # buffer_atomic_rsub is GCN 1.0 only, flat_load_dword GCN 1.1 only
+    assert main(["asm", str(s), "-o", str(tmp_path / "x.bin")]) == 1
+    assert "buffer_atomic_rsub" in capsys.readouterr().err
+    assert main(["asm", "--gfx6", str(s), "-o", str(tmp_path / "x.bin")]) == 1
+    assert "line 2" in capsys.readouterr().err
+    s.write_text("buffer_atomic_rsub v1, v2, s[4:7], 0 offen\ns_endpgm\n")
+    assert main(["asm", "--gfx6", str(s), "-o", str(tmp_path / "x.bin")]) == 0
+    assert main(["disasm", "--gfx6", str(tmp_path / "x.bin")]) == 0
+    assert capsys.readouterr().out == "buffer_atomic_rsub v1, v2, s[4:7], 0 offen\ns_endpgm\n"
+
+
 def test_asm_error_reports_line_and_column(tmp_path, capsys):
     s = tmp_path / "bad.s"
     s.write_text("s_nop 0\n  v_add_f32 v1, v2, q7\n")

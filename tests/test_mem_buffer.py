@@ -452,3 +452,64 @@ ds_read_b32 v8, v9
     assert list(r.vgpr[1]) == list(range(64))
     assert list(r.vgpr[6]) == list(range(64))
     assert list(r.vgpr[8]) == [x + 100 for x in range(64)]
+
+
+def test_unaligned_addresses_are_aligned_to_the_access_size():
+    """CLRX GcnMemHandling.md (buffer addressing): "For 32-bit and wider operations, an address
+    are aligned to 4 bytes. For 16-bit operations, an address are aligned to 2 bytes." Bytes
+    keep their address; format components align to their container (4 bytes for 32-bit)."""
+    mem = Memory()
+    buf = mem.allocate(4096)
+    data = RNG.integers(0, 256, 2048, dtype=np.uint8)
+    mem.write(buf, data)
+    vs = encode_vsharp(buf, 2048)
+    offs = LANES * 16 + (LANES % 4)            # lane l: byte offset 16*l + (l % 4)
+    r = run("""
+buffer_load_dword v1, v0, s[4:7], 0 offen
+buffer_load_ushort v2, v0, s[4:7], 0 offen
+buffer_load_ubyte v3, v0, s[4:7], 0 offen
+buffer_load_dwordx2 v[4:5], v0, s[4:7], 0 offen
+tbuffer_load_format_x v6, v0, s[4:7], dfmt:4, nfmt:4, 0 offen
+""", sgpr=sgprs_from(vs, 4), vgpr={0: offs}, mem=mem)
+    for lane in range(64):
+        o = int(offs[lane])
+        d4, d2 = o & ~3, o & ~1
+        word = int(data[d4:d4 + 4].view(np.uint32)[0])
+        assert r.vgpr[1, lane] == word, lane
+        assert r.vgpr[2, lane] == int(data[d2]) | int(data[d2 + 1]) << 8, lane
+        assert r.vgpr[3, lane] == data[o], lane
+        assert list(r.vgpr[4:6, lane]) == list(data[d4:d4 + 8].view(np.uint32)), lane
+        assert r.vgpr[6, lane] == word, lane
+    # stores and atomics: the dword at the aligned address changes, its neighbours do not
+    mem.write(buf, np.zeros(2048, np.uint8))
+    run("""
+buffer_store_dword v1, v0, s[4:7], 0 offen
+buffer_atomic_add v2, v0, s[4:7], 0 offen offset:8
+""", sgpr=sgprs_from(vs, 4), vgpr={0: offs, 1: LANES + 1000, 2: LANES + 7}, mem=mem)
+    got = mem.read_array(buf, np.uint32, 256).reshape(64, 4)      # lane l: dwords 4l..4l+3
+    assert got[:, 0].tolist() == (LANES + 1000).tolist()
+    assert got[:, 2].tolist() == (LANES + 7).tolist()
+    assert not got[:, 1].any() and not got[:, 3].any()
+
+
+def test_scalar_loads_round_the_offset_not_the_base():
+    """CLRX GcnInstrsSmrd.md: S_LOAD_DWORD and S_BUFFER_LOAD_DWORD both read
+    *(UINT32*)(SMRD + (OFFSET & ~3)): the byte offset loses its low two bits, the base (the
+    SGPR pair, or the V#'s base) is used as it is."""
+    mem = Memory()
+    buf = mem.allocate(256)
+    data = np.arange(256, dtype=np.uint8)
+    mem.write(buf, data)
+    vs = encode_vsharp(buf + 2, 64)
+    r = run("""
+s_load_dword s10, s[0:1], s2
+s_load_dword s11, s[12:13], s2
+s_buffer_load_dword s14, s[4:7], s2
+s_load_dwordx2 s[16:17], s[12:13], 0x1
+""", sgpr={0: buf & 0xFFFFFFFF, 1: buf >> 32, 2: 7, **sgprs_from(vs, 4),
+           12: (buf + 2) & 0xFFFFFFFF, 13: (buf + 2) >> 32}, mem=mem)
+    le = lambda o: int.from_bytes(bytes(data[o:o + 4]), "little")   # noqa: E731
+    assert int(r.sgpr[10]) == le(4)          # base + (7 & ~3)
+    assert int(r.sgpr[11]) == le(2 + 4)      # unaligned base kept: bytes 6..9
+    assert int(r.sgpr[14]) == le(2 + 4)      # the same through a V# at buf + 2
+    assert [int(r.sgpr[16]), int(r.sgpr[17])] == [le(2 + 4), le(2 + 8)]   # dword offset 1

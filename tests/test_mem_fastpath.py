@@ -78,7 +78,7 @@ def test_buffer_dword_in_place_and_at_the_guard_page():
     vsharp = {8: buf & 0xFFFFFFFF, 9: buf >> 32, 10: 2 * PAGE_SIZE, 11: 0x27000}
     offs = (LANES * 4).astype(np.uint32)
     offs[5] = PAGE_SIZE + 8          # in range, unmapped: 0 and a fault
-    offs[6] = 2                      # unaligned dword: bytes 2..5
+    offs[6] = 2                      # unaligned dword: aligned down to bytes 0..3 (CLRX)
     r = run("buffer_load_dword v1, v2, s[8:11], 0 offen\n"
             "buffer_store_dword v1, v3, s[8:11], 0 offen", sgpr=vsharp,
             vgpr={2: offs, 3: (offs + 1024) % (2 * PAGE_SIZE)}, mem=mem)
@@ -87,7 +87,7 @@ def test_buffer_dword_in_place_and_at_the_guard_page():
         if lane == 5:
             want = 0
         elif lane == 6:
-            want = int.from_bytes(bytes(raw[2:6]), "little")
+            want = int.from_bytes(bytes(raw[0:4]), "little")
         else:
             want = 3 * lane
         assert int(r.vgpr[1, lane]) == want, lane

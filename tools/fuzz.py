@@ -3,6 +3,7 @@
     python tools/fuzz.py dispatch --minutes 10 --workers 1,2    # random instruction sequences
     python tools/fuzz.py snippet --minutes 2
     python tools/fuzz.py loader --cases 4000                     # mutated code objects
+    python tools/fuzz.py loader-cal --cases 4000                 # mutated CAL binaries only
     python tools/fuzz.py decode --cases 20000                    # decoder and disassembler
     python tools/fuzz.py asm --cases 5000                        # mutated assembly lines
     python tools/fuzz.py asm-diff --cases 5000                   # ... against llvm-mc
@@ -267,29 +268,37 @@ def run_loader_case(case: dict) -> str:
     import gcnemu
     from gcnemu.errors import LoaderError
     data = bytes.fromhex(case["data"])
+    what = "CAL binary " if case.get("kind", "").startswith("cal") else ""
     try:
         prog = gcnemu.load(data)
         kernels = [prog.kernel(name) for name in prog.kernel_names]
     except LoaderError:
-        return "", "rejected"
+        return "", what + "rejected"
     except Exception as e:
         return f"loading raised {type(e).__name__}, not LoaderError: {e}"
     for k in kernels:
         gpu = gcnemu.GPU(step_limit=5000)
         before = gpu.memory.size
         out = gpu.to_device(np.zeros(1024, np.uint32))
-        nargs = sum(1 for a in k.info.args if not a.is_hidden)
+        cal = getattr(k.info, "cal", None)
+        if cal is not None:     # a CAL kernel: its arguments come from the metadata
+            args = [out if a.kind == "uav" else gcnemu.Local(256) if a.kind == "local"
+                    else np.ones(a.count, np.uint8 if a.type in ("i8", "u8") else np.uint16
+                                 if a.type in ("i16", "u16") else np.uint32) for a in cal.args]
+            args = [a[0] if isinstance(a, np.ndarray) and a.size == 1 else a for a in args]
+        else:
+            args = [out] * sum(1 for a in k.info.args if not a.is_hidden)
         try:
-            gpu.dispatch(k, grid=(64,), block=(64,), args=[out] * nargs, strict=False)
+            gpu.dispatch(k, grid=(64,), block=(64,), args=args, strict=False)
         except gcnemu.GcnEmuError:
             pass
         if gpu.memory.size - before > len(data) + LOADER_ALLOC_SLACK:
             return f"the GPU grew by {gpu.memory.size - before} bytes for a {len(data)}-byte code object"
-    return "", "loaded and dispatched"
+    return "", what + "loaded and dispatched"
 
 
 RUNNERS = {"dispatch": run_dispatch_case, "snippet": run_snippet_case, "decode": run_decode_case,
-           "asm": run_asm_case, "loader": run_loader_case}
+           "asm": run_asm_case, "loader": run_loader_case, "loader-cal": run_loader_case}
 
 
 def child_main(mode: str) -> None:
@@ -379,12 +388,18 @@ def asm_cases(seed: int):
 
 def loader_cases(seed: int):
     """Mutants of the corpus code objects: random bytes, ELF header and section-table fields,
-    note and metadata bytes, kernel descriptors, truncations."""
+    note and metadata bytes, kernel descriptors, truncations; one case in four mutates a CAL
+    binary of kernels/_cal instead (see cal_loader_cases)."""
     rng = random.Random(seed)
     sources = sorted((ROOT / "kernels").glob("*/kernel.hsaco"))
     blobs = [p.read_bytes() for p in sources]
+    cal = cal_loader_cases(seed + 1)
     i = 0
     while True:
+        if rng.random() < 0.25:
+            yield dict(next(cal), id=i)
+            i += 1
+            continue
         data = bytearray(rng.choice(blobs))
         kind = rng.choice(["bytes", "header", "sections", "notes", "descriptor", "truncate",
                            "field64"])
@@ -409,6 +424,139 @@ def loader_cases(seed: int):
                 if hi > lo:
                     data[rng.randrange(lo, hi)] = rng.randrange(256)
         yield {"id": i, "mode": "loader", "kind": kind, "data": bytes(data).hex()}
+        i += 1
+
+
+_ELF32_HEADER = (("e_ident[EI_CLASS]", 4, 1), ("e_ident[EI_DATA]", 5, 1), ("e_type", 16, 2),
+                 ("e_machine", 18, 2), ("e_version", 20, 4), ("e_entry", 24, 4), ("e_phoff", 28, 4),
+                 ("e_shoff", 32, 4), ("e_flags", 36, 4), ("e_ehsize", 40, 2),
+                 ("e_phentsize", 42, 2), ("e_phnum", 44, 2), ("e_shentsize", 46, 2),
+                 ("e_shnum", 48, 2), ("e_shstrndx", 50, 2))
+_PHDR32 = ("p_type", "p_offset", "p_vaddr", "p_paddr", "p_filesz", "p_memsz", "p_flags", "p_align")
+_SHDR32 = ("sh_name", "sh_type", "sh_flags", "sh_addr", "sh_offset", "sh_size", "sh_link",
+           "sh_info", "sh_addralign", "sh_entsize")
+_SYM32 = (("st_name", 0, 4), ("st_value", 4, 4), ("st_size", 8, 4), ("st_info", 12, 1),
+          ("st_other", 13, 1), ("st_shndx", 14, 2))
+_DICT_ENTRY = ("d_machine", "d_type", "d_offset", "d_size", "d_flags")
+
+
+def _elf32_fields(raw: bytes, base: int, what: str, out: list):
+    """Append (group, name, file offset, size) of every field of the ELF32 image at ``base``
+    (header, program and section headers, symbols); returns the section headers read."""
+    import struct
+    u16 = lambda o: struct.unpack_from("<H", raw, base + o)[0]   # noqa: E731
+    u32 = lambda o: struct.unpack_from("<I", raw, base + o)[0]   # noqa: E731
+    for name, off, size in _ELF32_HEADER:
+        out.append(("header", f"{what} {name}", base + off, size))
+    phoff, phnum, shoff, shnum = u32(28), u16(44), u32(32), u16(48)
+    phdrs, shdrs = [], []
+    for i in range(phnum):
+        o = phoff + 32 * i
+        phdrs.append(struct.unpack_from("<8I", raw, base + o))
+        for j, n in enumerate(_PHDR32):
+            out.append(("table", f"{what} program header {i} {n}", base + o + 4 * j, 4))
+    for i in range(shnum):
+        o = shoff + 40 * i
+        shdrs.append(struct.unpack_from("<10I", raw, base + o))
+        for j, n in enumerate(_SHDR32):
+            out.append(("table", f"{what} section header {i} {n}", base + o + 4 * j, 4))
+    for i, sh in enumerate(shdrs):
+        if sh[1] == 2:                                 # SHT_SYMTAB
+            for k in range(sh[5] // 16):
+                for n, off, size in _SYM32:
+                    out.append(("table", f"{what} symbol {k} {n}", base + sh[4] + 16 * k + off, size))
+    return phdrs, shdrs
+
+
+def cal_fields(raw: bytes) -> list:
+    """Every field of a CAL ELF as (group, name, file offset, size): the outer ELF's header,
+    program/section headers and symbols; each inner ELF's (found through the
+    ``__OpenCL_<k>_kernel`` symbols) with its encoding-dictionary entries, note headers and
+    ProgInfo (address, value) pairs; and the metadata text of each kernel ("metadata", whole
+    range). Written from the ELF32 layout, independently of gcnemu/loader/cal.py."""
+    import struct
+    out = []
+    _phdrs, shdrs = _elf32_fields(raw, 0, "outer ELF", out)
+    for sh in shdrs:
+        if sh[1] != 2:
+            continue
+        link = shdrs[sh[6]]
+        for k in range(sh[5] // 16):
+            name_i, value, size, _i, _o, shndx = struct.unpack_from("<IIIBBH", raw, sh[4] + 16 * k)
+            name = raw[link[4] + name_i:raw.index(b"\0", link[4] + name_i)].decode("latin1")
+            at = shdrs[shndx][4] + value if shndx < len(shdrs) else None
+            if at is None or not name.startswith("__OpenCL_"):
+                continue
+            if name.endswith("_metadata"):
+                out.append(("metadata", f"{name} text", at, size))
+            elif name.endswith("_kernel"):
+                kname = name[len("__OpenCL_"):-len("_kernel")]
+                what = f"inner ELF of {kname}"
+                iphdrs, _ = _elf32_fields(raw, at, what, out)
+                for p in iphdrs:
+                    if p[0] == 0x70000002:             # the encoding dictionary
+                        for e in range(p[4] // 20):
+                            for j, n in enumerate(_DICT_ENTRY):
+                                out.append(("table", f"{what} encoding entry {e} {n}",
+                                            at + p[1] + 20 * e + 4 * j, 4))
+                    elif p[0] == 4:                    # PT_NOTE: note headers and ProgInfo
+                        off, end = at + p[1], at + p[1] + p[4]
+                        while off + 12 <= end:
+                            namesz, descsz, ntype = struct.unpack_from("<3I", raw, off)
+                            for j, n in enumerate(("n_namesz", "n_descsz", "n_type")):
+                                out.append(("note", f"{what} note type {ntype} {n}", off + 4 * j, 4))
+                            desc = off + 12 + ((namesz + 3) & ~3)
+                            if ntype == 1:
+                                for q in range(descsz // 8):
+                                    a = struct.unpack_from("<I", raw, desc + 8 * q)[0]
+                                    out.append(("proginfo", f"{what} ProgInfo 0x{a:08x} value",
+                                                desc + 8 * q + 4, 4))
+                                    out.append(("proginfo", f"{what} ProgInfo entry {q} address",
+                                                desc + 8 * q, 4))
+                            off = desc + ((descsz + 3) & ~3)
+    return out
+
+
+def cal_loader_cases(seed: int):
+    """Mutants of the CAL binaries of kernels/_cal: one field (of cal_fields: a header, table,
+    encoding-dictionary, note or ProgInfo field) set to an extreme or nearby value, a number
+    of the metadata text changed, random bytes, or a truncation."""
+    import re
+    rng = random.Random(seed)
+    blobs = [p.read_bytes() for p in sorted((ROOT / "kernels" / "_cal").glob("*.bin"))]
+    fields = [cal_fields(b) for b in blobs]
+    i = 0
+    while True:
+        b = rng.randrange(len(blobs))
+        data = bytearray(blobs[b])
+        kind = rng.choice(["header", "table", "table", "note", "proginfo", "proginfo", "metadata",
+                           "bytes", "truncate"])
+        what = kind
+        if kind == "truncate":
+            data = data[:rng.randrange(0, len(data))]
+        elif kind == "bytes":
+            for _ in range(rng.randrange(1, 6)):
+                data[rng.randrange(len(data))] = rng.randrange(256)
+        elif kind == "metadata":
+            _g, what, at, size = rng.choice([f for f in fields[b] if f[0] == "metadata"])
+            text = data[at:at + size].decode("latin1")
+            nums = list(re.finditer(r"\d+", text))
+            m = rng.choice(nums)
+            new = str(rng.choice([0, 1, 15, 16, 17, 255, 65536, 2 ** 31, 2 ** 32, 10 ** 30,
+                                  int(m.group()) + rng.choice([-1, 1])]))
+            text = text[:m.start()] + new + text[m.end():]
+            what = f"{what}: {m.group()} -> {new}"
+            # the symbol's size stays: a longer number pushes the end of the text out of it
+            data[at:at + size] = text.encode("latin1")[:size].ljust(size, b"\0")
+        else:
+            _g, what, at, size = rng.choice([f for f in fields[b] if f[0] == kind])
+            old = int.from_bytes(data[at:at + size], "little")
+            top = (1 << 8 * size) - 1
+            val = rng.choice([0, 1, top, top >> 1, (top >> 1) + 1, old + 1, old - 1, old * 2,
+                              len(data), len(data) - 1, rng.randrange(top + 1)]) & top
+            data[at:at + size] = val.to_bytes(size, "little")
+            what = f"{what}: 0x{old:x} -> 0x{val:x}"
+        yield {"id": i, "mode": "loader", "kind": f"cal {kind}", "field": what, "data": bytes(data).hex()}
         i += 1
 
 
@@ -479,7 +627,7 @@ def asm_differential(seed: int, n: int) -> dict:
 
 
 GENERATORS = {"dispatch": dispatch_cases, "snippet": snippet_cases, "decode": decode_cases,
-              "asm": asm_cases, "loader": loader_cases}
+              "asm": asm_cases, "loader": loader_cases, "loader-cal": cal_loader_cases}
 
 
 # --- the parent: run cases in a child, restart it after a crash -----------------------------

@@ -2,6 +2,7 @@
 
     gcnemu asm FILE.s -o FILE.bin      assemble LLVM-syntax gfx7 source to raw machine code
     gcnemu disasm FILE                 disassemble raw code, or the .text of an ELF code object
+                                       (--gfx6 for both: GCN 1.0, Southern Islands)
 """
 from __future__ import annotations
 
@@ -12,12 +13,13 @@ from ..errors import GcnEmuError
 
 
 def _cmd_asm(args) -> int:
+    from ..isa import table
     from ..isa.assembler import assemble_with_labels
 
     src_path = Path(args.file)
     source = src_path.read_text() if args.file != "-" else sys.stdin.read()
     try:
-        code, labels = assemble_with_labels(source)
+        code, labels = assemble_with_labels(source, table.GFX6 if args.gfx6 else table.GFX7)
     except GcnEmuError as e:
         # compiler-style "FILE:LINE:COLUMN: error: ..." (the message already names line/column)
         loc = ":".join(str(x) for x in (getattr(e, "line", None), getattr(e, "column", None))
@@ -72,7 +74,9 @@ def _cmd_disasm(args) -> int:
             out = []
             for name, info in sorted(load_cal(data, args.file).items()):
                 out.append(f"{name}:")
-                for off, text in disassemble_lines(info.code, gen):
+                # the kernel's own generation (;device:tahiti is gfx6) unless --gfx6 says
+                kgen = gen if args.gfx6 else table.gen_of(info.cal.isa)
+                for off, text in disassemble_lines(info.code, kgen):
                     out.append(f"  {text:<60} // {off:06x}" if args.offsets else text)
         except GcnEmuError as e:
             print(f"{args.file}: error: {e}", file=sys.stderr)
@@ -110,12 +114,16 @@ def add_parsers(sub) -> None:
     a.add_argument("file", help="assembly source (.s), or - for stdin")
     a.add_argument("-o", "--output", help="output file (default: FILE with .bin suffix)")
     a.add_argument("-v", "--verbose", action="store_true", help="print size and label count")
+    a.add_argument("--gfx6", action="store_true",
+                   help="assemble for GCN 1.0 (Tahiti/Pitcairn): no GCN 1.1-only instruction")
     a.set_defaults(func=_cmd_asm)
 
     d = sub.add_parser("disasm", help="disassemble raw gfx7 code or an ELF code object's .text")
     d.add_argument("file", help="raw machine code or ELF code object (.hsaco/.o), or - for stdin")
     d.add_argument("--offsets", action="store_true", help="append each instruction's byte offset")
-    d.add_argument("--gfx6", action="store_true", help="decode as GCN 1.0 (Tahiti/Pitcairn)")
+    d.add_argument("--gfx6", action="store_true",
+                   help="decode as GCN 1.0 (Tahiti/Pitcairn); without it, a CAL binary's "
+                   "kernels decode as their ;device: says (tahiti: GCN 1.0)")
     d.add_argument("--labels", action="store_true",
                    help="name branch targets (L<offset>:) instead of numeric offsets")
     d.set_defaults(func=_cmd_disasm)

@@ -3,6 +3,8 @@
     gcnemu run k.hsaco --kernel saxpy --grid 1024 --block 256 \\
         --arg inout:y.npy --arg in:x.npy --arg f32:2.0 --arg u32:1024
     gcnemu run k.cl --build-option=-DN=4 ...   # OpenCL C, compiled with clang-14 (cached)
+    gcnemu run Sample_Kernels.bin --kernel k ... # an AMD Catalyst (CAL ELF) binary: buffers are
+                                    # UAVs, scalars go to constant buffer 1, local:N works
     gcnemu run --example            # the built-in saxpy example, checked against numpy
     gcnemu run ... --timing         # also print simulated cycles and timing counters
 
@@ -13,6 +15,7 @@ Argument forms (in kernel argument order):
                        (u32, f32, ... or a numpy name), zero-filled, written to PATH
   local:NBYTES         a __local pointer argument
   i8|i16|i32|i64|u8|u16|u32|u64|f16|f32|f64:VALUE   a by-value scalar
+  u32:V0,V1,...        a by-value vector (uint2, float4, ...: as many values as it has)
 """
 from __future__ import annotations
 
@@ -83,9 +86,11 @@ def parse_args(specs, gpu):
         elif kind in _SCALARS:
             t = _SCALARS[kind]
             try:
-                args.append(t(float(rest)) if kind.startswith("f") else t(int(rest, 0)))
+                vals = [t(float(x)) if kind.startswith("f") else t(int(x, 0)) for x in rest.split(",")]
             except (ValueError, OverflowError):
-                raise GcnEmuError(f"--arg {spec!r}: {rest!r} is not a valid {kind}") from None
+                raise GcnEmuError(f"--arg {spec!r}: {rest!r} is not a valid {kind}"
+                                  f"{' vector' if ',' in rest else ''}") from None
+            args.append(vals[0] if len(vals) == 1 else np.array(vals, t))
         else:
             raise GcnEmuError(f"--arg {spec!r}: unknown kind {kind!r}; kinds: in, inout, out, local, "
                               f"{', '.join(_SCALARS)}")
@@ -205,8 +210,9 @@ def cmd_run(args) -> int:
 def add_dispatch_arguments(r, with_file: bool = True) -> None:
     """The arguments that name a dispatch (file, kernel, grid, block, args, preset)."""
     if with_file:
-        r.add_argument("file", nargs="?", help="code object (.hsaco), OpenCL C (.cl: compiled "
-                       "with clang-14, cached) or assembly (.s)")
+        r.add_argument("file", nargs="?", help="code object (.hsaco), AMD Catalyst CAL ELF "
+                       "binary (.bin), OpenCL C (.cl: compiled with clang-14, cached) or "
+                       "assembly (.s)")
         r.add_argument("--kernel", help="kernel name")
     r.add_argument("--build-option", action="append", metavar="OPT",
                    help="a clang option for a .cl file, e.g. --build-option=-DN=4 (repeatable)")
@@ -229,7 +235,7 @@ def add_trace_arguments(r) -> None:
 
 
 def add_parser(sub) -> None:
-    r = sub.add_parser("run", help="dispatch a kernel of a code object on .npy buffers",
+    r = sub.add_parser("run", help="dispatch a kernel of a code object or CAL binary on .npy buffers",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_dispatch_arguments(r)
     r.add_argument("--timing", action="store_true",

@@ -332,9 +332,13 @@ VALU_NAMES = (
     "v_fract_f32",
     "v_fract_f64",
     "v_frexp_exp_i32_f32",
+    "v_frexp_exp_i32_f32_gfx6",
     "v_frexp_exp_i32_f64",
+    "v_frexp_exp_i32_f64_gfx6",
     "v_frexp_mant_f32",
+    "v_frexp_mant_f32_gfx6",
     "v_frexp_mant_f64",
+    "v_frexp_mant_f64_gfx6",
     "v_ldexp_f32",
     "v_ldexp_f64",
     "v_lerp_u8",
@@ -9156,6 +9160,29 @@ def _c32_v_frexp_exp_i32_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit(inline="always")
+def _row_v_frexp_exp_i32_f32_gfx6(s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = _valu_float.v_frexp_exp_i32_f32_gfx6(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
+    return np.uint64(0)
+
+
+def _cf_v_frexp_exp_i32_f32_gfx6(s0, s1, s2, res, cin, exec_mask, mode):
+    return _row_v_frexp_exp_i32_f32_gfx6(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit(inline="always")
+def _row32_v_frexp_exp_i32_f32_gfx6(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_frexp_exp_i32_f32_gfx6(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_frexp_exp_i32_f32_gfx6(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_frexp_exp_i32_f32_gfx6(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit(inline="always")
 def _row_v_frexp_exp_i32_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_frexp_exp_i32_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9176,6 +9203,29 @@ def _row32_v_frexp_exp_i32_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
 
 def _c32_v_frexp_exp_i32_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_frexp_exp_i32_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit(inline="always")
+def _row_v_frexp_exp_i32_f64_gfx6(s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = _valu_float.v_frexp_exp_i32_f64_gfx6(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
+    return np.uint64(0)
+
+
+def _cf_v_frexp_exp_i32_f64_gfx6(s0, s1, s2, res, cin, exec_mask, mode):
+    return _row_v_frexp_exp_i32_f64_gfx6(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit(inline="always")
+def _row32_v_frexp_exp_i32_f64_gfx6(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_frexp_exp_i32_f64_gfx6(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_frexp_exp_i32_f64_gfx6(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_frexp_exp_i32_f64_gfx6(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit(inline="always")
@@ -9202,6 +9252,29 @@ def _c32_v_frexp_mant_f32(d, s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @njit(inline="always")
+def _row_v_frexp_mant_f32_gfx6(s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = _valu_float.v_frexp_mant_f32_gfx6(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
+    return np.uint64(0)
+
+
+def _cf_v_frexp_mant_f32_gfx6(s0, s1, s2, res, cin, exec_mask, mode):
+    return _row_v_frexp_mant_f32_gfx6(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit(inline="always")
+def _row32_v_frexp_mant_f32_gfx6(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_frexp_mant_f32_gfx6(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_frexp_mant_f32_gfx6(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_frexp_mant_f32_gfx6(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit(inline="always")
 def _row_v_frexp_mant_f64(s0, s1, s2, res, cin, exec_mask, mode):
     for l in range(64):
         res[l] = _valu_float.v_frexp_mant_f64(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
@@ -9222,6 +9295,29 @@ def _row32_v_frexp_mant_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
 
 def _c32_v_frexp_mant_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_frexp_mant_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
+
+
+@njit(inline="always")
+def _row_v_frexp_mant_f64_gfx6(s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = _valu_float.v_frexp_mant_f64_gfx6(s0[l], s1[l], s2[l], (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0]
+    return np.uint64(0)
+
+
+def _cf_v_frexp_mant_f64_gfx6(s0, s1, s2, res, cin, exec_mask, mode):
+    return _row_v_frexp_mant_f64_gfx6(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), cin, exec_mask, mode)
+
+
+@njit(inline="always")
+def _row32_v_frexp_mant_f64_gfx6(d, s0, s1, s2, res, cin, exec_mask, mode):
+    for l in range(64):
+        res[l] = np.uint32(_valu_float.v_frexp_mant_f64_gfx6(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
+    store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+    return np.uint64(0)
+
+
+def _c32_v_frexp_mant_f64_gfx6(d, s0, s1, s2, res, cin, exec_mask, mode):
+    return _row32_v_frexp_mant_f64_gfx6(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
 @njit(inline="always")

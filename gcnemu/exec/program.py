@@ -32,6 +32,9 @@ from .layout import (C_ABS, C_CLAMP, C_DST, C_F0, C_F1, C_F2, C_F3, C_F4, C_F5, 
 from .opkernels import valu32_address, valu_address
 
 _VALU_INDEX = {n: i for i, n in enumerate(VALU_NAMES)}
+#: mnemonic -> the op a GCN 1.0 (gfx6) GPU runs for it, where SI and CI differ (the
+#: <mnemonic>_gfx6 functions of gcnemu/sem, each citing its document)
+GFX6_SEMANTICS = {n[:-len("_gfx6")]: n for n in VALU_NAMES if n.endswith("_gfx6")}
 _SALU_INDEX = {n: i for i, n in enumerate(SALU_NAMES)}
 #: SALU index -> the engine's inline form (L.SQ_*, in C_V2 of fast SALU rows): the moves and
 #: bitwise ops that branchy code is made of, run without the call to salu_exec
@@ -112,11 +115,13 @@ _VCC_CIN_E32 = set(valu_int.CIN_OPS)
 _CARRY_OUT = set(valu_int.SDST_OUT_OPS)
 
 
-def _row(ins: Instruction, pc_index: dict, prog_name: str) -> np.ndarray:
+def _row(ins: Instruction, pc_index: dict, prog_name: str, gen: str) -> np.ndarray:
     r = np.zeros(NCOL, np.int64)
     d = ins.defn
     f = ins.fields
     name, enc = d.name, d.encoding
+    # the op that runs: the instruction's own, or its GCN 1.0 form on a gfx6 GPU
+    op = GFX6_SEMANTICS.get(name, name) if gen == table.GFX6 else name
     kinds = _kinds(d)
     r[C_PC] = ins.offset
     r[C_SIZE] = ins.size
@@ -203,7 +208,7 @@ def _row(ins: Instruction, pc_index: dict, prog_name: str) -> np.ndarray:
         vop3 = enc == "VOP3"
         if name in _VALU_SPECIAL:
             r[C_H] = _VALU_SPECIAL[name]
-        elif name in _VALU_INDEX:
+        elif op in _VALU_INDEX:
             r[C_H] = L.H_VCMP if name.startswith("v_cmp") else L.H_VALU
         else:
             r[C_H] = L.H_UNIMPLEMENTED
@@ -266,9 +271,9 @@ def _row(ins: Instruction, pc_index: dict, prog_name: str) -> np.ndarray:
             widths = [r[C_W0], r[C_W1], r[C_W2]] + ([] if flags & L.FL_CMP else [r[C_WD]])
             if max(widths) == 1 and (r[C_OMOD] | r[C_CLAMP]) == 0:
                 flags |= L.FL_ROW32
-                r[C_K] = valu32_address(name)
+                r[C_K] = valu32_address(op)
             else:
-                r[C_K] = valu_address(name)
+                r[C_K] = valu_address(op)
         r[C_FLAGS] = flags
         return r
 
@@ -310,12 +315,13 @@ _EXTRA_FIELDS = {
 }
 
 
-def build_program(instructions: list, name: str = "snippet") -> Program:
-    """Turn decoded instructions into the engine's arrays."""
+def build_program(instructions: list, name: str = "snippet", gen: str = table.GFX7) -> Program:
+    """Turn decoded instructions into the engine's arrays; ``gen`` table.GFX6 runs the GCN 1.0
+    semantics where they differ (GFX6_SEMANTICS)."""
     pc_index = {ins.offset: i for i, ins in enumerate(instructions)}
     code = np.zeros((max(len(instructions), 1), NCOL), np.int64)
     for i, ins in enumerate(instructions):
-        code[i] = _row(ins, pc_index, name)
+        code[i] = _row(ins, pc_index, name, gen)
         code[i, C_ROW] = i
         if ins.defn.encoding in ("MUBUF", "MTBUF"):
             code[i, C_S0] = ins.fields["soffset"]

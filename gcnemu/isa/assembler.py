@@ -174,12 +174,17 @@ def _parse_reg_list(text: str):
 
 
 def _reg_of(tok: "_Tok"):
-    """_parse_reg of a token, locating its errors at the token."""
+    """_parse_reg of a token, locating its errors at the token; FLAT_SCRATCH (codes 104, 105)
+    is not a register of GCN 1.0."""
     try:
-        return _parse_reg(tok.text)
+        reg = _parse_reg(tok.text)
     except _NoFit as e:
         e.col = tok.col
         raise
+    if reg is not None and _gen[0] == table.GFX6 and reg[0] < 106 and reg[0] + reg[1] > 104:
+        raise _NoFit(f"'{tok.text}': flat_scratch is GCN 1.1 only (GCN 1.0 has no register "
+                     f"at codes 104, 105)", tok.col)
+    return reg
 
 
 #: Absolute symbols of the source being assembled (``name = expr``, ``.set name, expr``).
@@ -305,7 +310,7 @@ def _src(tok: _Tok, kind: str, name: str, role: str) -> _Src:
     if reg is not None:
         code, n = reg
         cls = "v" if code >= 256 else CODE_CLASS.get(code, "?")
-        if cls == "exec" and kind == "sdst64_0" and "SMRD" not in table.by_name().get(name, {}):
+        if cls == "exec" and kind == "sdst64_0" and "SMRD" not in table.by_name(_gen[0]).get(name, {}):
             # LLVM's gfx7 doc lists no exec for this kind, but llvm-mc (the encoding oracle)
             # accepts it for SALU and VOP3 destinations (s_and_saveexec_b64 exec, ...,
             # v_cmp_*_e64 exec, ...); only SMRD destinations reject it
@@ -630,6 +635,9 @@ def _enc_smrd(defn, pos, mods, mn_col):
                 off = _int_value(tok, "offset", 0, 0xFFFFFFFF)
                 if off <= 255:
                     v["offset"], v["imm"] = off, 1
+                elif _gen[0] == table.GFX6:
+                    raise _NoFit(f"offset {off} does not fit in 8 bits (a literal SMRD offset is "
+                                 f"GCN 1.1 only)", tok.col)
                 else:
                     v["offset"], literal = LITERAL, off
     return _emit("SMRD", v, literal), None
@@ -1082,9 +1090,13 @@ _ALIASES = {"v_add_co_u32": "v_add_i32", "v_sub_co_u32": "v_sub_i32",
             "v_subrev_co_u32": "v_subrev_i32"}
 
 
+#: the generation being assembled (set by assemble_with_labels for one call)
+_gen = [table.GFX7]
+
+
 def _candidates(mnemonic: str):
     """Table rows to try for a mnemonic, in order, or raise if it is unknown."""
-    byname = table.by_name()
+    byname = table.by_name(_gen[0])
     low = mnemonic.lower()
     for alias, real in _ALIASES.items():
         if low.startswith(alias) and low[len(alias):] in ("", "_e64"):
@@ -1115,7 +1127,12 @@ def _assemble_instruction(mnemonic, mn_col, optext, op_col, lineno):
     cands, forced = _candidates(mnemonic)
     if not cands:
         if cands is None:
-            raise AssemblerError(f"unknown instruction '{mnemonic}'", lineno, mn_col)
+            other = table.GFX6 if _gen[0] == table.GFX7 else table.GFX7
+            base = mnemonic.lower()
+            base = base[:-4] if base.endswith(("_e32", "_e64")) else base
+            only = f" in {table.GEN_NAMES[_gen[0]]}: it is {table.GEN_NAMES[other]} only" \
+                if base in table.by_name(other) else ""
+            raise AssemblerError(f"unknown instruction '{mnemonic}'{only}", lineno, mn_col)
         raise AssemblerError(f"'{mnemonic}': {mnemonic[:-4]} has no {forced[1:]}-bit encoding",
                              lineno, mn_col)
     pos, mods = _tokenize(optext, op_col)
@@ -1785,25 +1802,29 @@ def _assemble(source: str) -> AsmObject:
                      target=st.target)
 
 
-def assemble_object(source: str) -> AsmObject:
-    """Assemble gfx7 source with its sections, symbols, relocations, ``.amdhsa_kernel``
-    blocks and ``.amdgpu_metadata`` (what ``clang -S`` writes) into an :class:`AsmObject`;
+def assemble_object(source: str, gen: str = table.GFX7) -> AsmObject:
+    """Assemble gfx7 source (gfx6 with ``gen=table.GFX6``: the GCN 1.0 opcodes, and no
+    CI-only instruction) with its sections, symbols, relocations, ``.amdhsa_kernel`` blocks
+    and ``.amdgpu_metadata`` (what ``clang -S`` writes) into an :class:`AsmObject`;
     gcnemu.loader.asmlink links one into a code object."""
     if not isinstance(source, str):
         raise AssemblerError(f"assembler source must be str, not {type(source).__name__}")
     _symbols.clear()
+    _gen[0] = gen
     try:
         return _assemble(source)
     finally:
         _symbols.clear()
+        _gen[0] = table.GFX7
 
 
-def assemble_with_labels(source: str) -> tuple[bytes, dict]:
-    """Assemble gfx7 source; return the machine code of its .text section and {label: byte
-    offset} (see :meth:`AsmObject.machine_code`)."""
-    return assemble_object(source).machine_code()
+def assemble_with_labels(source: str, gen: str = table.GFX7) -> tuple[bytes, dict]:
+    """Assemble gfx7 source (gfx6: ``gen=table.GFX6``); return the machine code of its .text
+    section and {label: byte offset} (see :meth:`AsmObject.machine_code`)."""
+    return assemble_object(source, gen).machine_code()
 
 
-def assemble(source: str) -> bytes:
-    """Assemble gfx7 source text (LLVM syntax) into machine code (its .text section)."""
-    return assemble_with_labels(source)[0]
+def assemble(source: str, gen: str = table.GFX7) -> bytes:
+    """Assemble gfx7 source text (LLVM syntax) into machine code (its .text section; gfx6:
+    ``gen=table.GFX6``)."""
+    return assemble_with_labels(source, gen)[0]

@@ -421,7 +421,7 @@ def disassemble_lines(code: bytes, gen: str = table.GFX7, verify: bool = True):
             continue
         if verify:
             try:
-                ok = assemble(text) == raw
+                ok = assemble(text, gen) == raw
             except AssemblerError:
                 ok = False
             if not ok:
@@ -478,6 +478,6 @@ def disassemble(code: bytes, gen: str = table.GFX7, verify: bool = True,
         if labelled is not None:
             from .assembler import assemble
             text = "".join(t + "\n" for _, t in labelled)
-            if not verify or assemble(text) == bytes(code):
+            if not verify or assemble(text, gen) == bytes(code):
                 return text
     return "".join(t + "\n" for _, t in lines)

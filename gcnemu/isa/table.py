@@ -16,6 +16,17 @@ FAMILIES = ("SOP2", "SOPK", "SOP1", "SOPC", "SOPP", "SMRD", "VOP2", "VOP1", "VOP
 
 #: Generations: "10" is GCN 1.0 (gfx6: Tahiti, Pitcairn), "11" is GCN 1.1 (gfx7: Bonaire, Hawaii).
 GFX6, GFX7 = "10", "11"
+#: the public names of the generations (``target=`` of assemble/disassemble, GPUConfig.isa)
+TARGETS = {"gfx6": GFX6, "gfx7": GFX7}
+GEN_NAMES = {GFX6: "GCN 1.0 (gfx6)", GFX7: "GCN 1.1 (gfx7)"}
+
+
+def gen_of(target: str) -> str:
+    """The table generation of a target name ("gfx6" or "gfx7"); ValueError for others."""
+    try:
+        return TARGETS[target]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown target {target!r}: use one of {', '.join(TARGETS)}") from None
 
 # Scalar ops that write SCC (all SOPC do too), read it, or neither.
 _SCC_READERS = re.compile(r"^s_(cselect|cmov|cmovk|addc|subb|cbranch_scc)")
@@ -194,11 +205,11 @@ def lookup(encoding: str, opcode: int, gen: str = GFX7) -> InstrDef | None:
 
 
 @lru_cache(maxsize=None)
-def by_name() -> dict:
-    """{mnemonic: {encoding: InstrDef}} for the gfx7 rows."""
+def by_name(gen: str = GFX7) -> dict:
+    """{mnemonic: {encoding: InstrDef}} for the rows of a generation (default gfx7)."""
     out = {}
     for d in instructions():
-        if GFX7 in d.gens:
+        if gen in d.gens:
             out.setdefault(d.name, {})[d.encoding] = d
     return out
 

@@ -38,6 +38,12 @@ PI_NUM_VGPRS, PI_NUM_SGPRS = 0x80001041, 0x80001042
 PI_FLOAT_MODE, PI_IEEE_MODE = 0x80001043, 0x80001044
 PI_LDS_SIZE_USED = 0x80000082
 
+#: the ``;device:`` of the metadata -> the instruction set of the code: Southern Islands
+#: (GCN 1.0) and Sea Islands (GCN 1.1) chips of the Catalyst driver's CAL targets
+DEVICE_ISA = {**{d: "gfx6" for d in ("tahiti", "pitcairn", "capeverde", "oland", "hainan")},
+              **{d: "gfx7" for d in ("bonaire", "hawaii", "kalindi", "mullins", "spectre",
+                                     "spooky")}}
+
 #: user element data classes (names as in the AMD CAL ABI, AMU_ABI / Multi2Sim)
 USER_ELEMENT_CLASSES = {0: "IMM_RESOURCE", 1: "IMM_SAMPLER", 2: "IMM_CONST_BUFFER",
                         3: "IMM_VERTEX_BUFFER", 4: "IMM_UAV", 23: "PTR_UAV_TABLE"}
@@ -79,6 +85,8 @@ class CalKernel:
     float_mode: int
     ieee_mode: int
     proginfo: dict = field(default_factory=dict)
+    device: str = ""             # ;device: of the metadata (e.g. tahiti)
+    isa: str = "gfx7"            # "gfx6" or "gfx7": what DEVICE_ISA says of the device
 
 
 class _Elf32:
@@ -165,8 +173,8 @@ def _symbol_bytes(elf: _Elf32, sym: str, value: int, size: int, shndx: int) -> b
 
 
 def parse_metadata(text: str, what: str):
-    """(args, datareqd, hwlocal) from the metadata text."""
-    args, datareqd, hwlocal = [], False, 0
+    """(args, datareqd, hwlocal, device) from the metadata text."""
+    args, datareqd, hwlocal, device = [], False, 0, ""
     for line in text.splitlines():
         f = line.strip().lstrip(";").split(":")
         try:
@@ -190,6 +198,8 @@ def parse_metadata(text: str, what: str):
                 datareqd = True
             elif f[0] == "memory" and f[1] == "hwlocal":
                 hwlocal = int(f[2])
+            elif f[0] == "device":
+                device = f[1]
             elif f[0] in ("image", "sampler", "counter"):
                 raise LoaderError(f"{what}: {f[0]} arguments are not supported ({line.strip()})")
         except (IndexError, ValueError):
@@ -201,7 +211,7 @@ def parse_metadata(text: str, what: str):
             raise LoaderError(f"{what}: argument {a.name}: UAV id {a.uav} outside 0..{UAV_TABLE_ENTRIES - 1}")
     if not 0 <= hwlocal <= 65536:
         raise LoaderError(f"{what}: ;memory:hwlocal {hwlocal} outside 0..65536")
-    return args, datareqd, hwlocal
+    return args, datareqd, hwlocal, device
 
 
 def _parse_inner(raw: bytes, what: str):
@@ -238,7 +248,8 @@ def _parse_inner(raw: bytes, what: str):
         desc_off = off + 12 + ((namesz + 3) & ~3)
         nxt = desc_off + ((descsz + 3) & ~3)
         if desc_off + descsz > end:
-            raise LoaderError(f"{what}: note at 0x{off:x} (type {ntype}) runs past the PT_NOTE end")
+            raise LoaderError(f"{what}: note at 0x{off:x} (type {ntype}): n_namesz {namesz} and "
+                              f"n_descsz {descsz} run past the PT_NOTE end 0x{end:x}")
         if ntype == NOTE_PROGINFO:
             if descsz % 8:
                 raise LoaderError(f"{what}: ProgInfo note size {descsz} is not a multiple of 8")
@@ -289,7 +300,7 @@ def load_cal(raw: bytes, what: str = "CAL binary"):
         meta = syms.get(f"__OpenCL_{name}_metadata")
         if meta is None:
             raise LoaderError(f"{kwhat}: no __OpenCL_{name}_metadata symbol (the argument metadata)")
-        args, datareqd, hwlocal = parse_metadata(_symbol_bytes(outer, f"__OpenCL_{name}_metadata", *meta)
+        args, datareqd, hwlocal, device = parse_metadata(_symbol_bytes(outer, f"__OpenCL_{name}_metadata", *meta)
                                                  .decode("latin1"), kwhat + " metadata")
         count = _field(pi, PI_USER_ELEMENT_COUNT, "AMU_ABI_USER_ELEMENT_COUNT", kwhat)
         if count > MAX_USER_ELEMENTS:
@@ -303,11 +314,11 @@ def load_cal(raw: bytes, what: str = "CAL binary"):
                 raise LoaderError(f"{kwhat}: user element {k} has data class {cname}; supported: "
                                   f"{sorted(SUPPORTED_CLASSES)}")
             if n != SUPPORTED_CLASSES[cname]:
-                raise LoaderError(f"{kwhat}: user element {k} ({cname}) takes {n} SGPRs, expected "
-                                  f"{SUPPORTED_CLASSES[cname]}")
+                raise LoaderError(f"{kwhat}: user element {k} ({cname}) takes {n} SGPRs "
+                                  f"(AMU_ABI_USER_ELEMENTS_{k}_DWORD3), expected {SUPPORTED_CLASSES[cname]}")
             if first + n > 16:
-                raise LoaderError(f"{kwhat}: user element {k} ({cname}) s[{first}:{first + n - 1}] is "
-                                  f"beyond the 16 user SGPRs")
+                raise LoaderError(f"{kwhat}: user element {k} ({cname}) s[{first}:{first + n - 1}] "
+                                  f"(AMU_ABI_USER_ELEMENTS_{k}_DWORD2) is beyond the 16 user SGPRs")
             if cname == "IMM_CONST_BUFFER" and slot > 2:
                 raise LoaderError(f"{kwhat}: user element {k}: constant buffer slot {slot}, supported 0..2")
             if cname == "IMM_CONST_BUFFER" and slot == 2 and not data:
@@ -343,7 +354,8 @@ def load_cal(raw: bytes, what: str = "CAL binary"):
                       float_denorm_mode_32=(fmode >> 4) & 3, float_denorm_mode_16_64=(fmode >> 6) & 3,
                       enable_ieee_mode=ieee, group_segment_fixed_size=hwlocal)
         info = KernelInfo(**fields)
-        info.cal = CalKernel(elems, args, datareqd, data, hwlocal, max(lds_used, lds), fmode, ieee, pi)
+        info.cal = CalKernel(elems, args, datareqd, data, hwlocal, max(lds_used, lds), fmode, ieee, pi,
+                             device, DEVICE_ISA.get(device, "gfx7"))
         kernels[name] = info
     if not kernels:
         raise LoaderError(f"{what}: no __OpenCL_<kernel>_kernel symbols: not an OpenCL CAL binary")
@@ -403,7 +415,7 @@ class CalLaunchLayout:
         out = []
         for cls, slot, first, n in self.cal.user_elements:
             if cls == "PTR_UAV_TABLE":
-                out.append((f"cal_uav_table", first, n, blob_address + UAV_TABLE_OFFSET))
+                out.append(("cal_uav_table", first, n, blob_address + UAV_TABLE_OFFSET))
             else:
                 off, size = self.cb_range(slot)
                 w = encode_vsharp(blob_address + off, size)

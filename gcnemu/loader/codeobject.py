@@ -29,8 +29,11 @@ ELFOSABI_AMDGPU_HSA = 64
 EF_AMDGPU_MACH = 0xFF
 # e_flags mach values of the gfx7 (Sea Islands) family, from LLVM's ELF.h.
 GFX7_MACHS = {0x22: "gfx700", 0x23: "gfx701", 0x24: "gfx702", 0x25: "gfx703", 0x26: "gfx704", 0x3B: "gfx705"}
+# ... and of the gfx6 (Southern Islands) family: clang -mcpu=tahiti/pitcairn/... code objects,
+# which a gfx6 GPU (GPUConfig.isa) runs with GCN 1.0 semantics and a gfx7 one as GCN 1.1
+GFX6_MACHS = {0x20: "gfx600", 0x21: "gfx601", 0x3A: "gfx602"}
 # Other machs, only to name them in errors.
-_OTHER_MACHS = {0x20: "gfx600", 0x21: "gfx601", 0x3A: "gfx602", 0x28: "gfx801", 0x29: "gfx802",
+_OTHER_MACHS = {0x28: "gfx801", 0x29: "gfx802",
                 0x2A: "gfx803", 0x3C: "gfx805", 0x2B: "gfx810", 0x2C: "gfx900", 0x2D: "gfx902",
                 0x2E: "gfx904", 0x2F: "gfx906", 0x30: "gfx908", 0x31: "gfx909", 0x3F: "gfx90a",
                 0x33: "gfx1010", 0x36: "gfx1030"}
@@ -210,10 +213,11 @@ def _read_source(src: Union[str, os.PathLike, bytes, bytearray, memoryview]) -> 
 
 
 def load_code_object(src: Union[str, os.PathLike, bytes]) -> CodeObject:
-    """Parse an AMDHSA gfx7 code object (a linked ELF shared object, from a path or bytes).
+    """Parse an AMDHSA gfx7 (or gfx6) code object (a linked ELF shared object, from a path or
+    bytes).
 
-    Checks e_machine (EM_AMDGPU) and the gfx7 mach in e_flags, decodes each kernel's descriptor
-    and its metadata, and slices out each kernel's machine code. Raises LoaderError for anything
+    Checks e_machine (EM_AMDGPU) and the gfx7 or gfx6 mach in e_flags, decodes each kernel's
+    descriptor and its metadata, and slices out each kernel's machine code. Raises LoaderError for anything
     that is not such a code object.
     """
     from elftools.common.exceptions import ELFError
@@ -303,12 +307,13 @@ def _load(elf, raw: bytes) -> CodeObject:
     if elf.elfclass != 64 or not elf.little_endian:
         raise LoaderError("AMDGPU code objects are 64-bit little-endian ELF")
     mach_val = hdr["e_flags"] & EF_AMDGPU_MACH
-    if mach_val not in GFX7_MACHS:
+    machs = {**GFX7_MACHS, **GFX6_MACHS}
+    if mach_val not in machs:
         found = _OTHER_MACHS.get(mach_val, f"unknown mach 0x{mach_val:x}")
         raise LoaderError(
-            f"code object is for {found} (e_flags 0x{hdr['e_flags']:x}), "
-            f"but gcnemu emulates the gfx7 family ({', '.join(GFX7_MACHS.values())})")
-    mach = GFX7_MACHS[mach_val]
+            f"code object is for {found} (e_flags 0x{hdr['e_flags']:x}), but gcnemu emulates "
+            f"the gfx7 and gfx6 families ({', '.join(machs.values())})")
+    mach = machs[mach_val]
     if hdr["e_type"] not in ("ET_DYN", "ET_EXEC"):
         raise LoaderError(f"ELF type is {hdr['e_type']}; link the object first (ld.lld-14 -shared k.o -o k.hsaco)")
     # Raw e_ident bytes: pyelftools names OS/ABI 64 after ARM (ELFOSABI_ARM_AEABI).

@@ -126,6 +126,9 @@ def atomic_new(old, op, value, cmp, nbytes):
         new = np.uint64(0) if old >= v else (old + np.uint64(1)) & mask
     elif op == ATOMIC_DEC:
         new = v if (old == np.uint64(0) or old > v) else old - np.uint64(1)
+    elif op == A_RSUB:
+        # buffer_/image_atomic_rsub (GCN 1.0 only, CLRX GcnInstrsMubuf.md): MEM = DATA - MEM
+        new = (v - old) & mask
     elif op == ATOMIC_FCMPSWAP or op == ATOMIC_FMIN or op == ATOMIC_FMAX:
         if bits == 32:
             fo = np.float64(as_f32(old))

@@ -5,6 +5,11 @@ read 0 and drop writes without a fault; unmapped memory reads 0 and drops writes
 as a fault (the seeds ask for a well-defined result plus an error). Data formats:
 gcnemu/mem/formats.py.
 
+Alignment (CLRX GcnMemHandling.md, buffer addressing: "For 32-bit and wider operations, an
+address are aligned to 4 bytes. For 16-bit operations, an address are aligned to 2 bytes."):
+the final address of a dword (or wider) access, of an atomic, and of a 4-byte format
+component drops its two low bits; of a 16-bit access or component, its low bit.
+
 A lane whose first component is out of range reads 0 for all four before DST_SEL.
 TFE: one more VGPR after the data gets 0, or 1 when an access of the lane hit unmapped
 memory. LDS=1 (buffer_load_ubyte/sbyte/ushort/sshort/dword/format_x): the value, zero-
@@ -23,7 +28,7 @@ from ..exec.layout import (C_H, C_IMM, C_K, C_LIT, C_S0, ERR_FORMAT, ERR_UNIMPLE
                            WS_LDS_SIZE, WS_VBASE, WS_VMEM)
 from ..exec.state import fail, get_exec, read_scalar, record_fault, sgpr_ok, vgpr_ok
 from .access import atomic_lane_operands, lds_write, set_lane_value, sext_bytes, vreg, vset
-from .atomics import ATOMIC_CMPSWAP, ATOMIC_FCMPSWAP, mem_atomic
+from .atomics import A_RSUB, ATOMIC_CMPSWAP, ATOMIC_FCMPSWAP, mem_atomic
 from .descriptors import buffer_address, buffer_lane_operands, descriptor_words, vsharp_fields
 from .formats import (FMT_NC, NF_UINT, component_layout, dst_select, fmt_one, fmt_valid,
                       load_component, store_component)
@@ -91,12 +96,13 @@ def buffer_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_b
             a, inr = buffer_address(base, stride, num_records, swizzle, element_size, index_stride,
                                     add_tid, idxen, offen, addr64, vidx, voff, v64, inst_offset,
                                     soffset, l, 0)
+            a &= ~U64(3)
             nbytes = 4 * count
             v, c = atomic_lane_operands(vgpr, vb + vdata, l, count,
                                         aop == ATOMIC_CMPSWAP or aop == ATOMIC_FCMPSWAP)
             old = U64(0)
             if inr:
-                if aop >= 16:
+                if aop > A_RSUB:      # rsub (GCN 1.0) is the one DS-only op a buffer has
                     fail(ws, w, ERR_UNIMPLEMENTED, ins[C_H])
                     return
                 old, ok = mem_atomic(mem_data, mem_mapped, mem_base, np.int64(a), aop, v, c, nbytes)
@@ -117,6 +123,7 @@ def buffer_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_b
                     a, inr = buffer_address(base, stride, num_records, swizzle, element_size,
                                             index_stride, add_tid, idxen, offen, addr64, vidx,
                                             voff, v64, inst_offset, soffset, l, coff)
+                    a &= ~U64(csize - 1)
                     if inr and not store_component(mem_data, mem_mapped, mem_base, np.int64(a),
                                                    vreg(vgpr, ws, w, vdata + k, l), bits, csize,
                                                    shift, nfmt):
@@ -127,6 +134,7 @@ def buffer_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_b
                 a, inr = buffer_address(base, stride, num_records, swizzle, element_size,
                                         index_stride, add_tid, idxen, offen, addr64, vidx,
                                         voff, v64, inst_offset, soffset, l, coff)
+                a &= ~U64(csize - 1)
                 if k == 0:
                     first_in = inr
                 if not inr:
@@ -154,6 +162,7 @@ def buffer_instruction(ins, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_b
                 a, inr = buffer_address(base, stride, num_records, swizzle, element_size, index_stride,
                                         add_tid, idxen, offen, addr64, vidx, voff, v64, inst_offset,
                                         soffset, l, 4 * i)
+                a &= ~U64(nb - 1)
                 # mapped and backed: accessed here directly (see the note in gcnemu/mem/access.py)
                 o = np.int64(-1)
                 if inr and a >= ubase and a - ubase <= dsize - U64(nb):

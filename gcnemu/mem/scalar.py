@@ -36,7 +36,7 @@ def smem(code, ins, w, sregs, ws, mem_data, mem_mapped, mem_base, faults):
         base = np.int64(U64(sregs[w, ins[C_S0]]) | ((U64(sregs[w, ins[C_S0] + 1]) & U64(0xFFFF)) << U64(32)))
         num_records = np.int64(sregs[w, ins[C_S0] + 2])
         for i in range(ndw):
-            o = (off & ~3) + 4 * i
+            o = (off & ~3) + 4 * i      # CLRX: SMRD + i*4 + (OFFSET & ~3), base as it is
             v = U64(0)
             if o + 4 <= num_records:
                 v = _smem_dword(mem_data, mem_mapped, mem_base, base + o, ws, w, faults)
@@ -45,7 +45,9 @@ def smem(code, ins, w, sregs, ws, mem_data, mem_mapped, mem_base, faults):
     if not sgpr_ok(ws, w, ins[C_S0], 2):
         return
     base = np.int64(U64(sregs[w, ins[C_S0]]) | (U64(sregs[w, ins[C_S0] + 1]) << U64(32)))
-    addr = (base + off) & ~np.int64(3)
+    # CLRX GcnInstrsSmrd.md, S_LOAD_DWORD: SDST = *(UINT32*)(SMRD + (OFFSET & ~3)): the byte
+    # offset loses its two low bits, the base is used as it is (as for s_buffer_load above)
+    addr = base + (off & ~np.int64(3))
     for i in range(ndw):
         v = _smem_dword(mem_data, mem_mapped, mem_base, addr + 4 * i, ws, w, faults)
         sregs[w, ins[C_DST] + i] = np.uint32(v & MASK32)

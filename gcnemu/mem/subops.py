@@ -129,7 +129,7 @@ def _image_subop(name: str) -> int:
     if name == "image_get_resinfo":
         return pack(K_RESINFO, 4, 4)
     m = re.fullmatch(r"image_atomic_([a-z]+)", name)
-    if m and m.group(1) in _ATOMIC and m.group(1) != "rsub":
+    if m and m.group(1) in _ATOMIC:
         return pack(K_ATOMIC, 4, 1, aop=_ATOMIC[m.group(1)])
     if name == "image_get_lod":
         return pack(K_SAMPLE, 0, 4, sext=SAMPLE_GET_LOD)

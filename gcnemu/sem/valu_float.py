@@ -1780,6 +1780,46 @@ def v_frexp_exp_i32_f64(s0, s1, s2, cin, lane, mode):
     return _frexp_exp(m, e), U64(0)
 
 
+# GCN 1.0 (gfx6) forms of the frexp ops, which a gfx6 GPU runs in place of the ones above
+# (exec/program.py: GFX6_SEMANTICS). CLRX GcnInstrsVop1.md: V_FREXP_EXP_I32_F32/F64 "If SRC0
+# is infinity or NAN then store -1 if GCN 1.0 or 0"; V_FREXP_MANT_F32/F64 "VDST = -NAN //
+# GCN 1.0" for an infinite SRC0. -NAN is the negative default quiet NaN (0xffc00000,
+# 0xfff8000000000000): the documents give no other payload.
+
+@njit(cache=True)
+def v_frexp_exp_i32_f32_gfx6(s0, s1, s2, cin, lane, mode):
+    """v_frexp_exp_i32_f32 on GCN 1.0: -1 for inf and NaN."""
+    a = U64(s0) & U64(_M32)
+    if fp.is_nan32(a) or fp.is_inf32(a):
+        return U64(_M32), U64(0)
+    return v_frexp_exp_i32_f32(s0, s1, s2, cin, lane, mode)
+
+
+@njit(cache=True)
+def v_frexp_exp_i32_f64_gfx6(s0, s1, s2, cin, lane, mode):
+    """v_frexp_exp_i32_f64 on GCN 1.0: -1 for inf and NaN."""
+    a = U64(s0)
+    if fp.is_nan64(a) or fp.is_inf64(a):
+        return U64(_M32), U64(0)
+    return v_frexp_exp_i32_f64(s0, s1, s2, cin, lane, mode)
+
+
+@njit(cache=True)
+def v_frexp_mant_f32_gfx6(s0, s1, s2, cin, lane, mode):
+    """v_frexp_mant_f32 on GCN 1.0: -NaN for +-inf."""
+    if fp.is_inf32(U64(s0) & U64(_M32)):
+        return U64(0xFFC00000), U64(0)
+    return v_frexp_mant_f32(s0, s1, s2, cin, lane, mode)
+
+
+@njit(cache=True)
+def v_frexp_mant_f64_gfx6(s0, s1, s2, cin, lane, mode):
+    """v_frexp_mant_f64 on GCN 1.0: -NaN for +-inf."""
+    if fp.is_inf64(U64(s0)):
+        return U64(0xFFF8000000000000), U64(0)
+    return v_frexp_mant_f64(s0, s1, s2, cin, lane, mode)
+
+
 # =========================================================================== ops: transcendentals
 
 @njit(cache=True, inline="always", error_model="numpy")
