@@ -21,7 +21,7 @@ from gcnemu.distributed import Argument, Configuration, KernelSpec, Run, sweep
 from gcnemu.kernel import ProgramSource
 from kernels import corpus
 
-CONFIGS = [Configuration("xbox-one"), Configuration("hd7970", "hd7970"),
+CONFIGS = [Configuration("xbox-one"), Configuration("r9-290x", "r9-290x"),
            Configuration("dram300", timing_config={"dram_latency": 300})]
 
 

@@ -38,7 +38,7 @@ SWEEP_KERNELS = ["saxpy", "bitops", "crc32_table", "bytes_shorts", "bitonic_sort
                  "floatmath", "histogram", "matmul_tiled", "reduce_lds", "scan_lds",
                  "transpose_lds", "vec_select", "vload_store"]
 #: (name, preset, timing_config): the three configurations of the sweep
-CONFIGS = [("xbox-one", "xbox-one", {}), ("hd7970", "hd7970", {}),
+CONFIGS = [("xbox-one", "xbox-one", {}), ("r9-290x", "r9-290x", {}),
            ("dram300", "xbox-one", {"dram_latency": 300})]
 
 
@@ -127,7 +127,7 @@ def test_failing_runs_are_rows_and_the_sweep_goes_on(client):
 def test_a_worker_killed_mid_sweep_loses_nothing(client):
     pids = client.run(os.getpid)                       # {worker address: pid}
     kernels = [corpus_kernel(n) for n in ("mandelbrot", "matmul_tiled", "scan_lds", "nbody")]
-    configs = [Configuration("xbox-one"), Configuration("hd7970", "hd7970"),
+    configs = [Configuration("xbox-one"), Configuration("r9-290x", "r9-290x"),
                Configuration("r9", "r9-290x")]
     runs = [Run(k, c) for k in kernels for c in configs]
     out = {}
@@ -184,7 +184,7 @@ def test_a_users_golden_tests_run_under_pytest_xdist(tmp_path):
 # --- manifests and the command line ------------------------------------------------------------
 def test_example_manifest_reads():
     m = load_manifest(EXAMPLE)
-    assert [c.name for c in m.configurations] == ["xbox-one", "hd7970", "xbox-one-dram300"]
+    assert [c.name for c in m.configurations] == ["xbox-one", "r9-290x", "xbox-one-dram300"]
     assert m.configurations[2].timing_config == {"dram_latency": 300}
     assert m.configurations[0].options == {"time_limit": 120}
     assert [k.name for k in m.kernels][:3] == ["saxpy", "mandelbrot", "matmul_tiled"]
@@ -207,7 +207,7 @@ def _write_saxpy_manifest(tmp, golden_scale=2.0, toml=False):
         text = f'''output = "tbl"
 [[configurations]]
 name = "fast"
-preset = "hd7970"
+preset = "r9-290x"
 timing = false
 [[kernels]]
 code = "{code}"
@@ -220,7 +220,7 @@ args = [{{inout = "y.npy", golden = "want.npy", keep = true}}, {{in = "x.npy"}},
         (tmp / "m.toml").write_text(text)
         return tmp / "m.toml"
     (tmp / "m.yaml").write_text(f"""output: tbl
-configurations: [{{name: fast, preset: hd7970, timing: false}}, {{name: timed}}]
+configurations: [{{name: fast, preset: r9-290x, timing: false}}, {{name: timed}}]
 kernels:
   - code: {code}
     kernel: saxpy
