@@ -296,7 +296,7 @@ def run_test(cl, ctx, queue, prg, sec, args):
     if any(i not in given for i in range(knl.num_args)):
         raise Skip("an argument the test does not give")
     if lsize is not None and int(np.prod(lsize)) > ctx.devices[0].max_work_group_size:
-        raise Skip(f"local size above the device's max_work_group_size")
+        raise Skip("local size above the device's max_work_group_size")
     knl(queue, gsize, lsize, *values, global_offset=offset)
     for idx, a in outs.items():
         got = np.empty(a.count, a.dtype)
