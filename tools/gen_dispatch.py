@@ -2,8 +2,8 @@
 
 The semantics modules (gcnemu/sem/salu.py, valu_int.py, valu_float.py) define one numba
 function per mnemonic and list them in SEMANTICS. This script writes, for every such op, a
-branch that runs it over the active lanes (VALU) or once (SALU), grouped into several small
-numba functions so each compiles quickly and caches on its own. Generated source lives in a
+function that runs it over the lanes (VALU) or once (SALU), each compiled on its own the first
+time a program uses the op (gcnemu/exec/opkernels.py). Generated source lives in a
 stable file so numba's cache stays valid between runs; tests/test_dispatch_gen.py checks that
 the committed file matches what this script would write now.
 
@@ -21,7 +21,6 @@ sys.path.insert(0, str(ROOT))
 
 VALU_MODULES = ("valu_int", "valu_float")
 SALU_MODULES = ("salu",)
-GROUP = 48
 
 
 def collect(modules):
@@ -187,8 +186,10 @@ def render() -> str:
     w("compiles on first use (cached on disk) and hands to the engine as a function address, so")
     w("only the ops a program uses are ever compiled. Instructions whose operands are all 32-bit")
     w("use the 32-bit form instead, `_row32_<op>` / `_c32_<op>`: uint32 rows read in place (VGPRs")
-    w("as they are), the result stored into the destination VGPR under EXEC. SALU ops: one")
-    w("switch, `salu_exec`.")
+    w("as they are), the result stored into the destination VGPR under EXEC. SALU ops: for each")
+    w("op a C-callable `_cs_<op>(s0, s1, d, scc, scc_out)` that returns the result and stores")
+    w("the new SCC at scc_out, compiled the first time a program uses the op")
+    w("(gcnemu.exec.opkernels.salu_address), like the VALU ops.")
     w('"""')
     w("import numpy as np")
     w("from numba import carray")
@@ -254,16 +255,13 @@ def render() -> str:
         w(f"    return _row_{name}(carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 64), "
           f"cin, exec_mask, mode)")
         render_row32(w, name, mod, flag_ops, row_fast, plain32)
-    w("")
-    w("")
-    w("@njit")
-    w("def salu_exec(k, s0, s1, d, scc):")
-    w('    """Run SALU op number k (an index into SALU_NAMES): returns (result, scc)."""')
-    for j, (name, mod) in enumerate(salu):
-        kw = "if" if j == 0 else "elif"
-        w(f"    {kw} k == {j}:")
-        w(f"        return _{mod}.{name}(s0, s1, d, scc)")
-    w("    return np.uint64(0), np.uint64(scc)")
+    for name, mod in salu:
+        w("")
+        w("")
+        w(f"def _cs_{name}(s0, s1, d, scc, scc_out):")
+        w(f"    r, c = _{mod}.{name}(s0, s1, d, scc)")
+        w("    carray(scc_out, 1)[0] = np.uint64(c)")
+        w("    return np.uint64(r)")
     w("")
     return "\n".join(out)
 

@@ -7,8 +7,10 @@ wrapper `_cf_<op>` that gcnemu.exec.opkernels
 compiles on first use (cached on disk) and hands to the engine as a function address, so
 only the ops a program uses are ever compiled. Instructions whose operands are all 32-bit
 use the 32-bit form instead, `_row32_<op>` / `_c32_<op>`: uint32 rows read in place (VGPRs
-as they are), the result stored into the destination VGPR under EXEC. SALU ops: one
-switch, `salu_exec`.
+as they are), the result stored into the destination VGPR under EXEC. SALU ops: for each
+op a C-callable `_cs_<op>(s0, s1, d, scc, scc_out)` that returns the result and stores
+the new SCC at scc_out, compiled the first time a program uses the op
+(gcnemu.exec.opkernels.salu_address), like the VALU ops.
 """
 import numpy as np
 from numba import carray
@@ -10392,219 +10394,637 @@ def _c32_v_trunc_f64(d, s0, s1, s2, res, cin, exec_mask, mode):
     return _row32_v_trunc_f64(carray(d, 64), carray(s0, 64), carray(s1, 64), carray(s2, 64), carray(res, 192), cin, exec_mask, mode)
 
 
-@njit
-def salu_exec(k, s0, s1, d, scc):
-    """Run SALU op number k (an index into SALU_NAMES): returns (result, scc)."""
-    if k == 0:
-        return _salu.s_abs_i32(s0, s1, d, scc)
-    elif k == 1:
-        return _salu.s_absdiff_i32(s0, s1, d, scc)
-    elif k == 2:
-        return _salu.s_add_i32(s0, s1, d, scc)
-    elif k == 3:
-        return _salu.s_add_u32(s0, s1, d, scc)
-    elif k == 4:
-        return _salu.s_addc_u32(s0, s1, d, scc)
-    elif k == 5:
-        return _salu.s_addk_i32(s0, s1, d, scc)
-    elif k == 6:
-        return _salu.s_and_b32(s0, s1, d, scc)
-    elif k == 7:
-        return _salu.s_and_b64(s0, s1, d, scc)
-    elif k == 8:
-        return _salu.s_andn2_b32(s0, s1, d, scc)
-    elif k == 9:
-        return _salu.s_andn2_b64(s0, s1, d, scc)
-    elif k == 10:
-        return _salu.s_ashr_i32(s0, s1, d, scc)
-    elif k == 11:
-        return _salu.s_ashr_i64(s0, s1, d, scc)
-    elif k == 12:
-        return _salu.s_bcnt0_i32_b32(s0, s1, d, scc)
-    elif k == 13:
-        return _salu.s_bcnt0_i32_b64(s0, s1, d, scc)
-    elif k == 14:
-        return _salu.s_bcnt1_i32_b32(s0, s1, d, scc)
-    elif k == 15:
-        return _salu.s_bcnt1_i32_b64(s0, s1, d, scc)
-    elif k == 16:
-        return _salu.s_bfe_i32(s0, s1, d, scc)
-    elif k == 17:
-        return _salu.s_bfe_i64(s0, s1, d, scc)
-    elif k == 18:
-        return _salu.s_bfe_u32(s0, s1, d, scc)
-    elif k == 19:
-        return _salu.s_bfe_u64(s0, s1, d, scc)
-    elif k == 20:
-        return _salu.s_bfm_b32(s0, s1, d, scc)
-    elif k == 21:
-        return _salu.s_bfm_b64(s0, s1, d, scc)
-    elif k == 22:
-        return _salu.s_bitcmp0_b32(s0, s1, d, scc)
-    elif k == 23:
-        return _salu.s_bitcmp0_b64(s0, s1, d, scc)
-    elif k == 24:
-        return _salu.s_bitcmp1_b32(s0, s1, d, scc)
-    elif k == 25:
-        return _salu.s_bitcmp1_b64(s0, s1, d, scc)
-    elif k == 26:
-        return _salu.s_bitset0_b32(s0, s1, d, scc)
-    elif k == 27:
-        return _salu.s_bitset0_b64(s0, s1, d, scc)
-    elif k == 28:
-        return _salu.s_bitset1_b32(s0, s1, d, scc)
-    elif k == 29:
-        return _salu.s_bitset1_b64(s0, s1, d, scc)
-    elif k == 30:
-        return _salu.s_brev_b32(s0, s1, d, scc)
-    elif k == 31:
-        return _salu.s_brev_b64(s0, s1, d, scc)
-    elif k == 32:
-        return _salu.s_cmov_b32(s0, s1, d, scc)
-    elif k == 33:
-        return _salu.s_cmov_b64(s0, s1, d, scc)
-    elif k == 34:
-        return _salu.s_cmovk_i32(s0, s1, d, scc)
-    elif k == 35:
-        return _salu.s_cmp_eq_i32(s0, s1, d, scc)
-    elif k == 36:
-        return _salu.s_cmp_eq_u32(s0, s1, d, scc)
-    elif k == 37:
-        return _salu.s_cmp_ge_i32(s0, s1, d, scc)
-    elif k == 38:
-        return _salu.s_cmp_ge_u32(s0, s1, d, scc)
-    elif k == 39:
-        return _salu.s_cmp_gt_i32(s0, s1, d, scc)
-    elif k == 40:
-        return _salu.s_cmp_gt_u32(s0, s1, d, scc)
-    elif k == 41:
-        return _salu.s_cmp_le_i32(s0, s1, d, scc)
-    elif k == 42:
-        return _salu.s_cmp_le_u32(s0, s1, d, scc)
-    elif k == 43:
-        return _salu.s_cmp_lg_i32(s0, s1, d, scc)
-    elif k == 44:
-        return _salu.s_cmp_lg_u32(s0, s1, d, scc)
-    elif k == 45:
-        return _salu.s_cmp_lt_i32(s0, s1, d, scc)
-    elif k == 46:
-        return _salu.s_cmp_lt_u32(s0, s1, d, scc)
-    elif k == 47:
-        return _salu.s_cmpk_eq_i32(s0, s1, d, scc)
-    elif k == 48:
-        return _salu.s_cmpk_eq_u32(s0, s1, d, scc)
-    elif k == 49:
-        return _salu.s_cmpk_ge_i32(s0, s1, d, scc)
-    elif k == 50:
-        return _salu.s_cmpk_ge_u32(s0, s1, d, scc)
-    elif k == 51:
-        return _salu.s_cmpk_gt_i32(s0, s1, d, scc)
-    elif k == 52:
-        return _salu.s_cmpk_gt_u32(s0, s1, d, scc)
-    elif k == 53:
-        return _salu.s_cmpk_le_i32(s0, s1, d, scc)
-    elif k == 54:
-        return _salu.s_cmpk_le_u32(s0, s1, d, scc)
-    elif k == 55:
-        return _salu.s_cmpk_lg_i32(s0, s1, d, scc)
-    elif k == 56:
-        return _salu.s_cmpk_lg_u32(s0, s1, d, scc)
-    elif k == 57:
-        return _salu.s_cmpk_lt_i32(s0, s1, d, scc)
-    elif k == 58:
-        return _salu.s_cmpk_lt_u32(s0, s1, d, scc)
-    elif k == 59:
-        return _salu.s_cselect_b32(s0, s1, d, scc)
-    elif k == 60:
-        return _salu.s_cselect_b64(s0, s1, d, scc)
-    elif k == 61:
-        return _salu.s_ff0_i32_b32(s0, s1, d, scc)
-    elif k == 62:
-        return _salu.s_ff0_i32_b64(s0, s1, d, scc)
-    elif k == 63:
-        return _salu.s_ff1_i32_b32(s0, s1, d, scc)
-    elif k == 64:
-        return _salu.s_ff1_i32_b64(s0, s1, d, scc)
-    elif k == 65:
-        return _salu.s_flbit_i32(s0, s1, d, scc)
-    elif k == 66:
-        return _salu.s_flbit_i32_b32(s0, s1, d, scc)
-    elif k == 67:
-        return _salu.s_flbit_i32_b64(s0, s1, d, scc)
-    elif k == 68:
-        return _salu.s_flbit_i32_i64(s0, s1, d, scc)
-    elif k == 69:
-        return _salu.s_lshl_b32(s0, s1, d, scc)
-    elif k == 70:
-        return _salu.s_lshl_b64(s0, s1, d, scc)
-    elif k == 71:
-        return _salu.s_lshr_b32(s0, s1, d, scc)
-    elif k == 72:
-        return _salu.s_lshr_b64(s0, s1, d, scc)
-    elif k == 73:
-        return _salu.s_max_i32(s0, s1, d, scc)
-    elif k == 74:
-        return _salu.s_max_u32(s0, s1, d, scc)
-    elif k == 75:
-        return _salu.s_min_i32(s0, s1, d, scc)
-    elif k == 76:
-        return _salu.s_min_u32(s0, s1, d, scc)
-    elif k == 77:
-        return _salu.s_mov_b32(s0, s1, d, scc)
-    elif k == 78:
-        return _salu.s_mov_b64(s0, s1, d, scc)
-    elif k == 79:
-        return _salu.s_mov_fed_b32(s0, s1, d, scc)
-    elif k == 80:
-        return _salu.s_movk_i32(s0, s1, d, scc)
-    elif k == 81:
-        return _salu.s_mul_i32(s0, s1, d, scc)
-    elif k == 82:
-        return _salu.s_mulk_i32(s0, s1, d, scc)
-    elif k == 83:
-        return _salu.s_nand_b32(s0, s1, d, scc)
-    elif k == 84:
-        return _salu.s_nand_b64(s0, s1, d, scc)
-    elif k == 85:
-        return _salu.s_nor_b32(s0, s1, d, scc)
-    elif k == 86:
-        return _salu.s_nor_b64(s0, s1, d, scc)
-    elif k == 87:
-        return _salu.s_not_b32(s0, s1, d, scc)
-    elif k == 88:
-        return _salu.s_not_b64(s0, s1, d, scc)
-    elif k == 89:
-        return _salu.s_or_b32(s0, s1, d, scc)
-    elif k == 90:
-        return _salu.s_or_b64(s0, s1, d, scc)
-    elif k == 91:
-        return _salu.s_orn2_b32(s0, s1, d, scc)
-    elif k == 92:
-        return _salu.s_orn2_b64(s0, s1, d, scc)
-    elif k == 93:
-        return _salu.s_quadmask_b32(s0, s1, d, scc)
-    elif k == 94:
-        return _salu.s_quadmask_b64(s0, s1, d, scc)
-    elif k == 95:
-        return _salu.s_sext_i32_i16(s0, s1, d, scc)
-    elif k == 96:
-        return _salu.s_sext_i32_i8(s0, s1, d, scc)
-    elif k == 97:
-        return _salu.s_sub_i32(s0, s1, d, scc)
-    elif k == 98:
-        return _salu.s_sub_u32(s0, s1, d, scc)
-    elif k == 99:
-        return _salu.s_subb_u32(s0, s1, d, scc)
-    elif k == 100:
-        return _salu.s_wqm_b32(s0, s1, d, scc)
-    elif k == 101:
-        return _salu.s_wqm_b64(s0, s1, d, scc)
-    elif k == 102:
-        return _salu.s_xnor_b32(s0, s1, d, scc)
-    elif k == 103:
-        return _salu.s_xnor_b64(s0, s1, d, scc)
-    elif k == 104:
-        return _salu.s_xor_b32(s0, s1, d, scc)
-    elif k == 105:
-        return _salu.s_xor_b64(s0, s1, d, scc)
-    return np.uint64(0), np.uint64(scc)
+def _cs_s_abs_i32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_abs_i32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_absdiff_i32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_absdiff_i32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_add_i32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_add_i32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_add_u32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_add_u32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_addc_u32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_addc_u32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_addk_i32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_addk_i32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_and_b32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_and_b32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_and_b64(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_and_b64(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_andn2_b32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_andn2_b32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_andn2_b64(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_andn2_b64(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_ashr_i32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_ashr_i32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_ashr_i64(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_ashr_i64(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_bcnt0_i32_b32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_bcnt0_i32_b32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_bcnt0_i32_b64(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_bcnt0_i32_b64(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_bcnt1_i32_b32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_bcnt1_i32_b32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_bcnt1_i32_b64(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_bcnt1_i32_b64(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_bfe_i32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_bfe_i32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_bfe_i64(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_bfe_i64(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_bfe_u32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_bfe_u32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_bfe_u64(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_bfe_u64(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_bfm_b32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_bfm_b32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_bfm_b64(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_bfm_b64(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_bitcmp0_b32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_bitcmp0_b32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_bitcmp0_b64(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_bitcmp0_b64(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_bitcmp1_b32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_bitcmp1_b32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_bitcmp1_b64(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_bitcmp1_b64(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_bitset0_b32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_bitset0_b32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_bitset0_b64(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_bitset0_b64(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_bitset1_b32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_bitset1_b32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_bitset1_b64(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_bitset1_b64(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_brev_b32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_brev_b32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_brev_b64(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_brev_b64(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_cmov_b32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_cmov_b32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_cmov_b64(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_cmov_b64(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_cmovk_i32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_cmovk_i32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_cmp_eq_i32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_cmp_eq_i32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_cmp_eq_u32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_cmp_eq_u32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_cmp_ge_i32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_cmp_ge_i32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_cmp_ge_u32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_cmp_ge_u32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_cmp_gt_i32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_cmp_gt_i32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_cmp_gt_u32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_cmp_gt_u32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_cmp_le_i32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_cmp_le_i32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_cmp_le_u32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_cmp_le_u32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_cmp_lg_i32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_cmp_lg_i32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_cmp_lg_u32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_cmp_lg_u32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_cmp_lt_i32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_cmp_lt_i32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_cmp_lt_u32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_cmp_lt_u32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_cmpk_eq_i32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_cmpk_eq_i32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_cmpk_eq_u32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_cmpk_eq_u32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_cmpk_ge_i32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_cmpk_ge_i32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_cmpk_ge_u32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_cmpk_ge_u32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_cmpk_gt_i32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_cmpk_gt_i32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_cmpk_gt_u32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_cmpk_gt_u32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_cmpk_le_i32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_cmpk_le_i32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_cmpk_le_u32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_cmpk_le_u32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_cmpk_lg_i32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_cmpk_lg_i32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_cmpk_lg_u32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_cmpk_lg_u32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_cmpk_lt_i32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_cmpk_lt_i32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_cmpk_lt_u32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_cmpk_lt_u32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_cselect_b32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_cselect_b32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_cselect_b64(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_cselect_b64(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_ff0_i32_b32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_ff0_i32_b32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_ff0_i32_b64(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_ff0_i32_b64(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_ff1_i32_b32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_ff1_i32_b32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_ff1_i32_b64(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_ff1_i32_b64(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_flbit_i32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_flbit_i32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_flbit_i32_b32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_flbit_i32_b32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_flbit_i32_b64(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_flbit_i32_b64(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_flbit_i32_i64(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_flbit_i32_i64(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_lshl_b32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_lshl_b32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_lshl_b64(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_lshl_b64(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_lshr_b32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_lshr_b32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_lshr_b64(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_lshr_b64(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_max_i32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_max_i32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_max_u32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_max_u32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_min_i32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_min_i32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_min_u32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_min_u32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_mov_b32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_mov_b32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_mov_b64(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_mov_b64(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_mov_fed_b32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_mov_fed_b32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_movk_i32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_movk_i32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_mul_i32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_mul_i32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_mulk_i32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_mulk_i32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_nand_b32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_nand_b32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_nand_b64(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_nand_b64(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_nor_b32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_nor_b32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_nor_b64(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_nor_b64(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_not_b32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_not_b32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_not_b64(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_not_b64(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_or_b32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_or_b32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_or_b64(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_or_b64(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_orn2_b32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_orn2_b32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_orn2_b64(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_orn2_b64(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_quadmask_b32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_quadmask_b32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_quadmask_b64(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_quadmask_b64(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_sext_i32_i16(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_sext_i32_i16(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_sext_i32_i8(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_sext_i32_i8(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_sub_i32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_sub_i32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_sub_u32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_sub_u32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_subb_u32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_subb_u32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_wqm_b32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_wqm_b32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_wqm_b64(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_wqm_b64(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_xnor_b32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_xnor_b32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_xnor_b64(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_xnor_b64(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_xor_b32(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_xor_b32(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
+
+
+def _cs_s_xor_b64(s0, s1, d, scc, scc_out):
+    r, c = _salu.s_xor_b64(s0, s1, d, scc)
+    carray(scc_out, 1)[0] = np.uint64(c)
+    return np.uint64(r)
