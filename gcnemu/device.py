@@ -313,7 +313,8 @@ class GPU:
         # (the launch keeps both alive, so their ids stay theirs)
         key = (kernel, id(info), id(kernel.program), grid, block, lds_size, max(1, int(workers)),
                ndim, offset, implicit_args)
-        with CompileWatch(self.on_compile, lambda: compile_plan(self.timing)) as compiling:
+        timing = self.timing    # the plan's closure holds no reference to the GPU
+        with CompileWatch(self.on_compile, lambda: compile_plan(timing)) as compiling:
             launch = self._launches.take(key) or Launch(self, kernel, grid, block, lds_size,
                                                         workers, ndim, offset, implicit_args)
             launch.ctx["lds_shares"] = lds_shares

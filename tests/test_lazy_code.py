@@ -60,3 +60,47 @@ def test_the_general_path_and_a_family_are_compiled_when_first_needed(monkeypatc
     """, lds=lds, lds_bytes=256)
     assert st.sgpr[5] == 252 and st.sgpr[6] == 756 and (st.vgpr[2] == 252).all()
     assert calls == [L.H_DS, L.H_READLANE]
+
+
+
+def _timed(name, prefill):
+    """The timing-mode report of corpus kernel ``name`` on a fresh load; with ``prefill``
+    every memory family's address is in its rows before the dispatch (no stop for code)."""
+    from gcnemu.exec.jit import native_address
+    from gcnemu.mem.entry import family_address
+    from kernels import corpus
+
+    case = corpus.make_case(name, 0)
+    k = gcnemu.load(str(corpus.hsaco_path(name))).kernel(case.kernel)
+    code = k.program.code
+    if prefill:
+        for h in set(code[:, L.C_H].tolist()) & set(L.MEMORY_HANDLERS.values()):
+            code[code[:, L.C_H] == h, L.C_FN] = family_address(h)
+        engine._generic[:] = [native_address(engine._generic_entry, engine._GENERIC_SIGNATURE)]
+    gpu = gcnemu.GPU(timing=True)
+    args = []
+    for a in case.args:
+        if isinstance(a, (corpus.In, corpus.InOut)):
+            args.append(gpu.to_device(a.array))
+        elif isinstance(a, corpus.Out):
+            args.append(gpu.empty(a.nbytes))
+        elif type(a).__name__ == "Local":
+            args.append(gcnemu.Local(a.nbytes))
+        else:
+            args.append(a)
+    return gpu.dispatch(k, grid=tuple(case.grid), block=tuple(case.block), args=args)
+
+
+def test_timing_is_the_same_when_code_is_compiled_mid_run(monkeypatch):
+    """A wave that stops for code not there yet takes back the step and the trace record of
+    that instruction: cycles and counters equal those of a run with nothing to provide
+    (corpus kernels that need the general path and a memory family)."""
+    for name in ("asm_flow", "bytes_shorts"):
+        calls = _spy(monkeypatch)
+        cold = _timed(name, prefill=False)
+        assert calls, f"{name}: nothing was provided on first use"
+        n = len(calls)
+        warm = _timed(name, prefill=True)
+        assert len(calls) == n            # the second run did not stop for code
+        assert cold.instructions == warm.instructions and cold.cycles == warm.cycles
+        assert cold.counters == warm.counters

@@ -90,8 +90,13 @@ def render_row32(w, name, mod, flag_ops, row_fast, plain32):
     # function: a call passing five array structs cost ~3 ns a row, and creating ~460 numba
     # dispatchers for them ~0.14 s of every start-up)
     w(f"def _c32_{name}(pd, p0, p1, p2, pres, cin, exec_mask, mode):")
-    w("    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)")
-    w("    res = carray(pres, 192)")
+    if not name.startswith("v_cmp"):   # compares write no VGPR
+        w("    d = carray(pd, 64)")
+    if name == "v_mov_b32":
+        w("    s0 = carray(p0, 64)")
+    else:
+        w("    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)")
+        w("    res = carray(pres, 192)")
     if name == "v_mov_b32":
         # a copy: straight from the source row (the loop below would be unrolled into
         # scalar copies, LLVM unable to rule out that res overlaps s0)

@@ -503,7 +503,8 @@ def _cf_v_add_i32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_add_i32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_add_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -524,7 +525,8 @@ def _cf_v_addc_u32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_addc_u32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_addc_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -542,7 +544,8 @@ def _cf_v_alignbit_b32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_alignbit_b32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_alignbit_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -558,7 +561,8 @@ def _cf_v_alignbyte_b32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_alignbyte_b32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_alignbyte_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -574,7 +578,8 @@ def _cf_v_and_b32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_and_b32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_and_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -590,7 +595,8 @@ def _cf_v_ashr_i32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_ashr_i32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_ashr_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -606,7 +612,8 @@ def _cf_v_ashr_i64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_ashr_i64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_ashr_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -622,7 +629,8 @@ def _cf_v_ashrrev_i32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_ashrrev_i32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_ashrrev_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -638,7 +646,8 @@ def _cf_v_bcnt_u32_b32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_bcnt_u32_b32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_bcnt_u32_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -654,7 +663,8 @@ def _cf_v_bfe_i32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_bfe_i32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_bfe_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -670,7 +680,8 @@ def _cf_v_bfe_u32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_bfe_u32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_bfe_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -686,7 +697,8 @@ def _cf_v_bfi_b32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_bfi_b32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_bfi_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -702,7 +714,8 @@ def _cf_v_bfm_b32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_bfm_b32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_bfm_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -718,7 +731,8 @@ def _cf_v_bfrev_b32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_bfrev_b32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_bfrev_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -737,7 +751,7 @@ def _cf_v_cmp_eq_i32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_eq_i32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmp_eq_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -757,7 +771,7 @@ def _cf_v_cmp_eq_i64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_eq_i64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmp_eq_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -777,7 +791,7 @@ def _cf_v_cmp_eq_u32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_eq_u32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmp_eq_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -797,7 +811,7 @@ def _cf_v_cmp_eq_u64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_eq_u64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmp_eq_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -817,7 +831,7 @@ def _cf_v_cmp_f_i32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_f_i32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmp_f_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -837,7 +851,7 @@ def _cf_v_cmp_f_i64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_f_i64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmp_f_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -857,7 +871,7 @@ def _cf_v_cmp_f_u32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_f_u32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmp_f_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -877,7 +891,7 @@ def _cf_v_cmp_f_u64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_f_u64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmp_f_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -897,7 +911,7 @@ def _cf_v_cmp_ge_i32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_ge_i32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmp_ge_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -917,7 +931,7 @@ def _cf_v_cmp_ge_i64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_ge_i64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmp_ge_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -937,7 +951,7 @@ def _cf_v_cmp_ge_u32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_ge_u32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmp_ge_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -957,7 +971,7 @@ def _cf_v_cmp_ge_u64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_ge_u64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmp_ge_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -977,7 +991,7 @@ def _cf_v_cmp_gt_i32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_gt_i32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmp_gt_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -997,7 +1011,7 @@ def _cf_v_cmp_gt_i64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_gt_i64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmp_gt_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1017,7 +1031,7 @@ def _cf_v_cmp_gt_u32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_gt_u32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmp_gt_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1037,7 +1051,7 @@ def _cf_v_cmp_gt_u64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_gt_u64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmp_gt_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1057,7 +1071,7 @@ def _cf_v_cmp_le_i32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_le_i32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmp_le_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1077,7 +1091,7 @@ def _cf_v_cmp_le_i64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_le_i64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmp_le_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1097,7 +1111,7 @@ def _cf_v_cmp_le_u32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_le_u32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmp_le_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1117,7 +1131,7 @@ def _cf_v_cmp_le_u64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_le_u64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmp_le_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1137,7 +1151,7 @@ def _cf_v_cmp_lt_i32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_lt_i32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmp_lt_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1157,7 +1171,7 @@ def _cf_v_cmp_lt_i64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_lt_i64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmp_lt_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1177,7 +1191,7 @@ def _cf_v_cmp_lt_u32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_lt_u32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmp_lt_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1197,7 +1211,7 @@ def _cf_v_cmp_lt_u64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_lt_u64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmp_lt_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1217,7 +1231,7 @@ def _cf_v_cmp_ne_i32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_ne_i32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmp_ne_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1237,7 +1251,7 @@ def _cf_v_cmp_ne_i64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_ne_i64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmp_ne_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1257,7 +1271,7 @@ def _cf_v_cmp_ne_u32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_ne_u32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmp_ne_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1277,7 +1291,7 @@ def _cf_v_cmp_ne_u64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_ne_u64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmp_ne_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1297,7 +1311,7 @@ def _cf_v_cmp_t_i32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_t_i32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmp_t_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1317,7 +1331,7 @@ def _cf_v_cmp_t_i64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_t_i64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmp_t_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1337,7 +1351,7 @@ def _cf_v_cmp_t_u32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_t_u32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmp_t_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1357,7 +1371,7 @@ def _cf_v_cmp_t_u64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_t_u64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmp_t_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1377,7 +1391,7 @@ def _cf_v_cmpx_eq_i32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_eq_i32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmpx_eq_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1397,7 +1411,7 @@ def _cf_v_cmpx_eq_i64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_eq_i64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmpx_eq_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1417,7 +1431,7 @@ def _cf_v_cmpx_eq_u32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_eq_u32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmpx_eq_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1437,7 +1451,7 @@ def _cf_v_cmpx_eq_u64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_eq_u64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmpx_eq_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1457,7 +1471,7 @@ def _cf_v_cmpx_f_i32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_f_i32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmpx_f_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1477,7 +1491,7 @@ def _cf_v_cmpx_f_i64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_f_i64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmpx_f_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1497,7 +1511,7 @@ def _cf_v_cmpx_f_u32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_f_u32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmpx_f_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1517,7 +1531,7 @@ def _cf_v_cmpx_f_u64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_f_u64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmpx_f_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1537,7 +1551,7 @@ def _cf_v_cmpx_ge_i32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_ge_i32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmpx_ge_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1557,7 +1571,7 @@ def _cf_v_cmpx_ge_i64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_ge_i64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmpx_ge_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1577,7 +1591,7 @@ def _cf_v_cmpx_ge_u32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_ge_u32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmpx_ge_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1597,7 +1611,7 @@ def _cf_v_cmpx_ge_u64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_ge_u64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmpx_ge_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1617,7 +1631,7 @@ def _cf_v_cmpx_gt_i32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_gt_i32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmpx_gt_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1637,7 +1651,7 @@ def _cf_v_cmpx_gt_i64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_gt_i64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmpx_gt_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1657,7 +1671,7 @@ def _cf_v_cmpx_gt_u32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_gt_u32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmpx_gt_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1677,7 +1691,7 @@ def _cf_v_cmpx_gt_u64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_gt_u64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmpx_gt_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1697,7 +1711,7 @@ def _cf_v_cmpx_le_i32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_le_i32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmpx_le_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1717,7 +1731,7 @@ def _cf_v_cmpx_le_i64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_le_i64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmpx_le_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1737,7 +1751,7 @@ def _cf_v_cmpx_le_u32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_le_u32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmpx_le_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1757,7 +1771,7 @@ def _cf_v_cmpx_le_u64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_le_u64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmpx_le_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1777,7 +1791,7 @@ def _cf_v_cmpx_lt_i32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_lt_i32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmpx_lt_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1797,7 +1811,7 @@ def _cf_v_cmpx_lt_i64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_lt_i64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmpx_lt_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1817,7 +1831,7 @@ def _cf_v_cmpx_lt_u32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_lt_u32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmpx_lt_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1837,7 +1851,7 @@ def _cf_v_cmpx_lt_u64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_lt_u64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmpx_lt_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1857,7 +1871,7 @@ def _cf_v_cmpx_ne_i32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_ne_i32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmpx_ne_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1877,7 +1891,7 @@ def _cf_v_cmpx_ne_i64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_ne_i64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmpx_ne_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1897,7 +1911,7 @@ def _cf_v_cmpx_ne_u32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_ne_u32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmpx_ne_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1917,7 +1931,7 @@ def _cf_v_cmpx_ne_u64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_ne_u64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmpx_ne_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1937,7 +1951,7 @@ def _cf_v_cmpx_t_i32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_t_i32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmpx_t_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1957,7 +1971,7 @@ def _cf_v_cmpx_t_i64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_t_i64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmpx_t_i64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1977,7 +1991,7 @@ def _cf_v_cmpx_t_u32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_t_u32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmpx_t_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -1997,7 +2011,7 @@ def _cf_v_cmpx_t_u64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_t_u64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_cmpx_t_u64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -2014,7 +2028,8 @@ def _cf_v_cndmask_b32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cndmask_b32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_cndmask_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2030,7 +2045,8 @@ def _cf_v_ffbh_i32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_ffbh_i32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_ffbh_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2046,7 +2062,8 @@ def _cf_v_ffbh_u32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_ffbh_u32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_ffbh_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2062,7 +2079,8 @@ def _cf_v_ffbl_b32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_ffbl_b32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_ffbl_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2078,7 +2096,8 @@ def _cf_v_lshl_b32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_lshl_b32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_lshl_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2094,7 +2113,8 @@ def _cf_v_lshl_b64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_lshl_b64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_lshl_b64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2110,7 +2130,8 @@ def _cf_v_lshlrev_b32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_lshlrev_b32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_lshlrev_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2126,7 +2147,8 @@ def _cf_v_lshr_b32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_lshr_b32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_lshr_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2142,7 +2164,8 @@ def _cf_v_lshr_b64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_lshr_b64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_lshr_b64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2158,7 +2181,8 @@ def _cf_v_lshrrev_b32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_lshrrev_b32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_lshrrev_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2174,7 +2198,8 @@ def _cf_v_mad_i32_i24(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_mad_i32_i24(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_mad_i32_i24(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2193,7 +2218,8 @@ def _cf_v_mad_i64_i32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_mad_i64_i32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_mad_i64_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -2211,7 +2237,8 @@ def _cf_v_mad_u32_u24(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_mad_u32_u24(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_mad_u32_u24(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2230,7 +2257,8 @@ def _cf_v_mad_u64_u32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_mad_u64_u32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_mad_u64_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -2248,7 +2276,8 @@ def _cf_v_max3_i32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_max3_i32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_max3_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2264,7 +2293,8 @@ def _cf_v_max3_u32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_max3_u32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_max3_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2280,7 +2310,8 @@ def _cf_v_max_i32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_max_i32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_max_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2296,7 +2327,8 @@ def _cf_v_max_u32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_max_u32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_max_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2312,7 +2344,8 @@ def _cf_v_mbcnt_hi_u32_b32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_mbcnt_hi_u32_b32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_mbcnt_hi_u32_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2328,7 +2361,8 @@ def _cf_v_mbcnt_lo_u32_b32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_mbcnt_lo_u32_b32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_mbcnt_lo_u32_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2344,7 +2378,8 @@ def _cf_v_med3_i32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_med3_i32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_med3_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2360,7 +2395,8 @@ def _cf_v_med3_u32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_med3_u32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_med3_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2376,7 +2412,8 @@ def _cf_v_min3_i32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_min3_i32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_min3_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2392,7 +2429,8 @@ def _cf_v_min3_u32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_min3_u32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_min3_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2408,7 +2446,8 @@ def _cf_v_min_i32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_min_i32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_min_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2424,7 +2463,8 @@ def _cf_v_min_u32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_min_u32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_min_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2440,8 +2480,8 @@ def _cf_v_mov_b32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_mov_b32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
-    res = carray(pres, 192)
+    d = carray(pd, 64)
+    s0 = carray(p0, 64)
     store_masked(d.ctypes.data, s0.ctypes.data, exec_mask)
     return np.uint64(0)
 
@@ -2454,7 +2494,8 @@ def _cf_v_mov_fed_b32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_mov_fed_b32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_mov_fed_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2470,7 +2511,8 @@ def _cf_v_mqsad_pk_u16_u8(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_mqsad_pk_u16_u8(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_mqsad_pk_u16_u8(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2486,7 +2528,8 @@ def _cf_v_msad_u8(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_msad_u8(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_msad_u8(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2502,7 +2545,8 @@ def _cf_v_mul_hi_i32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_mul_hi_i32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_mul_hi_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2518,7 +2562,8 @@ def _cf_v_mul_hi_i32_i24(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_mul_hi_i32_i24(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_mul_hi_i32_i24(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2534,7 +2579,8 @@ def _cf_v_mul_hi_u32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_mul_hi_u32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_mul_hi_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2550,7 +2596,8 @@ def _cf_v_mul_hi_u32_u24(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_mul_hi_u32_u24(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_mul_hi_u32_u24(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2566,7 +2613,8 @@ def _cf_v_mul_i32_i24(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_mul_i32_i24(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_mul_i32_i24(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2582,7 +2630,8 @@ def _cf_v_mul_lo_i32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_mul_lo_i32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_mul_lo_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2598,7 +2647,8 @@ def _cf_v_mul_lo_u32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_mul_lo_u32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_mul_lo_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2614,7 +2664,8 @@ def _cf_v_mul_u32_u24(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_mul_u32_u24(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_mul_u32_u24(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2630,7 +2681,8 @@ def _cf_v_not_b32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_not_b32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_not_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2646,7 +2698,8 @@ def _cf_v_or_b32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_or_b32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_or_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2662,7 +2715,8 @@ def _cf_v_qsad_pk_u16_u8(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_qsad_pk_u16_u8(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_qsad_pk_u16_u8(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2678,7 +2732,8 @@ def _cf_v_sad_hi_u8(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_sad_hi_u8(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_sad_hi_u8(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2694,7 +2749,8 @@ def _cf_v_sad_u16(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_sad_u16(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_sad_u16(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2710,7 +2766,8 @@ def _cf_v_sad_u32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_sad_u32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_sad_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2726,7 +2783,8 @@ def _cf_v_sad_u8(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_sad_u8(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_sad_u8(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2745,7 +2803,8 @@ def _cf_v_sub_i32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_sub_i32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_sub_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -2766,7 +2825,8 @@ def _cf_v_subb_u32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_subb_u32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_subb_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -2787,7 +2847,8 @@ def _cf_v_subbrev_u32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_subbrev_u32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_subbrev_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -2808,7 +2869,8 @@ def _cf_v_subrev_i32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_subrev_i32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_int.v_subrev_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -2826,7 +2888,8 @@ def _cf_v_xor_b32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_xor_b32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_int.v_xor_b32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2842,7 +2905,8 @@ def _cf_v_add_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_add_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     if (mode & 3) == 0:
         lo = np.uint32(0xFFFFFFFF)
@@ -2869,7 +2933,8 @@ def _cf_v_add_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_add_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_add_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2885,7 +2950,8 @@ def _cf_v_ceil_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_ceil_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_ceil_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2901,7 +2967,8 @@ def _cf_v_ceil_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_ceil_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_ceil_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -2920,7 +2987,7 @@ def _cf_v_cmp_class_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_class_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmp_class_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -2940,7 +3007,7 @@ def _cf_v_cmp_class_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_class_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmp_class_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -2960,7 +3027,7 @@ def _cf_v_cmp_eq_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_eq_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -2989,7 +3056,7 @@ def _cf_v_cmp_eq_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_eq_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmp_eq_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -3009,7 +3076,7 @@ def _cf_v_cmp_f_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_f_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -3038,7 +3105,7 @@ def _cf_v_cmp_f_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_f_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmp_f_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -3058,7 +3125,7 @@ def _cf_v_cmp_ge_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_ge_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -3087,7 +3154,7 @@ def _cf_v_cmp_ge_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_ge_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmp_ge_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -3107,7 +3174,7 @@ def _cf_v_cmp_gt_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_gt_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -3136,7 +3203,7 @@ def _cf_v_cmp_gt_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_gt_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmp_gt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -3156,7 +3223,7 @@ def _cf_v_cmp_le_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_le_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -3185,7 +3252,7 @@ def _cf_v_cmp_le_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_le_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmp_le_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -3205,7 +3272,7 @@ def _cf_v_cmp_lg_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_lg_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -3234,7 +3301,7 @@ def _cf_v_cmp_lg_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_lg_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmp_lg_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -3254,7 +3321,7 @@ def _cf_v_cmp_lt_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_lt_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -3283,7 +3350,7 @@ def _cf_v_cmp_lt_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_lt_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmp_lt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -3303,7 +3370,7 @@ def _cf_v_cmp_neq_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_neq_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -3332,7 +3399,7 @@ def _cf_v_cmp_neq_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_neq_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmp_neq_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -3352,7 +3419,7 @@ def _cf_v_cmp_nge_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_nge_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -3381,7 +3448,7 @@ def _cf_v_cmp_nge_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_nge_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmp_nge_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -3401,7 +3468,7 @@ def _cf_v_cmp_ngt_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_ngt_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -3430,7 +3497,7 @@ def _cf_v_cmp_ngt_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_ngt_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmp_ngt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -3450,7 +3517,7 @@ def _cf_v_cmp_nle_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_nle_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -3479,7 +3546,7 @@ def _cf_v_cmp_nle_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_nle_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmp_nle_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -3499,7 +3566,7 @@ def _cf_v_cmp_nlg_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_nlg_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -3528,7 +3595,7 @@ def _cf_v_cmp_nlg_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_nlg_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmp_nlg_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -3548,7 +3615,7 @@ def _cf_v_cmp_nlt_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_nlt_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -3577,7 +3644,7 @@ def _cf_v_cmp_nlt_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_nlt_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmp_nlt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -3597,7 +3664,7 @@ def _cf_v_cmp_o_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_o_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -3626,7 +3693,7 @@ def _cf_v_cmp_o_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_o_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmp_o_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -3646,7 +3713,7 @@ def _cf_v_cmp_tru_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_tru_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -3675,7 +3742,7 @@ def _cf_v_cmp_tru_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_tru_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmp_tru_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -3695,7 +3762,7 @@ def _cf_v_cmp_u_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_u_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -3724,7 +3791,7 @@ def _cf_v_cmp_u_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmp_u_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmp_u_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -3744,7 +3811,7 @@ def _cf_v_cmps_eq_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmps_eq_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -3773,7 +3840,7 @@ def _cf_v_cmps_eq_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmps_eq_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmps_eq_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -3793,7 +3860,7 @@ def _cf_v_cmps_f_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmps_f_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -3822,7 +3889,7 @@ def _cf_v_cmps_f_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmps_f_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmps_f_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -3842,7 +3909,7 @@ def _cf_v_cmps_ge_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmps_ge_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -3871,7 +3938,7 @@ def _cf_v_cmps_ge_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmps_ge_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmps_ge_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -3891,7 +3958,7 @@ def _cf_v_cmps_gt_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmps_gt_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -3920,7 +3987,7 @@ def _cf_v_cmps_gt_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmps_gt_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmps_gt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -3940,7 +4007,7 @@ def _cf_v_cmps_le_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmps_le_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -3969,7 +4036,7 @@ def _cf_v_cmps_le_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmps_le_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmps_le_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -3989,7 +4056,7 @@ def _cf_v_cmps_lg_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmps_lg_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -4018,7 +4085,7 @@ def _cf_v_cmps_lg_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmps_lg_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmps_lg_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4038,7 +4105,7 @@ def _cf_v_cmps_lt_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmps_lt_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -4067,7 +4134,7 @@ def _cf_v_cmps_lt_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmps_lt_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmps_lt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4087,7 +4154,7 @@ def _cf_v_cmps_neq_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmps_neq_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -4116,7 +4183,7 @@ def _cf_v_cmps_neq_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmps_neq_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmps_neq_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4136,7 +4203,7 @@ def _cf_v_cmps_nge_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmps_nge_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -4165,7 +4232,7 @@ def _cf_v_cmps_nge_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmps_nge_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmps_nge_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4185,7 +4252,7 @@ def _cf_v_cmps_ngt_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmps_ngt_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -4214,7 +4281,7 @@ def _cf_v_cmps_ngt_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmps_ngt_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmps_ngt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4234,7 +4301,7 @@ def _cf_v_cmps_nle_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmps_nle_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -4263,7 +4330,7 @@ def _cf_v_cmps_nle_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmps_nle_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmps_nle_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4283,7 +4350,7 @@ def _cf_v_cmps_nlg_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmps_nlg_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -4312,7 +4379,7 @@ def _cf_v_cmps_nlg_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmps_nlg_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmps_nlg_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4332,7 +4399,7 @@ def _cf_v_cmps_nlt_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmps_nlt_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -4361,7 +4428,7 @@ def _cf_v_cmps_nlt_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmps_nlt_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmps_nlt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4381,7 +4448,7 @@ def _cf_v_cmps_o_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmps_o_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -4410,7 +4477,7 @@ def _cf_v_cmps_o_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmps_o_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmps_o_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4430,7 +4497,7 @@ def _cf_v_cmps_tru_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmps_tru_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -4459,7 +4526,7 @@ def _cf_v_cmps_tru_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmps_tru_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmps_tru_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4479,7 +4546,7 @@ def _cf_v_cmps_u_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmps_u_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -4508,7 +4575,7 @@ def _cf_v_cmps_u_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmps_u_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmps_u_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4528,7 +4595,7 @@ def _cf_v_cmpsx_eq_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpsx_eq_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -4557,7 +4624,7 @@ def _cf_v_cmpsx_eq_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpsx_eq_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_eq_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4577,7 +4644,7 @@ def _cf_v_cmpsx_f_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpsx_f_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -4606,7 +4673,7 @@ def _cf_v_cmpsx_f_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpsx_f_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_f_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4626,7 +4693,7 @@ def _cf_v_cmpsx_ge_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpsx_ge_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -4655,7 +4722,7 @@ def _cf_v_cmpsx_ge_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpsx_ge_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_ge_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4675,7 +4742,7 @@ def _cf_v_cmpsx_gt_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpsx_gt_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -4704,7 +4771,7 @@ def _cf_v_cmpsx_gt_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpsx_gt_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_gt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4724,7 +4791,7 @@ def _cf_v_cmpsx_le_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpsx_le_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -4753,7 +4820,7 @@ def _cf_v_cmpsx_le_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpsx_le_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_le_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4773,7 +4840,7 @@ def _cf_v_cmpsx_lg_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpsx_lg_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -4802,7 +4869,7 @@ def _cf_v_cmpsx_lg_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpsx_lg_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_lg_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4822,7 +4889,7 @@ def _cf_v_cmpsx_lt_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpsx_lt_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -4851,7 +4918,7 @@ def _cf_v_cmpsx_lt_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpsx_lt_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_lt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4871,7 +4938,7 @@ def _cf_v_cmpsx_neq_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpsx_neq_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -4900,7 +4967,7 @@ def _cf_v_cmpsx_neq_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpsx_neq_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_neq_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4920,7 +4987,7 @@ def _cf_v_cmpsx_nge_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpsx_nge_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -4949,7 +5016,7 @@ def _cf_v_cmpsx_nge_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpsx_nge_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_nge_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -4969,7 +5036,7 @@ def _cf_v_cmpsx_ngt_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpsx_ngt_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -4998,7 +5065,7 @@ def _cf_v_cmpsx_ngt_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpsx_ngt_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_ngt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5018,7 +5085,7 @@ def _cf_v_cmpsx_nle_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpsx_nle_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -5047,7 +5114,7 @@ def _cf_v_cmpsx_nle_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpsx_nle_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_nle_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5067,7 +5134,7 @@ def _cf_v_cmpsx_nlg_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpsx_nlg_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -5096,7 +5163,7 @@ def _cf_v_cmpsx_nlg_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpsx_nlg_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_nlg_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5116,7 +5183,7 @@ def _cf_v_cmpsx_nlt_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpsx_nlt_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -5145,7 +5212,7 @@ def _cf_v_cmpsx_nlt_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpsx_nlt_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_nlt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5165,7 +5232,7 @@ def _cf_v_cmpsx_o_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpsx_o_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -5194,7 +5261,7 @@ def _cf_v_cmpsx_o_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpsx_o_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_o_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5214,7 +5281,7 @@ def _cf_v_cmpsx_tru_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpsx_tru_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -5243,7 +5310,7 @@ def _cf_v_cmpsx_tru_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpsx_tru_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_tru_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5263,7 +5330,7 @@ def _cf_v_cmpsx_u_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpsx_u_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -5292,7 +5359,7 @@ def _cf_v_cmpsx_u_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpsx_u_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_u_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5312,7 +5379,7 @@ def _cf_v_cmpx_class_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_class_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmpx_class_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5332,7 +5399,7 @@ def _cf_v_cmpx_class_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_class_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmpx_class_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5352,7 +5419,7 @@ def _cf_v_cmpx_eq_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_eq_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -5381,7 +5448,7 @@ def _cf_v_cmpx_eq_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_eq_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmpx_eq_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5401,7 +5468,7 @@ def _cf_v_cmpx_f_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_f_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -5430,7 +5497,7 @@ def _cf_v_cmpx_f_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_f_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmpx_f_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5450,7 +5517,7 @@ def _cf_v_cmpx_ge_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_ge_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -5479,7 +5546,7 @@ def _cf_v_cmpx_ge_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_ge_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmpx_ge_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5499,7 +5566,7 @@ def _cf_v_cmpx_gt_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_gt_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -5528,7 +5595,7 @@ def _cf_v_cmpx_gt_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_gt_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmpx_gt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5548,7 +5615,7 @@ def _cf_v_cmpx_le_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_le_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -5577,7 +5644,7 @@ def _cf_v_cmpx_le_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_le_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmpx_le_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5597,7 +5664,7 @@ def _cf_v_cmpx_lg_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_lg_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -5626,7 +5693,7 @@ def _cf_v_cmpx_lg_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_lg_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmpx_lg_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5646,7 +5713,7 @@ def _cf_v_cmpx_lt_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_lt_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -5675,7 +5742,7 @@ def _cf_v_cmpx_lt_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_lt_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmpx_lt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5695,7 +5762,7 @@ def _cf_v_cmpx_neq_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_neq_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -5724,7 +5791,7 @@ def _cf_v_cmpx_neq_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_neq_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmpx_neq_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5744,7 +5811,7 @@ def _cf_v_cmpx_nge_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_nge_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -5773,7 +5840,7 @@ def _cf_v_cmpx_nge_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_nge_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmpx_nge_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5793,7 +5860,7 @@ def _cf_v_cmpx_ngt_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_ngt_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -5822,7 +5889,7 @@ def _cf_v_cmpx_ngt_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_ngt_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmpx_ngt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5842,7 +5909,7 @@ def _cf_v_cmpx_nle_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_nle_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -5871,7 +5938,7 @@ def _cf_v_cmpx_nle_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_nle_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmpx_nle_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5891,7 +5958,7 @@ def _cf_v_cmpx_nlg_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_nlg_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -5920,7 +5987,7 @@ def _cf_v_cmpx_nlg_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_nlg_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmpx_nlg_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5940,7 +6007,7 @@ def _cf_v_cmpx_nlt_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_nlt_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -5969,7 +6036,7 @@ def _cf_v_cmpx_nlt_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_nlt_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmpx_nlt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -5989,7 +6056,7 @@ def _cf_v_cmpx_o_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_o_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -6018,7 +6085,7 @@ def _cf_v_cmpx_o_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_o_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmpx_o_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -6038,7 +6105,7 @@ def _cf_v_cmpx_tru_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_tru_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -6067,7 +6134,7 @@ def _cf_v_cmpx_tru_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_tru_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmpx_tru_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -6087,7 +6154,7 @@ def _cf_v_cmpx_u_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_u_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
@@ -6116,7 +6183,7 @@ def _cf_v_cmpx_u_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cmpx_u_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_cmpx_u_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -6133,7 +6200,8 @@ def _cf_v_cos_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cos_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cos_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6149,7 +6217,8 @@ def _cf_v_cubeid_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cubeid_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cubeid_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6165,7 +6234,8 @@ def _cf_v_cubema_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cubema_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cubema_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6181,7 +6251,8 @@ def _cf_v_cubesc_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cubesc_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cubesc_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6197,7 +6268,8 @@ def _cf_v_cubetc_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cubetc_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cubetc_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6213,7 +6285,8 @@ def _cf_v_cvt_f16_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cvt_f16_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_f16_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6229,7 +6302,8 @@ def _cf_v_cvt_f32_f16(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cvt_f32_f16(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_f32_f16(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6245,7 +6319,8 @@ def _cf_v_cvt_f32_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cvt_f32_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_f32_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6261,7 +6336,8 @@ def _cf_v_cvt_f32_i32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cvt_f32_i32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_f32_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6277,7 +6353,8 @@ def _cf_v_cvt_f32_u32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cvt_f32_u32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_f32_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6293,7 +6370,8 @@ def _cf_v_cvt_f32_ubyte0(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cvt_f32_ubyte0(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_f32_ubyte0(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6309,7 +6387,8 @@ def _cf_v_cvt_f32_ubyte1(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cvt_f32_ubyte1(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_f32_ubyte1(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6325,7 +6404,8 @@ def _cf_v_cvt_f32_ubyte2(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cvt_f32_ubyte2(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_f32_ubyte2(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6341,7 +6421,8 @@ def _cf_v_cvt_f32_ubyte3(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cvt_f32_ubyte3(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_f32_ubyte3(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6357,7 +6438,8 @@ def _cf_v_cvt_f64_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cvt_f64_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_f64_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6373,7 +6455,8 @@ def _cf_v_cvt_f64_i32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cvt_f64_i32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_f64_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6389,7 +6472,8 @@ def _cf_v_cvt_f64_u32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cvt_f64_u32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_f64_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6405,7 +6489,8 @@ def _cf_v_cvt_flr_i32_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cvt_flr_i32_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_flr_i32_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6421,7 +6506,8 @@ def _cf_v_cvt_i32_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cvt_i32_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_i32_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6437,7 +6523,8 @@ def _cf_v_cvt_i32_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cvt_i32_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_i32_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6453,7 +6540,8 @@ def _cf_v_cvt_off_f32_i4(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cvt_off_f32_i4(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_off_f32_i4(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6469,7 +6557,8 @@ def _cf_v_cvt_pk_i16_i32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cvt_pk_i16_i32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_pk_i16_i32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6485,7 +6574,8 @@ def _cf_v_cvt_pk_u16_u32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cvt_pk_u16_u32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_pk_u16_u32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6501,7 +6591,8 @@ def _cf_v_cvt_pk_u8_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cvt_pk_u8_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_pk_u8_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6517,7 +6608,8 @@ def _cf_v_cvt_pkaccum_u8_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cvt_pkaccum_u8_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_pkaccum_u8_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6533,7 +6625,8 @@ def _cf_v_cvt_pknorm_i16_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cvt_pknorm_i16_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_pknorm_i16_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6549,7 +6642,8 @@ def _cf_v_cvt_pknorm_u16_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cvt_pknorm_u16_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_pknorm_u16_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6565,7 +6659,8 @@ def _cf_v_cvt_pkrtz_f16_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cvt_pkrtz_f16_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_pkrtz_f16_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6581,7 +6676,8 @@ def _cf_v_cvt_rpi_i32_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cvt_rpi_i32_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_rpi_i32_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6597,7 +6693,8 @@ def _cf_v_cvt_u32_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cvt_u32_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_u32_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6613,7 +6710,8 @@ def _cf_v_cvt_u32_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_cvt_u32_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_cvt_u32_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6642,7 +6740,8 @@ def _cf_v_div_fixup_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_div_fixup_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     if (mode & 3) == 0:
         lo = np.uint32(0xFFFFFFFF)
@@ -6681,7 +6780,8 @@ def _cf_v_div_fixup_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_div_fixup_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_div_fixup_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6710,7 +6810,8 @@ def _cf_v_div_fmas_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_div_fmas_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     if (mode & 3) == 0 and (cin & exec_mask) == np.uint64(0):
         lo = np.uint32(0xFFFFFFFF)
@@ -6749,7 +6850,8 @@ def _cf_v_div_fmas_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_div_fmas_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_div_fmas_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6778,7 +6880,8 @@ def _cf_v_div_scale_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_div_scale_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     if (mode & 3) == 0:
         lo = np.uint32(0xFFFFFFFF)
@@ -6820,7 +6923,8 @@ def _cf_v_div_scale_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_div_scale_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         r, f = _valu_float.v_div_scale_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
@@ -6838,7 +6942,8 @@ def _cf_v_exp_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_exp_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_exp_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6854,7 +6959,8 @@ def _cf_v_exp_legacy_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_exp_legacy_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_exp_legacy_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6870,7 +6976,8 @@ def _cf_v_floor_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_floor_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_floor_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6886,7 +6993,8 @@ def _cf_v_floor_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_floor_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_floor_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6902,7 +7010,8 @@ def _cf_v_fma_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_fma_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     if (mode & 3) == 0:
         lo = np.uint32(0xFFFFFFFF)
@@ -6929,7 +7038,8 @@ def _cf_v_fma_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_fma_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_fma_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6945,7 +7055,8 @@ def _cf_v_fract_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_fract_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_fract_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6961,7 +7072,8 @@ def _cf_v_fract_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_fract_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_fract_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6977,7 +7089,8 @@ def _cf_v_frexp_exp_i32_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_frexp_exp_i32_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_frexp_exp_i32_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -6993,7 +7106,8 @@ def _cf_v_frexp_exp_i32_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_frexp_exp_i32_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_frexp_exp_i32_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7009,7 +7123,8 @@ def _cf_v_frexp_mant_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_frexp_mant_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_frexp_mant_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7025,7 +7140,8 @@ def _cf_v_frexp_mant_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_frexp_mant_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_frexp_mant_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7041,7 +7157,8 @@ def _cf_v_ldexp_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_ldexp_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_ldexp_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7057,7 +7174,8 @@ def _cf_v_ldexp_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_ldexp_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_ldexp_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7073,7 +7191,8 @@ def _cf_v_lerp_u8(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_lerp_u8(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_lerp_u8(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7089,7 +7208,8 @@ def _cf_v_log_clamp_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_log_clamp_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_log_clamp_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7105,7 +7225,8 @@ def _cf_v_log_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_log_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_log_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7121,7 +7242,8 @@ def _cf_v_log_legacy_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_log_legacy_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_log_legacy_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7137,7 +7259,8 @@ def _cf_v_mac_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_mac_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     if (mode & 3) == 0:
         lo = np.uint32(0xFFFFFFFF)
@@ -7164,7 +7287,8 @@ def _cf_v_mac_legacy_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_mac_legacy_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_mac_legacy_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7180,7 +7304,8 @@ def _cf_v_mad_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_mad_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     if (mode & 3) == 0:
         lo = np.uint32(0xFFFFFFFF)
@@ -7207,7 +7332,8 @@ def _cf_v_mad_legacy_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_mad_legacy_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_mad_legacy_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7223,7 +7349,8 @@ def _cf_v_madak_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_madak_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     if (mode & 3) == 0:
         lo = np.uint32(0xFFFFFFFF)
@@ -7250,7 +7377,8 @@ def _cf_v_madmk_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_madmk_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     if (mode & 3) == 0:
         lo = np.uint32(0xFFFFFFFF)
@@ -7277,7 +7405,8 @@ def _cf_v_max3_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_max3_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_max3_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7293,7 +7422,8 @@ def _cf_v_max_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_max_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_max_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7309,7 +7439,8 @@ def _cf_v_max_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_max_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_max_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7325,7 +7456,8 @@ def _cf_v_max_legacy_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_max_legacy_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_max_legacy_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7341,7 +7473,8 @@ def _cf_v_med3_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_med3_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_med3_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7357,7 +7490,8 @@ def _cf_v_min3_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_min3_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_min3_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7373,7 +7507,8 @@ def _cf_v_min_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_min_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_min_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7389,7 +7524,8 @@ def _cf_v_min_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_min_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_min_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7405,7 +7541,8 @@ def _cf_v_min_legacy_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_min_legacy_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_min_legacy_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7421,7 +7558,8 @@ def _cf_v_mul_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_mul_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     if (mode & 3) == 0:
         lo = np.uint32(0xFFFFFFFF)
@@ -7448,7 +7586,8 @@ def _cf_v_mul_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_mul_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_mul_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7464,7 +7603,8 @@ def _cf_v_mul_legacy_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_mul_legacy_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_mul_legacy_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7480,7 +7620,8 @@ def _cf_v_mullit_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_mullit_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_mullit_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7496,7 +7637,8 @@ def _cf_v_rcp_clamp_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_rcp_clamp_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_rcp_clamp_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7512,7 +7654,8 @@ def _cf_v_rcp_clamp_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_rcp_clamp_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_rcp_clamp_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7528,7 +7671,8 @@ def _cf_v_rcp_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_rcp_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     if (mode & 3) == 0:
         lo = np.uint32(0xFFFFFFFF)
@@ -7555,7 +7699,8 @@ def _cf_v_rcp_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_rcp_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_rcp_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7571,7 +7716,8 @@ def _cf_v_rcp_iflag_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_rcp_iflag_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_rcp_iflag_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7587,7 +7733,8 @@ def _cf_v_rcp_legacy_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_rcp_legacy_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_rcp_legacy_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7603,7 +7750,8 @@ def _cf_v_rndne_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_rndne_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_rndne_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7619,7 +7767,8 @@ def _cf_v_rndne_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_rndne_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_rndne_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7635,7 +7784,8 @@ def _cf_v_rsq_clamp_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_rsq_clamp_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_rsq_clamp_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7651,7 +7801,8 @@ def _cf_v_rsq_clamp_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_rsq_clamp_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_rsq_clamp_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7667,7 +7818,8 @@ def _cf_v_rsq_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_rsq_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     if (mode & 3) == 0:
         lo = np.uint32(0xFFFFFFFF)
@@ -7694,7 +7846,8 @@ def _cf_v_rsq_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_rsq_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_rsq_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7710,7 +7863,8 @@ def _cf_v_rsq_legacy_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_rsq_legacy_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_rsq_legacy_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7726,7 +7880,8 @@ def _cf_v_sin_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_sin_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_sin_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7742,7 +7897,8 @@ def _cf_v_sqrt_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_sqrt_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     if (mode & 3) == 0:
         lo = np.uint32(0xFFFFFFFF)
@@ -7769,7 +7925,8 @@ def _cf_v_sqrt_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_sqrt_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_sqrt_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7785,7 +7942,8 @@ def _cf_v_sub_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_sub_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     if (mode & 3) == 0:
         lo = np.uint32(0xFFFFFFFF)
@@ -7812,7 +7970,8 @@ def _cf_v_subrev_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_subrev_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     if (mode & 3) == 0:
         lo = np.uint32(0xFFFFFFFF)
@@ -7839,7 +7998,8 @@ def _cf_v_trig_preop_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_trig_preop_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_trig_preop_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7855,7 +8015,8 @@ def _cf_v_trunc_f32(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_trunc_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_trunc_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
@@ -7871,7 +8032,8 @@ def _cf_v_trunc_f64(p0, p1, p2, pres, cin, exec_mask, mode):
 
 
 def _c32_v_trunc_f64(pd, p0, p1, p2, pres, cin, exec_mask, mode):
-    d, s0, s1, s2 = carray(pd, 64), carray(p0, 64), carray(p1, 64), carray(p2, 64)
+    d = carray(pd, 64)
+    s0, s1, s2 = carray(p0, 64), carray(p1, 64), carray(p2, 64)
     res = carray(pres, 192)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_trunc_f64(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
