@@ -197,3 +197,37 @@ def test_saxpy_small_dispatch_fixed_cost(benchmark, gpu):
     benchmark.extra_info.update(us_per_dispatch_median=med / per * 1e6, us_per_dispatch_min=best / per * 1e6)
     gcnbench.record("fixed", kernel=f"saxpy corpus {grid[0]} items", waves=first.waves,
                     winst=first.instructions, us_median=med / per * 1e6, us_best=best / per * 1e6)
+
+
+#: one-lane workgroups per dispatch of the small-wave case (piglit's
+#: gegl-rgb-gamma-u8-to-ragabaf dispatches 208,320 of them)
+ONE_LANE_GROUPS = 200_000
+
+
+def test_one_lane_workgroups(benchmark, gpu):
+    """The corpus saxpy (28 wave-instructions a wave) over 200,000 work-items in workgroups of
+    one: 200,000 one-lane waves, each its own workgroup, so that the fixed cost per wave and
+    per workgroup (set-up of a batch, the engine's entry into a wave) dominates. Reported in
+    microseconds per wave, all costs included (targets: <= 5 us, <= 1.5 s in all)."""
+    import gcnemu
+
+    benchmark.group = "small waves"
+    n = ONE_LANE_GROUPS
+    kernel = gcnemu.load(str(corpus.hsaco_path("saxpy"))).kernel("saxpy")
+    x = np.arange(n, dtype=np.float32)
+    y = np.full(n, 0.5, np.float32)
+    args, bufs = gcnbench.device_args(gpu, [InOut(y), In(x), np.float32(2), np.uint32(n)])
+    first = gpu.dispatch(kernel, grid=(n,), block=(1,), args=args)
+    assert first.waves == n
+    assert np.array_equal(bufs[0].to_numpy(np.float32, n), np.float32(2) * x + y)
+    rep, med, best = gcnbench.measure_dispatch(benchmark, gpu, kernel, (n,), (1,), args, 3)
+    gcnbench.record_speed(benchmark, "speed", f"saxpy {n} one-lane groups", rep, med, best,
+                          category="small waves", user_mb=n * 8 / 2**20)
+    # the process's CPU time as well: on a shared machine the wall time includes waiting
+    cpu = time.process_time()
+    gpu.dispatch(kernel, grid=(n,), block=(1,), args=args)
+    cpu = time.process_time() - cpu
+    gcnbench.record("small", text=f"{n} one-lane workgroups of saxpy ({rep.instructions // n} "
+                    f"wave-instructions each): {med:.2f} s, {med / n * 1e6:.2f} us per wave "
+                    f"(best {best / n * 1e6:.2f}; CPU {cpu / n * 1e6:.2f} us per wave); "
+                    f"targets <= 5 us, <= 1.5 s")

@@ -89,7 +89,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
             tr.write_line(f"  {r['kernel']:<34}{r['winst']:>12}{_fmt_s(r['seconds']):>10}"
                           f"{r['rate'] / 1e6:>11.2f}{rm:>11}{rb:>12}")
 
-    for section, title in (("workers", "2-worker speedup"), ("timing", "Timing mode")):
+    for section, title in (("small", "Small waves"), ("workers", "2-worker speedup"),
+                           ("timing", "Timing mode")):
         rows = R.get(section, [])
         if rows:
             tr.write_line("")

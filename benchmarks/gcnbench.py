@@ -60,7 +60,14 @@ def cpu_description() -> str:
     except OSError:
         pass
     vector = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "no AVX2"
-    return f"{model}, {os.cpu_count()} CPUs, {vector}"
+    text = f"{model}, {os.cpu_count()} CPUs, {vector}"
+    # numba's code generation forced to another CPU (tests/test_portable_codegen.py shows how)
+    target = os.environ.get("NUMBA_CPU_NAME")
+    if target:
+        feats = os.environ.get("NUMBA_CPU_FEATURES", "")
+        wide = "with" if "+avx512f" in feats.split(",") else "without"
+        text += f"; code generated for {target} {wide} AVX-512 (NUMBA_CPU_NAME)"
+    return text
 
 
 # --------------------------------------------------------------------------- device arguments

@@ -29,7 +29,7 @@ from .hardware import PRESETS, GPUConfig
 from .isa.table import gen_of
 from .mem.space import Memory
 from .kernel import Kernel
-from .launch import Launch, LaunchCache, launch_shape
+from .launch import Launch, LaunchCache, compile_plan, launch_shape
 from .report import DispatchReport
 from .workers import HelperPool
 
@@ -136,8 +136,9 @@ class GPU:
         self.step_limit = _count("step_limit", step_limit)
         self.waves_per_batch = _count("waves_per_batch", waves_per_batch)
         self.time_limit = _seconds("time_limit", time_limit)
-        #: called with a function's name when a dispatch starts compiling one that is not in
-        #: numba's disk cache (the first run after an install or an edit); None: silent
+        #: called as ``on_compile(name, n, m)`` when a dispatch starts compiling a function that
+        #: is not in numba's disk cache (the first run after an install or an edit): the n-th
+        #: of about m (exec.jit.CompileWatch); None: silent
         self.on_compile = None
         #: called as on_progress(batches done, batches in all) after each batch of workgroups
         #: of a dispatch (from the thread that collects the batches), or None
@@ -362,7 +363,8 @@ class GPU:
         # (the launch keeps both alive, so their ids stay theirs)
         key = (kernel, id(info), id(kernel.program), grid, block, lds_size, max(1, int(workers)),
                ndim, offset, implicit_args)
-        with CompileWatch(self.on_compile) as compiling:
+        timing = self.timing    # the plan's closure holds no reference to the GPU
+        with CompileWatch(self.on_compile, lambda: compile_plan(timing)) as compiling:
             launch = self._launches.take(key) or Launch(self, kernel, grid, block, lds_size,
                                                         workers, ndim, offset, implicit_args)
             launch.ctx["lds_shares"] = lds_shares

@@ -15,7 +15,8 @@ import time
 import numpy as np
 
 from .errors import DispatchError, ExecutionError, MemoryFault
-from .exec.engine import SLICE_STEPS, error_from_wave, run_group_waves, run_sliced
+from .exec.engine import (SLICE_STEPS, error_from_wave, new_sched, run_group_waves, run_sliced,
+                          trace_memory)
 from .hardware import occupancy
 from .kernel import Kernel
 from .exec.layout import (EXEC_HI, EXEC_LO, M0, NWS, ST_BARRIER, ST_HALTED, WS_CODE_BASE,
@@ -55,6 +56,16 @@ KEEP_LAUNCHES = 8
 #: spend their time emulating, not setting up, and should not pin host or GPU memory
 KEEP_LAUNCH_BYTES = 64 << 20
 _COUNTER_COLS = np.array(list(COUNTER_COLUMNS.values()))
+
+
+def compile_plan(timing: bool):
+    """What a dispatch compiles on first use (roots and functions not to walk into, for the
+    progress of exec.jit.CompileWatch): the engine's loop, without its trace recording when
+    timing is off (numba prunes it), and with timing on the timing model."""
+    if not timing:
+        return [run_group_waves], [trace_memory]
+    from .timing.model import split_trace, time_dispatch
+    return [run_group_waves, split_trace, time_dispatch], []
 
 
 class Launch:
@@ -349,14 +360,14 @@ class Launch:
         st.reset(gpu.gds if ctx["uses_gds"] else None)
         ids = self._init_batch(gpu, st, batch)
         ws = st.ws
-        sched = np.zeros(2, np.int64)
+        sched = new_sched()
         bad = run_sliced(
             lambda: run_group_waves(prog.code, ids, st.sregs, ws, st.vgpr, st.lds, data, mapped,
                                     np.int64(MEM_BASE), st.faults, st.msgs,
                                     np.int64(gpu.step_limit), st.exports, st.trace,
                                     np.int64(SLICE_STEPS), sched),
             st.grow_trace,   # the timing trace filled up: the waves resume where they stopped
-            between_slices or (lambda: None))
+            between_slices or (lambda: None), prog.code, sched)
         res = BatchResult()
         if gpu.timing:
             from .timing.model import split_trace

@@ -7,7 +7,7 @@ import numpy as np
 
 from .errors import GcnEmuError
 from .exec import layout as L
-from .exec.engine import SLICE_STEPS, error_from_wave, run_group_waves, run_sliced
+from .exec.engine import SLICE_STEPS, error_from_wave, new_sched, run_group_waves, run_sliced
 from .exec.program import Program, build_program
 from .isa.table import GFX7, gen_of
 from .mem.export import new_export_buffer, read_exports
@@ -129,11 +129,11 @@ def run_snippet(source_or_bytes, sgpr=None, vgpr=None, exec_mask=0xFFFF_FFFF_FFF
     msgs = np.zeros((256, 4), np.int64)
     wave_ids = np.zeros(1, np.int64)
     exports = new_export_buffer(256)
-    sched = np.zeros(2, np.int64)
+    sched = new_sched()
     bad = run_sliced(lambda: run_group_waves(prog.code, wave_ids, sregs, ws, vg, lds, data, mapped,
                                              np.int64(base), faults, msgs, np.int64(step_limit),
                                              exports, None, np.int64(SLICE_STEPS), sched),
-                     None, lambda: None)
+                     None, lambda: None, prog.code, sched)
     if bad >= 0:
         raise error_from_wave(prog, ws, 0)
     status = {L.ST_DONE: "done", L.ST_HALTED: "halted", L.ST_BARRIER: "barrier"}.get(int(ws[0, L.WS_STATUS]), "?")

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from gcnemu.exec import layout as E
-from gcnemu.exec.engine import run_group_waves, run_sliced
+from gcnemu.exec.engine import new_sched, run_group_waves, run_sliced
 from gcnemu.mem.export import new_export_buffer
 from gcnemu.mem.space import BASE, Memory
 from gcnemu.snippet import _to_program
@@ -65,13 +65,13 @@ def test_barriers_of_several_groups_in_one_batch(order, budget):
         vg[w * vcount, :] = np.arange(64)
     lds = np.zeros(3 * lds_per + 65536, np.uint8)
     data, mapped = Memory().arrays()
-    sched, faults, msgs = np.zeros(2, np.int64), np.zeros((nw, 64, 4), np.int64), np.zeros((256, 4), np.int64)
+    sched, faults, msgs = new_sched(), np.zeros((nw, 64, 4), np.int64), np.zeros((256, 4), np.int64)
     exports, ids = new_export_buffer(256), np.array(order, np.int64)
     slices = []
     bad = run_sliced(lambda: run_group_waves(prog.code, ids, sregs, ws, vg, lds, data, mapped,
                                              np.int64(BASE), faults, msgs, np.int64(100000), exports,
                                              None, np.int64(budget), sched),
-                     None, lambda: slices.append(1))
+                     None, lambda: slices.append(1), prog.code, sched)
     assert bad == -1
     assert (len(slices) > 20) == (budget < 100)
     for w in range(nw):

@@ -110,17 +110,42 @@ def timing_summary(rep) -> str:
     return "\n".join(lines)
 
 
-def compile_notice(out=None):
-    """An on_compile callback for a GPU that says once, on ``out`` (default stderr), that
-    numba is compiling: the first run after an install takes a minute or two."""
-    said = []
+class CompileProgress:
+    """The command line's on_compile (exec.jit.CompileWatch's notice): while numba compiles,
+    "gcnemu: compiling the engine, first run only: N of M (function)" on ``out`` (default
+    stderr). On a terminal the line is redrawn in place; elsewhere (a pipe, a log file) it is
+    printed as plain lines: for the first function, at each further tenth of M and for the
+    last one, about a dozen lines. ``finish()`` ends a redrawn line."""
 
-    def notice(name: str) -> None:
-        if not said:
-            said.append(name)
-            print("gcnemu: compiling the emulator with numba (first run only: the machine code "
-                  "is cached; a minute or two on 2 cores) ...", file=out or sys.stderr, flush=True)
-    return notice
+    def __init__(self, out=None):
+        self.out = out if out is not None else sys.stderr
+        isatty = getattr(self.out, "isatty", None)
+        self.tty = bool(isatty and isatty())
+        self._tenth = -1
+        self._width = 0
+
+    def __call__(self, name: str, n: int, m: int) -> None:
+        text = f"gcnemu: compiling the engine, first run only: {n} of {m} ({name})"
+        if self.tty:
+            print("\r" + text.ljust(self._width), end="", file=self.out, flush=True)
+            self._width = max(self._width, len(text))
+        elif n * 10 // m > self._tenth or n == 1 or n == m:
+            self._tenth = n * 10 // m
+            print(text, file=self.out, flush=True)
+
+    def finish(self) -> None:
+        if self.tty and self._width:
+            print(file=self.out, flush=True)
+            self._width = 0
+
+
+def _watch_compiles(timing: bool):
+    """A CompileWatch over a whole command (loading the kernel compiles its op kernels, the
+    dispatch the engine) that shows its progress: (watch, progress)."""
+    from ..exec.jit import CompileWatch
+    from ..launch import compile_plan
+    progress = CompileProgress()
+    return CompileWatch(progress, lambda: compile_plan(timing)), progress
 
 
 def run_example(out=None, timing: bool = False) -> int:
@@ -136,10 +161,14 @@ def run_example(out=None, timing: bool = False) -> int:
     x = rng.standard_normal(n).astype(np.float32)
     y = rng.standard_normal(n).astype(np.float32)
     gpu = gcnemu.GPU(timing=timing)
-    gpu.on_compile = compile_notice()
     yb, xb = gpu.to_device(y, name="y"), gpu.to_device(x, name="x")
-    rep = gpu.dispatch(gcnemu.load(code).kernel("saxpy"), grid=(n,), block=(256,),
-                       args=[yb, xb, np.float32(2.0), np.uint32(n)])
+    watch, progress = _watch_compiles(timing)
+    try:
+        with watch:
+            rep = gpu.dispatch(gcnemu.load(code).kernel("saxpy"), grid=(n,), block=(256,),
+                               args=[yb, xb, np.float32(2.0), np.uint32(n)])
+    finally:
+        progress.finish()
     got = yb.to_numpy(np.float32)
     want = np.float32(2.0) * x + y      # v_mac_f32: product rounded, then the sum
     ok = np.array_equal(got.view(np.uint32), want.view(np.uint32))
@@ -168,16 +197,20 @@ def dispatch_from_args(args, timing: bool):
         raise GcnEmuError(f"gcnemu {args.command} needs FILE, --kernel and --grid"
                           + (" (or --example)" if args.command == "run" else ""))
     gpu = gcnemu.GPU(args.gpu, timing=timing)
-    gpu.on_compile = compile_notice()
     gpu.summarize_traces = timing      # the profiling tools read the traces (gcnemu/profile)
     if args.build_option and not args.file.endswith(".cl"):
         raise GcnEmuError("--build-option is for OpenCL C files (.cl)")
-    kernel = gcnemu.load(args.file, options=args.build_option).kernel(args.kernel)
-    grid = _dims(args.grid)
-    block = _dims(args.block) if args.block else default_block(grid, kernel)
-    dargs, writeback = parse_args(args.arg or [], gpu)
     from ..profile.progress import dispatch_with_progress
-    rep = dispatch_with_progress(gpu, kernel, grid, block, dargs)
+    watch, progress = _watch_compiles(timing)
+    try:
+        with watch:
+            kernel = gcnemu.load(args.file, options=args.build_option).kernel(args.kernel)
+            grid = _dims(args.grid)
+            block = _dims(args.block) if args.block else default_block(grid, kernel)
+            dargs, writeback = parse_args(args.arg or [], gpu)
+            rep = dispatch_with_progress(gpu, kernel, grid, block, dargs)
+    finally:
+        progress.finish()
     return rep, kernel, gpu, writeback
 
 

@@ -9,10 +9,11 @@ The arrays it runs on and their columns are described in gcnemu/exec/layout.py.
 from __future__ import annotations
 
 import numpy as np
+from numba import types
 
 from ..errors import ExecutionError
 from ..mem.ds import call_lds_rows, note_lds_row_overrun
-from ..mem.entry import call_family
+from ..mem.entry import call_family, call_with_frame, family_address, frame_program, frame_state
 from ..mem.flat import call_flat_rows
 from ..mem.formats import format_error_text
 from ..mem.scalar import smem
@@ -20,7 +21,7 @@ from ..mem.space import PAGE_SHIFT
 from ..sem import fp as FP
 from ..timing.trace import TRACE_SLACK, trace_memory
 from . import dispatch_gen as D
-from .jit import njit
+from .jit import native_address, njit
 from .lanes import copy_row_modified, fill_row
 from .layout import (ALL_LANES, C_ABS, C_CLAMP, C_DST, C_DS_AMASK, C_DS_FN, C_DS_ROW_A, C_DS_ROW_B,
                      C_DS_UO0, C_DS_UO1, C_F2, C_F3, C_FAST, C_FLAGS, C_FL_FN, C_FL_ROW, C_FL_SPAN,
@@ -30,9 +31,10 @@ from .layout import (ALL_LANES, C_ABS, C_CLAMP, C_DST, C_DS_AMASK, C_DS_FN, C_DS
                      ERR_BRANCH_TARGET, ERR_FORK_STACK, ERR_FORMAT, ERR_PC_RANGE, ERR_SGPR_RANGE,
                      ERR_STEP_LIMIT, ERR_TRAP, ERR_UNIMPLEMENTED, ERR_VGPR_RANGE, EXEC_HI, EXEC_LO,
                      FL_CIN_S2, FL_CIN_VCC, FL_CMP, FL_CMPX, FL_FLAGS_TO_SDST, FL_LIT_HIGH,
-                     FL_ROW32, FR_BASE, FR_DATA, FR_EXPORTS, FR_FAULTS, FR_INS, FR_LDS, FR_MAPPED,
-                     FR_NCOLS, FR_NDATA, FR_NEXP, FR_NEXPC, FR_NF0, FR_NF1, FR_NLDS, FR_NMAPPED,
-                     FR_NV, FR_NW, FR_NWS, FR_SREGS, FR_TMP, FR_VGPR, FR_W, FR_WS, H_BARRIER,
+                     FL_ROW32, C_SFN, FR_BASE, FR_CODE, FR_DATA, FR_EXPORTS, FR_FAULTS, FR_GENERIC,
+                     FR_INS, FR_LDS, FR_MAPPED, FR_MSGS, FR_NCOLS, FR_NDATA, FR_NEED, FR_NEXP, FR_NEXPC,
+                     FR_NF0, FR_NF1, FR_NLDS, FR_NMAPPED, FR_NMSGS, FR_NROWS, FR_NV, FR_NW, FR_NWS,
+                     FR_PC, FR_SCC, FR_SREGS, FR_T32, FR_TMP, FR_VGPR, FR_W, FR_WS, H_BARRIER,
                      H_BRANCH, H_CBRANCH, H_CBRANCH_G_FORK, H_CBRANCH_I_FORK, H_CBRANCH_JOIN, H_DS,
                      H_ENDPGM, H_EXP, H_FLAT, H_GETPC, H_GETREG, H_MEMTIME, H_MIMG, H_MOVRELD,
                      H_MOVRELS, H_MQSAD, H_NOP, H_READFIRSTLANE, H_READLANE, H_RFE, H_SALU,
@@ -46,7 +48,7 @@ from .layout import (ALL_LANES, C_ABS, C_CLAMP, C_DST, C_DS_AMASK, C_DS_FN, C_DS
                      WS_LDS_BASE, WS_LDS_INSTS, WS_LDS_SIZE, WS_MODE, WS_MSG_COUNT, WS_PC, WS_SALU,
                      WS_SCC, WS_SGPRS, WS_STATUS, WS_STEPS, WS_TAKEN, WS_TRAPSTS, WS_VALU,
                      WS_VBASE, WS_VCOUNT, WS_VMEM, WS_WORK)
-from .opkernels import call_valu, call_valu32
+from .opkernels import call_salu, call_valu, call_valu32
 from .state import fail, get_exec, get_vcc, read_scalar, set_pair, vgpr_ok, write_scalar
 
 
@@ -121,6 +123,36 @@ def apply_input_mods(row, ndw, absbit, negbit):
 
 
 @njit(inline="always")
+def salu_quick(q, a, b, wd):
+    """The inline SALU forms (layout.SQ_*, C_V2 of SALU rows): the moves and bitwise ops of
+    gcnemu/sem/salu.py, D = f(S0, S1) at the destination's width ``wd`` (dwords). Their SCC
+    is D != 0, except for the moves, which keep it."""
+    if q == SQ_MOV:
+        return a
+    if q == SQ_AND:
+        r = a & b
+    elif q == SQ_OR:
+        r = a | b
+    elif q == SQ_XOR:
+        r = a ^ b
+    elif q == SQ_ANDN2:
+        r = a & ~b
+    elif q == SQ_ORN2:
+        r = a | ~b
+    elif q == SQ_NAND:
+        r = ~(a & b)
+    elif q == SQ_NOR:
+        r = ~(a | b)
+    elif q == SQ_XNOR:
+        r = ~(a ^ b)
+    else:
+        r = ~a
+    if wd < 2:
+        r &= MASK32
+    return r
+
+
+@njit(inline="always")
 def saveexec_result(k, s, ex):
     """The new EXEC of s_<op>_saveexec_b64 number k (and, or, xor, andn2, orn2, nand, nor,
     xnor) from SSRC0 = s and the old EXEC (scalars only: no array, no refcount)."""
@@ -185,10 +217,17 @@ def step_generic(code, pc, w, sregs, ws, vgpr, lds, msgs, tmp, t32):
         d = U64(0)
         if ins[C_DST] >= 0 and ins[C_DST] < 128:
             d = read_scalar(sregs, ws, w, ins[C_DST], ins[C_WD], 0, False)
-        r, scc = D.salu_exec(ins[C_K], a, b, d, U64(ws[w, WS_SCC]))
         if ws[w, WS_STATUS] != ST_READY:
             return pc
-        ws[w, WS_SCC] = np.int64(scc)
+        q = ins[C_V2]
+        if q == SQ_NONE:
+            # the op's compiled kernel; tmp[0, 0] receives its SCC
+            r = call_salu(ins[C_SFN], a, b, d, U64(ws[w, WS_SCC]), tmp.ctypes.data)
+            ws[w, WS_SCC] = np.int64(tmp[0, 0])
+        else:
+            r = salu_quick(q, a, b, ins[C_WD])
+            if q != SQ_MOV:
+                ws[w, WS_SCC] = 1 if r != U64(0) else 0
         if ins[C_DST] >= 0:
             write_scalar(sregs, ws, w, ins[C_DST], ins[C_WD], r)
         ws[w, WS_SALU] += 1
@@ -543,6 +582,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
     frame[FR_NEXP] = U64(exports.shape[0])
     frame[FR_NEXPC] = U64(exports.shape[1])
     pframe = frame.ctypes.data
+    pscc = np.int64(pframe) + FR_SCC * 8
     code_base = np.int64(code.ctypes.data)
     code_stride = np.int64(code.strides[0])
     # timing trace (tr is None: compiled out)
@@ -559,11 +599,14 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             tp += 1
     step_stop = min(step_limit, step_pause)
     work = 0
+    need = False
+    tp0 = tp
     while not full:
         if pc < 0 or pc >= n or steps >= step_stop:
             break
         h = code[pc, C_H]
         if tr is not None:
+            tp0 = tp
             if tp + TRACE_SLACK > tcap:
                 full = True
                 break
@@ -611,33 +654,12 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
                     d |= U64(sregs[w, dc + 1]) << U64(32)
             q = code[pc, C_V2]
             if q == SQ_NONE:
-                r, sc = D.salu_exec(code[pc, C_K], a, b, d, U64(scc))
-                scc = np.int64(sc)
-            elif q == SQ_MOV:
-                r = a
+                r = call_salu(code[pc, C_SFN], a, b, d, U64(scc), pscc)
+                scc = np.int64(frame[FR_SCC])
             else:
-                # the bitwise ops of gcnemu/sem/salu.py: D = f(S0, S1) at the width, SCC = D != 0
-                if q == SQ_AND:
-                    r = a & b
-                elif q == SQ_OR:
-                    r = a | b
-                elif q == SQ_XOR:
-                    r = a ^ b
-                elif q == SQ_ANDN2:
-                    r = a & ~b
-                elif q == SQ_ORN2:
-                    r = a | ~b
-                elif q == SQ_NAND:
-                    r = ~(a & b)
-                elif q == SQ_NOR:
-                    r = ~(a | b)
-                elif q == SQ_XNOR:
-                    r = ~(a ^ b)
-                else:
-                    r = ~a
-                if wd < 2:
-                    r &= MASK32
-                scc = 1 if r != U64(0) else 0
+                r = salu_quick(q, a, b, wd)
+                if q != SQ_MOV:
+                    scc = 1 if r != U64(0) else 0
             if kd == OP_SREG:
                 sregs[w, dc] = np.uint32(r & MASK32)
                 if wd >= 2:
@@ -847,19 +869,38 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             ws[w, WS_CSP] = np.int64((new >> U64(29)) & U64(7))
             nsalu += 1
         else:
-            # the general path, on ws: write the locals back, run, reload
+            # the general path, on ws: write the locals back, run, reload. The memory
+            # families and step_generic are compiled on first use and called by address with
+            # the frame (gcnemu/mem/entry.py); an address still 0 sends the wave back to the
+            # host before this instruction, as if paused (run_group_waves returns NEED_CODE)
+            fn = U64(1)
+            if h >= H_DS and h <= H_EXP:
+                fn = U64(code[pc, C_FN])
+            elif h != H_SMRD_LOAD and h != H_MEMTIME:
+                fn = frame[FR_GENERIC]
+            if fn == U64(0):
+                steps -= 1
+                if h >= H_DS and h <= H_EXP:
+                    work -= MEMORY_WORK
+                tp = tp0
+                need = True
+                break
             ws[w, WS_PC] = pc
             _store_wave_locals(ws, w, scc, steps, insts, nsalu, nvalu, ntaken)
             zmask = 0
             if h >= H_DS and h <= H_EXP:
-                # memory families: each compiled on first use and called by address with
-                # the frame (see gcnemu/mem/entry.py)
                 frame[FR_INS] = U64(code_base + pc * code_stride)
-                call_family(code[pc, C_FN], pframe)
+                call_family(fn, pframe)
             elif h == H_SMRD_LOAD or h == H_MEMTIME:
                 smem(code, code[pc], w, sregs, ws, mem_data, mem_mapped, mem_base, faults)
             else:
-                next_pc = step_generic(code, pc, w, sregs, ws, vgpr, lds, msgs, tmp, t32)
+                frame[FR_CODE] = U64(code_base)
+                frame[FR_NROWS] = U64(n)
+                frame[FR_PC] = U64(pc)
+                frame[FR_MSGS] = U64(msgs.ctypes.data)
+                frame[FR_NMSGS] = U64(msgs.shape[0])
+                frame[FR_T32] = U64(q32)
+                next_pc = call_with_frame(fn, pframe)
             scc, steps, insts, nsalu, nvalu, ntaken, mode = _wave_locals(ws, w)
             st = ws[w, WS_STATUS]
             if st != ST_READY:
@@ -874,6 +915,11 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
     ws[w, WS_WORK] = work
     if tr is not None:
         tr[0] = tp
+    if need:
+        frame[FR_NEED] = U64(pc + 1)
+        ws[w, WS_PC] = pc
+        return ws[w, WS_STATUS]
+    if tr is not None:
         if full:
             tr[1] = 1
             ws[w, WS_PC] = pc
@@ -1022,6 +1068,15 @@ def mqsad(vgpr, ws, w, dst, s0, s1, s2lo, s2hi, exec_mask):
 #: (run_wave's set-up): what a loop through s_barrier spends its slices on
 RESUME_COST = 16
 
+#: run_group_waves' answer when a wave needs code that is compiled on first use
+NEED_CODE = -4
+#: the words of run_group_waves' ``sched``: the wave of the pass to run next, whether a wave
+#: ran in this pass, the address of the compiled general path (0: not yet), the row that
+#: needs code (after NEED_CODE)
+SC_NEXT, SC_RAN, SC_GENERIC, SC_NEED = range(4)
+NSCHED = 4
+
+
 @njit
 def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base,
                     faults, msgs, step_limit, exports, tr, budget, sched):
@@ -1030,11 +1085,13 @@ def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, 
     Waves run one at a time, each until it ends or reaches a barrier; when every live wave
     of a workgroup waits at the barrier, they are all released. The order is fixed, so
     results are deterministic. Returns -1 when done, the id of a wave that failed, -2 when
-    the timing trace ``tr`` is full (grow it and call again), or -3 when about ``budget``
+    the timing trace ``tr`` is full (grow it and call again), -3 when about ``budget``
     wave-instructions ran in this call (a slice: the caller can look at the clock and at
-    Ctrl-C, then call again). ``sched`` (int64[2], zero for a new batch) keeps where the
-    schedule stands between calls, so that the waves run in the same order however the work
-    is sliced.
+    Ctrl-C, then call again), or NEED_CODE (-4) when a wave stopped before an instruction
+    whose compiled code is not there yet (row ``sched[SC_NEED]``: provide_code compiles it;
+    then call again). ``sched`` (int64[NSCHED], from new_sched() for a new batch) keeps where
+    the schedule stands between calls, so that the waves run in the same order however the
+    work is sliced, and the address of the compiled general path (SC_GENERIC).
     """
     # the VALU scratch rows, 64-byte aligned: numba's np.empty aligns to 32 bytes only, and
     # rows straddling cache lines split every AVX-512 load and store of the row kernels
@@ -1046,6 +1103,7 @@ def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, 
     tmp = buf[off:off + 256].reshape((4, 64))
     t32 = buf[off + 256:off + 512].view(np.uint32).reshape((8, 64))
     frame = buf[off + 512:off + 576]
+    frame[FR_GENERIC] = U64(sched[SC_GENERIC])
     nw = wave_ids.shape[0]
     # Barrier release below: the dispatcher lays out each workgroup's waves consecutively,
     # so a group is one run of wave_ids and is decided by scanning that run (O(waves) per
@@ -1060,31 +1118,35 @@ def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, 
                     contig = False
     spent = 0
     while True:
-        # sched[0]: the wave of the pass to run next; sched[1]: a wave ran in this pass
-        for i in range(sched[0], nw):
+        # sched[SC_NEXT]: the wave of the pass to run next; sched[SC_RAN]: a wave ran in this pass
+        for i in range(sched[SC_NEXT], nw):
             w = wave_ids[i]
             if ws[w, WS_STATUS] == ST_READY:
                 if spent >= budget:
-                    sched[0] = i
+                    sched[SC_NEXT] = i
                     return -3
                 before = ws[w, WS_STEPS]
                 run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base,
                          faults, msgs, step_limit, before + budget - spent, tmp, t32, frame,
                          exports, tr)
                 spent += ws[w, WS_STEPS] - before + ws[w, WS_WORK] + RESUME_COST
-                sched[1] = 1
+                sched[SC_RAN] = 1
                 if tr is not None:
                     if tr[1] != 0:
-                        sched[0] = i
+                        sched[SC_NEXT] = i
                         return -2
                 if ws[w, WS_STATUS] == ST_ERROR:
                     return w
+                if frame[FR_NEED] != U64(0):       # stopped before code not compiled yet
+                    sched[SC_NEED] = np.int64(frame[FR_NEED]) - 1
+                    sched[SC_NEXT] = i
+                    return NEED_CODE
                 if ws[w, WS_STATUS] == ST_READY:   # paused mid-way: go on here next call
-                    sched[0] = i
+                    sched[SC_NEXT] = i
                     return -3
-        progressed = sched[1] != 0
-        sched[0] = 0
-        sched[1] = 0
+        progressed = sched[SC_RAN] != 0
+        sched[SC_NEXT] = 0
+        sched[SC_RAN] = 0
         # release barriers: a group whose live waves all wait
         released = False
         i = 0
@@ -1133,18 +1195,58 @@ def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, 
 #: looks at the clock and at Ctrl-C
 SLICE_STEPS = 1 << 21
 
+def _generic_entry(fp):
+    """step_generic on the state a frame describes (gcnemu/mem/entry.py), as a C-callable
+    entry: the general path is compiled on first use, like the memory families (~14 s of
+    compilation that a kernel whose instructions all take run_wave's fast paths never needs)."""
+    ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults, tmp, exports = frame_state(fp)
+    code, pc, msgs, t32 = frame_program(fp)
+    return step_generic(code, pc, np.int64(w), sregs, ws, vgpr, lds, msgs, tmp, t32)
 
-def run_sliced(run_slice, trace_full, between_slices) -> int:
-    """Call ``run_slice()`` (one run_group_waves call) until the waves are done: returns -1 or
-    the id of a wave that failed. A full timing trace calls ``trace_full()`` (which grows it)
-    and a used-up slice ``between_slices()`` (which may raise to stop the run) before the next
-    call."""
+
+_GENERIC_SIGNATURE = types.int64(types.CPointer(types.int64))
+_generic = []   # the general path's address, once compiled or loaded in this process
+
+
+def new_sched() -> np.ndarray:
+    """A ``sched`` for run_group_waves' first call on a new batch."""
+    sched = np.zeros(NSCHED, np.int64)
+    if _generic:
+        sched[SC_GENERIC] = _generic[0]
+    return sched
+
+
+def provide_code(code: np.ndarray, sched: np.ndarray) -> None:
+    """Compile (or load from numba's disk cache) the code that row ``sched[SC_NEED]`` of the
+    program ``code`` waits for, after run_group_waves returned NEED_CODE: its memory family's
+    entry, written into every row of the family (threads running the same program see either
+    0 or the address), or the general path, into ``sched``."""
+    row = int(sched[SC_NEED])
+    h = int(code[row, C_H])
+    if H_DS <= h <= H_EXP:
+        addr = family_address(h)
+        if not addr:
+            raise RuntimeError(f"no compiled entry for memory handler {h}")
+        code[code[:, C_H] == h, C_FN] = addr
+    else:
+        if not _generic:
+            _generic.append(native_address(_generic_entry, _GENERIC_SIGNATURE))
+        sched[SC_GENERIC] = _generic[0]
+
+
+def run_sliced(run_slice, trace_full, between_slices, code, sched) -> int:
+    """Call ``run_slice()`` (one run_group_waves call on the program ``code`` with ``sched``)
+    until the waves are done: returns -1 or the id of a wave that failed. A full timing trace
+    calls ``trace_full()`` (which grows it), a used-up slice ``between_slices()`` (which may
+    raise to stop the run) and code not compiled yet provide_code before the next call."""
     while True:
         bad = run_slice()
         if bad == -2:
             trace_full()
         elif bad == -3:
             between_slices()
+        elif bad == NEED_CODE:
+            provide_code(code, sched)
         else:
             return bad
 

@@ -17,6 +17,7 @@ import hashlib
 import os
 import threading
 import time
+import types as types_mod
 from pathlib import Path
 
 import numba
@@ -24,6 +25,7 @@ import numba.core.event
 from llvmlite import ir
 from numba import cfunc, types
 from numba import njit as _njit
+from numba.core.registry import CPUDispatcher as Dispatcher
 from numba.extending import intrinsic
 
 #: bit-exactness forbids fastmath; boundscheck off for speed (the engine checks indices itself)
@@ -73,29 +75,111 @@ _native_lock = threading.Lock()
 OP_KERNEL_EVENT = "gcnemu:op_kernel"
 
 
-class CompileWatch(numba.core.event.Listener):
-    """While active (``with CompileWatch(notice) as w:``), ``w.seconds`` sums the time spent
-    compiling: numba's "numba:compile" events, which fire only for functions not in the disk
-    cache, and native_address's op kernels (compiled, or loaded from the cache: milliseconds).
-    ``notice(name)`` is called when a numba compile that is not nested in another one starts.
-    numba's listeners are process-wide: a compile on another thread counts too."""
+def _code_objects(code):
+    yield code
+    for c in code.co_consts:
+        if isinstance(c, types_mod.CodeType):
+            yield from _code_objects(c)
 
-    def __init__(self, notice=None):
+
+def njit_closure(roots, skip=()) -> set:
+    """The numba functions (dispatchers) that compiling ``roots`` (dispatchers or plain Python
+    functions, e.g. a cfunc's body) may compile: those among the roots and, found by name in
+    the code of each function (its globals and closure, and attributes of the modules it
+    imports), the ones they call, transitively, not going into ``skip``. Functions compiled inline
+    (inline="always") are walked through but not counted: numba compiles them into their
+    callers. An upper bound: a call in a branch numba prunes (``tr is None``) counts too,
+    unless its function is in ``skip``."""
+    out, seen, stack = set(), set(skip), list(roots)
+    while stack:
+        d = stack.pop()
+        if d in seen:
+            continue
+        seen.add(d)
+        fn = getattr(d, "py_func", d)
+        if isinstance(d, Dispatcher) and d.targetoptions.get("inline", "never") == "never":
+            out.add(d)
+        g = getattr(fn, "__globals__", None)
+        if g is None:
+            continue
+        names = set()
+        for c in _code_objects(fn.__code__):
+            names.update(c.co_names)
+        cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+        for name in names | set(cells):
+            try:
+                v = cells[name].cell_contents if name in cells else g.get(name)
+            except ValueError:      # a closure cell not filled yet
+                continue
+            if isinstance(v, Dispatcher):
+                stack.append(v)
+            elif isinstance(v, types_mod.ModuleType):
+                stack.extend(w for w in (getattr(v, a, None) for a in names)
+                             if isinstance(w, Dispatcher))
+    return out
+
+
+def _compiled_already(d) -> bool:
+    """Whether numba has ``d`` in this process or in its disk cache (any signature)."""
+    if d.overloads:
+        return True
+    try:
+        return os.path.exists(d._cache._cache_file._index_path)
+    except AttributeError:      # no disk cache (cache=False)
+        return False
+
+
+class CompileWatch(numba.core.event.Listener):
+    """While active (``with CompileWatch(notice, plan) as w:``), ``w.seconds`` sums the time
+    spent compiling: numba's "numba:compile" events, which fire only for functions not in the
+    disk cache, and native_address's op kernels (compiled, or loaded from the cache:
+    milliseconds). numba's listeners are process-wide: a compile on another thread counts too.
+
+    Progress: ``notice(name, n, m)`` is called as each of gcnemu's numba functions starts to
+    compile: the n-th of m that the work is expected to compile. ``plan()`` returns the roots
+    (and the functions not to walk into) of what the watched work runs (njit_closure); at the
+    first compile, the functions of their closure that are neither loaded nor in the disk
+    cache make the first m. A function compiled on first use (native_address: the general
+    path, a memory family) adds its own closure when it starts, and any other function of
+    gcnemu's that compiles adds itself, so m grows when the work turns out to need more; a
+    function on the plan that numba prunes away leaves n below m at the end."""
+
+    def __init__(self, notice=None, plan=None):
         self.seconds = 0.0
         self.compiles = 0
         self._notice = notice
+        self._plan_roots = plan
+        self._planned: set | None = None
+        self._done: set = set()
         self._depth = 0
         self._start = 0.0
 
+    def _expect(self, roots, skip=()):
+        self._planned.update(d for d in njit_closure(roots, skip) if not _compiled_already(d))
+
     def on_start(self, event):
+        data = event.data or {}
         if self._depth == 0:
             self._start = time.perf_counter()
             self.compiles += 1
-            if self._notice is not None and event.kind == "numba:compile":
-                data = event.data or {}
-                fn = getattr(data.get("dispatcher"), "py_func", None)
-                self._notice(data.get("name") or getattr(fn, "__name__", "?"))
         self._depth += 1
+        if self._notice is None:
+            return
+        if self._planned is None:
+            self._planned = set()
+            if self._plan_roots is not None:
+                self._expect(*self._plan_roots())
+        if event.kind == OP_KERNEL_EVENT:
+            if data.get("fn") is not None:
+                self._expect([data["fn"]])
+            return
+        disp = data.get("dispatcher")
+        fn = getattr(disp, "py_func", None)
+        if fn is None or fn.__module__.startswith("numba.") or disp in self._done:
+            return          # numba's own helpers (array constructors, ...) are not counted
+        self._done.add(disp)
+        self._planned.add(disp)
+        self._notice(fn.__name__, len(self._done), len(self._planned))
 
     def on_end(self, event):
         self._depth -= 1
@@ -124,7 +208,7 @@ def native_address(fn, signature) -> int:
         with _native_lock:
             addr = _native.get(key)
             if addr is None:
-                with numba.core.event.trigger_event(OP_KERNEL_EVENT):
+                with numba.core.event.trigger_event(OP_KERNEL_EVENT, data={"fn": fn}):
                     cf = cfunc(signature, cache=True, error_model="numpy", boundscheck=False)(fn)
                 _keep.append(cf)
                 inner = cf._wrapper_name.split(".", 1)[1]   # "cfunc.<name>" wraps <name>

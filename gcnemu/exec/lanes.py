@@ -1,9 +1,20 @@
 """Whole-row operations on the 64 lanes of a wave that numba cannot express on its own.
 
 A row is 64 consecutive uint32 lanes (one VGPR of one wave). Writing a result row under an EXEC
-mask with a per-lane select costs more than the arithmetic of most ops (the mask's bits have to
-be spread over the lanes one shift at a time); LLVM's masked store takes the 64-bit mask as
-64 lane predicates directly (four masked vector stores on AVX-512).
+mask with a per-lane select in numba costs more than the arithmetic of most ops (the mask's
+bits are spread over the lanes one shift at a time); here the mask becomes 64 lane predicates
+as whole-vector code (lane_predicate) and the row is written with one select and store.
+
+Portable code: nothing here names an x86 instruction; LLVM picks them for the CPU at hand.
+What it picks matters, and was measured on this AVX-512 machine with numba's code generation
+forced to an AVX2 CPU (NUMBA_CPU_NAME=znver3, its features less AVX-512; tests/
+test_portable_codegen.py checks the bits): a bitcast of the i64 mask to <64 x i1>, one kmov
+with AVX-512 mask registers, is ~300 scalar instructions on AVX2 (a bit extract per lane), and
+AVX2's vpmaskmovd store is microcoded on AMD's cores: store_masked took 135 ns on AVX2 code
+against 5 ns on AVX-512 code. The predicate built as splat & lane bit != 0 and a store of
+select(predicate, new, old) take 8 ns on AVX2 and 5 ns on AVX-512 (vptestmd into mask
+registers), and need no masked-store instruction at all (NEON has none). Stores into memory
+that other lanes or threads own (_grouped_store) keep LLVM's masked store.
 """
 from __future__ import annotations
 
@@ -12,28 +23,45 @@ from numba import types
 from numba.core.extending import intrinsic
 
 
+def lane_predicate(builder, mask):
+    """<64 x i1>: lane l is bit l of the integer ``mask``, as whole-vector code on any CPU:
+    each 32-bit half of the mask in all 32 lanes of a vector, ANDed with the lane's bit and
+    compared with 0 (see the module docstring: a bitcast is fast only with AVX-512)."""
+    i32, i64 = ir.IntType(32), ir.IntType(64)
+    v32 = ir.VectorType(i32, 32)
+    if mask.type.width < 64:
+        mask = builder.zext(mask, i64)
+    bits = ir.Constant(v32, [1 << l if l < 31 else -(1 << 31) for l in range(32)])
+
+    def half(x):
+        x = builder.trunc(x, i32)
+        vec = builder.insert_element(ir.Constant(v32, None), x, ir.Constant(i32, 0))
+        vec = builder.shuffle_vector(vec, vec, ir.Constant(v32, None))
+        return builder.icmp_unsigned("!=", builder.and_(vec, bits), ir.Constant(v32, None))
+    return builder.shuffle_vector(half(mask), half(builder.lshr(mask, ir.Constant(i64, 32))),
+                                  ir.Constant(ir.VectorType(i32, 64), list(range(64))))
+
+
+def store_row_under(builder, value, dst, pred):
+    """Store the <64 x i32> ``value`` to the row at pointer ``dst`` in the lanes where ``pred``
+    is set; the others keep their values. For rows only this thread writes (VGPR rows): a
+    load, a select and a whole-row store, no masked-store instruction (module docstring)."""
+    old = builder.load(dst, align=4)
+    builder.store(builder.select(pred, value, old), dst, align=4)
+
+
 @intrinsic
 def store_masked(typingctx, dst, src, mask):
     """Copy the 64 uint32 lanes at address ``src`` to address ``dst`` where bit l of ``mask``
-    is set; the other lanes of ``dst`` keep their values (the rows may be the same)."""
+    is set; the other lanes of ``dst`` keep their values (the rows may be the same). ``dst``
+    is a row of this thread's (store_row_under)."""
     sig = types.void(dst, src, mask)
 
     def codegen(context, builder, signature, args):
-        i32 = ir.IntType(32)
-        row = ir.VectorType(i32, 64)
-        pred = ir.VectorType(ir.IntType(1), 64)
-        name = "llvm.masked.store.v64i32.p0"
-        fn = builder.module.globals.get(name)
-        if fn is None:
-            fnty = ir.FunctionType(ir.VoidType(), [row, row.as_pointer(), i32, pred])
-            fn = ir.Function(builder.module, fnty, name=name)
+        row = ir.VectorType(ir.IntType(32), 64)
         d = builder.inttoptr(args[0], row.as_pointer())
         s = builder.inttoptr(args[1], row.as_pointer())
-        value = builder.load(s, align=4)
-        m = args[2]
-        if m.type.width < 64:
-            m = builder.zext(m, ir.IntType(64))
-        builder.call(fn, [value, d, ir.Constant(i32, 4), builder.bitcast(m, pred)])
+        store_row_under(builder, builder.load(s, align=4), d, lane_predicate(builder, args[2]))
         return context.get_dummy_value()
     return sig, codegen
 
@@ -197,6 +225,15 @@ def _lane_pointers(builder, base, ag, mg, other, pbuf):
     return builder.bitcast(pbuf, i64.as_pointer())
 
 
+def _all_on(builder, mg):
+    """Whether every lane of the 16-lane mask ``mg`` is on: then a group's consecutive access
+    is a plain vector load or store, not a masked one (AVX2's vpmaskmovd is microcoded on
+    AMD's cores; the masked forms stay for partial groups, whose off lanes may point
+    anywhere)."""
+    i16 = ir.IntType(16)
+    return builder.icmp_unsigned("==", builder.bitcast(mg, i16), ir.Constant(i16, 0xFFFF))
+
+
 def _wide_mask(builder, mg, n):
     """A 16-lane mask spread over the 16n dwords of the group's interleaved rows."""
     return builder.shuffle_vector(mg, mg, ir.Constant(ir.VectorType(ir.IntType(32), 16 * n),
@@ -208,12 +245,13 @@ def _grouped_rows(context, builder, base, a, m, n):
     <64 x i32> or <64 x i64> byte offsets from address ``base``; 4-aligned).
 
     By groups of 16 lanes (one AVX-512 vector): where the group's offsets are consecutive
-    (a[l] = a[0] + 4n l: a row of a tile, an array indexed by the lane) the group is one masked
-    vector load, where they are all equal (a broadcast: the same element for every lane) one
-    scalar load; other groups load lane by lane (_gather_rows' scheme: a lane that is off reads
-    a zeroed stack slot). Lanes that are off never touch memory. The hardware gathers of this
-    Zen 4 cost about as much as the lane loop (vpgatherdd: 30 against 31 ns a ds_read2_b32), so
-    only the patterns make it faster: ds_read2_b32 31 -> 11 ns on consecutive groups."""
+    (a[l] = a[0] + 4n l: a row of a tile, an array indexed by the lane) the group is one
+    vector load (masked unless every lane of the group is on), where they are all equal (a
+    broadcast: the same element for every lane) one scalar load; other groups load lane by
+    lane (_gather_rows' scheme: a lane that is off reads a zeroed stack slot). Lanes that
+    are off never touch memory. The hardware gathers of this Zen 4 cost about as much as the
+    lane loop (vpgatherdd: 30 against 31 ns a ds_read2_b32), so only the patterns make it
+    faster: ds_read2_b32 31 -> 11 ns on consecutive groups."""
     from numba.core import cgutils
     i1, i16, i32, i64 = ir.IntType(1), ir.IntType(16), ir.IntType(32), ir.IntType(64)
     v16 = ir.VectorType(i32, 16)
@@ -237,9 +275,19 @@ def _grouped_rows(context, builder, base, a, m, n):
 
         with builder.if_else(consecutive, likely=True) as (then, otherwise):
             with then:
-                vals = builder.call(load_wide, [builder.inttoptr(start, wide.as_pointer()),
-                                                ir.Constant(i32, 4), _wide_mask(builder, mg, n),
-                                                ir.Constant(wide, None)])
+                p = builder.inttoptr(start, wide.as_pointer())
+                with builder.if_else(_all_on(builder, mg), likely=True) as (full, part):
+                    with full:
+                        plain = builder.load(p, align=4)
+                        full_end = builder.block
+                    with part:
+                        masked = builder.call(load_wide, [p, ir.Constant(i32, 4),
+                                                          _wide_mask(builder, mg, n),
+                                                          ir.Constant(wide, None)])
+                        part_end = builder.block
+                vals = builder.phi(wide)
+                vals.add_incoming(plain, full_end)
+                vals.add_incoming(masked, part_end)
                 for k in range(n):
                     put(k, builder.shuffle_vector(vals, vals, ir.Constant(
                         v16, [n * i + k for i in range(16)])) if n > 1 else vals)
@@ -311,8 +359,13 @@ def _grouped_store(context, builder, base, a, m, n, rows):
                             for i in range(0, len(parts), 2)]
                     vals = builder.shuffle_vector(parts[0], parts[0], ir.Constant(
                         wide, [(j % n) * 16 + j // n for j in range(16 * n)]))
-                builder.call(store_wide, [vals, builder.inttoptr(start, wide.as_pointer()),
-                                          ir.Constant(i32, 4), _wide_mask(builder, mg, n)])
+                p = builder.inttoptr(start, wide.as_pointer())
+                with builder.if_else(_all_on(builder, mg), likely=True) as (full, part):
+                    with full:
+                        builder.store(vals, p, align=4)
+                    with part:
+                        builder.call(store_wide, [vals, p, ir.Constant(i32, 4),
+                                                  _wide_mask(builder, mg, n)])
             with otherwise:
                 with builder.if_else(uniform) as (then2, otherwise2):
                     with then2:
@@ -364,16 +417,13 @@ def _lds_gather_intrinsic(n, pairs):
         sig = types.uint64(dst, lds, src, uo0, uo1, amask, ulim, ex)
 
         def codegen(context, builder, signature, args):
-            i1, i32, i64 = ir.IntType(1), ir.IntType(32), ir.IntType(64)
+            i32, i64 = ir.IntType(32), ir.IntType(64)
             row = ir.VectorType(i32, 64)
-            pred = ir.VectorType(i1, 64)
             ptr = row.as_pointer()
-            fn_store = _declare(builder, "llvm.masked.store.v64i32.p0", ir.VoidType(),
-                                [row, ptr, i32, pred])
             dst_, lds_, src_, uo0_, uo1_, amask_, ulim_, ex_ = [
                 builder.zext(a, i64) if a.type.width < 64 else a for a in args]
             addr = builder.load(builder.inttoptr(src_, ptr), align=4)
-            exv = builder.bitcast(ex_, pred)
+            exv = lane_predicate(builder, ex_)
             values = []
             all_ok = None
             for uo in (uo0_, uo1_)[:pairs]:
@@ -382,7 +432,7 @@ def _lds_gather_intrinsic(n, pairs):
                 values.extend(_grouped_rows(context, builder, lds_, a, builder.and_(ok, exv), n))
             for k, v in enumerate(values):
                 d = builder.add(dst_, ir.Constant(i64, 256 * k)) if k else dst_
-                builder.call(fn_store, [v, builder.inttoptr(d, ptr), ir.Constant(i32, 4), exv])
+                store_row_under(builder, v, builder.inttoptr(d, ptr), exv)
             return _lanes_out_of_range(builder, exv, all_ok)
         return sig, codegen
     gather.__name__ = f"lds_gather{pairs}_{n}"
@@ -402,7 +452,6 @@ def _mapped_lanes(context, builder, m, o, mapped, ps, last):
     from numba.core import cgutils
     i1, i8, i64 = ir.IntType(1), ir.IntType(8), ir.IntType(64)
     row64 = ir.VectorType(i64, 64)
-    pred = ir.VectorType(i1, 64)
     umin = _declare(builder, "llvm.vector.reduce.umin.v64i64", i64, [row64])
     umax = _declare(builder, "llvm.vector.reduce.umax.v64i64", i64, [row64])
     bits = builder.bitcast(m, i64)
@@ -430,13 +479,13 @@ def _mapped_lanes(context, builder, m, o, mapped, ps, last):
             flag = _gather_rows(context, builder, pg, m2, 1, i8)[0]
             m2 = builder.and_(m2, builder.icmp_unsigned("!=", flag, zb))
         builder.store(builder.bitcast(m2, i64), res)
-    return builder.bitcast(builder.load(res), pred)
+    return lane_predicate(builder, builder.load(res))
 
 
 def _flat_fast_lanes(context, builder, src, ubase, dlim, priv, mapped, ps, ex, n):
     """(m, o): the fast lanes of a FLAT dword access of n dwords (see _flat_gather_intrinsic)
     and every lane's offset o = ua - ubase into the backing array, as 64-lane vectors."""
-    i1, i32, i64 = ir.IntType(1), ir.IntType(32), ir.IntType(64)
+    i32, i64 = ir.IntType(32), ir.IntType(64)
     row = ir.VectorType(i32, 64)
     row64 = ir.VectorType(i64, 64)
     ptr = row.as_pointer()
@@ -445,7 +494,7 @@ def _flat_fast_lanes(context, builder, src, ubase, dlim, priv, mapped, ps, ex, n
                                    align=4), row64)
     ua = builder.or_(lo, builder.shl(hi, _splat(builder, ir.Constant(i64, 32), i64)))
     o = builder.sub(ua, _splat(builder, ubase, i64))
-    m = builder.bitcast(ex, ir.VectorType(i1, 64))
+    m = lane_predicate(builder, ex)
     m = builder.and_(m, builder.icmp_unsigned("!=", hi, _splat(builder, priv, i64)))
     m = builder.and_(m, builder.icmp_unsigned(">=", ua, _splat(builder, ubase, i64)))
     m = builder.and_(m, builder.icmp_unsigned("<=", o, _splat(builder, dlim, i64)))
@@ -472,12 +521,8 @@ def _flat_gather_intrinsic(n):
         sig = types.uint64(dst, src, data, mapped, ubase, dlim, ps, priv, ex)
 
         def codegen(context, builder, signature, args):
-            i1, i32, i64 = ir.IntType(1), ir.IntType(32), ir.IntType(64)
-            row = ir.VectorType(i32, 64)
-            pred = ir.VectorType(i1, 64)
-            ptr = row.as_pointer()
-            fn_store = _declare(builder, "llvm.masked.store.v64i32.p0", ir.VoidType(),
-                                [row, ptr, i32, pred])
+            i32, i64 = ir.IntType(32), ir.IntType(64)
+            ptr = ir.VectorType(i32, 64).as_pointer()
             dst_, src_, data_, mapped_, ubase_, dlim_, ps_, priv_, ex_ = [
                 builder.zext(a, i64) if a.type.width < 64 else a for a in args]
             m, o = _flat_fast_lanes(context, builder, src_, ubase_, dlim_, priv_, mapped_, ps_,
@@ -488,7 +533,7 @@ def _flat_gather_intrinsic(n):
                 values = _grouped_rows(context, builder, data_, o, m, n)
                 for k, v in enumerate(values):
                     d = builder.add(dst_, ir.Constant(i64, 256 * k)) if k else dst_
-                    builder.call(fn_store, [v, builder.inttoptr(d, ptr), ir.Constant(i32, 4), m])
+                    store_row_under(builder, v, builder.inttoptr(d, ptr), m)
             return slow
         return sig, codegen
     gather.__name__ = f"flat_gather_{n}"
@@ -516,13 +561,12 @@ def _lds_scatter_intrinsic(n, pairs):
 
         def codegen(context, builder, signature, args):
             from numba.core import cgutils
-            i1, i32, i64 = ir.IntType(1), ir.IntType(32), ir.IntType(64)
+            i32, i64 = ir.IntType(32), ir.IntType(64)
             row = ir.VectorType(i32, 64)
             row64 = ir.VectorType(i64, 64)
-            pred = ir.VectorType(i1, 64)
             lds_, src_, data0_, data1_, uo0_, uo1_, amask_, ulim_, ex_ = [
                 builder.zext(a, i64) if a.type.width < 64 else a for a in args]
-            exv = builder.bitcast(ex_, pred)
+            exv = lane_predicate(builder, ex_)
             addr = builder.load(builder.inttoptr(src_, row.as_pointer()), align=4)
             if pairs == 1:
                 a, ok = _lds_addresses(builder, addr, uo0_, amask_, ulim_, n)

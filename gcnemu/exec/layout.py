@@ -77,7 +77,11 @@ MEMORY_HANDLERS = {"DS": H_DS, "FLAT": H_FLAT, "MUBUF": H_MUBUF, "MTBUF": H_MTBU
  C_FAST,    # 1: the fast path may run the row
  ) = range(42)
 NCOL = 42
-#: memory rows: the address of the family's compiled entry (gcnemu/mem/entry.py)
+#: SALU rows without an inline form (C_V2 SQ_NONE): the address of the op's compiled kernel
+#: (exec/opkernels.py salu_address)
+C_SFN = C_F0
+#: memory rows: the address of the family's compiled entry (gcnemu/mem/entry.py), 0 until
+#: an instruction of the family first needs it (exec/engine.py provide_code)
 C_FN = C_V0
 #: DS rows with a fast form (mem/ds.lds_row_form, C_FAST 1): the row kernel's address, the
 #: rows it reads and writes (relative VGPR numbers), its two offsets and alignment mask
@@ -186,8 +190,15 @@ PRIVATE_APERTURE_HI = 0x20000000  # 0x2000_0000_xxxx_xxxx reaches the lane's scr
 
 # --- the memory families' frame -----------------------------------------------------------------
 #: words of ``frame``: the row's address (FR_INS, with FR_NCOLS columns), the wave, and each
-#: state array's data address with its shape
+#: state array's data address with its shape; then what the engine's general path
+#: (exec/engine.py: step_generic, also compiled on first use and called by address) needs
+#: besides: the whole program (FR_CODE, FR_NROWS rows), the row to run (FR_PC), the message
+#: buffer (FR_MSGS, FR_NMSGS rows of 4) and the uint32 scratch rows (FR_T32, 8 rows of 64);
+#: FR_GENERIC holds step_generic's address (0 until compiled); run_wave sets FR_NEED to 1 + the
+#: row of an instruction whose compiled code is still missing; FR_SCC receives the SCC of a
+#: SALU op kernel (exec/opkernels.py call_salu)
 (FR_INS, FR_W, FR_SREGS, FR_NW, FR_WS, FR_NWS, FR_VGPR, FR_NV, FR_LDS, FR_NLDS, FR_DATA,
  FR_NDATA, FR_MAPPED, FR_NMAPPED, FR_BASE, FR_FAULTS, FR_NF0, FR_NF1, FR_TMP, FR_EXPORTS,
- FR_NEXP, FR_NEXPC, FR_NCOLS) = range(23)
-NFRAME = 23
+ FR_NEXP, FR_NEXPC, FR_NCOLS, FR_CODE, FR_NROWS, FR_PC, FR_MSGS, FR_NMSGS, FR_T32,
+ FR_GENERIC, FR_NEED, FR_SCC) = range(32)
+NFRAME = 32

@@ -1,4 +1,4 @@
-"""Compiled VALU op kernels, handed to the engine as function addresses.
+"""Compiled VALU and SALU op kernels, handed to the engine as function addresses.
 
 Each VALU op is a small numba function (generated in gcnemu/dispatch_gen.py), called by
 address (gcnemu/jit.py: native_address, call_native), that runs the op over the 64 lanes under
@@ -31,6 +31,32 @@ _P32 = types.CPointer(types.uint32)
 #: computed into the scratch row res and stored into dst under the exec mask
 VALU32_SIGNATURE = types.uint64(_P32, _P32, _P32, _P32, _P32, types.uint64, types.uint64,
                                 types.int64)
+
+
+#: result = op(s0, s1, d, scc, scc_out): a SALU op (gcnemu/sem/salu.py's uniform signature),
+#: the new SCC stored at scc_out
+SALU_SIGNATURE = types.uint64(types.uint64, types.uint64, types.uint64, types.uint64, _P)
+
+
+def salu_address(name: str) -> int:
+    """Address of the compiled SALU op ``name`` (compiled on first use, like the VALU ops:
+    a program compiles only the SALU ops it has, ~0.1 s each, instead of one switch over all
+    105 that took ~10 s)."""
+    return native_address(getattr(D, f"_cs_{name}"), SALU_SIGNATURE)
+
+
+@intrinsic
+def call_salu(typingctx, addr, s0, s1, d, scc, scc_out):
+    """Call the SALU op at ``addr``: returns the result; the new SCC goes to the uint64 at
+    address ``scc_out``."""
+    sig = types.uint64(addr, s0, s1, d, scc, scc_out)
+
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        return call_native(builder, args[0], list(args[1:5]) +
+                           [builder.inttoptr(args[5], i64.as_pointer())], i64)
+
+    return sig, codegen
 
 
 def valu_address(name: str) -> int:

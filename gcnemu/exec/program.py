@@ -17,7 +17,6 @@ from ..isa import table
 from ..isa.decoder import Instruction, decode
 from ..isa.encoding import LITERAL
 from ..mem.ds import lds_row_form
-from ..mem.entry import family_address
 from ..mem.flat import flat_row_form
 from ..mem.space import zeros_aligned
 from ..mem.subops import subop as memory_subop
@@ -29,7 +28,7 @@ from .layout import (C_ABS, C_CLAMP, C_DST, C_F0, C_F1, C_F2, C_F3, C_F4, C_F5, 
                      C_FLAGS, C_H, C_IMM, C_K, C_K0, C_K1, C_K2, C_KD, C_LIT, C_NEG, C_OMOD,
                      C_OMODW, C_PC, C_ROW, C_S0, C_S1, C_S2, C_SDST, C_SIZE, C_SMAX, C_TGT, C_UNIT,
                      C_V0, C_V1, C_V2, C_VMAX, C_W0, C_W1, C_W2, C_WD, NCOL, VCC_LO)
-from .opkernels import valu32_address, valu_address
+from .opkernels import salu_address, valu32_address, valu_address
 
 _VALU_INDEX = {n: i for i, n in enumerate(VALU_NAMES)}
 #: mnemonic -> the op a GCN 1.0 (gfx6) GPU runs for it, where SI and CI differ (the
@@ -37,7 +36,7 @@ _VALU_INDEX = {n: i for i, n in enumerate(VALU_NAMES)}
 GFX6_SEMANTICS = {n[:-len("_gfx6")]: n for n in VALU_NAMES if n.endswith("_gfx6")}
 _SALU_INDEX = {n: i for i, n in enumerate(SALU_NAMES)}
 #: SALU index -> the engine's inline form (L.SQ_*, in C_V2 of fast SALU rows): the moves and
-#: bitwise ops that branchy code is made of, run without the call to salu_exec
+#: bitwise ops that branchy code is made of, run without a call (engine.salu_quick)
 _SALU_QUICK = {_SALU_INDEX[f"s_{op}_b{w}"]: q for w in (32, 64) for op, q in (
     ("and", L.SQ_AND), ("or", L.SQ_OR), ("xor", L.SQ_XOR), ("andn2", L.SQ_ANDN2),
     ("orn2", L.SQ_ORN2), ("nand", L.SQ_NAND), ("nor", L.SQ_NOR), ("xnor", L.SQ_XNOR),
@@ -283,7 +282,7 @@ def _row(ins: Instruction, pc_index: dict, prog_name: str, gen: str) -> np.ndarr
     for i, fn in enumerate(names):
         r[C_F0 + i] = f.get(fn, 0)
     r[C_K] = memory_subop(enc, name)
-    r[L.C_FN] = family_address(int(r[C_H]))   # compiled on first use (gcnemu/mem/entry.py)
+    r[L.C_FN] = 0   # the family's entry: written when first needed (engine.provide_code)
     r[C_WD] = _width(kinds.get("vdst", kinds.get("vdata", "32")))
     if enc == "MIMG":
         r[C_WD] = bin(f["dmask"]).count("1") or 1
@@ -457,6 +456,8 @@ def _fast_columns(r: np.ndarray) -> None:
             if 0 <= d <= 103:
                 smax = max(smax, d + wd)
         vals[2] = _SALU_QUICK.get(int(r[C_K]), L.SQ_NONE)
+        if vals[2] == L.SQ_NONE:
+            r[L.C_SFN] = salu_address(SALU_NAMES[int(r[C_K])])
     elif h == L.H_SAVEEXEC:
         k, v, se = _scalar_operand(int(r[C_S0]), 2, lit, False)
         ok &= k is not None

@@ -2,10 +2,12 @@
 
 The engine does not link the families: run_wave writes the state arrays' addresses and
 shapes into a frame (a row of its tmp scratch) and calls the family's compiled entry by
-address (call_family), as it does for VALU ops. A program compiles only the families it
-uses (gcnemu/exec/program.py asks family_address when it builds a memory row), which keeps
-about 20 s of compilation (image sampling alone ~9 s) out of a fresh install's first
-dispatch of a kernel without, say, images.
+address (call_family), as it does for VALU ops. A family is compiled when one of its
+instructions first runs on this general path (the engine returns to the host, which asks
+family_address and writes the address into the program's rows: exec/engine.py
+provide_code), which keeps about 20 s of compilation (image sampling alone ~9 s) out of a
+fresh install's first dispatch of a kernel without, say, images, and ~12 s (the general
+FLAT path) out of one whose FLAT accesses all take the engine's row kernels.
 """
 from __future__ import annotations
 
@@ -15,10 +17,11 @@ from numba import carray, types
 from numba.extending import intrinsic
 
 from ..exec.jit import call_native, native_address, njit
-from ..exec.layout import (FR_BASE, FR_DATA, FR_EXPORTS, FR_FAULTS, FR_INS, FR_LDS, FR_MAPPED,
-                           FR_NCOLS, FR_NDATA, FR_NEXP, FR_NEXPC, FR_NF0, FR_NF1, FR_NLDS,
-                           FR_NMAPPED, FR_NV, FR_NW, FR_NWS, FR_SREGS, FR_TMP, FR_VGPR, FR_W,
-                           FR_WS, H_DS, H_EXP, H_FLAT, H_MIMG, H_MTBUF, H_MUBUF, H_VINTRP, NFRAME)
+from ..exec.layout import (FR_BASE, FR_CODE, FR_DATA, FR_EXPORTS, FR_FAULTS, FR_INS, FR_LDS,
+                           FR_MAPPED, FR_MSGS, FR_NCOLS, FR_NDATA, FR_NEXP, FR_NEXPC, FR_NF0,
+                           FR_NF1, FR_NLDS, FR_NMAPPED, FR_NMSGS, FR_NROWS, FR_NV, FR_NW, FR_NWS,
+                           FR_PC, FR_SREGS, FR_T32, FR_TMP, FR_VGPR, FR_W, FR_WS, H_DS, H_EXP,
+                           H_FLAT, H_MIMG, H_MTBUF, H_MUBUF, H_VINTRP, NFRAME)
 from .buffer import buffer_instruction
 from .ds import ds_instruction
 from .export import export_instruction, interp_instruction
@@ -53,8 +56,29 @@ def call_family(typingctx, addr, frame):
     return sig, codegen
 
 
+@intrinsic
+def call_with_frame(typingctx, addr, frame):
+    """Call the entry at ``addr`` that returns an int64 (the engine's general path) with the
+    frame's data pointer; returns what it returns."""
+    sig = types.int64(addr, frame)
+
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        return call_native(builder, args[0], [builder.inttoptr(args[1], i64.as_pointer())], i64)
+    return sig, codegen
+
+
 @njit(inline="always")
-def _frame_state(fp):
+def frame_program(fp):
+    """What the engine's general path needs from a frame besides frame_state: the whole
+    program, the row to run (int64), the message buffer and the uint32 scratch rows."""
+    f = carray(fp, (NFRAME,))
+    return (carray(_p_i64(f[FR_CODE]), (f[FR_NROWS], f[FR_NCOLS])), np.int64(f[FR_PC]),
+            carray(_p_i64(f[FR_MSGS]), (f[FR_NMSGS], 4)), carray(_p_u32(f[FR_T32]), (8, 64)))
+
+
+@njit(inline="always")
+def frame_state(fp):
     """The state arrays a frame describes (views without reference counts)."""
     f = carray(fp, (NFRAME,))
     nw = f[FR_NW]
@@ -69,39 +93,39 @@ def _frame_state(fp):
 
 
 def _ds_entry(fp):
-    ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults, tmp, exports = _frame_state(fp)
+    ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults, tmp, exports = frame_state(fp)
     ds_instruction(ins, w, sregs, ws, vgpr, lds, tmp[3].view(np.uint8))
 
 
 def _flat_entry(fp):
-    ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults, tmp, exports = _frame_state(fp)
+    ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults, tmp, exports = frame_state(fp)
     flat_instruction(ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults)
 
 
 def _mubuf_entry(fp):
-    ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults, tmp, exports = _frame_state(fp)
+    ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults, tmp, exports = frame_state(fp)
     buffer_instruction(ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults, False,
                        tmp[3].view(np.uint8))
 
 
 def _mtbuf_entry(fp):
-    ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults, tmp, exports = _frame_state(fp)
+    ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults, tmp, exports = frame_state(fp)
     buffer_instruction(ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults, True,
                        tmp[3].view(np.uint8))
 
 
 def _mimg_entry(fp):
-    ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults, tmp, exports = _frame_state(fp)
+    ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults, tmp, exports = frame_state(fp)
     image_instruction(ins, w, sregs, ws, vgpr, data, mapped, base, faults, tmp[3].view(np.uint8))
 
 
 def _vintrp_entry(fp):
-    ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults, tmp, exports = _frame_state(fp)
+    ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults, tmp, exports = frame_state(fp)
     interp_instruction(ins, w, sregs, ws, vgpr, lds)
 
 
 def _exp_entry(fp):
-    ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults, tmp, exports = _frame_state(fp)
+    ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults, tmp, exports = frame_state(fp)
     export_instruction(ins, w, sregs, ws, vgpr, exports)
 
 
