@@ -10,7 +10,7 @@ class GPUConfig:
 
     name: str
     compute_units: int
-    clock_mhz: int
+    clock_mhz: float
     dpfactor: int                   #: CLRX DPFACTOR: 1/2-rate f64 = 1 ... 1/16-rate = 8
     simds_per_cu: int = 4
     waves_per_simd: int = 10
@@ -20,11 +20,14 @@ class GPUConfig:
     gds_bytes: int = 65536
     max_workgroups_per_cu: int = 16
     max_workgroup_size: int = 1024
+    #: embedded SRAM the GPU's buffers may be placed in (gpu.to_device(..., memory="esram"))
+    esram_bytes: int = 0
 
 
 PRESETS = {
     # Xbox One: 12 CUs at 853 MHz (seeds: gpu-overview / cu-whitepaper)
-    "xbox-one": GPUConfig("xbox-one", 12, 853, 8),
+    # (gpu-overview: "ESRAM size 32 MB")
+    "xbox-one": GPUConfig("xbox-one", 12, 853, 8, esram_bytes=32 << 20),
     "hd7970": GPUConfig("hd7970", 32, 925, 2),
     "r9-290x": GPUConfig("r9-290x", 44, 1000, 4),
     "r7-260x": GPUConfig("r7-260x", 14, 1100, 8),

@@ -16,9 +16,15 @@ from ..isa.table import parse_cycles
 CAT_VALU, CAT_SALU, CAT_BRANCH, CAT_VMEM, CAT_LDS, CAT_EXPGDS, CAT_INTERNAL = range(7)
 CATEGORY_NAMES = ("VALU", "SALU/SMEM", "BRANCH", "VMEM", "LDS", "EXPORT/GDS", "INTERNAL")
 
+#: columns of the model's per-row cycle table (DispatchReport.pc_cycles): wave-instructions
+#: issued, issue cycles, then the stall cycles before each issue by reason (STALL_REASONS)
+PC_COLUMNS = ("count", "issue", "vmcnt", "lgkmcnt", "expcnt", "barrier", "unit_busy",
+              "arbiter", "fetch")
+STALL_REASONS = PC_COLUMNS[2:]
+
 # row flags
 F_WAITCNT, F_BARRIER, F_END, F_SMEM, F_VMEM, F_STORE, F_ATOMIC, F_FLAT, F_LDS, F_GDS, F_EXP, \
-    F_MIMG, F_LONG, F_NOREC = (1 << i for i in range(14))
+    F_MIMG, F_LONG, F_NOREC, F_GLC, F_SLC = (1 << i for i in range(16))
 
 #: s_* instructions the sequencer handles itself (no issue port of the five categories)
 _INTERNAL = {"s_nop", "s_waitcnt", "s_barrier", "s_sleep", "s_setprio", "s_sethalt", "s_endpgm",
@@ -100,6 +106,11 @@ def row_tables(prog, dpfactor: int, default_cycles: int, long_cycles: int):
                 flags[i] |= F_ATOMIC
             if h == H_FLAT:
                 flags[i] |= F_FLAT
+            # the L1 policy bits (gcnemu/timing/model.py: l1_policy)
+            if glc:
+                flags[i] |= F_GLC
+            if ins.fields.get("slc", 0):
+                flags[i] |= F_SLC
             if h == H_MIMG:
                 flags[i] |= F_MIMG
         elif h == H_EXP:
