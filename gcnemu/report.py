@@ -34,7 +34,9 @@ class DispatchReport:
       VALU, the texture unit, the LDS, export/GDS), ``arbiter`` (ready but not selected:
       another wave of its SIMD took the port, or its SIMD's round-robin turn had not come),
       ``fetch`` (instruction fetch: the extra cycles of 8-byte instructions when
-      TimingConfig.long_instruction_cycles is set). Each wave's lifetime, from its launch to
+      TimingConfig.long_instruction_cycles is set), ``dependency`` (a scalar instruction
+      waiting for scalar registers a VALU instruction of its wave writes, e.g. VCC of a
+      v_cmp: TimingConfig.valu_sgpr_latency). Each wave's lifetime, from its launch to
       the end of its last instruction, is split exactly among its instructions: the sum of
       ``issue`` and all stall fields over the table equals ``counters["SQ_WAVE_CYCLES"]``
       (wave-cycles; divide by ``waves`` for the mean wave, or by ``achieved_occupancy`` x

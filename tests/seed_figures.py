@@ -194,6 +194,15 @@ def store_latency(kind, hit):
 
 
 @_memo
+def valu_to_scalar():
+    """From a v_cmp's issue to the issue of the s_cbranch_vccz that reads its VCC."""
+    k = _kernel("vdep", "v_cmp_eq_u32 vcc, 0, v0\ns_cbranch_vccz 0\ns_endpgm\n")
+    rep = _gpu().dispatch(k, grid=(64,), block=(64,))
+    c = _row(rep, k, "s_cbranch_vccz")
+    return int(_row(rep, k, "v_cmp_eq_u32")["issue"] + c["dependency"] + c["arbiter"])
+
+
+@_memo
 def lds_latency():
     k = _kernel("ldslat", "v_lshlrev_b32 v1, 2, v0\nds_read_b32 v2, v1\ns_waitcnt lgkmcnt(0)\n"
                 "s_endpgm\n")
@@ -397,6 +406,9 @@ def figures() -> list:
                disagree="5166 cycles in 6.45 us is an 801 MHz clock; gpu-overview gives 853.33 MHz "
                         "(\"Clock speed has been updated\"): the model follows the overview, "
                         "5166 cycles = 6.05 us", follows=5166 / 853.33))
+    add(Figure("valu-retire-16-cycles", WP, "although a full-speed instruction takes only 4 cycles "
+               "to issue, it takes 16 cycles to retire and write the result", 16, valu_to_scalar,
+               tags=("dispatch",)))
     add(Figure("lds-latency", WP, "Latency of LDS instructions is at least 39 cycles", 39,
                lds_latency, tags=("dispatch",)))
     add(Figure("store-latency-l2-hit", WP, "Minimum latency of this type of instruction is about 25 "

@@ -278,3 +278,29 @@ def test_esram_buffers(tmp_path):
         gcnemu.GPU("hd7970").empty(64, memory="esram")
     with pytest.raises(GcnEmuError, match="'dram' or 'esram'"):
         gpu.empty(64, memory="vram")
+
+
+# --- VALU -> scalar latency ------------------------------------------------------------------
+@pytest.mark.parametrize("scalar,cycles,stall", [
+    # v_cmp at 0 writes VCC, retired at 16 (cu-whitepaper: "it takes 16 cycles to retire and
+    # write the result"); s_cbranch_vccz reads VCC: ready at 4, waits until 16 (not taken:
+    # lane 0 sets VCC); s_endpgm at 20, done 24
+    ("s_cbranch_vccz 0", 24, 12),
+    # an SALU reading the VCC pair
+    ("s_and_b64 s[4:5], vcc, exec", 24, 12),
+    # a scalar instruction that does not read VCC does not wait: 0, 4, 8, done 12
+    ("s_mov_b32 s4, 0", 12, 0),
+])
+def test_valu_to_scalar_latency(tmp_path, scalar, cycles, stall):
+    k = asm_kernel(tmp_path, "dep", f"v_cmp_eq_u32 vcc, 0, v0\n{scalar}\ns_endpgm\n")
+    rep = gcnemu.GPU(timing=True).dispatch(k, grid=(64,), block=(64,))
+    assert rep.cycles == cycles and rep.stalls["dependency"] == stall
+
+
+def test_readfirstlane_to_smem(tmp_path):
+    """v_readfirstlane into s4 at 0; s_load with s4 as offset register waits until 16."""
+    k = asm_kernel(tmp_path, "rfl", "v_readfirstlane_b32 s4, v0\ns_load_dword s5, s[0:1], s4\n"
+                   "s_endpgm\n")
+    gpu = gcnemu.GPU(timing=True)
+    rep = gpu.dispatch(k, grid=(64,), block=(64,), args=[gpu.to_device(np.zeros(4, np.uint32))])
+    assert _row(rep, k, "s_load_dword")["dependency"] == 12

@@ -13,7 +13,7 @@ from gcnemu.timing.caches import GPUCaches
 from kernels import corpus
 
 
-#: simulate's outputs after its 14 inputs: per-wave cycles, CUs, counters, the per-row cycle
+#: simulate's outputs after its 15 inputs: per-wave cycles, CUs, counters, the per-row cycle
 #: table, then the caches it leaves (tags, stamps, dirty bits, the LRU clock)
 OUTPUTS = ("per-wave cycles", "CUs", "counters", "per-row cycles", "L1 tags", "L1 stamps",
            "L2 tags", "L2 stamps", "L2 dirty", "K$ tags", "K$ stamps", "LRU clock")
@@ -23,7 +23,7 @@ def _replay(args, lockstep):
     """simulate on copies of ``args``: (cycles, its outputs as in OUTPUTS)."""
     a = [x.copy() if isinstance(x, np.ndarray) else x for x in args]
     cycles = M.simulate(*a, lockstep=lockstep)
-    return (cycles,) + tuple(a[14:])
+    return (cycles,) + tuple(a[15:])
 
 
 def _assert_same(args, what):
@@ -66,6 +66,9 @@ _ROWS = [
     (C.CAT_VALU, 0, 4, 4, None),
     (C.CAT_VALU, 0, 16, 16, None),
     (C.CAT_VALU, C.F_LONG, 4, 4, None),
+    (C.CAT_VALU, C.F_VSDST, 4, 4, None),                                # v_cmp -> VCC
+    (C.CAT_SALU, C.F_SREAD, 4, 4, None),                                # reads VCC
+    (C.CAT_BRANCH, C.F_SREAD, 4, 20, None),                             # s_cbranch_vccz
     (C.CAT_SALU, 0, 4, 4, None),
     (C.CAT_BRANCH, 0, 4, 20, None),
     (C.CAT_INTERNAL, 0, 1, 1, None),                                    # s_nop
@@ -98,12 +101,15 @@ def _tables():
     cost = np.ones(n, np.int64)
     taken = np.ones(n, np.int64)
     wait = np.full((n, 3), -1, np.int64)
+    sregs = np.zeros((n, 2), np.int64)
     for i, (c, f, k, tk, w) in enumerate(_ROWS):
         cat[i], flags[i], cost[i], taken[i] = c, f, k, tk
         if w is not None:
             wait[i] = w
+        if f & (C.F_VSDST | C.F_SREAD):
+            sregs[i] = 0, 3 << (106 - 64)        # VCC
     flags[_END] = C.F_END
-    return cat, flags, cost, taken, wait
+    return cat, flags, cost, taken, wait, sregs
 
 
 def _random_case(seed):
@@ -111,7 +117,7 @@ def _random_case(seed):
     mix (heavy on memory, so CUs meet in the shared caches) ending in s_endpgm; cache lines
     from a small pool, so lines are shared, evicted and written back."""
     rng = np.random.default_rng(seed)
-    cat, flags, cost, taken, wait = _tables()
+    cat, flags, cost, taken, wait, sregs = _tables()
     ncu = int(rng.integers(2, 9))
     nsimd = 4
     wps = int(rng.integers(1, 11))
@@ -148,7 +154,7 @@ def _random_case(seed):
     nw = len(wbeg)
     caches = GPUCaches(ncu, tc)
     return [np.array(streams, np.int64), np.array(wbeg, np.int64), np.array(wend, np.int64),
-            group_first, ncu, nsimd, wps, gpc, cat, flags, cost, taken, wait, P,
+            group_first, ncu, nsimd, wps, gpc, cat, flags, cost, taken, wait, sregs, P,
             np.zeros((nw, 2), np.int64), np.zeros(nw, np.int64),
             np.zeros(len(M.COUNTER_NAMES), np.int64), np.zeros(len(cat) * M.NPC, np.int64),
             caches.l1_tags, caches.l1_stamps, caches.l2_tags, caches.l2_stamps, caches.l2_dirty,

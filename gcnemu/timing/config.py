@@ -61,6 +61,12 @@ class TimingConfig:
     kcache_bytes: int = 16384
     kcache_ways: int = 4
     kcache_cus: int = 4
+    #: cycles from a VALU instruction that writes scalar registers (v_cmp to VCC, carry-outs,
+    #: v_readfirstlane, ...) to the first scalar instruction (SALU, branch, SMEM) that may read
+    #: them: cu-whitepaper: "although a full-speed instruction takes only 4 cycles to issue, it
+    #: takes 16 cycles to retire and write the result" (results are forwarded between VALU
+    #: instructions only).
+    valu_sgpr_latency: int = 16
     #: cu-whitepaper: "Latency of LDS instructions is at least 39 cycles".
     lds_latency: int = 39
     #: LDS data path: cu-whitepaper: "The peak data read and write rate of LDS instructions is

@@ -79,18 +79,22 @@ COUNTER_NAMES = (
 (P_L1_LAT, P_L2_LAT, P_DRAM_LAT, P_DRAM_LINE_FP, P_TA_BYTES, P_IMAGE, P_L1_SETS, P_L1_WAYS,
  P_L2_CH, P_L2_SETS, P_L2_WAYS, P_K_LAT, P_K_SETS, P_K_WAYS, P_K_CUS, P_LDS_LAT, P_GDS_LAT,
  P_EXP_LAT, P_LONG, P_LAUNCH, P_WRITE_LAT, P_LDS_PASS, P_LDS_MIN, P_ESRAM_LAT, P_ESRAM_LINE_FP,
- NPARAM) = range(26)
+ P_VS_LAT, NPARAM) = range(27)
 
 PC_COLUMNS = C.PC_COLUMNS
 NPC = len(PC_COLUMNS)
 (PC_COUNT, PC_ISSUE, PC_VM, PC_LGKM, PC_EXP, PC_BARRIER, PC_UNIT, PC_ARBITER,
- PC_FETCH) = range(NPC)
+ PC_FETCH, PC_DEP) = range(NPC)
 #: per-wave table (WV) stride and fields: cycle at which it may issue, category of its next
 #: row, stream position, stream end, the cycle since which it has been waiting to issue its
-#: next row (its previous row's issue end), and the stall cycles of that wait known so far:
-#: unit busy, barrier
-WVS = 8
-WV_READY, WV_CAT, WV_POS, WV_END, WV_SINCE, WV_UNIT, WV_BAR = range(7)
+#: next row (its previous row's issue end), the stall cycles of that wait known so far (unit
+#: busy, barrier, dependency), and the wave's last VALU write of scalar registers: when it
+#: retires and which registers (the 128-bit mask of costs.scalar_masks)
+WVS = 12
+WV_READY, WV_CAT, WV_POS, WV_END, WV_SINCE, WV_UNIT, WV_BAR, WV_DEP, WV_DEPST, WV_DMLO, \
+    WV_DMHI = range(11)
+#: rows whose dependency flags alone do not take them off the fast path
+DEP_FLAGS = C.F_VSDST | C.F_SREAD
 # kinds of an L2 access
 L2_READ, L2_WRITE, L2_ATOMIC = range(3)
 FP = 256   # DRAM bus time is kept in 1/256 cycles
@@ -318,6 +322,8 @@ INFO_COST_MASK = (1 << 20) - 1
 INFO_CAT_SHIFT = 20
 INFO_CAT_MASK = 7
 INFO_SLOW = 1 << 23
+INFO_VW = 1 << 24         # a VALU row that writes scalar registers
+INFO_SR = 1 << 25         # a scalar row that reads scalar registers
 INFO_TAKEN_SHIFT = 32
 #: scans the full path runs itself after a _fast_run call that could not finish one scan
 #: (memory or barriers every few instructions: the hand-over would cost more than it saves)
@@ -333,7 +339,9 @@ def _row_info(rcat, rflags, rcost, rtaken):
         if not (0 <= rcost[r] <= INFO_COST_MASK and 0 <= rcat[r] <= INFO_CAT_MASK):
             raise ValueError("timing model: a row's cost or category is out of range")
         info[r] = (rcost[r] | (rcat[r] << INFO_CAT_SHIFT) | (rtaken[r] << INFO_TAKEN_SHIFT)
-                   | (INFO_SLOW if rflags[r] != 0 else 0))
+                   | (INFO_SLOW if rflags[r] & ~DEP_FLAGS != 0 else 0)
+                   | (INFO_VW if rflags[r] & C.F_VSDST else 0)
+                   | (INFO_SR if rflags[r] & C.F_SREAD else 0))
     return info
 
 
@@ -375,18 +383,53 @@ def _account(pcc, WV, wq, row, t, busy):
     pr = np.uint64(row) * np.uint64(NPC)
     u = WV[wq + np.uint64(WV_UNIT)]
     b = WV[wq + np.uint64(WV_BAR)]
+    d = WV[wq + np.uint64(WV_DEPST)]
     pcc[pr] += 1
     pcc[pr + U1] += busy
     pcc[pr + np.uint64(PC_UNIT)] += u
     pcc[pr + np.uint64(PC_BARRIER)] += b
-    pcc[pr + np.uint64(PC_ARBITER)] += t - WV[wq + np.uint64(WV_SINCE)] - u - b
+    pcc[pr + np.uint64(PC_DEP)] += d
+    pcc[pr + np.uint64(PC_ARBITER)] += t - WV[wq + np.uint64(WV_SINCE)] - u - b - d
     WV[wq + np.uint64(WV_SINCE)] = t + busy
     WV[wq + np.uint64(WV_UNIT)] = 0
     WV[wq + np.uint64(WV_BAR)] = 0
+    WV[wq + np.uint64(WV_DEPST)] = 0
 
 
 @njit(inline="always")
-def _advance_plain(WV, wq, streams, rinfo, t, cat, cost, p, row, info, pcc):
+def _unit_turns(free, t, nsimd):
+    """The turns of a SIMD (one every nsimd cycles from t) on which a wave waits for a unit
+    busy until ``free``: a unit's free time only moves on when a wave issues to it, which
+    nobody can before ``free``, so the wave would be refused on each of them."""
+    return (free - t + nsimd - 1) // nsimd
+
+
+@njit(inline="always")
+def _dep_wait(WV, wq, rsg, row, t):
+    """For a scalar row that reads scalar registers: the cycle until which the wave's last
+    VALU write of any of them has not retired (cu-whitepaper: a VALU instruction "takes 16
+    cycles to retire and write the result"; results are forwarded between VALU instructions,
+    not to the scalar unit), or 0 when it need not wait."""
+    dr = WV[wq + np.uint64(WV_DEP)]
+    if dr <= t:
+        return np.int64(0)
+    r2 = np.uint64(row) * U2
+    if (WV[wq + np.uint64(WV_DMLO)] & rsg[r2]) | (WV[wq + np.uint64(WV_DMHI)] & rsg[r2 + U1]):
+        return dr
+    return np.int64(0)
+
+
+@njit(inline="always")
+def _dep_write(WV, wq, rsg, row, at):
+    """A VALU row writing scalar registers issues: they retire at ``at``."""
+    r2 = np.uint64(row) * U2
+    WV[wq + np.uint64(WV_DEP)] = at
+    WV[wq + np.uint64(WV_DMLO)] = rsg[r2]
+    WV[wq + np.uint64(WV_DMHI)] = rsg[r2 + U1]
+
+
+@njit(inline="always")
+def _advance_plain(WV, wq, streams, rinfo, t, cat, cost, p, row, info, pcc, rsg, vslat):
     """Move the wave at WV[wq:] past the plain instruction it issues at cycle t (stream
     position p, row ``row``, rinfo ``info``, category ``cat``, issue cost ``cost``): its next
     position and category, and the cycle at which it may issue again (returned)."""
@@ -402,12 +445,15 @@ def _advance_plain(WV, wq, streams, rinfo, t, cat, cost, p, row, info, pcc):
     if cat == C.CAT_BRANCH and nr != row + 1:
         busy = info >> INFO_TAKEN_SHIFT
     _account(pcc, WV, wq, row, t, busy)
+    if info & INFO_VW:
+        _dep_write(WV, wq, rsg, row, t + vslat)
     WV[wq] = t + busy
     return t + busy
 
 
 @njit(_nrt=False)
-def _fast_run(cu, t, nsimd, SS, sstride, WV, streams, rinfo, acc, rs_si, rs_used, rs_smin, pcc):
+def _fast_run(cu, t, nsimd, SS, sstride, WV, streams, rinfo, acc, rs_si, rs_used, rs_smin, pcc,
+              rsg, vslat):
     """Run CU cu's scans from cycle t while they need only the fast path (plain VALU, SALU,
     branch and internal instructions that are not a wave's last). Returns the cycle of the
     first scan that needs more, with rs_si/rs_used/rs_smin[cu] set to resume it there, or INF
@@ -448,11 +494,22 @@ def _fast_run(cu, t, nsimd, SS, sstride, WV, streams, rinfo, acc, rs_si, rs_used
                     out = t
                     break
                 cost = info & INFO_COST_MASK
+                if info & INFO_SR:
+                    dw = _dep_wait(WV, wq, rsg, row, t)
+                    if dw > 0:
+                        WV[wq + np.uint64(WV_DEPST)] += dw - t
+                        WV[wq] = dw
+                        smin = min(smin, dw)
+                        continue
                 if cat == C.CAT_VALU:
                     if SS[so + U2] > t:
-                        nblocked += 1       # the VALU is busy: its SIMD's next turn
-                        WV[wq + np.uint64(WV_UNIT)] += nsimd
-                        smin = t + 1
+                        # the VALU is busy: the wave sleeps until its SIMD's first turn after
+                        # the VALU frees (it would fail each turn before: see _unit_wait)
+                        k = _unit_turns(SS[so + U2], t, nsimd)
+                        nblocked += k
+                        WV[wq + np.uint64(WV_UNIT)] += k * nsimd
+                        WV[wq] = t + k * nsimd
+                        smin = min(smin, t + k * nsimd)
                         continue
                     SS[so + U2] = t + cost
                     a_valu += cost
@@ -463,7 +520,7 @@ def _fast_run(cu, t, nsimd, SS, sstride, WV, streams, rinfo, acc, rs_si, rs_used
                 if cat != C.CAT_INTERNAL:
                     used |= 1 << cat
                 smin = min(smin, _advance_plain(WV, wq, streams, rinfo, t, cat, cost, p, row, info,
-                                                pcc))
+                                                pcc, rsg, vslat))
             if out < INF:
                 break
             SS[so] = smin
@@ -540,14 +597,15 @@ def _push(q, n, w, done, t):
 
 @njit
 def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
-             rcat, rflags, rcost, rtaken, rwait, P, wave_out, wave_cu, ctr, pcc,
+             rcat, rflags, rcost, rtaken, rwait, rsg2, P, wave_out, wave_cu, ctr, pcc,
              l1tags, l1stamps, l2tags, l2stamps, l2dirty, ktags, kstamps, lru, esram,
              lockstep=False):
     """Run the model; fills wave_out[w] = (start, end), wave_cu[w], the counters and the
     per-row cycle table pcc (rows x NPC, flat; see PC_COLUMNS); returns the cycles. The
     caches' tags, LRU stamps and dirty bits (gcnemu/timing/caches.py) are the GPU's, kept
     from one dispatch to the next, as is ``lru[0]``, the LRU clock; all their data has
-    arrived when a dispatch starts. ``esram``: the line ranges [first, end) of the GPU's
+    arrived when a dispatch starts. ``rsg2``: int64 [rows, 2], the scalar registers a row
+    writes (VALU) or reads (scalar), see costs.scalar_masks. ``esram``: the line ranges [first, end) of the GPU's
     ESRAM buffers, flat and in address order. ``lockstep``: the plainest replay, for tests: no
     _fast_run, and every CU yields after each scan, so the scans run in (cycle, CU) order;
     the results are the same bits."""
@@ -661,6 +719,8 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     acc = np.zeros(5, np.int64)             # _fast_run's counters
     fr_skip = np.zeros(ncu, np.int64)       # scans left before _fast_run is tried again
     rinfo = _row_info(rcat, rflags, rcost, rtaken)
+    rsg = rsg2.ravel()
+    vslat = P[P_VS_LAT]
     while done_waves < nw:
         # the CU furthest behind runs; it may touch shared state while it stays before the
         # next one (ties: the lower CU first, as in a replay that visits the CUs in order)
@@ -697,7 +757,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                 acc[3] = a_sca
                 acc[4] = a_misc
                 t = _fast_run(cu, t, nsimd, SSflat, sstride, WV, streams, rinfo, acc,
-                              rs_si, rs_used, rs_smin, pcc)
+                              rs_si, rs_used, rs_smin, pcc, rsg, vslat)
                 a_wait = acc[0]
                 a_any = acc[1]
                 a_valu = acc[2]
@@ -751,15 +811,25 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                     row = streams[np.uint64(p)]
                     ru = np.uint64(row)
                     fl = rflags[ru]
-                    if fl == 0 and p + 1 < wend[wu]:
+                    if fl & C.F_SREAD:
+                        dw = _dep_wait(WV, wq, rsg, row, t)
+                        if dw > 0:
+                            WV[wq + np.uint64(WV_DEPST)] += dw - t
+                            ready[wu] = dw
+                            if dw < smin:
+                                smin = dw
+                            continue
+                    if fl & ~DEP_FLAGS == 0 and p + 1 < wend[wu]:
                         # plain: a VALU, SALU, branch or internal instruction that is not the
                         # wave's last (no memory, s_waitcnt, barrier or end), as in _fast_run
                         cost = rcost[ru]
                         if cat == C.CAT_VALU:
                             if valu_free[sidu] > t:
-                                a_wait += nsimd
-                                WV[wq + np.uint64(WV_UNIT)] += nsimd
-                                smin = t + 1
+                                k = _unit_turns(valu_free[sidu], t, nsimd)
+                                a_wait += k * nsimd
+                                WV[wq + np.uint64(WV_UNIT)] += k * nsimd
+                                ready[wu] = t + k * nsimd
+                                smin = min(smin, t + k * nsimd)
                                 continue
                             valu_free[sidu] = t + cost
                             a_valu += cost
@@ -771,7 +841,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                             used |= 1 << cat
                         a_any += cost
                         smin = min(smin, _advance_plain(WV, wq, streams, rinfo, t, cat, cost, p,
-                                                        row, rinfo[ru], pcc))
+                                                        row, rinfo[ru], pcc, rsg, vslat))
                         continue
                     cat = rcat[ru]
                     if fl & C.F_WAITCNT:
@@ -802,9 +872,24 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                         elif cat == C.CAT_EXPGDS:
                             ok = nmem < 2 and exp_free[cuu] <= t
                     if not ok:
-                        a_wait += nsimd    # it waits until its SIMD's next turn
                         if (used >> cat) & 1 == 0 and nmem < 2:
-                            WV[wq + np.uint64(WV_UNIT)] += nsimd    # (else: the arbiter's)
+                            # its unit is busy: asleep until its SIMD's first turn after the
+                            # unit frees (see _unit_turns)
+                            if cat == C.CAT_VALU:
+                                uf = valu_free[sidu]
+                            elif cat == C.CAT_VMEM:
+                                uf = ta_free[cuu]
+                            elif cat == C.CAT_LDS:
+                                uf = lds_free[cuu]
+                            else:
+                                uf = exp_free[cuu]
+                            k = _unit_turns(uf, t, nsimd)
+                            a_wait += k * nsimd
+                            WV[wq + np.uint64(WV_UNIT)] += k * nsimd
+                            ready[wu] = t + k * nsimd
+                            smin = min(smin, t + k * nsimd)
+                            continue
+                        a_wait += nsimd    # the port is taken: its SIMD's next turn
                         smin = t + 1
                         continue
                     if not shared_ok and (fl & SHARED_FLAGS or p + 2 >= wend[wu]):
@@ -985,6 +1070,8 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                         pcc[pr + np.uint64(PC_FETCH)] += P[P_LONG]
                         pcc[pr + U1] -= P[P_LONG]
                     _account(pcc, WV, wq, row, t, busy)
+                    if fl & C.F_VSDST:
+                        _dep_write(WV, wq, rsg, row, t + vslat)
                     ready[wu] = t + busy
                     if t + busy < smin:
                         smin = t + busy
@@ -1172,6 +1259,7 @@ def _params(tc, config) -> np.ndarray:
     P[P_DRAM_LINE_FP] = max(1, round(64 * config.clock_mhz * 1e6 / (tc.dram_gbps * 1e9) * FP))
     P[P_ESRAM_LINE_FP] = max(1, round(64 * config.clock_mhz * 1e6 / (tc.esram_gbps * 1e9) * FP))
     P[P_ESRAM_LAT] = tc.esram_latency
+    P[P_VS_LAT] = tc.valu_sgpr_latency
     P[P_TA_BYTES] = tc.ta_bytes_per_cycle
     P[P_IMAGE] = tc.image_cycles
     P[P_L1_WAYS] = tc.l1_ways
@@ -1237,7 +1325,7 @@ def time_dispatch(prog, traces, streams, config, tc, occ, waves_per_group, cache
     wg, wbeg, wend = wg[order], wbeg[order], wend[order]
     uniq, first = np.unique(wg, return_index=True)
     group_first = np.append(first, len(wg)).astype(np.int64)
-    cat, flags, cost, taken, wait = tables_for(prog, config, tc)
+    cat, flags, cost, taken, wait, sregs = tables_for(prog, config, tc)
     P = _params(tc, config)
     wave_out = np.zeros((len(wg), 2), np.int64)
     wave_cu = np.zeros(len(wg), np.int64)
@@ -1246,7 +1334,7 @@ def time_dispatch(prog, traces, streams, config, tc, occ, waves_per_group, cache
     c = caches
     cycles = simulate(streams, wbeg, wend, group_first, config.compute_units,
                       config.simds_per_cu, occ.waves_per_simd, occ.workgroups_per_cu,
-                      cat, flags, cost, taken, wait, P, wave_out, wave_cu, ctr, pcc,
+                      cat, flags, cost, taken, wait, sregs, P, wave_out, wave_cu, ctr, pcc,
                       c.l1_tags, c.l1_stamps, c.l2_tags, c.l2_stamps, c.l2_dirty, c.k_tags,
                       c.k_stamps, c.lru, esram_lines(esram), False)
     if cycles < 0:

@@ -88,6 +88,17 @@ def _ds_half_plain(vgpr, row, off, ex, lo):
     return True
 
 
+@njit(inline="always")
+def _ds_half_natural(vgpr, row, ndw, lo):
+    """True when lane lo + i's address is lane lo's plus 4 ndw i for every lane of the half
+    (a row of ndw-dword elements, each lane the next)."""
+    a0 = np.int64(vgpr[row, lo])
+    for i in range(1, 32):
+        if np.int64(vgpr[row, lo + i]) != a0 + 4 * ndw * i:
+            return False
+    return True
+
+
 @njit
 def ds_passes(vgpr, row, offa, offb, two, ndw, ex, tr, s):
     """LDS passes of one wave access, packed as ``passes | conflict_free << 16``.
@@ -112,12 +123,24 @@ def ds_passes(vgpr, row, offa, offb, two, ndw, ex, tr, s):
             passes += 1
             ideal += 1
             continue
+        if not two and (ex >> U64(lo)) & U64(0xFFFFFFFF) == U64(0xFFFFFFFF) and \
+                _ds_half_natural(vgpr, row, ndw, lo):
+            # 32 lanes at the natural stride: 32 x ndw consecutive dwords, ndw a bank
+            passes += ndw
+            ideal += ndw
+            continue
         m = 0
-        for l in range(lo, lo + 32):
-            if not (ex >> U64(l)) & U64(1):
-                continue
-            for k in range(2 if two else 1):
-                d = (np.int64(vgpr[row, l]) + (offb if k else offa)) >> 2
+        # (address by address: each lane order is nearly sorted, which the sort below likes)
+        for k in range(2 if two else 1):
+            prev = np.int64(-1)
+            for l in range(lo, lo + 32):
+                if not (ex >> U64(l)) & U64(1):
+                    continue
+                a = np.int64(vgpr[row, l])
+                if a == prev:
+                    continue        # the previous active lane's dwords (a broadcast, a run)
+                prev = a
+                d = (a + (offb if k else offa)) >> 2
                 for i in range(ndw):
                     tr[s + m] = d + i
                     m += 1
