@@ -284,6 +284,7 @@ class Launch:
         if gpu.timing:
             from .timing.model import time_dispatch   # compiled on first timing use
             streams = [st.streams[:st.streams_used] for st in states]
+            gpu.caches.check(gpu.config.compute_units, gpu.timing_config)
             t = time_dispatch(prog, traces, streams, gpu.config, gpu.timing_config, occ,
                               ctx["waves_per_group"], gpu.caches, gpu.esram_buffers.items())
             rep.cycles = t.cycles

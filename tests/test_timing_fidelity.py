@@ -180,6 +180,9 @@ def test_l2_flush_writes_back_dirty_lines(tmp_path):
         gpu.caches.invalidate("l3")
     with pytest.raises(GcnEmuError, match="timing mode only"):
         gcnemu.GPU().caches
+    gpu.timing_config = TimingConfig(l1_bytes=8192)
+    with pytest.raises(GcnEmuError, match="caches were made for another configuration"):
+        gpu.dispatch(k, grid=(64,), block=(64,), args=[buf])
 
 
 # --- reports -------------------------------------------------------------------------------------

@@ -30,6 +30,8 @@ class GPUCaches:
     ``dirty_lines()`` say what the caches hold."""
 
     def __init__(self, compute_units: int, tc):
+        #: what the tag arrays are laid out for (see check)
+        self.geometry = self._geometry(compute_units, tc)
         l1 = compute_units * (tc.l1_bytes // 64)
         l2 = tc.l2_channels * (tc.l2_channel_bytes // 64)
         nk = -(-compute_units // tc.kcache_cus)
@@ -43,6 +45,19 @@ class GPUCaches:
         self.k_stamps = np.zeros(k, np.int64)
         #: the LRU clock: one tick per line looked up, over all dispatches
         self.lru = np.zeros(1, np.int64)
+
+    @staticmethod
+    def _geometry(compute_units: int, tc) -> tuple:
+        return (compute_units, tc.l1_bytes, tc.l1_ways, tc.l2_channels, tc.l2_channel_bytes,
+                tc.l2_ways, tc.kcache_bytes, tc.kcache_ways, tc.kcache_cus)
+
+    def check(self, compute_units: int, tc) -> None:
+        """Raise a GcnEmuError unless the caches were made for this GPU's CU count and cache
+        geometry (the model indexes the tag arrays without bounds checks)."""
+        if self._geometry(compute_units, tc) != self.geometry:
+            raise GcnEmuError("the GPU's caches were made for another configuration (its "
+                              "config or timing_config changed after GPU() was built): make a "
+                              "new GPU")
 
     def _levels(self, level: str) -> tuple:
         if level == "all":
