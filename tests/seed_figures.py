@@ -122,6 +122,67 @@ def _clrx_figures(dpfactor=8):
     return figs
 
 
+#: the document's rules for the families it gives no table for: (family, sentence, the
+#: cycles of an instruction named n at DPFACTOR dpf, or None where the rule leaves it out)
+CLRX_RULES = [
+    ("SOP2", "All SOP2 instructions (S_CBRANCH_G_FORK not checked) take 4 cycles.",
+     lambda n, dpf: None if n == "s_cbranch_g_fork" else 4),
+    ("SOPK", "All SOPK instructions (S_CBRANCH_I_FORK not checked) take 4 cycles. S_SETREG_B32 "
+             "and S_SETREG_IMM32_B32 take 8 cycles.",
+     lambda n, dpf: None if n == "s_cbranch_i_fork" else
+     (8 if n in ("s_setreg_b32", "s_setreg_imm32_b32") else 4)),
+    ("SOP1", "The S_*_SAVEEXEC_B64 instructions take 8 cycles. Other ALU instructions (except "
+             "S_MOV_REGRD_B32, S_CBRANCH_JOIN, S_RFE_B64) take 4 cycles.",
+     lambda n, dpf: None if n in ("s_mov_regrd_b32", "s_cbranch_join", "s_rfe_b64") else
+     (8 if re.fullmatch(r"s_\w+_saveexec_b64", n) else 4)),
+    ("SOPC", "All comparison and bit checking instructions take 4 cycles.", lambda n, dpf: 4),
+    ("VOP2", "All VOP2 instructions take 4 cycles.", lambda n, dpf: 4),
+    ("VOPC", "All 16-bit and 32-bit comparison instructions take 4 cycles. All 64-bit "
+             "comparison instructions take DPFACTOR*4 cycles.",
+     lambda n, dpf: dpf * 4 if re.search(r"_(f64|i64|u64)$", n) else 4),
+]
+
+
+def _clrx_rule_figures(dpfactor=8):
+    """One figure per gfx7 instruction of the families the document covers by a rule."""
+    from gcnemu.isa.table import by_name
+    figs = []
+    for family, sentence, rule in CLRX_RULES:
+        for name, encodings in sorted(by_name().items()):
+            if family not in encodings:
+                continue
+            v = rule(name, dpfactor)
+            if v is None:
+                continue
+            figs.append(Figure(f"clrx-rule-{family.lower()}-{name}", CLRX, sentence, v,
+                               functools.partial(_model_cost, name.upper(), dpfactor),
+                               tags=("clrx",)))
+    # branches: "Jumps cost 4 cycle (no jump) or 20 cycles (???) if jump is performed."
+    jumps = "Jumps cost 4 cycle (no jump) or 20 cycles (???) if jump is performed."
+    for name, encodings in sorted(by_name().items()):
+        if "SOPP" in encodings and re.fullmatch(r"s_(branch|cbranch_(scc|vcc|exec)\w*)", name):
+            if name != "s_branch":
+                figs.append(Figure(f"clrx-jump-not-taken-{name}", CLRX, jumps, 4,
+                                   functools.partial(_model_cost, name.upper(), dpfactor),
+                                   tags=("clrx",)))
+            figs.append(Figure(f"clrx-jump-taken-{name}", CLRX, jumps, 20,
+                               functools.partial(_taken_cost, name), tags=("clrx",)))
+    return figs
+
+
+def _taken_cost(name):
+    """The cost the model charges a taken branch (gcnemu.timing.costs.row_tables)."""
+    import tempfile
+
+    import gcnemu
+    from gcnemu.timing.costs import row_tables
+    with tempfile.TemporaryDirectory() as d:
+        src = Path(d) / "br.s"
+        src.write_text(("s_branch 0" if name == "s_branch" else f"{name} 0") + "\ns_endpgm\n")
+        prog = gcnemu.load(str(src)).kernel("br").program
+    return int(row_tables(prog, 8, 4, 0)[3][0])
+
+
 # --- dispatch helpers ------------------------------------------------------------------------
 _TMP = None
 
@@ -510,4 +571,5 @@ def figures() -> list:
                 fig.follows = wp_clocks
             add(fig)
     figs.extend(_clrx_figures())
+    figs.extend(_clrx_rule_figures())
     return figs
