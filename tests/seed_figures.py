@@ -264,6 +264,27 @@ def valu_to_scalar():
 
 
 @_memo
+def _mubuf_x2(n):
+    """One wave: n buffer_load_dwordx2 back to back (CLRX: 18 cycles each), then s_waitcnt."""
+    from gcnemu.mem.descriptors import encode_vsharp
+    body = ("s_load_dwordx2 s[2:3], s[0:1], 0x0\ns_waitcnt lgkmcnt(0)\n"
+            "s_load_dwordx4 s[4:7], s[2:3], 0x0\nv_lshlrev_b32 v1, 3, v0\ns_waitcnt lgkmcnt(0)\n"
+            + "buffer_load_dwordx2 v[2:3], v1, s[4:7], 0 offen\n" * n
+            + "s_waitcnt vmcnt(0)\ns_endpgm\n")
+    k = _kernel(f"mubuf{n}", body)
+    gpu = _gpu()
+    data = gpu.to_device(np.zeros(128, np.uint32))
+    vs = gpu.to_device(encode_vsharp(data.address, 512))
+    ptr = gpu.to_device(np.array([vs.address], np.uint64))
+    return gpu.dispatch(k, grid=(64,), block=(64,), args=[ptr]).cycles
+
+
+def simd_turn_cost():
+    """Cycles per buffer_load_dwordx2 of one wave: the difference of 8 and 4 of them, / 4."""
+    return (_mubuf_x2(8) - _mubuf_x2(4)) / 4
+
+
+@_memo
 def lds_latency():
     k = _kernel("ldslat", "v_lshlrev_b32 v1, 2, v0\nds_read_b32 v2, v1\ns_waitcnt lgkmcnt(0)\n"
                 "s_endpgm\n")
@@ -470,6 +491,11 @@ def figures() -> list:
     add(Figure("valu-retire-16-cycles", WP, "although a full-speed instruction takes only 4 cycles "
                "to issue, it takes 16 cycles to retire and write the result", 16, valu_to_scalar,
                tags=("dispatch",)))
+    # a wave's next instruction waits for its SIMD's turn: an 18-cycle instruction (CLRX:
+    # BUFFER_LOAD_DWORDX2 | 18) holds it for 20
+    add(Figure("simd-turn-mubuf-18-is-20", OV, "Most instructions have a four-cycle throughput, so "
+               "each SIMD only needs attention once every four clocks.", 4 * -(-18 // 4),
+               simd_turn_cost, tags=("dispatch",)))
     add(Figure("lds-latency", WP, "Latency of LDS instructions is at least 39 cycles", 39,
                lds_latency, tags=("dispatch",)))
     add(Figure("store-latency-l2-hit", WP, "Minimum latency of this type of instruction is about 25 "
