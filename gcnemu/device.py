@@ -14,6 +14,7 @@ deterministic.
 """
 from __future__ import annotations
 
+import dataclasses
 import operator
 import time
 import uuid
@@ -123,11 +124,20 @@ class GPU:
 
     def __init__(self, preset: str | GPUConfig = "xbox-one", *, step_limit: int = 50_000_000,
                  waves_per_batch: int = 128, timing: bool = False, timing_config=None,
-                 time_limit: float | None = None):
+                 time_limit: float | None = None, **overrides):
         """``timing=True`` adds the cycle model (gcnemu/timing): every dispatch also returns
-        ``report.cycles``, timing counters and per-wave start/end cycles; the functional
-        results are the same bits as without it. ``timing_config`` (a
-        gcnemu.timing.TimingConfig) overrides the cache and latency parameters.
+        ``report.cycles``, timing counters, per-wave start/end cycles and per-instruction
+        stall cycles (see DispatchReport); the functional results are the same bits as
+        without it. ``timing_config`` (a gcnemu.timing.TimingConfig) overrides the cache and
+        latency parameters; in timing mode ``gpu.caches`` (gcnemu.timing.caches.GPUCaches)
+        keeps the caches' contents from one dispatch to the next and flushes or invalidates
+        them on request.
+
+        Keyword overrides of the preset (see OVERRIDES): ``num_cus``, ``clock_mhz``,
+        ``dpfactor`` (any mode), ``l1_bytes`` (per CU), ``l2_bytes`` (the whole L2, split
+        among its channels), ``dram_gbps``, ``esram_gbps`` (timing mode), e.g. ``GPU("xbox-one",
+        timing=True, num_cus=4, dram_gbps=34)``. An unknown keyword is a GcnEmuError that
+        lists the known ones.
 
         Runaway kernels: a wave that executes ``step_limit`` instructions fails with an
         ExecutionError; a dispatch that runs longer than ``time_limit`` seconds (None: no
@@ -157,18 +167,52 @@ class GPU:
             self._gen = gen_of(self.config.isa)
         except ValueError as e:
             raise GcnEmuError(f"GPUConfig {self.config.name!r}: isa: {e}") from None
+
+
+        unknown = sorted(set(overrides) - set(OVERRIDES))
+        if unknown:
+            raise GcnEmuError(f"GPU() got unknown keyword argument(s) {', '.join(unknown)}; the "
+                              f"preset overrides are {', '.join(OVERRIDES)}")
         self.memory = Memory()
+        #: the buffers placed in ESRAM: address -> bytes
+        self.esram_buffers = {}
         if timing_config is not None and not timing:
             raise GcnEmuError("timing_config is given but timing is off: use GPU(timing=True, ...)")
+        timing_only = sorted(k for k in overrides if OVERRIDES[k][0] == "timing")
+        if timing_only and not timing:
+            raise GcnEmuError(f"GPU({', '.join(k + '=...' for k in timing_only)}) sets timing "
+                              f"parameters but timing is off: use GPU(timing=True, ...)")
+        gpu_fields = {OVERRIDES[k][1]: _override(k, v) for k, v in overrides.items()
+                      if OVERRIDES[k][0] == "gpu"}
+        if gpu_fields:
+            self.config = dataclasses.replace(self.config, **gpu_fields)
         self.timing = bool(timing)
         if self.timing:
             from .timing.config import TimingConfig
-            self.timing_config = timing_config if timing_config is not None else TimingConfig()
-            if not isinstance(self.timing_config, TimingConfig):
+            tc = timing_config if timing_config is not None else TimingConfig()
+            if not isinstance(tc, TimingConfig):
                 raise GcnEmuError(f"timing_config must be a gcnemu.timing.TimingConfig, not "
-                                  f"{type(self.timing_config).__name__}")
+                                  f"{type(tc).__name__}")
+            fields = {}
+            for k, v in overrides.items():
+                if OVERRIDES[k][0] != "timing":
+                    continue
+                v = _override(k, v)
+                if k == "l2_bytes":
+                    if v % tc.l2_channels:
+                        raise GcnEmuError(f"l2_bytes={v} is not a multiple of the L2's "
+                                          f"{tc.l2_channels} channels")
+                    v //= tc.l2_channels
+                fields[OVERRIDES[k][1]] = v
+            try:
+                self.timing_config = dataclasses.replace(tc, **fields)
+            except ValueError as e:
+                raise GcnEmuError(f"GPU(): {e}") from None
+            from .timing.caches import GPUCaches
+            self._caches = GPUCaches(self.config.compute_units, self.timing_config)
         else:
             self.timing_config = None
+            self._caches = None
         self.gds = np.zeros(self.config.gds_bytes, np.uint8)
         #: the ABI's dispatch_id of the next dispatch (dispatches are counted from 0)
         self.dispatch_id = 0
@@ -183,17 +227,47 @@ class GPU:
         q[0x44 // 4] = PRIVATE_APERTURE_HI
         self.memory.write(self.queue_address, q)
 
+    @property
+    def caches(self):
+        """Timing mode: the GPU's caches (gcnemu.timing.caches.GPUCaches), kept from one
+        dispatch to the next: ``gpu.caches.invalidate("l1")``, ``.writeback("l2")``,
+        ``.flush("all")``, ``.valid_lines("l2")``, ..."""
+        if self._caches is None:
+            raise GcnEmuError("the caches are modelled in timing mode only: GPU(timing=True)")
+        return self._caches
+
     # --- buffers ---------------------------------------------------------------------------
-    def to_device(self, array, name: str | None = None) -> Buffer:
-        """Copy a numpy array (of numbers or records, not empty) into a new device buffer."""
+    def to_device(self, array, name: str | None = None, memory: str = "dram") -> Buffer:
+        """Copy a numpy array (of numbers or records, not empty) into a new device buffer;
+        ``memory="esram"`` places it in the GPU's ESRAM (see ``empty``)."""
         a = _host_array(array, "to_device")
         if a.nbytes == 0:
             raise GcnEmuError("to_device of an empty array: a buffer needs at least one byte "
                               "(gpu.empty(nbytes) makes one of zeros)")
         name = name or f"buffer{len(self.memory.alloc_names)}"
-        addr = self.memory.allocate(a.nbytes, name=name)
+        addr = self._allocate(a.nbytes, name, memory)
         self.memory.write(addr, a)
         return Buffer(self, addr, a.nbytes, name, a.dtype, a.shape)
+
+    def _allocate(self, nbytes: int, name: str, memory: str) -> int:
+        """Map a buffer of ``nbytes`` in DRAM or the ESRAM (which only the timing model tells
+        apart: the functional memory is one address space)."""
+        if memory == "dram":
+            return self.memory.allocate(nbytes, name=name)
+        if memory != "esram":
+            raise GcnEmuError(f"memory is 'dram' or 'esram', not {memory!r}")
+        cap = self.config.esram_bytes
+        if cap == 0:
+            raise GcnEmuError(f"the {self.config.name} GPU has no ESRAM (the xbox-one preset "
+                              f"has 32 MB)")
+        used = sum(self.esram_buffers.values())
+        if used + nbytes > cap:
+            raise GcnEmuError(f"ESRAM is full: buffer '{name}' needs {nbytes} bytes, {used} of "
+                              f"the {cap} bytes ({cap >> 20} MB) are in use by "
+                              f"{len(self.esram_buffers)} buffer(s); free some or use DRAM")
+        addr = self.memory.allocate(nbytes, name=name)
+        self.esram_buffers[addr] = nbytes
+        return addr
 
     def free(self, buffer: Buffer) -> None:
         """Unmap ``buffer`` (see Buffer.free); freeing it twice is a MemoryFault."""
@@ -201,12 +275,18 @@ class GPU:
             raise GcnEmuError(f"gpu.free takes a Buffer of this GPU, not {buffer!r}")
         buffer._check_live()
         self.memory.free(buffer.address)
+        self.esram_buffers.pop(buffer.address, None)
         buffer.freed = True
 
-    def empty(self, shape, dtype=np.uint8, name: str | None = None) -> Buffer:
+    def empty(self, shape, dtype=np.uint8, name: str | None = None, memory: str = "dram") -> Buffer:
         """A new zero-filled device buffer for an array of ``shape`` (an int or a tuple) and
         ``dtype``, as numpy.zeros makes it, except that the default dtype is uint8:
-        ``gpu.empty(n)`` is a buffer of n bytes."""
+        ``gpu.empty(n)`` is a buffer of n bytes.
+
+        ``memory="esram"`` places it in the GPU's embedded SRAM (32 MB on the xbox-one
+        preset): the same bits, but in timing mode its L2 misses go to the ESRAM's bandwidth
+        and latency (TimingConfig.esram_gbps, esram_latency) instead of DRAM's. More than the
+        ESRAM holds is a GcnEmuError; freeing a buffer gives its room back."""
         dims = (shape,) if isinstance(shape, (int, np.integer)) else shape
         try:
             dims = tuple(operator.index(d) for d in dims)
@@ -220,7 +300,7 @@ class GPU:
                               f"{shape!r}, dtype {dt}")
         nbytes = int(np.prod(dims, dtype=object)) * dt.itemsize
         name = name or f"buffer{len(self.memory.alloc_names)}"
-        return Buffer(self, self.memory.allocate(nbytes, name=name), nbytes, name, dt, dims)
+        return Buffer(self, self._allocate(nbytes, name, memory), nbytes, name, dt, dims)
 
     # --- dispatch --------------------------------------------------------------------------
     def dispatch(self, kernel: Kernel, grid: Sequence[int], block: Sequence[int], args: Sequence = (),
@@ -473,6 +553,34 @@ def run_shard(job, first: int, stop: int):
                        time_limit=job.time_limit, offset=job.offset,
                        implicit_args=job.implicit_args, workgroups=range(first, stop))
     return written_bytes(job.memory, gpu.memory), rep
+
+
+#: GPU(**overrides): keyword -> (what it overrides: the preset "gpu" (GPUConfig) or the
+#: "timing" config (TimingConfig), the field, the kind of value)
+OVERRIDES = {
+    "num_cus": ("gpu", "compute_units", int),
+    "clock_mhz": ("gpu", "clock_mhz", float),
+    "dpfactor": ("gpu", "dpfactor", int),
+    "l1_bytes": ("timing", "l1_bytes", int),
+    "l2_bytes": ("timing", "l2_channel_bytes", int),
+    "dram_gbps": ("timing", "dram_gbps", float),
+    "esram_gbps": ("timing", "esram_gbps", float),
+}
+
+
+def _override(name: str, v):
+    """A preset override's value, checked: a positive number (an integer where it must be;
+    dpfactor one of CLRX's 1, 2, 4, 8)."""
+    kind = OVERRIDES[name][2]
+    ok = not isinstance(v, bool) and isinstance(v, (int, np.integer) if kind is int else
+                                                (int, float, np.integer, np.floating)) and v > 0
+    if name == "dpfactor" and ok:
+        ok = v in (1, 2, 4, 8)
+    if not ok:
+        need = "1, 2, 4 or 8 (CLRX's DPFACTOR)" if name == "dpfactor" else \
+            f"a positive {'integer' if kind is int else 'number'}"
+        raise GcnEmuError(f"GPU({name}={v!r}): {name} must be {need}")
+    return kind(v)
 
 
 def _count(what: str, v) -> int:

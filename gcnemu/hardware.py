@@ -12,7 +12,7 @@ class GPUConfig:
 
     name: str
     compute_units: int
-    clock_mhz: int
+    clock_mhz: float
     dpfactor: int                   #: CLRX DPFACTOR: 1/2-rate f64 = 1 ... 1/16-rate = 8
     simds_per_cu: int = 4
     waves_per_simd: int = 10
@@ -23,11 +23,14 @@ class GPUConfig:
     max_workgroups_per_cu: int = 16
     max_workgroup_size: int = 1024
     isa: str = "gfx7"
+    #: embedded SRAM the GPU's buffers may be placed in (gpu.to_device(..., memory="esram"))
+    esram_bytes: int = 0
 
 
 PRESETS = {
     # Xbox One: 12 CUs at 853 MHz (seeds: gpu-overview / cu-whitepaper)
-    "xbox-one": GPUConfig("xbox-one", 12, 853, 8),
+    # (gpu-overview: "ESRAM size 32 MB")
+    "xbox-one": GPUConfig("xbox-one", 12, 853, 8, esram_bytes=32 << 20),
     # Radeon HD 7970: Tahiti XT, GCN 1.0 (Southern Islands), 32 CUs at 925 MHz, f64 at 1/4
     "hd7970": GPUConfig("hd7970", 32, 925, 2, isa="gfx6"),
     "tahiti": GPUConfig("tahiti", 32, 925, 2, isa="gfx6"),

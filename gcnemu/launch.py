@@ -28,7 +28,8 @@ from .mem.descriptors import scratch_vsharp
 from .mem.export import new_export_buffer, read_exports
 from .mem.space import BASE as MEM_BASE
 from .mem.space import PAGE_SIZE, Memory, zeros_aligned
-from .report import COUNTER_COLUMNS, DispatchReport
+from .report import COUNTER_COLUMNS, PC_CYCLES_DTYPE, DispatchReport
+from .timing.costs import PC_COLUMNS, STALL_REASONS
 from .workers import BatchResult, SharedQueue
 
 #: the SGPR pairs of the launch state that may change from one dispatch of a launch to the
@@ -293,7 +294,8 @@ class Launch:
         finally:
             mem.unlock()
         rep = DispatchReport(info.name, self.grid, self.block, self.ngroups, waves_run, totals,
-                             fault_list, messages, export_list, occupancy=occ)
+                             fault_list, messages, export_list, occupancy=occ,
+                             clock_mhz=gpu.config.clock_mhz)
         rep.workers = nworkers
         rep.halted_waves = halted
         rep.dropped = {kind: n for kind, n in dropped.items() if n}
@@ -301,8 +303,9 @@ class Launch:
         if gpu.timing:
             from .timing.model import time_dispatch   # compiled on first timing use
             streams = [st.streams[:st.streams_used] for st in states]
+            gpu.caches.check(gpu.config.compute_units, gpu.timing_config)
             t = time_dispatch(prog, traces, streams, gpu.config, gpu.timing_config, occ,
-                              ctx["waves_per_group"])
+                              ctx["waves_per_group"], gpu.caches, gpu.esram_buffers.items())
             rep.cycles = t.cycles
             rep.counters.update(t.counters)
             rep.wave_cycles = t.wave_cycles
@@ -310,6 +313,15 @@ class Launch:
             if gpu.summarize_traces:
                 from .timing.rows import summarize   # for profiling (gcnemu/timing/rows.py)
                 rep.trace_summary = summarize(prog, traces, streams)
+            pcc = np.zeros(len(prog.instructions), PC_CYCLES_DTYPE)
+            pcc["pc"] = [ins.offset for ins in prog.instructions]
+            for i, name in enumerate(PC_COLUMNS):
+                pcc[name] = t.pc[:, i]
+            rep.pc_cycles = pcc
+            rep.stalls = {name: int(pcc[name].sum()) for name in STALL_REASONS}
+            simds = gpu.config.compute_units * gpu.config.simds_per_cu
+            rep.achieved_occupancy = (t.counters["SQ_WAVE_CYCLES"] / (t.cycles * simds)
+                                      if t.cycles else 0.0)
         return rep
 
     def _between_slices(self, time_limit, stopped=None):

@@ -172,11 +172,12 @@ def test_hotspots_use_the_models_table_when_there_is_one():
     import gcnemu
     from gcnemu.profile.hotspots import format_hotspots, pc_cycles
 
-    gpu = gcnemu.GPU(timing=True)
     kernel = gcnemu.load(str(VALU5)).kernel("valu5")
+    functional = gcnemu.GPU().dispatch(kernel, grid=(64,), block=(64,))
+    with pytest.raises(gcnemu.GcnEmuError, match="timing-mode"):
+        pc_cycles(functional, kernel, None)
+    gpu = gcnemu.GPU(timing=True)
     rep = gpu.dispatch(kernel, grid=(64,), block=(64,))
-    with pytest.raises(gcnemu.GcnEmuError, match="summarize_traces"):
-        pc_cycles(rep, kernel, gpu)      # neither the model's table nor the traces
     n = len(kernel.program.instructions)
     table = np.zeros(n, [("pc", np.int64), ("count", np.int64), ("issue", np.int64),
                          ("vmcnt", np.int64), ("arbiter", np.int64)])

@@ -51,7 +51,7 @@ def test_page_is_self_contained(report):
     text = report.read_text()
     for section in ("Kernel statistics", "Occupancy over time", "Stall breakdown",
                     "Wave timeline per SIMD", "Hotspots", "USED_VGPRs", "SQ_WAVES",
-                    "ds_read2_b32", "s_barrier"):
+                    "ds_read2_b32", "barrier"):
         assert section in text
     assert text.count("<svg") == 4
     # nothing to fetch: no scripts, no external files (SVG namespaces are not fetches)

@@ -142,16 +142,19 @@ s_endpgm
 
 def test_barrier_waits_for_the_slowest_wave(tmp_path):
     """Workgroup of 2 waves (SIMDs 0 and 1); wave 0 jumps straight to s_barrier, wave 1 first
-    runs m v_rsq_f32 (16 cycles each). Wave 0: v_readfirstlane 0, s_cmp 4, s_cbranch taken at 8
-    (CLRX: 20 cycles when taken), s_barrier at 28. Wave 1: 1, 5, not taken at 9 (4 cycles),
-    v_rsq at 13 + 16i, s_barrier at 13 + 16m: both released at 17 + 16m; s_endpgm: wave 1 at
-    17 + 16m, wave 0 at its SIMD's next turn 20 + 16m, ending at 24 + 16m."""
+    runs m v_rsq_f32 (16 cycles each). s_cmp reads the SGPR v_readfirstlane writes: it waits
+    until the VALU instruction retires, 16 cycles after its issue (cu-whitepaper). Wave 0:
+    v_readfirstlane 0, s_cmp 16, s_cbranch taken at 20 (CLRX: 20 cycles when taken),
+    s_barrier at 40. Wave 1: 1, 17, not taken at 21 (4 cycles), v_rsq at 25 + 16i, s_barrier
+    at 25 + 16m: both released at 29 + 16m; s_endpgm: wave 1 at 29 + 16m, wave 0 at its
+    SIMD's next turn 32 + 16m, ending at 36 + 16m."""
     m = 5
     k = asm_kernel(tmp_path, "bar", BARRIER.format(slow="\n".join(["v_rsq_f32 v1, v0"] * m)))
     rep = gcnemu.GPU(timing=True).dispatch(k, grid=(128,), block=(128,))
-    assert rep.cycles == 24 + 16 * m
-    assert rep.wave_cycles.tolist() == [[0, 24 + 16 * m], [0, 21 + 16 * m]]
-    assert rep.counters["SQ_WAIT_ANY"] == (17 + 16 * m) - 32
+    assert rep.cycles == 36 + 16 * m
+    assert rep.wave_cycles.tolist() == [[0, 36 + 16 * m], [0, 33 + 16 * m]]
+    assert rep.counters["SQ_WAIT_ANY"] == (29 + 16 * m) - 44
+    assert rep.stalls["dependency"] == 2 * 12 and rep.stalls["barrier"] == (29 + 16 * m) - 44
 
 
 def test_long_instruction_penalty_is_a_parameter(tmp_path):

@@ -27,6 +27,15 @@ def test_same_results_with_timing_on_and_off(name):
     assert rep.cycles > 0 and rep.wave_cycles.shape == (rep.waves, 2)
     assert (rep.wave_cycles[:, 1] >= rep.wave_cycles[:, 0]).all()
     assert rep.counters["GRBM_GUI_ACTIVE"] == rep.cycles >= rep.wave_cycles[:, 1].max()
+    # where the cycles went: each wave's lifetime split exactly among its instructions
+    pc = rep.pc_cycles
+    spent = pc["issue"].sum() + sum(pc[r].sum() for r in rep.stall_reasons)
+    assert spent == rep.counters["SQ_WAVE_CYCLES"] == \
+        (rep.wave_cycles[:, 1] - rep.wave_cycles[:, 0]).sum()
+    assert pc["count"].sum() == rep.counters["SQ_INSTS"]
+    assert all((pc[r] >= 0).all() for r in rep.stall_reasons)
+    assert rep.stalls == {r: int(pc[r].sum()) for r in rep.stall_reasons}
+    assert 0 < rep.achieved_occupancy <= rep.occupancy.waves_per_simd
 
 
 def _timed(workers, gpu=None):
@@ -45,6 +54,7 @@ def test_timing_is_deterministic_with_workers():
     assert r1.cycles > 0 and r1.cycles == r2.cycles
     assert r1.counters == r2.counters
     assert np.array_equal(r1.wave_cycles, r2.wave_cycles)
+    assert np.array_equal(r1.pc_cycles, r2.pc_cycles)
     assert np.array_equal(o1, o2)
 
 
@@ -66,6 +76,7 @@ def test_trace_buffers_grow(monkeypatch, workers):
     monkeypatch.setattr(G.BatchState, "__init__", small)
     gpu = gcnemu.GPU(timing=True, waves_per_batch=32)
     for _ in range(2):
+        gpu.caches.flush("all")      # as cold as the first GPU's (the caches outlive dispatches)
         r2, _ = _timed(workers, gpu)
         assert r2.cycles == r1.cycles and r2.counters == r1.counters
         assert np.array_equal(r2.wave_cycles, r1.wave_cycles)

@@ -1,21 +1,30 @@
-"""gcnemu.timing.trace.ds_conflict_degree against a set-based model of the seed's rule: per
-half wave, the most distinct dwords one of 32 four-byte banks must deliver."""
+"""gcnemu.timing.trace.ds_passes against a set-based model of the seeds' rule: per half wave
+(32 lanes), 32 four-byte banks (clrx-gcn-timings: "The bank number is in bits 2-6 of the
+address"), each bank delivering one dword a pass, equal dwords broadcast; every dword of a
+multi-dword access counts."""
 import numpy as np
 import pytest
 
-from gcnemu.timing.trace import ds_conflict_degree
+from gcnemu.timing.trace import DS_SCRATCH, ds_passes
 
 
-def _reference(addrs, off, ex):
-    worst = 1
+def _reference(addrs, offa, offb, two, ndw, ex):
+    passes = ideal = 0
     for half in range(2):
-        banks = {}
+        dwords = set()
         for lane in range(32 * half, 32 * half + 32):
             if ex >> lane & 1:
-                dword = (int(addrs[lane]) + off) >> 2
-                banks.setdefault(dword % 32, set()).add(dword)
-        worst = max([worst] + [len(d) for d in banks.values()])
-    return worst
+                for off in ((offa, offb) if two else (offa,)):
+                    d = (int(addrs[lane]) + off) >> 2
+                    dwords.update(range(d, d + ndw))
+        if not dwords:
+            continue
+        banks = {}
+        for d in dwords:
+            banks.setdefault(d % 32, set()).add(d)
+        passes += max(len(v) for v in banks.values())
+        ideal += -(-len(dwords) // 32)
+    return passes, ideal
 
 
 def _patterns():
@@ -30,15 +39,30 @@ def _patterns():
     yield "reversed", (63 - lanes) * 4, 0
     yield "broadcast and consecutive mixed", np.where(lanes % 3 == 0, 0, lanes * 4), 0
     yield "unaligned bytes", lanes * 4 + 2, 1
-    for k in range(6):
+    for k in range(4):
         yield f"random {k}", rng.integers(0, 1 << 12, 64) * 4, 0
         yield f"random small {k}", rng.integers(0, 40, 64) * 4, 0
 
 
+FORMS = [(1, False, 0), (2, False, 0), (3, False, 0), (4, False, 0), (1, True, 256), (2, True, 8)]
+
+
 @pytest.mark.parametrize("exec_mask", [(1 << 64) - 1, 0x5555555555555555, 0xFFFF0000FFFF0001, 1 << 40, 0])
+@pytest.mark.parametrize("ndw,two,offb", FORMS, ids=["b32", "b64", "b96", "b128", "2x_b32", "2x_b64"])
 @pytest.mark.parametrize("name,addrs,off", list(_patterns()), ids=[p[0] for p in _patterns()])
-def test_conflict_degree(name, addrs, off, exec_mask):
+def test_passes(name, addrs, off, ndw, two, offb, exec_mask):
     vgpr = np.zeros((3, 64), np.uint32)
     vgpr[1] = np.asarray(addrs, np.int64).astype(np.uint32)
-    got = ds_conflict_degree(vgpr, 1, np.int64(off), np.uint64(exec_mask))
-    assert got == _reference(vgpr[1], off, exec_mask), name
+    tr = np.full(DS_SCRATCH + 8, 12345, np.int64)
+    got = ds_passes(vgpr, 1, np.int64(off), np.int64(off + offb), two, ndw, np.uint64(exec_mask),
+                    tr, 1)
+    assert (got & 0xFFFF, got >> 16) == _reference(vgpr[1], off, off + offb, two, ndw, exec_mask), name
+
+
+def test_natural_stride_b64_is_conflict_free():
+    # the issue's example: ds_read_b64 at its natural 8-byte stride moves 128 dwords, 64 per
+    # half wave: 2 passes per half, as many as conflict free
+    vgpr = np.zeros((2, 64), np.uint32)
+    vgpr[1] = np.arange(64) * 8
+    got = ds_passes(vgpr, 1, 0, 0, False, 2, np.uint64((1 << 64) - 1), np.zeros(DS_SCRATCH + 1, np.int64), 1)
+    assert (got & 0xFFFF, got >> 16) == (4, 4)

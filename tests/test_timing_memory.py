@@ -38,14 +38,16 @@ def test_waitcnt_waits_the_modelled_latency(tmp_path):
     rep = _run_load(tmp_path)
     # s_load at 0: K$ miss, L2 miss, DRAM: done at 20 + 50 + 100 = 170; s_waitcnt (ready at 4)
     # waits until 170, issues at SIMD 0's next turn 172; v_mov 176, 180; flat_load at 184:
-    # texture unit 4 cycles, L1 miss, L2 miss (another line): done 188 + 50 + 100 = 338;
-    # s_waitcnt issues at 340, v_add 344, s_endpgm 348, done 352
+    # its one line enters the texture addresser at once, L1 miss, L2 miss (another line):
+    # done 184 + 50 + 100 = 334; s_waitcnt issues at 336, v_add 340, s_endpgm 344, done 348
     assert (tc.kcache_latency, tc.l2_latency, tc.dram_latency) == (20, 50, 100)
-    assert rep.cycles == 352
+    assert rep.cycles == 348
     assert rep.counters["SQC_DCACHE_MISSES"] == 1
     assert rep.counters["TCP_TCC_READ_REQ"] == 1 and rep.counters["TCP_TOTAL_CACHE_ACCESSES"] == 1
     assert rep.counters["TCC_MISS"] == 2 and rep.counters["TCC_EA_RDREQ"] == 2
-    assert rep.counters["SQ_WAIT_ANY"] == (170 - 4) + (338 - 188)
+    assert rep.counters["SQ_WAIT_ANY"] == (170 - 4) + (334 - 188)
+    # the waits by reason, on the two s_waitcnt rows
+    assert rep.stalls["lgkmcnt"] == 170 - 4 and rep.stalls["vmcnt"] == 334 - 188
 
 
 def test_dram_latency_is_waited_for_twice(tmp_path):
@@ -118,11 +120,12 @@ def test_stores_write_through_to_the_l2(tmp_path):
     out = gpu.empty(256)
     rep = gpu.dispatch(asm_kernel(tmp_path, "st", STORE), grid=(64,), block=(64,), args=[out])
     assert np.array_equal(out.to_numpy(np.uint32), np.arange(64))
-    # 64 dwords = 4 lines written through (no L1 allocation), allocated in the L2 without a
-    # DRAM read; the kernel-argument line is the only DRAM read
+    # 64 dwords = 4 lines written through (and kept in the L1: MISS_LRU), allocated in the
+    # L2 without a DRAM read; the kernel-argument line is the only DRAM read
     assert rep.counters["TCP_TCC_WRITE_REQ"] == 4 and rep.counters["TCP_TCC_READ_REQ"] == 0
     assert rep.counters["TCC_MISS"] == 5 and rep.counters["TCC_EA_RDREQ"] == 1
-    # the dispatch ends when the stores are acknowledged by the L2: the store issues at
+    # the dispatch ends when the stores are acknowledged: the s_load's data arrives at
     # 20 + 50 + 100 = 170 -> s_waitcnt at 172, v_add 176, v_mov 180, v_addc 184, store 188;
-    # texture unit 4 cycles, L2 50: done 242 (s_endpgm ends at 196)
-    assert rep.cycles == 242
+    # its lines enter the texture addresser at 188..191, each an L2 miss: acknowledged 100
+    # cycles later (cu-whitepaper: "100 cycles and more"): done 291 (s_endpgm ends at 196)
+    assert rep.cycles == 291

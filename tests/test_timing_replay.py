@@ -9,21 +9,28 @@ import gcnemu
 from gcnemu.timing import TimingConfig
 from gcnemu.timing import costs as C
 from gcnemu.timing import model as M
+from gcnemu.timing.caches import GPUCaches
 from kernels import corpus
 
 
+#: simulate's outputs after its 15 inputs: per-wave cycles, CUs, counters, the per-row cycle
+#: table, then the caches it leaves (tags, stamps, dirty bits, the LRU clock)
+OUTPUTS = ("per-wave cycles", "CUs", "counters", "per-row cycles", "L1 tags", "L1 stamps",
+           "L2 tags", "L2 stamps", "L2 dirty", "K$ tags", "K$ stamps", "LRU clock")
+
+
 def _replay(args, lockstep):
-    """simulate on copies of ``args``: (cycles, per-wave cycles, CUs, counters)."""
+    """simulate on copies of ``args``: (cycles, its outputs as in OUTPUTS)."""
     a = [x.copy() if isinstance(x, np.ndarray) else x for x in args]
     cycles = M.simulate(*a, lockstep=lockstep)
-    return cycles, a[-3], a[-2], a[-1]
+    return (cycles,) + tuple(a[15:])
 
 
 def _assert_same(args, what):
     fast, plain = _replay(args, False), _replay(args, True)
     assert plain[0] > 0, f"{what}: the plain replay did not finish"
     assert fast[0] == plain[0], f"{what}: {fast[0]} cycles, the plain replay {plain[0]}"
-    for name, x, y in zip(("per-wave cycles", "CUs", "counters"), fast[1:], plain[1:]):
+    for name, x, y in zip(OUTPUTS, fast[1:], plain[1:]):
         bad = np.flatnonzero((x != y).reshape(len(x), -1).any(axis=1))
         assert not len(bad), f"{what}: {name} differ at {bad[:8]}: {x[bad[:4]]} vs {y[bad[:4]]}"
 
@@ -40,7 +47,8 @@ def test_corpus_replay_matches_lockstep(name, monkeypatch):
     simulate = M.simulate
 
     def keep(*args):
-        # (the dispatch's own call passes lockstep=False last)
+        # (the dispatch's own call passes lockstep=False last; the GPU's caches as it found
+        # them: the dispatch updates them)
         captured.append([x.copy() if isinstance(x, np.ndarray) else x for x in args[:-1]])
         return simulate(*args)
 
@@ -58,6 +66,9 @@ _ROWS = [
     (C.CAT_VALU, 0, 4, 4, None),
     (C.CAT_VALU, 0, 16, 16, None),
     (C.CAT_VALU, C.F_LONG, 4, 4, None),
+    (C.CAT_VALU, C.F_VSDST, 4, 4, None),                                # v_cmp -> VCC
+    (C.CAT_SALU, C.F_SREAD, 4, 4, None),                                # reads VCC
+    (C.CAT_BRANCH, C.F_SREAD, 4, 20, None),                             # s_cbranch_vccz
     (C.CAT_SALU, 0, 4, 4, None),
     (C.CAT_BRANCH, 0, 4, 20, None),
     (C.CAT_INTERNAL, 0, 1, 1, None),                                    # s_nop
@@ -69,6 +80,10 @@ _ROWS = [
     (C.CAT_VMEM, C.F_VMEM | C.F_STORE, 4, 4, None),
     (C.CAT_VMEM, C.F_VMEM | C.F_ATOMIC, 4, 4, None),
     (C.CAT_VMEM, C.F_VMEM | C.F_FLAT, 4, 4, None),
+    (C.CAT_VMEM, C.F_VMEM | C.F_GLC, 4, 4, None),                       # the L1 policies
+    (C.CAT_VMEM, C.F_VMEM | C.F_SLC, 4, 4, None),
+    (C.CAT_VMEM, C.F_VMEM | C.F_GLC | C.F_SLC, 4, 4, None),
+    (C.CAT_VMEM, C.F_VMEM | C.F_STORE | C.F_SLC, 4, 4, None),
     (C.CAT_VMEM, C.F_VMEM | C.F_MIMG, 4, 4, None),
     (C.CAT_LDS, C.F_LDS, 4, 4, None),
     (C.CAT_EXPGDS, C.F_GDS, 4, 4, None),
@@ -86,12 +101,15 @@ def _tables():
     cost = np.ones(n, np.int64)
     taken = np.ones(n, np.int64)
     wait = np.full((n, 3), -1, np.int64)
+    sregs = np.zeros((n, 2), np.int64)
     for i, (c, f, k, tk, w) in enumerate(_ROWS):
         cat[i], flags[i], cost[i], taken[i] = c, f, k, tk
         if w is not None:
             wait[i] = w
+        if f & (C.F_VSDST | C.F_SREAD):
+            sregs[i] = 0, 3 << (106 - 64)        # VCC
     flags[_END] = C.F_END
-    return cat, flags, cost, taken, wait
+    return cat, flags, cost, taken, wait, sregs
 
 
 def _random_case(seed):
@@ -99,7 +117,7 @@ def _random_case(seed):
     mix (heavy on memory, so CUs meet in the shared caches) ending in s_endpgm; cache lines
     from a small pool, so lines are shared, evicted and written back."""
     rng = np.random.default_rng(seed)
-    cat, flags, cost, taken, wait = _tables()
+    cat, flags, cost, taken, wait, sregs = _tables()
     ncu = int(rng.integers(2, 9))
     nsimd = 4
     wps = int(rng.integers(1, 11))
@@ -122,7 +140,8 @@ def _random_case(seed):
                 streams.append(len(lines))
                 streams.extend(int(x) for x in lines)
             elif f & C.F_LDS:
-                streams.append(int(rng.integers(1, 5)))   # bank-conflict degree
+                passes = int(rng.integers(0, 9))          # LDS passes | conflict free << 16
+                streams.append(passes | int(rng.integers(0, passes + 1)) << 16)
             elif f & C.F_GDS:
                 streams.append(1)
         streams.append(_END)
@@ -133,10 +152,14 @@ def _random_case(seed):
                       kcache_bytes=512, kcache_ways=2) if small else TimingConfig()
     P = M._params(tc, gcnemu.GPU().config)
     nw = len(wbeg)
+    caches = GPUCaches(ncu, tc)
     return [np.array(streams, np.int64), np.array(wbeg, np.int64), np.array(wend, np.int64),
-            group_first, ncu, nsimd, wps, gpc, cat, flags, cost, taken, wait, P,
+            group_first, ncu, nsimd, wps, gpc, cat, flags, cost, taken, wait, sregs, P,
             np.zeros((nw, 2), np.int64), np.zeros(nw, np.int64),
-            np.zeros(len(M.COUNTER_NAMES), np.int64)]
+            np.zeros(len(M.COUNTER_NAMES), np.int64), np.zeros(len(cat) * M.NPC, np.int64),
+            caches.l1_tags, caches.l1_stamps, caches.l2_tags, caches.l2_stamps, caches.l2_dirty,
+            caches.k_tags, caches.k_stamps, caches.lru,
+            M.esram_lines([(int(pool[0]) << 6, 64 * 4)] if rng.random() < 0.5 else [])]
 
 
 @pytest.mark.parametrize("seed", range(60))

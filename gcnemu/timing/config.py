@@ -19,11 +19,27 @@ class TimingConfig:
     #: L1 miss that hits the L2 (TCC). Assumption: the seeds give no figure between the L1
     #: minimum (25) and the L2-miss figure (100+); 50 is taken.
     l2_latency: int = 50
+    #: stores and atomics, acknowledged by the L2: cu-whitepaper: "All unordered memory write
+    #: and atomic instructions ... Minimum latency of this type of instruction is about 25
+    #: cycles. If the data is not in the texture cache per channel (TCC) L2 cache, a latency
+    #: of these instructions can be 100 cycles and more": 25 on an L2 hit; on a miss
+    #: dram_latency (stores: the L2 allocates the line byte-masked, without reading it) or
+    #: dram_latency plus the DRAM queue (atomics read the line).
+    write_latency: int = 25
     #: L2 miss: cu-whitepaper: "If the data is not in the TCC L2 cache, a latency of these
     #: instructions can be 100 cycles and more" (added on top of the queueing for bandwidth).
     dram_latency: int = 100
-    #: DRAM bandwidth: gpu-overview: main RAM 68 GB/s at 853.33 MHz = 79.7 bytes per cycle.
-    dram_bytes_per_cycle: float = 68e9 / 853.33e6
+    #: DRAM bandwidth in GB/s: gpu-overview: "68 GB/s" of main RAM; per cycle at the GPU's
+    #: clock (GPUConfig.clock_mhz): 68e9 / 853e6 = 79.7 bytes per cycle on the Xbox One.
+    dram_gbps: float = 68.0
+    #: ESRAM bandwidth in GB/s: gpu-overview: "Peak throughput from ESRAM 128 bytes/clock *
+    #: 853.33 MHz = 109.2 GB/sec" (its prose says 102.4 GB/s, 128 bytes at the 800 MHz clock
+    #: before the update; the table's figure is taken). Used on GPUs whose preset has ESRAM.
+    esram_gbps: float = 109.2
+    #: ESRAM latency: gpu-overview: "The advantages of ESRAM are lower latency and lack of
+    #: contention from other memory clients" without a figure. Assumption: half the DRAM
+    #: latency. Its own bus: ESRAM traffic does not queue behind DRAM traffic.
+    esram_latency: int = 50
     #: texture addresser rate: cu-whitepaper: a buffer read of one dword per lane "can achieve
     #: 4 clock cycles per wave" = 256 bytes / 4 cycles = one 64-byte line per cycle.
     ta_bytes_per_cycle: int = 64
@@ -45,8 +61,25 @@ class TimingConfig:
     kcache_bytes: int = 16384
     kcache_ways: int = 4
     kcache_cus: int = 4
+    #: cycles from a VALU instruction that writes scalar registers (v_cmp to VCC, carry-outs,
+    #: v_readfirstlane, ...) to the first scalar instruction (SALU, branch, SMEM) that may read
+    #: them: cu-whitepaper: "although a full-speed instruction takes only 4 cycles to issue, it
+    #: takes 16 cycles to retire and write the result" (results are forwarded between VALU
+    #: instructions only).
+    valu_sgpr_latency: int = 16
     #: cu-whitepaper: "Latency of LDS instructions is at least 39 cycles".
     lds_latency: int = 39
+    #: LDS data path: cu-whitepaper: "The peak data read and write rate of LDS instructions is
+    #: 4 clock cycles per 64 32-bit words": a pass of the 32 banks (one dword each) takes 2
+    #: cycles. A wave access of n passes keeps the CU's LDS busy max(lds_min_cycles, 2 n)
+    #: cycles; each pass beyond the conflict-free count (a bank conflict, clrx-gcn-timings:
+    #: "Any bank conflict adds penalty to timing and throughput") adds 2 cycles to the wave's
+    #: issue time and to its latency.
+    lds_pass_cycles: int = 2
+    #: cu-whitepaper: LDS instructions issue "at a maximum rate of one per every four cycles
+    #: per CU". (CLRX's DS throughput column gives 1/2 for ds_read_b32, one per 2 cycles:
+    #: the two documents disagree; the model follows the whitepaper, see docs/timing.md.)
+    lds_min_cycles: int = 4
     #: cu-whitepaper: "The latency of GDS instructions is at least 45 cycles".
     gds_latency: int = 45
     #: export to the SX: assumption (the seeds give no figure); counted on EXPCNT.
@@ -66,8 +99,8 @@ class TimingConfig:
         for name, value in self.__dict__.items():
             if value < 0:
                 raise ValueError(f"TimingConfig.{name} must not be negative, got {value}")
-        if self.dram_bytes_per_cycle <= 0 or self.ta_bytes_per_cycle <= 0:
-            raise ValueError("TimingConfig bandwidths must be positive")
+        if self.dram_gbps <= 0 or self.esram_gbps <= 0 or self.ta_bytes_per_cycle <= 0 or self.lds_pass_cycles < 1:
+            raise ValueError("TimingConfig bandwidths and lds_pass_cycles must be positive")
         for total, ways, what in ((self.l1_bytes, self.l1_ways, "l1"),
                                   (self.l2_channel_bytes, self.l2_ways, "l2"),
                                   (self.kcache_bytes, self.kcache_ways, "kcache")):

@@ -78,7 +78,25 @@ COUNTER_NAMES = (
 # parameter vector indices (TimingConfig, flattened for numba)
 (P_L1_LAT, P_L2_LAT, P_DRAM_LAT, P_DRAM_LINE_FP, P_TA_BYTES, P_IMAGE, P_L1_SETS, P_L1_WAYS,
  P_L2_CH, P_L2_SETS, P_L2_WAYS, P_K_LAT, P_K_SETS, P_K_WAYS, P_K_CUS, P_LDS_LAT, P_GDS_LAT,
- P_EXP_LAT, P_LONG, P_LAUNCH, NPARAM) = range(21)
+ P_EXP_LAT, P_LONG, P_LAUNCH, P_WRITE_LAT, P_LDS_PASS, P_LDS_MIN, P_ESRAM_LAT, P_ESRAM_LINE_FP,
+ P_VS_LAT, NPARAM) = range(27)
+
+PC_COLUMNS = C.PC_COLUMNS
+NPC = len(PC_COLUMNS)
+(PC_COUNT, PC_ISSUE, PC_VM, PC_LGKM, PC_EXP, PC_BARRIER, PC_UNIT, PC_ARBITER,
+ PC_FETCH, PC_DEP) = range(NPC)
+#: per-wave table (WV) stride and fields: cycle at which it may issue, category of its next
+#: row, stream position, stream end, the cycle since which it has been waiting to issue its
+#: next row (its previous row's issue end), the stall cycles of that wait known so far (unit
+#: busy, barrier, dependency), and the wave's last VALU write of scalar registers: when it
+#: retires and which registers (the 128-bit mask of costs.scalar_masks)
+WVS = 12
+WV_READY, WV_CAT, WV_POS, WV_END, WV_SINCE, WV_UNIT, WV_BAR, WV_DEP, WV_DEPST, WV_DMLO, \
+    WV_DMHI = range(11)
+#: rows whose dependency flags alone do not take them off the fast path
+DEP_FLAGS = C.F_VSDST | C.F_SREAD
+# kinds of an L2 access
+L2_READ, L2_WRITE, L2_ATOMIC = range(3)
 FP = 256   # DRAM bus time is kept in 1/256 cycles
 #: how far ahead in its stream (entries) a wave's trace is prefetched when it issues
 PREFETCH = 16
@@ -188,32 +206,80 @@ def _cache_access(tags, stamps, base, ways, line, clock, allocate):
 
 
 @njit(_nrt=False)
-def _l2_access(l2tags, l2stamps, l2dirty, l2rdy, P, line, clock, t, dram, write, ctr):
-    """One line through the L2 (and DRAM on a miss), requested at cycle t. Returns its
-    latency. A line is allocated when requested; a later hit still waits until its data has
-    arrived (l2rdy). dram[0] is the DRAM bus's next free time in 1/256 cycles."""
+def _cache_drop(tags, stamps, base, ways, line):
+    """Invalidate ``line`` in the set of ``ways`` entries at ``base`` if it is there."""
+    b = np.uint64(base)
+    for i in range(b, b + np.uint64(ways)):
+        if tags[i] == line:
+            tags[i] = -1
+            stamps[i] = 0
+            return
+
+
+#: the memory state array of the model (``dram`` below): the DRAM bus's and the ESRAM's next
+#: free times (1/FP cycles), then the ESRAM buffers' line ranges [first, end) in address order
+MEM_DRAM, MEM_ESRAM, MEM_RANGES = 0, 1, 2
+
+
+@njit(inline="always")
+def _in_esram(dram, line):
+    """Whether ``line`` lies in an ESRAM buffer (binary search over the sorted ranges)."""
+    lo = 0
+    hi = (dram.shape[0] - MEM_RANGES) // 2
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if dram[MEM_RANGES + 2 * mid + 1] <= line:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo < (dram.shape[0] - MEM_RANGES) // 2 and dram[MEM_RANGES + 2 * lo] <= line
+
+
+@njit(_nrt=False)
+def _l2_access(l2tags, l2stamps, l2dirty, l2rdy, P, line, clock, t, dram, kind, ctr):
+    """One line through the L2 (and DRAM on a miss), requested at cycle t, by a read, a write
+    or an atomic (``kind``: L2_*). Returns its latency: reads l2_latency on a hit, plus the
+    DRAM latency and queue on a miss; writes and atomics write_latency on a hit (the seed's
+    "about 25 cycles"), on a miss the DRAM latency (writes: the line is allocated byte-masked,
+    nothing is read) or write_latency + DRAM latency + queue (atomics read the line). A line
+    is allocated when requested; a later hit still waits until its data has arrived (l2rdy).
+    ``dram``: the memory state (MEM_*): a miss goes to the ESRAM when its line lies in an
+    ESRAM buffer (its own bus, bandwidth and latency: gpu-overview: "lower latency and lack of
+    contention from other memory clients"), else to DRAM."""
     ch = line % P[P_L2_CH]
     s = (line // P[P_L2_CH]) % P[P_L2_SETS]
     base = (ch * P[P_L2_SETS] + s) * P[P_L2_WAYS]
     hit, i, ev = _cache_access(l2tags, l2stamps, base, P[P_L2_WAYS], line, clock, True)
     if hit:
         ctr[X_TCC_HIT] += 1
-        if write:
-            l2dirty[i] = 1
-        return max(P[P_L2_LAT], l2rdy[i] - t)
+        if kind == L2_READ:
+            return max(P[P_L2_LAT], l2rdy[i] - t)
+        l2dirty[i] = 1
+        return max(P[P_WRITE_LAT], l2rdy[i] - t)
     ctr[X_TCC_MISS] += 1
     t_fp = t * FP
     if ev >= 0 and l2dirty[i]:
         ctr[X_EA_WR] += 1          # write back the evicted dirty line (uses the bus, no wait)
-        dram[0] = max(dram[0], t_fp) + P[P_DRAM_LINE_FP]
-    l2dirty[i] = 1 if write else 0
-    if write:
-        lat = P[P_L2_LAT]          # write-allocate, byte-masked: no read of the old line
+        if _in_esram(dram, ev):
+            dram[MEM_ESRAM] = max(dram[MEM_ESRAM], t_fp) + P[P_ESRAM_LINE_FP]
+        else:
+            dram[MEM_DRAM] = max(dram[MEM_DRAM], t_fp) + P[P_DRAM_LINE_FP]
+    l2dirty[i] = 0 if kind == L2_READ else 1
+    bus = MEM_DRAM
+    mem_lat = P[P_DRAM_LAT]
+    line_fp = P[P_DRAM_LINE_FP]
+    if dram.shape[0] > MEM_RANGES and _in_esram(dram, line):
+        bus = MEM_ESRAM
+        mem_lat = P[P_ESRAM_LAT]
+        line_fp = P[P_ESRAM_LINE_FP]
+    if kind == L2_WRITE:
+        lat = max(P[P_WRITE_LAT], mem_lat)
     else:
         ctr[X_EA_RD] += 1
-        start = max(dram[0], t_fp)
-        dram[0] = start + P[P_DRAM_LINE_FP]
-        lat = P[P_L2_LAT] + P[P_DRAM_LAT] + (start - t_fp + FP - 1) // FP
+        start = max(dram[bus], t_fp)
+        dram[bus] = start + line_fp
+        lat = (P[P_L2_LAT] if kind == L2_READ else P[P_WRITE_LAT]) + mem_lat + \
+            (start - t_fp + FP - 1) // FP
     l2rdy[i] = t + lat
     return lat
 
@@ -256,6 +322,8 @@ INFO_COST_MASK = (1 << 20) - 1
 INFO_CAT_SHIFT = 20
 INFO_CAT_MASK = 7
 INFO_SLOW = 1 << 23
+INFO_VW = 1 << 24         # a VALU row that writes scalar registers
+INFO_SR = 1 << 25         # a scalar row that reads scalar registers
 INFO_TAKEN_SHIFT = 32
 #: scans the full path runs itself after a _fast_run call that could not finish one scan
 #: (memory or barriers every few instructions: the hand-over would cost more than it saves)
@@ -271,7 +339,9 @@ def _row_info(rcat, rflags, rcost, rtaken):
         if not (0 <= rcost[r] <= INFO_COST_MASK and 0 <= rcat[r] <= INFO_CAT_MASK):
             raise ValueError("timing model: a row's cost or category is out of range")
         info[r] = (rcost[r] | (rcat[r] << INFO_CAT_SHIFT) | (rtaken[r] << INFO_TAKEN_SHIFT)
-                   | (INFO_SLOW if rflags[r] != 0 else 0))
+                   | (INFO_SLOW if rflags[r] & ~DEP_FLAGS != 0 else 0)
+                   | (INFO_VW if rflags[r] & C.F_VSDST else 0)
+                   | (INFO_SR if rflags[r] & C.F_SREAD else 0))
     return info
 
 
@@ -306,7 +376,60 @@ def _next_turn(SS, base, ss, nsimd, t, simd):
 
 
 @njit(inline="always")
-def _advance_plain(WV, wq, streams, rinfo, t, cat, cost, p, row, info):
+def _account(pcc, WV, wq, row, t, busy):
+    """Book the wave at WV[wq:] issuing row ``row`` at cycle t for ``busy`` cycles in the
+    per-row table: the issue, and the cycles since its previous issue ended as stalls (the
+    known reasons; the rest: not selected by the arbiter, or its SIMD's turn not come)."""
+    pr = np.uint64(row) * np.uint64(NPC)
+    u = WV[wq + np.uint64(WV_UNIT)]
+    b = WV[wq + np.uint64(WV_BAR)]
+    d = WV[wq + np.uint64(WV_DEPST)]
+    pcc[pr] += 1
+    pcc[pr + U1] += busy
+    pcc[pr + np.uint64(PC_UNIT)] += u
+    pcc[pr + np.uint64(PC_BARRIER)] += b
+    pcc[pr + np.uint64(PC_DEP)] += d
+    pcc[pr + np.uint64(PC_ARBITER)] += t - WV[wq + np.uint64(WV_SINCE)] - u - b - d
+    WV[wq + np.uint64(WV_SINCE)] = t + busy
+    WV[wq + np.uint64(WV_UNIT)] = 0
+    WV[wq + np.uint64(WV_BAR)] = 0
+    WV[wq + np.uint64(WV_DEPST)] = 0
+
+
+@njit(inline="always")
+def _unit_turns(free, t, nsimd):
+    """The turns of a SIMD (one every nsimd cycles from t) on which a wave waits for a unit
+    busy until ``free``: a unit's free time only moves on when a wave issues to it, which
+    nobody can before ``free``, so the wave would be refused on each of them."""
+    return (free - t + nsimd - 1) // nsimd
+
+
+@njit(inline="always")
+def _dep_wait(WV, wq, rsg, row, t):
+    """For a scalar row that reads scalar registers: the cycle until which the wave's last
+    VALU write of any of them has not retired (cu-whitepaper: a VALU instruction "takes 16
+    cycles to retire and write the result"; results are forwarded between VALU instructions,
+    not to the scalar unit), or 0 when it need not wait."""
+    dr = WV[wq + np.uint64(WV_DEP)]
+    if dr <= t:
+        return np.int64(0)
+    r2 = np.uint64(row) * U2
+    if (WV[wq + np.uint64(WV_DMLO)] & rsg[r2]) | (WV[wq + np.uint64(WV_DMHI)] & rsg[r2 + U1]):
+        return dr
+    return np.int64(0)
+
+
+@njit(inline="always")
+def _dep_write(WV, wq, rsg, row, at):
+    """A VALU row writing scalar registers issues: they retire at ``at``."""
+    r2 = np.uint64(row) * U2
+    WV[wq + np.uint64(WV_DEP)] = at
+    WV[wq + np.uint64(WV_DMLO)] = rsg[r2]
+    WV[wq + np.uint64(WV_DMHI)] = rsg[r2 + U1]
+
+
+@njit(inline="always")
+def _advance_plain(WV, wq, streams, rinfo, t, cat, cost, p, row, info, pcc, rsg, vslat):
     """Move the wave at WV[wq:] past the plain instruction it issues at cycle t (stream
     position p, row ``row``, rinfo ``info``, category ``cat``, issue cost ``cost``): its next
     position and category, and the cycle at which it may issue again (returned)."""
@@ -321,18 +444,22 @@ def _advance_plain(WV, wq, streams, rinfo, t, cat, cost, p, row, info):
     busy = cost
     if cat == C.CAT_BRANCH and nr != row + 1:
         busy = info >> INFO_TAKEN_SHIFT
+    _account(pcc, WV, wq, row, t, busy)
+    if info & INFO_VW:
+        _dep_write(WV, wq, rsg, row, t + vslat)
     WV[wq] = t + busy
     return t + busy
 
 
 @njit(_nrt=False)
-def _fast_run(cu, t, nsimd, SS, sstride, WV, streams, rinfo, acc, rs_si, rs_used, rs_smin):
+def _fast_run(cu, t, nsimd, SS, sstride, WV, streams, rinfo, acc, rs_si, rs_used, rs_smin, pcc,
+              rsg, vslat):
     """Run CU cu's scans from cycle t while they need only the fast path (plain VALU, SALU,
     branch and internal instructions that are not a wave's last). Returns the cycle of the
     first scan that needs more, with rs_si/rs_used/rs_smin[cu] set to resume it there, or INF
     when no wave of the CU can issue any more. acc: the issue counters (a_wait, a_any,
     a_valu, a_sca, a_misc), updated. SS: per SIMD (wake, waves, VALU free, slots...), WV:
-    per wave (ready, category of the next row, position, end)."""
+    per wave (see WV_*); pcc: the per-row cycle table (see _account)."""
     nblocked = np.int64(0)
     a_valu = np.int64(0)
     a_sca = np.int64(0)
@@ -347,7 +474,7 @@ def _fast_run(cu, t, nsimd, SS, sstride, WV, streams, rinfo, acc, rs_si, rs_used
             used = 0
             smin = INF
             for si in range(SS[so + U1]):
-                wq = np.uint64(SS[so + U3 + np.uint64(si)]) * U4
+                wq = np.uint64(SS[so + U3 + np.uint64(si)]) * np.uint64(WVS)
                 r = WV[wq]
                 if r > t:
                     smin = min(smin, r)
@@ -367,10 +494,22 @@ def _fast_run(cu, t, nsimd, SS, sstride, WV, streams, rinfo, acc, rs_si, rs_used
                     out = t
                     break
                 cost = info & INFO_COST_MASK
+                if info & INFO_SR:
+                    dw = _dep_wait(WV, wq, rsg, row, t)
+                    if dw > 0:
+                        WV[wq + np.uint64(WV_DEPST)] += dw - t
+                        WV[wq] = dw
+                        smin = min(smin, dw)
+                        continue
                 if cat == C.CAT_VALU:
                     if SS[so + U2] > t:
-                        nblocked += 1       # the VALU is busy: its SIMD's next turn
-                        smin = t + 1
+                        # the VALU is busy: the wave sleeps until its SIMD's first turn after
+                        # the VALU frees (it would fail each turn before: see _unit_wait)
+                        k = _unit_turns(SS[so + U2], t, nsimd)
+                        nblocked += k
+                        WV[wq + np.uint64(WV_UNIT)] += k * nsimd
+                        WV[wq] = t + k * nsimd
+                        smin = min(smin, t + k * nsimd)
                         continue
                     SS[so + U2] = t + cost
                     a_valu += cost
@@ -380,7 +519,8 @@ def _fast_run(cu, t, nsimd, SS, sstride, WV, streams, rinfo, acc, rs_si, rs_used
                     a_misc += cost
                 if cat != C.CAT_INTERNAL:
                     used |= 1 << cat
-                smin = min(smin, _advance_plain(WV, wq, streams, rinfo, t, cat, cost, p, row, info))
+                smin = min(smin, _advance_plain(WV, wq, streams, rinfo, t, cat, cost, p, row, info,
+                                                pcc, rsg, vslat))
             if out < INF:
                 break
             SS[so] = smin
@@ -457,21 +597,31 @@ def _push(q, n, w, done, t):
 
 @njit
 def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
-             rcat, rflags, rcost, rtaken, rwait, P, wave_out, wave_cu, ctr, lockstep=False):
-    """Run the model; fills wave_out[w] = (start, end), wave_cu[w] and the counters; returns
-    the cycles. ``lockstep``: the plainest replay, for tests: no _fast_run, and every CU
-    yields after each scan, so the scans run in (cycle, CU) order; the results are the same
-    bits."""
+             rcat, rflags, rcost, rtaken, rwait, rsg2, P, wave_out, wave_cu, ctr, pcc,
+             l1tags, l1stamps, l2tags, l2stamps, l2dirty, ktags, kstamps, lru, esram,
+             lockstep=False):
+    """Run the model; fills wave_out[w] = (start, end), wave_cu[w], the counters and the
+    per-row cycle table pcc (rows x NPC, flat; see PC_COLUMNS); returns the cycles. The
+    caches' tags, LRU stamps and dirty bits (gcnemu/timing/caches.py) are the GPU's, kept
+    from one dispatch to the next, as is ``lru[0]``, the LRU clock; all their data has
+    arrived when a dispatch starts. ``rsg2``: int64 [rows, 2], the scalar registers a row
+    writes (VALU) or reads (scalar), see costs.scalar_masks. ``esram``: the line ranges [first, end) of the GPU's
+    ESRAM buffers, flat and in address order. ``lockstep``: the plainest replay, for tests: no
+    _fast_run, and every CU yields after each scan, so the scans run in (cycle, CU) order;
+    the results are the same bits."""
     nw = wbeg.shape[0]
     ng = group_first.shape[0] - 1
     # per wave (WV interleaves them for _fast_run): cycle at which it may issue, category of
     # its next instruction, position in its stream
-    WV = np.zeros(4 * nw, np.int64)
-    ready = WV[0::4]
-    ncat = WV[1::4]
-    ptr = WV[2::4]
+    WV = np.zeros(WVS * nw, np.int64)
+    ready = WV[WV_READY::WVS]
+    ncat = WV[WV_CAT::WVS]
+    ptr = WV[WV_POS::WVS]
     ptr[:] = wbeg
-    WV[3::4] = wend
+    WV[WV_END::WVS] = wend
+    since = WV[WV_SINCE::WVS]
+    # s_waitcnt stall cycles of a wave's next row (vmcnt, lgkmcnt, expcnt)
+    wacc = np.zeros(3 * nw, np.int64)
     for w in range(nw):
         if wbeg[w] < wend[w]:
             ncat[w] = rcat[streams[wbeg[w]]]
@@ -518,24 +668,15 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     ta_free = np.zeros(ncu, np.int64)
     lds_free = np.zeros(ncu, np.int64)
     exp_free = np.zeros(ncu, np.int64)
-    # caches
+    # caches (the GPU's; when each line's data arrives is the dispatch's)
     l1_ways = P[P_L1_WAYS]
     l1_sets = P[P_L1_SETS]
-    l1tags = np.full(ncu * l1_sets * l1_ways, -1, np.int64)
-    l1stamps = np.zeros(ncu * l1_sets * l1_ways, np.int64)
-    l2n = P[P_L2_CH] * P[P_L2_SETS] * P[P_L2_WAYS]
-    l2tags = np.full(l2n, -1, np.int64)
-    l2stamps = np.zeros(l2n, np.int64)
-    l2dirty = np.zeros(l2n, np.int64)
-    l2rdy = np.zeros(l2n, np.int64)
-    l1rdy = np.zeros(ncu * l1_sets * l1_ways, np.int64)
-    nk = (ncu + P[P_K_CUS] - 1) // P[P_K_CUS]
-    kn = nk * P[P_K_SETS] * P[P_K_WAYS]
-    ktags = np.full(kn, -1, np.int64)
-    kstamps = np.zeros(kn, np.int64)
-    krdy = np.zeros(kn, np.int64)
-    dram = np.zeros(1, np.int64)
-    clock = np.int64(0)
+    l2rdy = np.zeros(l2tags.shape[0], np.int64)
+    l1rdy = np.zeros(l1tags.shape[0], np.int64)
+    krdy = np.zeros(ktags.shape[0], np.int64)
+    dram = np.zeros(MEM_RANGES + esram.shape[0], np.int64)
+    dram[MEM_RANGES:] = esram
+    clock = lru[0]
     last_mem = np.int64(0)
     done_waves = 0
     resident_total = 0
@@ -547,7 +688,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
         placed = False
         for cu in range(ncu):
             fin, n = _launch(cu, t, 1, gnext, ng, cu_ngroups, cu_rr, group_first, nsimd, wps, gpc,
-                             slots, nslot, status, ready, wsimd, glive, wbeg, wend, wave_out,
+                             slots, nslot, status, ready, since, wsimd, glive, wbeg, wend, wave_out,
                              wave_cu, qrow, qfree, qtop, vn, ln, en, P, lpick, lload)
             done_waves += fin
             if n > 0:
@@ -578,6 +719,8 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     acc = np.zeros(5, np.int64)             # _fast_run's counters
     fr_skip = np.zeros(ncu, np.int64)       # scans left before _fast_run is tried again
     rinfo = _row_info(rcat, rflags, rcost, rtaken)
+    rsg = rsg2.ravel()
+    vslat = P[P_VS_LAT]
     while done_waves < nw:
         # the CU furthest behind runs; it may touch shared state while it stays before the
         # next one (ties: the lower CU first, as in a replay that visits the CUs in order)
@@ -614,7 +757,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                 acc[3] = a_sca
                 acc[4] = a_misc
                 t = _fast_run(cu, t, nsimd, SSflat, sstride, WV, streams, rinfo, acc,
-                              rs_si, rs_used, rs_smin)
+                              rs_si, rs_used, rs_smin, pcc, rsg, vslat)
                 a_wait = acc[0]
                 a_any = acc[1]
                 a_valu = acc[2]
@@ -654,6 +797,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                 for si in range(si0, nslot[sidu]):
                     w = slots[sidu, np.uint64(si)]
                     wu = np.uint64(w)
+                    wq = wu * np.uint64(WVS)
                     if ready[wu] > t:       # (waves at a barrier have ready = INF)
                         if ready[wu] < smin:
                             smin = ready[wu]
@@ -667,14 +811,25 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                     row = streams[np.uint64(p)]
                     ru = np.uint64(row)
                     fl = rflags[ru]
-                    if fl == 0 and p + 1 < wend[wu]:
+                    if fl & C.F_SREAD:
+                        dw = _dep_wait(WV, wq, rsg, row, t)
+                        if dw > 0:
+                            WV[wq + np.uint64(WV_DEPST)] += dw - t
+                            ready[wu] = dw
+                            if dw < smin:
+                                smin = dw
+                            continue
+                    if fl & ~DEP_FLAGS == 0 and p + 1 < wend[wu]:
                         # plain: a VALU, SALU, branch or internal instruction that is not the
                         # wave's last (no memory, s_waitcnt, barrier or end), as in _fast_run
                         cost = rcost[ru]
                         if cat == C.CAT_VALU:
                             if valu_free[sidu] > t:
-                                a_wait += nsimd
-                                smin = t + 1
+                                k = _unit_turns(valu_free[sidu], t, nsimd)
+                                a_wait += k * nsimd
+                                WV[wq + np.uint64(WV_UNIT)] += k * nsimd
+                                ready[wu] = t + k * nsimd
+                                smin = min(smin, t + k * nsimd)
                                 continue
                             valu_free[sidu] = t + cost
                             a_valu += cost
@@ -685,17 +840,22 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                         if cat != C.CAT_INTERNAL:
                             used |= 1 << cat
                         a_any += cost
-                        smin = min(smin, _advance_plain(WV, wu * U4, streams, rinfo, t, cat, cost, p,
-                                                        row, rinfo[ru]))
+                        smin = min(smin, _advance_plain(WV, wq, streams, rinfo, t, cat, cost, p,
+                                                        row, rinfo[ru], pcc, rsg, vslat))
                         continue
                     cat = rcat[ru]
                     if fl & C.F_WAITCNT:
                         q = qrow[wu]
-                        u = _waitcnt_until(vq, vn, q, rwait[ru, 0], t)
-                        u = max(u, _waitcnt_until(eq, en, q, rwait[ru, 1], t))
-                        u = max(u, _waitcnt_until(lq, ln, q, rwait[ru, 2], t))
+                        uv = _waitcnt_until(vq, vn, q, rwait[ru, 0], t)
+                        ue = _waitcnt_until(eq, en, q, rwait[ru, 1], t)
+                        ul = _waitcnt_until(lq, ln, q, rwait[ru, 2], t)
+                        u = max(uv, ue, ul)
                         if u > t:
                             ctr[X_WAIT_ANY] += u - t
+                            # the counter that holds the wave longest gets the wait
+                            wa = 3 * wu + (np.uint64(0) if uv == u else
+                                           (np.uint64(1) if ul == u else np.uint64(2)))
+                            wacc[wa] += u - t
                             ready[wu] = u
                             if u < smin:
                                 smin = u
@@ -712,7 +872,24 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                         elif cat == C.CAT_EXPGDS:
                             ok = nmem < 2 and exp_free[cuu] <= t
                     if not ok:
-                        a_wait += nsimd    # it waits until its SIMD's next turn
+                        if (used >> cat) & 1 == 0 and nmem < 2:
+                            # its unit is busy: asleep until its SIMD's first turn after the
+                            # unit frees (see _unit_turns)
+                            if cat == C.CAT_VALU:
+                                uf = valu_free[sidu]
+                            elif cat == C.CAT_VMEM:
+                                uf = ta_free[cuu]
+                            elif cat == C.CAT_LDS:
+                                uf = lds_free[cuu]
+                            else:
+                                uf = exp_free[cuu]
+                            k = _unit_turns(uf, t, nsimd)
+                            a_wait += k * nsimd
+                            WV[wq + np.uint64(WV_UNIT)] += k * nsimd
+                            ready[wu] = t + k * nsimd
+                            smin = min(smin, t + k * nsimd)
+                            continue
+                        a_wait += nsimd    # the port is taken: its SIMD's next turn
                         smin = t + 1
                         continue
                     if not shared_ok and (fl & SHARED_FLAGS or p + 2 >= wend[wu]):
@@ -735,47 +912,72 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                     nxt = p + 1
                     if fl & C.F_VMEM:
                         nmem += 1
-                        clock += 1
                         if fl & C.F_MIMG:
                             nl = 0
                             nxt = p + 2
                             ta_time = P[P_IMAGE]
-                            lat = P[P_L1_LAT]
+                            done = t + max(P[P_L1_LAT], ta_time)
                         else:
                             nl = streams[p + 1]
                             nxt = p + 2 + nl
                             ta_time = max(4, (nl * 64 + P[P_TA_BYTES] - 1) // P[P_TA_BYTES])
-                            lat = P[P_L1_LAT]
-                        tq = t + ta_time
+                            done = t + ta_time
                         for j in range(nl):
                             line = streams[p + 2 + j]
+                            clock += 1
+                            # the texture addresser takes the lines one after the other
+                            tj = t + (j * 64) // P[P_TA_BYTES]
                             ctr[X_TCP_ACC] += 1
                             b = (cu * l1_sets + line % l1_sets) * l1_ways
                             if fl & C.F_ATOMIC:
-                                # atomics are performed in the L2
+                                # performed in the L2; L1 policy MISS_EVICT (the seed: "atomics
+                                # support only the MISS_EVICT policy")
                                 ctr[X_TCP_AT] += 1
-                                lt = P[P_L1_LAT] + _l2_access(l2tags, l2stamps, l2dirty, l2rdy, P, line,
-                                                             clock, tq, dram, False, ctr)
+                                _cache_drop(l1tags, l1stamps, b, l1_ways, line)
+                                lt = _l2_access(l2tags, l2stamps, l2dirty, l2rdy, P, line, clock, tj,
+                                                dram, L2_ATOMIC, ctr)
                             elif fl & C.F_STORE:
-                                # write-through L1 (no allocation), write-back L2
+                                # write-through to the write-back L2; L1 policy MISS_LRU (the
+                                # driver's default: the line stays for later reads) or, with
+                                # SLC, MISS_EVICT
                                 ctr[X_TCP_WR] += 1
-                                _cache_access(l1tags, l1stamps, b, l1_ways, line, clock, False)
-                                lt = _l2_access(l2tags, l2stamps, l2dirty, l2rdy, P, line, clock, tq,
-                                                dram, True, ctr)
+                                if fl & C.F_SLC:
+                                    _cache_drop(l1tags, l1stamps, b, l1_ways, line)
+                                else:
+                                    _h, i1, _e = _cache_access(l1tags, l1stamps, b, l1_ways, line,
+                                                               clock, True)
+                                    l1rdy[i1] = tj
+                                lt = _l2_access(l2tags, l2stamps, l2dirty, l2rdy, P, line, clock, tj,
+                                                dram, L2_WRITE, ctr)
+                            elif fl & C.F_GLC:
+                                # MISS_LRU (GLC) or MISS_EVICT (GLC SLC): no hit on what the
+                                # L1 holds; the line read is kept (LRU) or dropped (EVICT)
+                                ctr[X_TCP_RD] += 1
+                                lt = _l2_access(l2tags, l2stamps, l2dirty, l2rdy, P, line, clock, tj,
+                                                dram, L2_READ, ctr)
+                                if fl & C.F_SLC:
+                                    _cache_drop(l1tags, l1stamps, b, l1_ways, line)
+                                else:
+                                    _h, i1, _e = _cache_access(l1tags, l1stamps, b, l1_ways, line,
+                                                               clock, True)
+                                    l1rdy[i1] = tj + lt
                             else:
-                                hit, i1, ev = _cache_access(l1tags, l1stamps, b, l1_ways, line, clock, True)
+                                # HIT_LRU (the driver's default for reads) or HIT_EVICT (SLC:
+                                # a miss does not allocate)
+                                hit, i1, ev = _cache_access(l1tags, l1stamps, b, l1_ways, line, clock,
+                                                            not fl & C.F_SLC)
                                 if hit:
                                     ctr[X_TCP_HIT] += 1
-                                    lt = max(P[P_L1_LAT], l1rdy[i1] - tq)
+                                    lt = max(P[P_L1_LAT], l1rdy[i1] - tj)
                                 else:
                                     ctr[X_TCP_RD] += 1
-                                    lt = _l2_access(l2tags, l2stamps, l2dirty, l2rdy, P, line, clock, tq,
-                                                    dram, False, ctr)
-                                    l1rdy[i1] = tq + lt
-                            if lt > lat:
-                                lat = lt
+                                    lt = _l2_access(l2tags, l2stamps, l2dirty, l2rdy, P, line, clock, tj,
+                                                    dram, L2_READ, ctr)
+                                    if i1 >= 0:
+                                        l1rdy[i1] = tj + lt
+                            if tj + lt > done:
+                                done = tj + lt
                         ta_free[cuu] = t + ta_time
-                        done = tq + lat
                         # vmcnt returns in order
                         q = qrow[wu]
                         if vn[q] > 0:
@@ -788,11 +990,14 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                         ctr[X_ACT_VMEM] += cost
                     elif fl & C.F_LDS:
                         nmem += 1
-                        deg = streams[p + 1]
+                        rec = streams[p + 1]       # passes | conflict-free passes << 16
                         nxt = p + 2
-                        lds_free[cuu] = t + cost * deg
-                        ctr[X_LDS_CONFLICT] += cost * (deg - 1)
-                        done = t + P[P_LDS_LAT] + cost * (deg - 1)
+                        passes = rec & 0xFFFF
+                        extra = (passes - (rec >> 16)) * P[P_LDS_PASS]
+                        lds_free[cuu] = t + max(P[P_LDS_MIN], passes * P[P_LDS_PASS])
+                        ctr[X_LDS_CONFLICT] += extra
+                        cost += extra      # the wave waits for its replays
+                        done = t + P[P_LDS_LAT] + extra
                         _push(lq, ln, qrow[wu], done, t)
                         last_mem = max(last_mem, done)
                         ctr[X_ACT_LDS] += cost
@@ -827,7 +1032,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                             else:
                                 ctr[X_K_MISS] += 1
                                 lt = P[P_K_LAT] + _l2_access(l2tags, l2stamps, l2dirty, l2rdy, P, line,
-                                                             clock, t, dram, False, ctr)
+                                                             clock, t, dram, L2_READ, ctr)
                                 krdy[ik] = t + lt
                             if lt > lat:
                                 lat = lt
@@ -850,6 +1055,23 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                     busy = cost
                     if cat == C.CAT_BRANCH and nxt < wend[wu] and streams[nxt] != row + 1:
                         busy = rtaken[ru]
+                    pr = ru * np.uint64(NPC)
+                    wa = 3 * wu
+                    pcc[pr + np.uint64(PC_VM)] += wacc[wa]
+                    pcc[pr + np.uint64(PC_LGKM)] += wacc[wa + U1]
+                    pcc[pr + np.uint64(PC_EXP)] += wacc[wa + U2]
+                    # (the s_waitcnt waits are booked: the arbiter's share starts after them)
+                    WV[wq + np.uint64(WV_SINCE)] += wacc[wa] + wacc[wa + U1] + wacc[wa + U2]
+                    wacc[wa] = 0
+                    wacc[wa + U1] = 0
+                    wacc[wa + U2] = 0
+                    if fl & C.F_LONG:
+                        # an 8-byte instruction's extra fetch cycles (clrx-gcn-timings)
+                        pcc[pr + np.uint64(PC_FETCH)] += P[P_LONG]
+                        pcc[pr + U1] -= P[P_LONG]
+                    _account(pcc, WV, wq, row, t, busy)
+                    if fl & C.F_VSDST:
+                        _dep_write(WV, wq, rsg, row, t + vslat)
                     ready[wu] = t + busy
                     if t + busy < smin:
                         smin = t + busy
@@ -860,7 +1082,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                         ready[wu] = INF
                         garr[g] += 1
                         if garr[g] >= glive[g]:
-                            _release(g, group_first, status, ready, barr_ready, t + busy, garr, ctr)
+                            _release(g, group_first, status, ready, barr_ready, t + busy, garr, ctr, WV)
                             _wake_cu(wake, cu, nsimd, t + busy)
                             floor = min(floor, t + busy)
                     elif fl & C.F_END or nxt >= wend[wu]:
@@ -875,7 +1097,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                         if glive[g] == 0:
                             cu_ngroups[cuu] -= 1
                         elif garr[g] > 0 and garr[g] >= glive[g]:
-                            _release(g, group_first, status, ready, barr_ready, t + busy, garr, ctr)
+                            _release(g, group_first, status, ready, barr_ready, t + busy, garr, ctr, WV)
                             _wake_cu(wake, cu, nsimd, t + busy)
                             floor = min(floor, t + busy)
                 if paused:
@@ -891,7 +1113,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                             m += 1
                     nslot[sid] = m
                     fin, _n = _launch(cu, t + 4, ng, gnext, ng, cu_ngroups, cu_rr, group_first, nsimd,
-                                      wps, gpc, slots, nslot, status, ready, wsimd, glive, wbeg, wend,
+                                      wps, gpc, slots, nslot, status, ready, since, wsimd, glive, wbeg, wend,
                                       wave_out, wave_cu, qrow, qfree, qtop, vn, ln, en, P, lpick, lload)
                     done_waves += fin
                     after = 0
@@ -932,6 +1154,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
         ctr[X_WAVE_CYCLES] += wave_out[w, 1] - wave_out[w, 0]
     ctr[X_CYCLES] = cycles
     ctr[X_WAVES] = nw
+    lru[0] = clock
     return cycles
 
 
@@ -943,19 +1166,20 @@ def _wake_cu(wake, cu, nsimd, at):
 
 
 @njit(_nrt=False)
-def _release(g, group_first, status, ready, barr_ready, at, garr, ctr):
+def _release(g, group_first, status, ready, barr_ready, at, garr, ctr, WV):
     """Release a workgroup's waves waiting at s_barrier at time ``at``."""
     for v in range(group_first[g], group_first[g + 1]):
         if status[v] == 2:
             status[v] = 1
             ctr[X_WAIT_ANY] += max(0, at - barr_ready[v])
+            WV[v * WVS + WV_BAR] += max(0, at - barr_ready[v])
             ready[v] = at
     garr[g] = 0
 
 
 @njit(_nrt=False)
 def _launch(cu, t, limit, gnext, ng, cu_ngroups, cu_rr, group_first, nsimd, wps, gpc, slots,
-            nslot, status, ready, wsimd, glive, wbeg, wend, wave_out, wave_cu, qrow, qfree, qtop,
+            nslot, status, ready, since, wsimd, glive, wbeg, wend, wave_out, wave_cu, qrow, qfree, qtop,
             vn, ln, en, P, pick, load):
     """Launch the dispatch's next workgroups (in order, at most ``limit``) on CU ``cu`` while
     they fit: each wave goes to the SIMD with the fewest resident waves (ties: round robin
@@ -989,6 +1213,7 @@ def _launch(cu, t, limit, gnext, ng, cu_ngroups, cu_rr, group_first, nsimd, wps,
             wsimd[w] = s
             wave_cu[w] = cu
             ready[w] = t + P[P_LAUNCH]
+            since[w] = t
             wave_out[w, 0] = t
             if wbeg[w] >= wend[w]:
                 status[w] = 3
@@ -1022,6 +1247,7 @@ class TimingResult:
     counters: dict
     wave_cycles: np.ndarray     #: int64 [waves, 2]: start and end cycle of each wave
     wave_cu: np.ndarray         #: int64 [waves]: the CU each wave ran on
+    pc: np.ndarray              #: int64 [program rows, NPC]: see PC_COLUMNS
 
 
 def _params(tc, config) -> np.ndarray:
@@ -1029,7 +1255,11 @@ def _params(tc, config) -> np.ndarray:
     P[P_L1_LAT] = tc.l1_latency
     P[P_L2_LAT] = tc.l2_latency
     P[P_DRAM_LAT] = tc.dram_latency
-    P[P_DRAM_LINE_FP] = max(1, round(64 / tc.dram_bytes_per_cycle * FP))
+    # GB/s at the GPU's clock -> bytes per cycle -> cycles per 64-byte line, in 1/FP cycles
+    P[P_DRAM_LINE_FP] = max(1, round(64 * config.clock_mhz * 1e6 / (tc.dram_gbps * 1e9) * FP))
+    P[P_ESRAM_LINE_FP] = max(1, round(64 * config.clock_mhz * 1e6 / (tc.esram_gbps * 1e9) * FP))
+    P[P_ESRAM_LAT] = tc.esram_latency
+    P[P_VS_LAT] = tc.valu_sgpr_latency
     P[P_TA_BYTES] = tc.ta_bytes_per_cycle
     P[P_IMAGE] = tc.image_cycles
     P[P_L1_WAYS] = tc.l1_ways
@@ -1046,7 +1276,17 @@ def _params(tc, config) -> np.ndarray:
     P[P_EXP_LAT] = tc.export_latency
     P[P_LONG] = tc.long_instruction_cycles
     P[P_LAUNCH] = tc.launch_cycles
+    P[P_WRITE_LAT] = tc.write_latency
+    P[P_LDS_PASS] = tc.lds_pass_cycles
+    P[P_LDS_MIN] = tc.lds_min_cycles
     return P
+
+
+def esram_lines(buffers) -> np.ndarray:
+    """The line ranges [first, end) of ESRAM buffers given as (address, bytes), flat and in
+    address order (what simulate's ``esram`` takes)."""
+    r = sorted((a >> 6, (a + n + 63) >> 6) for a, n in buffers)
+    return np.array([x for pair in r for x in pair], np.int64)
 
 
 def tables_for(prog, config, tc):
@@ -1058,10 +1298,13 @@ def tables_for(prog, config, tc):
     return cache[key]
 
 
-def time_dispatch(prog, traces, streams, config, tc, occ, waves_per_group) -> TimingResult:
+def time_dispatch(prog, traces, streams, config, tc, occ, waves_per_group, caches,
+                  esram=()) -> TimingResult:
     """Run the model over a dispatch's traces: ``streams``, a list of arrays that hold the
     waves' streams (one per worker, see split_trace), and ``traces``, one tuple per batch:
-    (group id of each wave, index in group, stream start, stream end, index in ``streams``)."""
+    (group id of each wave, index in group, stream start, stream end, index in ``streams``);
+    ``caches``: the GPU's (gcnemu.timing.caches.GPUCaches), updated; ``esram``: the (address,
+    bytes) of the GPU's ESRAM buffers."""
     # one worker (the common case): its array is the model's, else they are joined
     bases = np.cumsum([0] + [len(s) for s in streams])
     groups, ks, begs, ends = [], [], [], []
@@ -1082,15 +1325,19 @@ def time_dispatch(prog, traces, streams, config, tc, occ, waves_per_group) -> Ti
     wg, wbeg, wend = wg[order], wbeg[order], wend[order]
     uniq, first = np.unique(wg, return_index=True)
     group_first = np.append(first, len(wg)).astype(np.int64)
-    cat, flags, cost, taken, wait = tables_for(prog, config, tc)
+    cat, flags, cost, taken, wait, sregs = tables_for(prog, config, tc)
     P = _params(tc, config)
     wave_out = np.zeros((len(wg), 2), np.int64)
     wave_cu = np.zeros(len(wg), np.int64)
     ctr = np.zeros(len(COUNTER_NAMES), np.int64)
+    pcc = np.zeros(len(cat) * NPC, np.int64)
+    c = caches
     cycles = simulate(streams, wbeg, wend, group_first, config.compute_units,
                       config.simds_per_cu, occ.waves_per_simd, occ.workgroups_per_cu,
-                      cat, flags, cost, taken, wait, P, wave_out, wave_cu, ctr, False)
+                      cat, flags, cost, taken, wait, sregs, P, wave_out, wave_cu, ctr, pcc,
+                      c.l1_tags, c.l1_stamps, c.l2_tags, c.l2_stamps, c.l2_dirty, c.k_tags,
+                      c.k_stamps, c.lru, esram_lines(esram), False)
     if cycles < 0:
         raise RuntimeError("timing model: no wave can issue (internal error)")
     counters = {name: int(ctr[i]) for i, name in enumerate(COUNTER_NAMES)}
-    return TimingResult(int(cycles), counters, wave_out, wave_cu)
+    return TimingResult(int(cycles), counters, wave_out, wave_cu, pcc.reshape(len(cat), NPC))

@@ -4,9 +4,8 @@ For profiling (gcnemu/profile): how often each row ran, how often a branch row j
 LDS bank-conflict degrees, the 64-byte lines each row and each wave touched, and each wave's
 executed rows in order (the trace's memory-traffic track and instruction slices).
 
-PROFILING ADAPTER: until the cycle model reports cycles per instruction itself
-(``DispatchReport.pc_cycles``), gcnemu.profile.hotspots.pc_cycles apportions the model's
-counters over the rows with these facts; once it does, only the per-wave facts are needed.
+Cycles per instruction come from the cycle model itself (``DispatchReport.pc_cycles``); these
+are the facts it does not keep.
 """
 from __future__ import annotations
 

@@ -13,7 +13,8 @@ The engine appends to one int64 array per batch of waves (``tr``):
     (address >> 6, sorted) that the active lanes touch (all cache lines are 64 bytes: seed
     caches-and-coherency);
   - MIMG: ``-1`` (image addressing is not traced; the model times it at the texture rate);
-  - DS: the bank-conflict degree (1 = conflict free), see `ds_conflict_degree`.
+  - DS: the LDS passes of the access and how many it would need conflict free, packed
+    (see `ds_passes`).
 
 Recording never changes functional state: it only reads registers.
 """
@@ -30,8 +31,11 @@ from ..mem.descriptors import (buffer_address, buffer_lane_operands, descriptor_
 from ..mem.subops import subop_fields
 
 U64 = np.uint64
-#: room an instruction may need in the trace (row + memory record of up to 128 lines)
-TRACE_SLACK = 160
+#: scratch ds_passes uses after the record: 32 lanes x 2 addresses x 4 dwords, 32 bank counts
+DS_SCRATCH = 288
+#: room an instruction may need in the trace (row + memory record of up to 128 lines, or a DS
+#: record and its scratch)
+TRACE_SLACK = 2 + DS_SCRATCH
 #: LDS: 32 banks of 4 bytes (seed clrx-gcn-timings: bank = address bits 2-6)
 LDS_BANKS = 32
 
@@ -67,67 +71,92 @@ def _compact_lines(tr, start, n):
 
 
 @njit(inline="always")
-def _lds_dword(vgpr, row, lane, off):
-    """The dword an LDS access of ``lane`` reads or writes: (address + offset) >> 2."""
-    return (np.int64(vgpr[row, lane]) + off) >> 2
+def _ds_half_plain(vgpr, row, off, ex, lo):
+    """True when the active lanes of the half wave from lane ``lo`` on read one dword each at
+    a broadcast address or one bank after the previous active lane's (a row of a tile): one
+    pass, conflict free, whatever the other lanes hold."""
+    first = -1
+    d0 = np.int64(0)
+    for l in range(lo, lo + 32):
+        if (ex >> U64(l)) & U64(1):
+            dl = (np.int64(vgpr[row, l]) + off) >> 2
+            if first < 0:
+                first = l
+                d0 = dl
+            elif dl != d0 + (l - first) and dl != d0:
+                return False
+    return True
+
+
+@njit(inline="always")
+def _ds_half_natural(vgpr, row, ndw, lo):
+    """True when lane lo + i's address is lane lo's plus 4 ndw i for every lane of the half
+    (a row of ndw-dword elements, each lane the next)."""
+    a0 = np.int64(vgpr[row, lo])
+    for i in range(1, 32):
+        if np.int64(vgpr[row, lo + i]) != a0 + 4 * ndw * i:
+            return False
+    return True
 
 
 @njit
-def ds_conflict_degree(vgpr, row, off, ex):
-    """LDS bank-conflict degree of one wave access (lane l: address vgpr[row, l] + off, active
-    where bit l of ``ex`` is set): the LDS serves a half wave (32 lanes) per pass; within a
-    half wave, lanes whose dword addresses differ but share a bank (bits 2-6) conflict, equal
-    dword addresses are broadcast. The degree is the largest number of distinct dwords one
-    bank must deliver in a half wave (1 = conflict free). Reads the row in place and keeps
-    its sets in bit masks: the engine calls it without reference counting, where it must not
-    allocate."""
-    worst = 1
+def ds_passes(vgpr, row, offa, offb, two, ndw, ex, tr, s):
+    """LDS passes of one wave access, packed as ``passes | conflict_free << 16``.
+
+    Lane l accesses ``ndw`` consecutive dwords from (vgpr[row, l] + offa) & ~3 and, when
+    ``two`` (ds_read2/write2/wrxchg2), ``ndw`` more from (vgpr[row, l] + offb) & ~3; active
+    where bit l of ``ex`` is set. The LDS serves a half wave (32 lanes) at a time through 32
+    banks of 4 bytes (seed clrx-gcn-timings: bank = address bits 2-6); in one pass each bank
+    delivers one dword, equal dwords are broadcast. A half wave needs as many passes as the
+    most distinct dwords one bank must deliver (every dword of every lane counts: a b64 or
+    b128 access is judged on all its dwords); conflict free it would need ceil(distinct
+    dwords / 32). ``passes`` and ``conflict_free`` are the sums over the two halves (0 for a
+    half without active lanes). ``tr[s:s + DS_SCRATCH]`` is scratch: the engine calls this
+    without reference counting, where it must not allocate."""
+    passes = 0
+    ideal = 0
     for half in range(2):
         lo = 32 * half
-        # the common patterns first: every active lane's dword one bank after the previous
-        # active lane's (a row of a tile), or all the same dword (a broadcast)
-        first = -1
-        d0 = np.int64(0)      # the first active lane's dword
-        plain = True
-        for l in range(lo, lo + 32):
-            if (ex >> U64(l)) & U64(1):
-                dl = _lds_dword(vgpr, row, l, off)
-                if first >= 0 and dl != d0 + (l - first) and dl != d0:
-                    plain = False
-                    break
-                if first < 0:
-                    first = l
-                    d0 = dl
-        if plain:
-            # (each dword is d0 or d0 + k for a distinct k < 32: distinct banks)
+        if not (ex >> U64(lo)) & U64(0xFFFFFFFF):
             continue
-        # lanes that bring a dword no earlier lane of the half brought (bit i: lane lo + i)
-        new = U64(0)
-        for i in range(32):
-            l = lo + i
-            if not (ex >> U64(l)) & U64(1):
-                continue
-            dl = _lds_dword(vgpr, row, l, off)
-            seen = False
-            for j in range(i):
-                if (new >> U64(j)) & U64(1) and _lds_dword(vgpr, row, lo + j, off) == dl:
-                    seen = True
-                    break
-            if not seen:
-                new |= U64(1) << U64(i)
-        # for each bank, the distinct dwords it delivers
-        for i in range(32):
-            if not (new >> U64(i)) & U64(1):
-                continue
-            b = _lds_dword(vgpr, row, lo + i, off) & (LDS_BANKS - 1)
-            n = 0
-            for j in range(32):
-                if (new >> U64(j)) & U64(1) and \
-                        (_lds_dword(vgpr, row, lo + j, off) & (LDS_BANKS - 1)) == b:
-                    n += 1
-            if n > worst:
-                worst = n
-    return worst
+        if ndw == 1 and not two and _ds_half_plain(vgpr, row, offa, ex, lo):
+            passes += 1
+            ideal += 1
+            continue
+        if not two and (ex >> U64(lo)) & U64(0xFFFFFFFF) == U64(0xFFFFFFFF) and \
+                _ds_half_natural(vgpr, row, ndw, lo):
+            # 32 lanes at the natural stride: 32 x ndw consecutive dwords, ndw a bank
+            passes += ndw
+            ideal += ndw
+            continue
+        m = 0
+        # (address by address: each lane order is nearly sorted, which the sort below likes)
+        for k in range(2 if two else 1):
+            prev = np.int64(-1)
+            for l in range(lo, lo + 32):
+                if not (ex >> U64(l)) & U64(1):
+                    continue
+                a = np.int64(vgpr[row, l])
+                if a == prev:
+                    continue        # the previous active lane's dwords (a broadcast, a run)
+                prev = a
+                d = (a + (offb if k else offa)) >> 2
+                for i in range(ndw):
+                    tr[s + m] = d + i
+                    m += 1
+        m = _compact_lines(tr, s, m)          # the distinct dwords, sorted
+        cnt = s + DS_SCRATCH - LDS_BANKS      # per-bank counts after the dwords
+        for b in range(LDS_BANKS):
+            tr[cnt + b] = 0
+        worst = 0
+        for i in range(m):
+            b = cnt + (tr[s + i] & (LDS_BANKS - 1))
+            tr[b] += 1
+            if tr[b] > worst:
+                worst = tr[b]
+        passes += worst
+        ideal += (m + LDS_BANKS - 1) // LDS_BANKS
+    return passes | (ideal << 16)
 
 
 @njit
@@ -140,15 +169,21 @@ def trace_memory(code, pc, w, sregs, ws, vgpr, tr, tp):
     vbase = ws[w, WS_VBASE]
     nrows = vgpr.shape[0]
     if h == H_DS:
-        kind, size, _, _, _, _, st64, _ = subop_fields(code[pc, C_K])
+        kind, size, count, _, _, _, st64, _ = subop_fields(code[pc, C_K])
         if code[pc, C_F2] != 0:      # GDS: no LDS banks involved
-            tr[tp] = 1
+            tr[tp] = 1 | (1 << 16)
             return tp + 1
-        off = code[pc, C_F0] | (code[pc, C_F1] << 8)
-        if kind == K_LOAD2 or kind == K_STORE2 or kind == K_WRXCHG2:
-            off = code[pc, C_F0] * max(size, 4) * (64 if st64 else 1)
+        ndw = max(1, count) if size >= 4 else 1
+        two = kind == K_LOAD2 or kind == K_STORE2 or kind == K_WRXCHG2
+        if two:
+            scale = 4 * ndw * (64 if st64 else 1)
+            offa = code[pc, C_F0] * scale
+            offb = code[pc, C_F1] * scale
+        else:
+            offa = offb = code[pc, C_F0] | (code[pc, C_F1] << 8)
         row = vbase + code[pc, C_F3]
-        tr[tp] = ds_conflict_degree(vgpr, row, off, ex) if 0 <= row < nrows else 1
+        tr[tp] = ds_passes(vgpr, row, offa, offb, two, ndw, ex, tr, tp + 1) \
+            if 0 <= row < nrows else 1 | (1 << 16)
         return tp + 1
     if h == H_MIMG:
         tr[tp] = -1
