@@ -44,13 +44,26 @@ DEVICE_ISA = {**{d: "gfx6" for d in ("tahiti", "pitcairn", "capeverde", "oland",
               **{d: "gfx7" for d in ("bonaire", "hawaii", "kalindi", "mullins", "spectre",
                                      "spooky")}}
 
-#: user element data classes (names as in the AMD CAL ABI, AMU_ABI / Multi2Sim)
-USER_ELEMENT_CLASSES = {0: "IMM_RESOURCE", 1: "IMM_SAMPLER", 2: "IMM_CONST_BUFFER",
-                        3: "IMM_VERTEX_BUFFER", 4: "IMM_UAV", 23: "PTR_UAV_TABLE"}
-#: the classes this loader can launch
-SUPPORTED_CLASSES = {"IMM_CONST_BUFFER": 4, "PTR_UAV_TABLE": 2}
+#: user element data classes: the AMD shader compiler's E_SC_USER_DATA_CLASS numbering, as
+#: the binaries use it (CLRX's AMD Catalyst binary format notes list the same; Multi2Sim's
+#: BinaryUserData enum omits SUB_PTR_FETCH_SHADER's place and is one off from 16 on: its
+#: WorkGroup.cc says "PTR_VERTEX_BUFFER_TABLE doesn't match binary")
+USER_ELEMENT_CLASSES = dict(enumerate((
+    "IMM_RESOURCE", "IMM_SAMPLER", "IMM_CONST_BUFFER", "IMM_VERTEX_BUFFER", "IMM_UAV",
+    "IMM_ALU_FLOAT_CONST", "IMM_ALU_BOOL32_CONST", "IMM_GDS_COUNTER_RANGE", "IMM_GDS_MEMORY_RANGE",
+    "IMM_GWS_BASE", "IMM_WORK_ITEM_RANGE", "IMM_WORK_GROUP_RANGE", "IMM_DISPATCH_ID",
+    "IMM_SCRATCH_BUFFER", "IMM_HEAP_BUFFER", "IMM_KERNEL_ARG", "SUB_PTR_FETCH_SHADER",
+    "PTR_RESOURCE_TABLE", "PTR_INTERNAL_RESOURCE_TABLE", "PTR_SAMPLER_TABLE",
+    "PTR_CONST_BUFFER_TABLE", "PTR_VERTEX_BUFFER_TABLE", "PTR_SO_BUFFER_TABLE", "PTR_UAV_TABLE",
+    "PTR_INTERNAL_GLOBAL_TABLE", "PTR_EXTENDED_USER_DATA", "PTR_INDIRECT_RESOURCE",
+    "PTR_INDIRECT_INTERNAL_RESOURCE", "PTR_INDIRECT_UAV")))
+#: the classes this loader can launch, and the SGPRs each takes: an immediate descriptor (a
+#: constant buffer's or a UAV's V#) is 4, a table pointer 2
+SUPPORTED_CLASSES = {"IMM_CONST_BUFFER": 4, "IMM_UAV": 4, "PTR_UAV_TABLE": 2,
+                     "PTR_CONST_BUFFER_TABLE": 2}
 MAX_USER_ELEMENTS = 16
 UAV_TABLE_ENTRIES, UAV_ENTRY_BYTES = 16, 32
+CB_TABLE_ENTRIES, CB_ENTRY_BYTES = 16, 16
 #: sizes of the metadata's scalar types
 _TYPE_SIZES = {"i8": 1, "u8": 1, "i16": 2, "u16": 2, "i32": 4, "u32": 4, "float": 4,
                "i64": 8, "u64": 8, "double": 8}
@@ -321,6 +334,8 @@ def load_cal(raw: bytes, what: str = "CAL binary"):
                                   f"(AMU_ABI_USER_ELEMENTS_{k}_DWORD2) is beyond the 16 user SGPRs")
             if cname == "IMM_CONST_BUFFER" and slot > 2:
                 raise LoaderError(f"{kwhat}: user element {k}: constant buffer slot {slot}, supported 0..2")
+            if cname == "IMM_UAV" and slot >= UAV_TABLE_ENTRIES:
+                raise LoaderError(f"{kwhat}: user element {k}: UAV slot {slot}, supported 0..{UAV_TABLE_ENTRIES - 1}")
             if cname == "IMM_CONST_BUFFER" and slot == 2 and not data:
                 raise LoaderError(f"{kwhat}: user element {k} wants constant buffer 2 but the binary "
                                   f"has no .data for it")
@@ -364,8 +379,9 @@ def load_cal(raw: bytes, what: str = "CAL binary"):
 
 # --- the CAL launch ABI ---------------------------------------------------------------------
 
-#: byte offsets of the launch blob written per dispatch: UAV table, CB0, CB1, CB2
-UAV_TABLE_OFFSET, CB0_OFFSET, CB1_OFFSET = 0, 512, 768
+#: byte offsets of the launch blob written per dispatch: UAV table (16 entries of 32 bytes),
+#: constant buffer table (16 V# of 16 bytes), CB0, CB1, then CB2
+UAV_TABLE_OFFSET, CB_TABLE_OFFSET, CB0_OFFSET, CB1_OFFSET = 0, 512, 768, 1024
 CB0_BYTES = 160
 CB1_ALIGN = 256
 
@@ -373,7 +389,8 @@ CB1_ALIGN = 256
 class CalLaunchLayout:
     """The memory a CAL dispatch reads, as one blob (the "kernarg" region of the launch):
     the UAV table (16 entries of 32 bytes, a V# in the first 16 bytes of each: base = the start
-    of GPU memory, so that a pointer argument is its buffer's offset in memory), constant
+    of GPU memory, so that a pointer argument is its buffer's offset in memory), the constant
+    buffer table (entry n the V# of constant buffer n, for PTR_CONST_BUFFER_TABLE), constant
     buffer 0 (global size, work dimensions, local size, group counts, 0.0 0.5 1.0 2.0 at byte
     80), constant buffer 1 (the arguments at their metadata offsets) and, for ``datareqd``
     kernels, constant buffer 2 (the binary's .data)."""
@@ -393,7 +410,10 @@ class CalLaunchLayout:
         struct.pack_into("<4f", cb0, 80, 0.0, 0.5, 1.0, 2.0)
         self.cb1_bytes = -(-max([16] + [a.cb1_offset + 16 for a in cal.args]) // CB1_ALIGN) * CB1_ALIGN
         self.cb2_offset = CB1_OFFSET + self.cb1_bytes
-        cb2 = cal.data if any(c == "IMM_CONST_BUFFER" and s == 2 for c, s, _f, _n in cal.user_elements) else b""
+        # CB2 is the .data: for the kernels that name it and for those that reach constant
+        # buffers through the table (the compiler reads its literal tables from CB2)
+        cb2 = cal.data if any(c == "IMM_CONST_BUFFER" and s == 2 or c == "PTR_CONST_BUFFER_TABLE"
+                              for c, s, _f, _n in cal.user_elements) else b""
         self.size = self.cb2_offset + len(cb2)
         blob = bytearray(self.size)
         uav = encode_vsharp(BASE, 0xFFFFFFFF).tobytes()
@@ -401,26 +421,46 @@ class CalLaunchLayout:
             blob[UAV_TABLE_OFFSET + UAV_ENTRY_BYTES * i:UAV_TABLE_OFFSET + UAV_ENTRY_BYTES * i + 16] = uav
         blob[CB0_OFFSET:CB0_OFFSET + CB0_BYTES] = cb0
         blob[self.cb2_offset:self.size] = cb2
+        self.ncb = 3 if cb2 else 2
         self.template = bytes(blob)
         self._np = np
 
     def cb_range(self, slot: int):
-        """(offset in the blob, bytes) of constant buffer ``slot``."""
+        """(offset in the blob, bytes) of constant buffer ``slot`` (0..2)."""
         return [(CB0_OFFSET, CB0_BYTES), (CB1_OFFSET, self.cb1_bytes),
                 (self.cb2_offset, self.size - self.cb2_offset)][slot]
 
     def user_sgprs(self, blob_address: int):
-        """[(what, first SGPR, count, value)] of the user elements for a blob at ``blob_address``."""
+        """[(what, first SGPR, count, value)] of the user elements for a blob at ``blob_address``:
+        a table pointer is its address, an immediate descriptor the V# its table holds (as
+        Multi2Sim's Wavefront::setSRegWithUAV / setSRegWithConstantBuffer copy it)."""
         from ..mem.descriptors import encode_vsharp
         out = []
         for cls, slot, first, n in self.cal.user_elements:
             if cls == "PTR_UAV_TABLE":
                 out.append(("cal_uav_table", first, n, blob_address + UAV_TABLE_OFFSET))
+            elif cls == "PTR_CONST_BUFFER_TABLE":
+                out.append(("cal_cb_table", first, n, blob_address + CB_TABLE_OFFSET))
+            elif cls == "IMM_UAV":
+                # every UAV is all of GPU memory (pointer arguments are offsets into it)
+                w = encode_vsharp(self.base, 0xFFFFFFFF)
+                out.append((f"cal_uav{slot}", first, n, sum(int(x) << (32 * i) for i, x in enumerate(w))))
             else:
                 off, size = self.cb_range(slot)
                 w = encode_vsharp(blob_address + off, size)
                 out.append((f"cal_cb{slot}", first, n, sum(int(x) << (32 * i) for i, x in enumerate(w))))
         return out
+
+    def relocate(self, blob: bytes, blob_address: int) -> bytes:
+        """``blob`` with what depends on where it lies in memory filled in: the constant
+        buffer table (its V#s hold the absolute addresses of CB0..CB2)."""
+        from ..mem.descriptors import encode_vsharp
+        out = bytearray(blob)
+        for slot in range(self.ncb):
+            off, size = self.cb_range(slot)
+            at = CB_TABLE_OFFSET + CB_ENTRY_BYTES * slot
+            out[at:at + CB_ENTRY_BYTES] = encode_vsharp(blob_address + off, size).tobytes()
+        return bytes(out)
 
     def build(self, args) -> bytes:
         from ..errors import DispatchError

@@ -1,0 +1,120 @@
+"""The CAL binaries of Multi2Sim's m2s-bench-amdsdk-2.5 collection beyond the samples of
+tests/test_cal.py (the AMD APP SDK 2.5 samples built by AMD's Catalyst driver for Tahiti).
+They cannot be committed (the collection carries no license for them): the tests read them
+from the folder $GCNEMU_AMDSDK_BINARIES names (``<Sample>_Kernels.bin`` files) and skip when it
+is unset. Each reference is numpy written from the sample's OpenCL source, launched as the
+sample's host program launches it, scaled down."""
+import os
+
+import numpy as np
+import pytest
+
+import gcnemu
+
+BINARIES = os.environ.get("GCNEMU_AMDSDK_BINARIES", "")
+
+
+def kernel(sample, name):
+    path = os.path.join(BINARIES, f"{sample}_Kernels.bin")
+    if not BINARIES:
+        pytest.skip("GCNEMU_AMDSDK_BINARIES is unset: it names the folder of the m2s-bench-amdsdk-2.5 "
+                    "CAL binaries (<Sample>_Kernels.bin), which cannot be committed")
+    if not os.path.exists(path):
+        pytest.skip(f"{path} is absent (GCNEMU_AMDSDK_BINARIES={BINARIES})")
+    return gcnemu.load(path).kernel(name)
+
+
+@pytest.fixture(scope="module")
+def gpu():
+    return gcnemu.GPU("tahiti")
+
+
+def test_fast_walsh_transform(gpu):
+    # IMM_UAV in s[4:7]; the host loops step = 1, 2, .. < length over length/2 work-items
+    k = kernel("FastWalshTransform", "fastWalshTransform")
+    n = 256
+    x = np.random.default_rng(1).integers(-50, 50, n).astype(np.float32)
+    buf = gpu.to_device(x)
+    ref = x.copy()
+    step = 1
+    while step < n:
+        gpu.dispatch(k, grid=(n // 2,), block=(64,), args=[buf, np.int32(step)])
+        tid = np.arange(n // 2)
+        pair = 2 * step * (tid // step) + tid % step
+        t1, t2 = ref[pair].copy(), ref[pair + step].copy()
+        ref[pair], ref[pair + step] = t1 + t2, t1 - t2
+        step *= 2
+    np.testing.assert_array_equal(buf.to_numpy(), ref)
+
+
+def test_bitonic_sort(gpu):
+    k = kernel("BitonicSort", "bitonicSort")
+    n = 512
+    x = np.random.default_rng(2).integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32)
+    buf = gpu.to_device(x)
+    stages = n.bit_length() - 1
+    for stage in range(stages):
+        for pas in range(stage + 1):
+            gpu.dispatch(k, grid=(n // 2,), block=(64,),
+                         args=[buf, np.uint32(stage), np.uint32(pas), np.uint32(n), np.uint32(1)])
+    np.testing.assert_array_equal(buf.to_numpy(), np.sort(x))
+
+
+@pytest.mark.parametrize("sample", ["PrefixSum", "ScanLargeArrays"])
+def test_prefix_sum(gpu, sample):
+    # IMM_UAV for both pointers; the exclusive scan of one work-group, in LDS
+    k = kernel(sample, "prefixSum")
+    n = 128
+    x = np.random.default_rng(3).integers(0, 100, n).astype(np.float32)
+    out = gpu.to_device(np.zeros(n, np.float32))
+    gpu.dispatch(k, grid=(n // 2,), block=(n // 2,),
+                 args=[out, gpu.to_device(x), gcnemu.Local(4 * n), np.uint32(n)])
+    np.testing.assert_array_equal(out.to_numpy(), np.concatenate(([0], np.cumsum(x)[:-1])).astype(np.float32))
+
+
+# --- the launch ABI elements, without the binaries ------------------------------------------
+
+def _layout(elements, data=b"", args=()):
+    from types import SimpleNamespace
+    from gcnemu.loader.cal import CalKernel, CalLaunchLayout
+    cal = CalKernel(list(elements), list(args), False, data, 0, 0, 0, 0)
+    return CalLaunchLayout(SimpleNamespace(name="k", cal=cal), (256,), (64,), 1)
+
+
+def _words(v, n):
+    return [(v >> (32 * i)) & 0xFFFFFFFF for i in range(n)]
+
+
+def test_imm_uav_is_the_uav_table_entry():
+    # Multi2Sim Wavefront::setSRegWithUAV: the 4 SGPRs hold the 16-byte V# of UAV table
+    # entry apiSlot (entries of 32 bytes); gcnemu's UAVs are all of memory from its base
+    from gcnemu.mem.descriptors import decode_vsharp
+    from gcnemu.mem.space import BASE
+    lay = _layout([("IMM_UAV", 10, 4, 4), ("IMM_CONST_BUFFER", 1, 8, 4)])
+    blob = lay.relocate(lay.template, 0x10000)
+    (what, first, n, v), cb1 = lay.user_sgprs(0x10000)
+    assert (what, first, n) == ("cal_uav10", 4, 4)
+    w = _words(v, 4)
+    assert w == list(np.frombuffer(blob[10 * 32:10 * 32 + 16], np.uint32))
+    d = decode_vsharp(w)
+    assert d.base_address == BASE and d.num_records == 0xFFFFFFFF
+
+
+def test_const_buffer_table_holds_each_constant_buffer():
+    # Multi2Sim Wavefront::setSRegWithConstantBufferTable: 2 SGPRs, the table's address; the
+    # table has 16-byte entries (NDRange::ConstBufTableEntrySize), entry n the V# of CB n
+    from gcnemu.loader.cal import CB_TABLE_OFFSET
+    from gcnemu.mem.descriptors import decode_vsharp
+    data = bytes(range(48))
+    lay = _layout([("PTR_CONST_BUFFER_TABLE", 0, 2, 2), ("IMM_UAV", 10, 4, 4)], data=data)
+    at = 0x200000
+    blob = lay.relocate(lay.template, at)
+    table = lay.user_sgprs(at)[0]
+    assert table[:3] == ("cal_cb_table", 2, 2) and table[3] == at + CB_TABLE_OFFSET
+    cbs = [decode_vsharp(np.frombuffer(blob, np.uint32, 4, CB_TABLE_OFFSET + 16 * i)) for i in range(3)]
+    # CB0: global size 256, 1 dimension, local size 64, 4 groups; CB2: the binary's .data
+    cb0 = np.frombuffer(blob, np.uint32, 12, cbs[0].base_address - at)
+    assert cb0[[0, 3, 4, 8]].tolist() == [256, 1, 64, 4]
+    assert cbs[0].num_records == 160
+    assert blob[cbs[2].base_address - at:][:48] == data and cbs[2].num_records == 48
+    assert cbs[1].base_address == at + lay.cb_range(1)[0]
