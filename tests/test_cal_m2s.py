@@ -72,6 +72,87 @@ def test_prefix_sum(gpu, sample):
     np.testing.assert_array_equal(out.to_numpy(), np.concatenate(([0], np.cumsum(x)[:-1])).astype(np.float32))
 
 
+def test_quasi_random_sequence(gpu):
+    # PTR_CONST_BUFFER_TABLE in s[2:3] (the compiler reads CB0/CB1 through it), IMM_UAV for
+    # both buffers; one work-group per dimension, nVectors/4 work-items, 32 direction numbers each
+    k = kernel("QuasiRandomSequence", "QuasiRandomSequence")
+    ndim, nvec = 2, 256
+    dirs = np.random.default_rng(4).integers(0, 1 << 32, (ndim, 32), dtype=np.uint64).astype(np.uint32)
+    out = gpu.to_device(np.zeros(ndim * nvec, np.float32))
+    gpu.dispatch(k, grid=(ndim * nvec // 4,), block=(nvec // 4,),
+                 args=[out, gpu.to_device(dirs), gcnemu.Local(32 * 4)])
+    # output[d][v] = (XOR of the direction numbers of the bits set in v) / 2^32
+    v = np.arange(nvec, dtype=np.uint32)
+    ref = np.zeros((ndim, nvec), np.uint32)
+    for bit in range(32):
+        ref ^= np.where((v >> np.uint32(bit)) & 1, dirs[:, bit:bit + 1], np.uint32(0))
+    np.testing.assert_array_equal(out.to_numpy(), (ref.astype(np.float32) / np.float32(2 ** 32)).ravel())
+
+
+def test_histogram_atomics_reduce(gpu):
+    # the reduction of the per-group histograms (NBINS 256) into the first, one work-item a bin
+    k = kernel("HistogramAtomics", "reduceKernel")
+    nsub = 5
+    h = np.random.default_rng(5).integers(0, 1 << 20, (nsub, 256)).astype(np.uint32)
+    buf = gpu.to_device(h)
+    gpu.dispatch(k, grid=(256,), block=(64,), args=[buf, np.uint32(nsub)])
+    np.testing.assert_array_equal(buf.to_numpy()[0], h.sum(axis=0, dtype=np.uint32))
+
+
+def _sat_pass(src, i, r, axis):
+    """One pass of horizontalSAT/verticalSAT: out[y, x] = sum over j < r of src at x - j*r^i
+    (along ``axis``), stopping at the image edge."""
+    c = r ** i
+    out = np.zeros_like(src)
+    n = src.shape[axis]
+    for j in range(r):
+        if j * c >= n:
+            break
+        shifted = np.zeros_like(src)
+        if axis == 1:
+            shifted[:, j * c:] = src[:, :n - j * c]
+        else:
+            shifted[j * c:, :] = src[:n - j * c, :]
+        out += shifted
+    return out
+
+
+def test_box_filter_sat(gpu):
+    # BoxFilterSAT's passes (horizontalSAT0, horizontalSAT, verticalSAT: each with the constant
+    # buffer table) build the summed-area table; box_filter (UAV table) reads four corners of it
+    prog_k = {n: kernel("BoxFilter", n) for n in ("horizontalSAT0", "horizontalSAT", "verticalSAT", "box_filter")}
+    w = h = 32
+    r, passes, nfilter = 2, 5, 5                  # r^passes == width, as the host computes them
+    img = np.random.default_rng(6).integers(0, 256, (h, w, 4)).astype(np.uint8)
+    bufs = [gpu.to_device(np.zeros((h, w, 4), np.uint32)) for _ in range(2)]
+    ins = gpu.to_device(img)
+    run = lambda name, a, b, i: gpu.dispatch(prog_k[name], grid=(w, h), block=(8, 8),
+                                              args=[a, b, np.int32(i), np.int32(r), np.int32(w)])
+    run("horizontalSAT0", ins, bufs[0], 0)
+    ref = _sat_pass(img.astype(np.uint32), 0, r, 1)
+    src, dst = 0, 1
+    for i in range(1, passes):
+        run("horizontalSAT", bufs[src], bufs[dst], i)
+        ref = _sat_pass(ref, i, r, 1)
+        src, dst = dst, src
+    for i in range(passes):
+        run("verticalSAT", bufs[src], bufs[dst], i)
+        ref = _sat_pass(ref, i, r, 0)
+        src, dst = dst, src
+    sat = bufs[src].to_numpy().reshape(h, w, 4)
+    np.testing.assert_array_equal(sat, ref)
+    # ... which is the summed-area table
+    np.testing.assert_array_equal(ref, img.astype(np.uint32).cumsum(0).cumsum(1))
+    out = gpu.to_device(np.zeros((h, w, 4), np.uint8))
+    gpu.dispatch(prog_k["box_filter"], grid=(w, h), block=(8, 8), args=[bufs[src], out, np.uint32(nfilter)])
+    t = nfilter // 2
+    want = np.zeros((h, w, 4), np.uint8)
+    for y in range(t, h - t):
+        for x in range(t, w - t):
+            want[y, x] = img[y - t:y + t + 1, x - t:x + t + 1].astype(np.int64).sum((0, 1)) // nfilter ** 2
+    np.testing.assert_array_equal(out.to_numpy().reshape(h, w, 4), want)
+
+
 # --- the launch ABI elements, without the binaries ------------------------------------------
 
 def _layout(elements, data=b"", args=()):

@@ -12,6 +12,8 @@ Format (facts from Multi2Sim's src/arch/southern-islands/asm/Binary.cc and the b
 * the inner ELF has a PT_LOPROC+2 program header, the encoding dictionary: entries of five
   uint32 (machine, type, offset, size, flags); the machine-26 entry's file range holds one
   PT_NOTE and one PT_LOAD segment; ``.text`` (the GCN code) and ``.data`` lie in the PT_LOAD;
+* the outer symbol ``__OpenCL_2_global`` (when the program has constant data) holds the
+  initial bytes of constant buffer 2; the inner ``.data`` is that buffer's full extent;
 * the PT_NOTE holds "ATI CAL" notes; type 1 (ProgInfo) is a list of (address, value) uint32
   pairs: 0x80001000 the user-element count, then 4 per element (data class, API slot, first
   user SGPR, SGPR count); 0x00002e13 COMPUTE_PGM_RSRC2; 0x80001041/0x80001042 the VGPR and
@@ -92,7 +94,7 @@ class CalKernel:
     user_elements: list          # (class name, api slot, first SGPR, count)
     args: list[CalArg]
     datareqd: bool
-    data: bytes                  # the inner .data section (constant buffer 2 when datareqd)
+    data: bytes                  # constant buffer 2: the inner .data, __OpenCL_2_global at its start
     hwlocal: int                 # static LDS bytes of ;memory:hwlocal
     lds_used: int                # ProgInfo AMU_ABI_LDS_SIZE_USED
     float_mode: int
@@ -301,6 +303,17 @@ def load_cal(raw: bytes, what: str = "CAL binary"):
     if outer.e_machine != EM_CAL_OUTER:
         raise LoaderError(f"{what}: e_machine 0x{outer.e_machine:x}, a CAL binary has 0x{EM_CAL_OUTER:x}")
     syms = {n: (v, s, x) for n, v, s, x in _symbols(outer)}
+    # __OpenCL_<n>_global: the initial contents of constant buffer n (the program's constant
+    # data, e.g. the tables of the compiler's exp/log/pow); the inner .data is the space the
+    # kernel sees (zeros in the binary)
+    globals_ = {}
+    for sym, loc in syms.items():
+        m = re.fullmatch(r"__OpenCL_(\d+)_global", sym)
+        if m:
+            if int(m.group(1)) != 2:
+                raise LoaderError(f"{what}: {sym}: global data for constant buffer {m.group(1)}; "
+                                  f"supported: constant buffer 2")
+            globals_[2] = _symbol_bytes(outer, sym, *loc)
     kernels = {}
     for sym, (value, size, shndx) in syms.items():
         m = re.fullmatch(r"__OpenCL_(.+)_kernel", sym)
@@ -310,6 +323,9 @@ def load_cal(raw: bytes, what: str = "CAL binary"):
         kwhat = f"{what}: kernel {name}"
         inner = _symbol_bytes(outer, sym, value, size, shndx)
         text, data, pi = _parse_inner(inner, kwhat + " (inner ELF)")
+        if 2 in globals_:
+            init = globals_[2]
+            data = init + data[len(init):]
         meta = syms.get(f"__OpenCL_{name}_metadata")
         if meta is None:
             raise LoaderError(f"{kwhat}: no __OpenCL_{name}_metadata symbol (the argument metadata)")
