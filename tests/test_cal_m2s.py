@@ -153,6 +153,79 @@ def test_box_filter_sat(gpu):
     np.testing.assert_array_equal(out.to_numpy().reshape(h, w, 4), want)
 
 
+def _mt_generate_rand(seed):
+    """MonteCarloAsian's generateRand for (n, 4) uint32 seeds: two float4 of Gaussian numbers
+    (float64 math on the sample's float32 uniform numbers) and the next seed."""
+    u = np.uint32
+    m = u(1812433253)
+    st = [seed]
+    for k in range(1, 5):
+        st.append(m * (st[-1] ^ (st[-1] >> u(30))) + u(k))
+    masks = np.array([0xfdff37ff, 0xef7f3f7d, 0xff777b7d, 0x7ff7fb2f], np.uint32)
+
+    def lshift(a):
+        e = a << u(24)
+        e[:, 1:] |= a[:, :-1] >> u(8)
+        return e
+
+    def rshift(a):
+        f = a >> u(24)
+        f[:, :-1] |= a[:, 1:] << u(8)
+        return f
+    temp = []
+    r2 = st[4]
+    for i, (r1, a, b) in enumerate([(st[3], st[0], st[2]), (None, st[1], st[3]), (None, st[2], st[4]),
+                                     (None, st[3], st[0])]):
+        if i:
+            r1, r2 = r2, temp[i - 1]
+        temp.append(a ^ lshift(a) ^ ((b >> u(13)) & masks) ^ rshift(r1) ^ (r2 << u(15)))
+    t1 = temp[0].astype(np.float32) / np.float32(4294967296.0)
+    t2 = temp[1].astype(np.float32) / np.float32(4294967296.0)
+    r = np.sqrt(-2.0 * np.log(t1.astype(np.float64)))
+    phi = 2.0 * np.float32(3.14159265358979) * t2.astype(np.float64)
+    return r * np.cos(phi), r * np.sin(phi), temp[2]
+
+
+def test_monte_carlo_asian_struct_argument(gpu):
+    # a struct by value (;value:attrib:struct:112:1:0): seven float4 in CB1 at offset 0
+    k = kernel("MonteCarloAsian", "calPriceVega")
+    w, h, nsum = 16, 4, 12
+    interest, maturity, sigma, init, strike = 0.06, 1.0, 0.2, 50.0, 55.0
+    dt = maturity / (nsum - 1)
+    c1, c2, c3 = (interest - 0.5 * sigma ** 2) * dt, sigma * np.sqrt(dt), interest + 0.5 * sigma ** 2
+    attrib_t = np.dtype([(n, np.float32, 4) for n in ("strikePrice", "c1", "c2", "c3", "initPrice",
+                                                      "sigma", "timeStep")])
+    attrib = np.zeros((), attrib_t)
+    for n, v in zip(attrib_t.names, (strike, c1, c2, c3, init, sigma, dt)):
+        attrib[n] = v
+    seeds = np.random.default_rng(7).integers(1, 1 << 32, (h * w, 4), dtype=np.uint64).astype(np.uint32)
+    price = gpu.to_device(np.zeros((h * w * 2, 4), np.float32))
+    deriv = gpu.to_device(np.zeros((h * w * 2, 4), np.float32))
+    gpu.dispatch(k, grid=(w, h), block=(16, 4),
+                 args=[attrib, np.int32(nsum), np.int32(w), gpu.to_device(seeds), price, deriv])
+    f = lambda x: np.float64(np.float32(x))
+    traj, sums, derivs = [np.full((h * w, 4), f(init)) for _ in range(2)], [np.full((h * w, 4), f(init)) for _ in range(2)], \
+        [np.zeros((h * w, 4)) for _ in range(2)]
+    nxt = seeds
+    for i in range(1, nsum):
+        g1, g2, nxt = _mt_generate_rand(nxt)
+        t = f(c3) * f(dt) * i
+        for j, g in enumerate((g1, g2)):
+            traj[j] = traj[j] * np.exp(f(c1) + f(c2) * g)
+            sums[j] = sums[j] + traj[j]
+            derivs[j] = derivs[j] + traj[j] * ((np.log(traj[j] / f(init)) - t) / f(sigma))
+    want_p = np.empty((h * w, 2, 4))
+    want_d = np.empty((h * w, 2, 4))
+    for j in range(2):
+        diff = sums[j] / nsum - f(strike)
+        want_p[:, j] = np.where(diff > 0, diff, 0.0)
+        want_d[:, j] = np.where(diff > 0, derivs[j] / nsum, 0.0)
+    # the kernel's exp/log/sin/cos are the compiler's float32 ones (a few ulp)
+    np.testing.assert_allclose(price.to_numpy().reshape(h * w, 2, 4), want_p, rtol=1e-4, atol=1e-3)
+    np.testing.assert_allclose(deriv.to_numpy().reshape(h * w, 2, 4), want_d, rtol=1e-4, atol=1e-3)
+    assert (want_p > 0).sum() > 50                # the options in the money are compared too
+
+
 # --- the launch ABI elements, without the binaries ------------------------------------------
 
 def _layout(elements, data=b"", args=()):
@@ -199,3 +272,22 @@ def test_const_buffer_table_holds_each_constant_buffer():
     assert cbs[0].num_records == 160
     assert blob[cbs[2].base_address - at:][:48] == data and cbs[2].num_records == 48
     assert cbs[1].base_address == at + lay.cb_range(1)[0]
+    assert all(c.stride == 16 for c in cbs)       # float4 records: idxen table loads index by 16 bytes
+
+
+def test_struct_argument_bytes_go_to_cb1():
+    from gcnemu.errors import DispatchError
+    from gcnemu.loader.cal import CB1_OFFSET, parse_metadata
+    args, *_ = parse_metadata(";value:attrib:struct:20:1:0\n;value:n:i32:1:1:32\n", "test")
+    assert [(a.name, a.kind, a.size, a.cb1_offset) for a in args] == [("attrib", "struct", 20, 0), ("n", "value", 4, 32)]
+    lay = _layout([("IMM_CONST_BUFFER", 1, 4, 4)], args=args)
+    st = np.zeros((), np.dtype([("a", np.float32, 4), ("b", np.int32)]))
+    st["a"], st["b"] = (1.5, -2, 3, 4), 7
+    blob = lay.build([st, np.int32(9)])
+    assert blob[CB1_OFFSET:CB1_OFFSET + 20] == st.tobytes()
+    assert blob[CB1_OFFSET + 32:CB1_OFFSET + 36] == (9).to_bytes(4, "little")
+    assert lay.build([bytes(range(20)), 1])[CB1_OFFSET:CB1_OFFSET + 20] == bytes(range(20))
+    with pytest.raises(DispatchError, match="struct of 20 bytes, got 16"):
+        lay.build([bytes(16), 1])
+    with pytest.raises(DispatchError, match="struct of 20 bytes: pass bytes"):
+        lay.build([3.0, 1])

@@ -77,7 +77,8 @@ _TYPE_NAMES = {"i8": "char", "u8": "uchar", "i16": "short", "u16": "ushort", "i3
 class CalArg:
     """One kernel argument of the CAL metadata: ``kind`` is 'uav' (a global pointer: its byte
     offset in memory goes to CB1, the UAV table entry ``uav`` describes all memory), 'local'
-    (a __local pointer: its LDS offset goes to CB1) or 'value' (the bytes go to CB1)."""
+    (a __local pointer: its LDS offset goes to CB1), 'value' (a scalar or vector: its bytes
+    go to CB1) or 'struct' (a struct by value, ``size`` bytes: the caller's bytes go to CB1)."""
     name: str
     kind: str
     type: str
@@ -204,6 +205,12 @@ def parse_metadata(text: str, what: str):
                                       f"(only uav and hl)")
             elif f[0] == "value":
                 name, typ, count, off = f[1], f[2], int(f[3]), int(f[5])
+                if typ == "struct":
+                    # a struct by value: its bytes (``count`` of them) go to CB1 as they are
+                    if not 1 <= count <= 65536 - 64:
+                        raise LoaderError(f"{what}: argument {name}: struct size {count} outside 1..65472")
+                    args.append(CalArg(name, "struct", typ, off, count))
+                    continue
                 if typ not in _TYPE_SIZES:
                     raise LoaderError(f"{what}: argument {name}: value type {typ!r} is not one of {sorted(_TYPE_SIZES)}")
                 if not 1 <= count <= 16:
@@ -220,7 +227,7 @@ def parse_metadata(text: str, what: str):
         except (IndexError, ValueError):
             raise LoaderError(f"{what}: malformed metadata line {line.strip()!r}") from None
     for a in args:
-        if not 0 <= a.cb1_offset <= 65536 - 64:
+        if not 0 <= a.cb1_offset <= 65536 - max(64, a.size):
             raise LoaderError(f"{what}: argument {a.name}: CB1 offset {a.cb1_offset} outside 0..65472")
         if a.kind == "uav" and not 0 <= a.uav < UAV_TABLE_ENTRIES:
             raise LoaderError(f"{what}: argument {a.name}: UAV id {a.uav} outside 0..{UAV_TABLE_ENTRIES - 1}")
@@ -395,6 +402,19 @@ def load_cal(raw: bytes, what: str = "CAL binary"):
 
 # --- the CAL launch ABI ---------------------------------------------------------------------
 
+#: a constant buffer is an array of 16-byte (float4) constants: the compiler indexes its
+#: tables with idxen buffer loads (index = byte offset >> 4, offset = byte offset & 12)
+CB_STRIDE = 16
+
+
+def cb_vsharp(address: int, size: int):
+    """The V# of a constant buffer of ``size`` bytes at ``address``: stride 16, num_records
+    the size in bytes (what s_buffer_load bounds its byte offsets by; an idxen load's index
+    is then bounded loosely, by the same number)."""
+    from ..mem.descriptors import encode_vsharp
+    return encode_vsharp(address, size, CB_STRIDE)
+
+
 #: byte offsets of the launch blob written per dispatch: UAV table (16 entries of 32 bytes),
 #: constant buffer table (16 V# of 16 bytes), CB0, CB1, then CB2
 UAV_TABLE_OFFSET, CB_TABLE_OFFSET, CB0_OFFSET, CB1_OFFSET = 0, 512, 768, 1024
@@ -424,7 +444,7 @@ class CalLaunchLayout:
         struct.pack_into("<4I", cb0, 16, b[0], b[1], b[2], 0)
         struct.pack_into("<4I", cb0, 32, *(-(-g[i] // b[i]) for i in range(3)), 0)
         struct.pack_into("<4f", cb0, 80, 0.0, 0.5, 1.0, 2.0)
-        self.cb1_bytes = -(-max([16] + [a.cb1_offset + 16 for a in cal.args]) // CB1_ALIGN) * CB1_ALIGN
+        self.cb1_bytes = -(-max([16] + [a.cb1_offset + max(16, a.size) for a in cal.args]) // CB1_ALIGN) * CB1_ALIGN
         self.cb2_offset = CB1_OFFSET + self.cb1_bytes
         # CB2 is the .data: for the kernels that name it and for those that reach constant
         # buffers through the table (the compiler reads its literal tables from CB2)
@@ -463,19 +483,18 @@ class CalLaunchLayout:
                 out.append((f"cal_uav{slot}", first, n, sum(int(x) << (32 * i) for i, x in enumerate(w))))
             else:
                 off, size = self.cb_range(slot)
-                w = encode_vsharp(blob_address + off, size)
+                w = cb_vsharp(blob_address + off, size)
                 out.append((f"cal_cb{slot}", first, n, sum(int(x) << (32 * i) for i, x in enumerate(w))))
         return out
 
     def relocate(self, blob: bytes, blob_address: int) -> bytes:
         """``blob`` with what depends on where it lies in memory filled in: the constant
         buffer table (its V#s hold the absolute addresses of CB0..CB2)."""
-        from ..mem.descriptors import encode_vsharp
         out = bytearray(blob)
         for slot in range(self.ncb):
             off, size = self.cb_range(slot)
             at = CB_TABLE_OFFSET + CB_ENTRY_BYTES * slot
-            out[at:at + CB_ENTRY_BYTES] = encode_vsharp(blob_address + off, size).tobytes()
+            out[at:at + CB_ENTRY_BYTES] = cb_vsharp(blob_address + off, size).tobytes()
         return bytes(out)
 
     def build(self, args) -> bytes:
@@ -484,7 +503,7 @@ class CalLaunchLayout:
         np = self._np
         info, cal = self.info, self.cal
         if len(args) != len(cal.args):
-            sig = ", ".join(f"{a.type}{'*' if a.kind != 'value' else ''} {a.name}" for a in cal.args)
+            sig = ", ".join(f"{a.type}{'*' if a.kind in ('uav', 'local') else ''} {a.name}" for a in cal.args)
             raise DispatchError(f"kernel {info.name}({sig}) takes {len(cal.args)} arguments, got {len(args)}")
         blob = bytearray(self.template)
         for i, (a, v) in enumerate(zip(cal.args, args)):
@@ -501,6 +520,17 @@ class CalLaunchLayout:
                     raise DispatchError(f"{what}: address 0x{addr:x} is not within 4 GiB of the "
                                         f"UAV base 0x{self.base:x}")
                 struct.pack_into("<I", blob, at, rel)
+                continue
+            if a.kind == "struct":
+                # the struct's bytes as the kernel's compiler laid them out: bytes, or a numpy
+                # (structured) array or scalar of exactly that size
+                raw = v.tobytes() if isinstance(v, (np.ndarray, np.generic)) else v
+                if not isinstance(raw, (bytes, bytearray, memoryview)):
+                    raise DispatchError(f"{what}: a struct of {a.size} bytes: pass bytes or a numpy "
+                                        f"structured value, got {type(v).__name__}")
+                if len(raw) != a.size:
+                    raise DispatchError(f"{what}: a struct of {a.size} bytes, got {len(raw)} bytes")
+                blob[at:at + a.size] = raw
                 continue
             scalar = {"float": np.float32, "double": np.float64, "i8": np.int8, "u8": np.uint8,
                       "i16": np.int16, "u16": np.uint16, "i32": np.int32, "u32": np.uint32,
