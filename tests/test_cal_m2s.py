@@ -226,6 +226,58 @@ def test_monte_carlo_asian_struct_argument(gpu):
     assert (want_p > 0).sum() > 50                # the options in the money are compared too
 
 
+def _image(gpu, pixels, ctype):
+    """gcnemu's image object (T# + size + format) over a device copy of ``pixels``, RGBA
+    texels as (height, width, 4) for a 2D image or (depth, height, width, 4) for a 3D one:
+    what gcnemu.cl.Image's gcnemu_object holds."""
+    from gcnemu.loader.climage import CHANNEL_ORDERS, CHANNEL_TYPES, image_object_words
+    buf = gpu.to_device(np.ascontiguousarray(pixels))
+    shape = tuple(d for d in pixels.shape[:-1][::-1])
+    words = image_object_words(buf.address, CHANNEL_ORDERS["RGBA"], CHANNEL_TYPES[ctype], shape)
+    return buf, gpu.to_device(np.array(words, np.uint32))
+
+
+def test_simple_image_2d_copy(gpu):
+    # PTR_RESOURCE_TABLE (the read image's T#), IMM_SAMPLER (the source's constant sampler),
+    # the written image's T# in UAV table entry 0
+    k = kernel("SimpleImage", "image2dCopy")
+    w, h = 24, 16
+    px = np.random.default_rng(8).integers(0, 256, (h, w, 4)).astype(np.uint8)
+    _src, src = _image(gpu, px, "UNSIGNED_INT8")
+    dst_buf, dst = _image(gpu, np.zeros_like(px), "UNSIGNED_INT8")
+    gpu.dispatch(k, grid=(w, h), block=(8, 8), args=[src, dst])
+    np.testing.assert_array_equal(dst_buf.to_numpy().reshape(h, w, 4), px)
+
+
+def test_simple_image_3d_copy(gpu):
+    # slice 0 into the lower half, slice 1 into the upper; the reads that fall outside the
+    # 3D image's height return CLAMP's border, 0 for RGBA
+    k = kernel("SimpleImage", "image3dCopy")
+    w, h = 16, 16
+    px = np.random.default_rng(9).integers(0, 256, (2, h // 2, w, 4)).astype(np.uint8)
+    _src, src = _image(gpu, px, "UNSIGNED_INT8")
+    dst_buf, dst = _image(gpu, np.zeros((h, w, 4), np.uint8), "UNSIGNED_INT8")
+    gpu.dispatch(k, grid=(w, h), block=(8, 8), args=[src, dst])
+    np.testing.assert_array_equal(dst_buf.to_numpy().reshape(h, w, 4), np.concatenate([px[0], px[1]]))
+
+
+@pytest.mark.parametrize("name,tiley", [("mmmKernel", 4), ("mmmKernel2", 8)])
+def test_matrix_mul_image(gpu, name, tiley):
+    # float RGBA images: a texel is 4 consecutive matrix elements of a row; each work-item
+    # computes a 4 x TILEY block of C; the widths come through the constant-buffer table
+    k = kernel("MatrixMulImage", name)
+    ha, wa, wb = 32, 16, 32
+    rng = np.random.default_rng(10)
+    a = rng.integers(-8, 8, (ha, wa)).astype(np.float32)
+    b = rng.integers(-8, 8, (wa, wb)).astype(np.float32)
+    _a, ia = _image(gpu, a.reshape(ha, wa // 4, 4), "FLOAT")
+    _b, ib = _image(gpu, b.reshape(wa, wb // 4, 4), "FLOAT")
+    c_buf, ic = _image(gpu, np.zeros((ha, wb // 4, 4), np.float32), "FLOAT")
+    args = [ia, ib, ic, np.uint32(wa), np.uint32(wb)]
+    gpu.dispatch(k, grid=(wb // 4, ha // tiley), block=(8, 4), args=args)
+    np.testing.assert_array_equal(c_buf.to_numpy().reshape(ha, wb), a @ b)   # small integers: exact
+
+
 # --- the launch ABI elements, without the binaries ------------------------------------------
 
 def _layout(elements, data=b"", args=()):
@@ -291,3 +343,43 @@ def test_struct_argument_bytes_go_to_cb1():
         lay.build([bytes(16), 1])
     with pytest.raises(DispatchError, match="struct of 20 bytes: pass bytes"):
         lay.build([3.0, 1])
+
+
+def test_image_arguments_and_sampler_layout():
+    # read-only image n: its T# in resource table entry n (PTR_RESOURCE_TABLE, 32-byte
+    # entries); write-only image n: its T# in UAV table entry n; CB1 at the image's offset:
+    # width, height, depth, channel data type, channel order; IMM_SAMPLER: the S# of the
+    # source's sampler (22: unnormalized, CLAMP, NEAREST)
+    from gcnemu.errors import LoaderError
+    from gcnemu.loader.cal import CB1_OFFSET, RESOURCE_TABLE_OFFSET, parse_metadata, sampler_ssharp
+    from gcnemu.loader.climage import CHANNEL_ORDERS, CHANNEL_TYPES
+    from gcnemu.mem.descriptors import decode_ssharp, decode_tsharp
+    meta = ";image:a:2D:RO:3:1:0\n;image:c:2D:WO:1:1:32\n;value:n:u32:1:1:64\n;sampler:s:0:1:22\n"
+    args, _d, _h, _dev, samplers = parse_metadata(meta, "test")
+    assert [(a.name, a.kind, a.uav, a.access, a.cb1_offset) for a in args] == \
+        [("a", "image", 3, "RO", 0), ("c", "image", 1, "WO", 32), ("n", "value", -1, "", 64)]
+    assert samplers == {0: 22}
+    from types import SimpleNamespace
+    from gcnemu.loader.cal import CalKernel, CalLaunchLayout
+    cal = CalKernel([("PTR_RESOURCE_TABLE", 0, 2, 2), ("IMM_SAMPLER", 0, 4, 4), ("PTR_UAV_TABLE", 0, 8, 2)],
+                    args, False, b"", 0, 0, 0, 0, samplers=samplers)
+    lay = CalLaunchLayout(SimpleNamespace(name="k", cal=cal), (8, 8), (8, 8), 2)
+    g = gcnemu.GPU("tahiti")
+    abuf, a = _image(g, np.zeros((6, 5, 4), np.float32), "FLOAT")
+    cbuf, c = _image(g, np.zeros((2, 3, 4), np.uint8), "UNSIGNED_INT8")
+    blob = lay.build([a, c, 9])
+    ta = decode_tsharp(np.frombuffer(blob, np.uint32, 8, RESOURCE_TABLE_OFFSET + 32 * 3))
+    tc = decode_tsharp(np.frombuffer(blob, np.uint32, 8, 32 * 1))
+    assert (ta.base_address, ta.width, ta.height) == (abuf.address, 5, 6)
+    assert (tc.base_address, tc.width, tc.height) == (cbuf.address, 3, 2)
+    info = np.frombuffer(blob, np.uint32, 13, CB1_OFFSET)
+    assert info[:5].tolist() == [5, 6, 0, CHANNEL_TYPES["FLOAT"], CHANNEL_ORDERS["RGBA"]]
+    assert info[8:13].tolist() == [3, 2, 0, CHANNEL_TYPES["UNSIGNED_INT8"], CHANNEL_ORDERS["RGBA"]]
+    els = {what: (first, v) for what, first, _n, v in lay.user_sgprs(0x4000)}
+    assert els["cal_resource_table"] == (2, 0x4000 + RESOURCE_TABLE_OFFSET)
+    s = decode_ssharp(_words(els["cal_sampler0"][1], 4))
+    assert (s.clamp_x, s.clamp_y, s.force_unnormalized, s.xy_mag_filter, s.xy_min_filter) == (6, 6, 1, 0, 0)
+    with pytest.raises(LoaderError, match="sampler value 23"):
+        sampler_ssharp(23, "k")
+    with pytest.raises(LoaderError, match="share UAV 1"):
+        parse_metadata(";image:c:2D:WO:1:1:0\n;pointer:p:u32:1:1:32:uav:1:4:RW:0:0\n", "test")

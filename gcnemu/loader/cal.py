@@ -61,11 +61,24 @@ USER_ELEMENT_CLASSES = dict(enumerate((
     "PTR_INDIRECT_INTERNAL_RESOURCE", "PTR_INDIRECT_UAV")))
 #: the classes this loader can launch, and the SGPRs each takes: an immediate descriptor (a
 #: constant buffer's or a UAV's V#) is 4, a table pointer 2
-SUPPORTED_CLASSES = {"IMM_CONST_BUFFER": 4, "IMM_UAV": 4, "PTR_UAV_TABLE": 2,
+SUPPORTED_CLASSES = {"IMM_CONST_BUFFER": 4, "IMM_UAV": 4, "IMM_SAMPLER": 4, "PTR_UAV_TABLE": 2,
+                     "PTR_RESOURCE_TABLE": 2,
                      "PTR_CONST_BUFFER_TABLE": 2}
 MAX_USER_ELEMENTS = 16
 UAV_TABLE_ENTRIES, UAV_ENTRY_BYTES = 16, 32
 CB_TABLE_ENTRIES, CB_ENTRY_BYTES = 16, 16
+RESOURCE_TABLE_ENTRIES, RESOURCE_ENTRY_BYTES = 16, 32
+#: image dimensions of the metadata -> their number of coordinates
+IMAGE_DIMS = {"1D": 1, "2D": 2, "3D": 3}
+#: CB1 bytes an image argument takes: width, height, depth, channel data type, channel order
+#: (the CL_ values), as uint32, the rest zero
+IMAGE_CB1_BYTES = 32
+#: the sampler values (;sampler:name:id:1:VALUE) the AMD APP SDK 2.5 compiler writes, decoded:
+#: its CLK_ bits are not those of today's headers (libclc, clang), and the one value the
+#: collection holds, 22, is CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP |
+#: CLK_FILTER_NEAREST in the sources of both SimpleImage and MatrixMulImage. Others are
+#: refused rather than guessed
+KNOWN_SAMPLERS = {22: (False, "CLAMP", "NEAREST")}
 #: sizes of the metadata's scalar types
 _TYPE_SIZES = {"i8": 1, "u8": 1, "i16": 2, "u16": 2, "i32": 4, "u32": 4, "float": 4,
                "i64": 8, "u64": 8, "double": 8}
@@ -103,6 +116,7 @@ class CalKernel:
     proginfo: dict = field(default_factory=dict)
     device: str = ""             # ;device: of the metadata (e.g. tahiti)
     isa: str = "gfx7"            # "gfx6" or "gfx7": what DEVICE_ISA says of the device
+    samplers: dict = field(default_factory=dict)   # sampler id -> its value (;sampler:)
 
 
 class _Elf32:
@@ -163,6 +177,16 @@ class _Elf32:
         return self.raw[s[4]:s[4] + s[5]]
 
 
+def sampler_ssharp(value: int, what: str) -> list:
+    """The S# of a sampler value of the CAL metadata (see KNOWN_SAMPLERS)."""
+    from .climage import ADDRESSING, FILTERS, NORMALIZED_COORDS, sampler_words
+    if value not in KNOWN_SAMPLERS:
+        raise LoaderError(f"{what}: sampler value {value}: the AMD compiler's encoding of it is not "
+                          f"known (known: {sorted(KNOWN_SAMPLERS)})")
+    norm, addr, filt = KNOWN_SAMPLERS[value]
+    return sampler_words((NORMALIZED_COORDS if norm else 0) | ADDRESSING[addr] | FILTERS[filt])
+
+
 def is_cal_binary(raw: bytes) -> bool:
     """Whether ``raw`` looks like a CAL ELF (ELF32, e_machine 0x3fd)."""
     return len(raw) >= 20 and raw[:4] == b"\x7fELF" and raw[4] == 1 and \
@@ -189,8 +213,8 @@ def _symbol_bytes(elf: _Elf32, sym: str, value: int, size: int, shndx: int) -> b
 
 
 def parse_metadata(text: str, what: str):
-    """(args, datareqd, hwlocal, device) from the metadata text."""
-    args, datareqd, hwlocal, device = [], False, 0, ""
+    """(args, datareqd, hwlocal, device, samplers) from the metadata text."""
+    args, datareqd, hwlocal, device, samplers = [], False, 0, "", {}
     for line in text.splitlines():
         f = line.strip().lstrip(";").split(":")
         try:
@@ -222,18 +246,45 @@ def parse_metadata(text: str, what: str):
                 hwlocal = int(f[2])
             elif f[0] == "device":
                 device = f[1]
-            elif f[0] in ("image", "sampler", "counter"):
+            elif f[0] == "image":
+                # ;image:name:dim:access:id:1:cb1_offset: a read-only image is resource ``id``
+                # (its T# in the resource table), a write-only one UAV ``id`` (its T# in the
+                # UAV table), as the compiled code loads them
+                name, dim, acc, rid, off = f[1], f[2], f[3], int(f[4]), int(f[6])
+                if dim not in IMAGE_DIMS:
+                    raise LoaderError(f"{what}: argument {name}: image dimension {dim!r}, supported "
+                                      f"{sorted(IMAGE_DIMS)}")
+                if acc not in ("RO", "WO"):
+                    raise LoaderError(f"{what}: argument {name}: image access {acc!r}, supported RO, WO")
+                args.append(CalArg(name, "image", dim, off, IMAGE_CB1_BYTES, uav=rid, access=acc))
+            elif f[0] == "sampler":
+                # ;sampler:name:id:1:value: a sampler the kernel source declares (constant)
+                sid, const, value = int(f[2]), f[3], int(f[4])
+                if const != "1":
+                    raise LoaderError(f"{what}: sampler {f[1]}: sampler arguments are not supported, only "
+                                      f"samplers declared in the kernel source ({line.strip()})")
+                samplers[sid] = value
+            elif f[0] in ("counter",):
                 raise LoaderError(f"{what}: {f[0]} arguments are not supported ({line.strip()})")
         except (IndexError, ValueError):
             raise LoaderError(f"{what}: malformed metadata line {line.strip()!r}") from None
     for a in args:
         if not 0 <= a.cb1_offset <= 65536 - max(64, a.size):
             raise LoaderError(f"{what}: argument {a.name}: CB1 offset {a.cb1_offset} outside 0..65472")
-        if a.kind == "uav" and not 0 <= a.uav < UAV_TABLE_ENTRIES:
-            raise LoaderError(f"{what}: argument {a.name}: UAV id {a.uav} outside 0..{UAV_TABLE_ENTRIES - 1}")
+        if a.kind in ("uav", "image") and not 0 <= a.uav < UAV_TABLE_ENTRIES:
+            raise LoaderError(f"{what}: argument {a.name}: {'resource' if a.kind == 'image' and a.access == 'RO' else 'UAV'} id "
+                              f"{a.uav} outside 0..{UAV_TABLE_ENTRIES - 1}")
+    # an image's table entry holds its own T#: no other argument may use that entry (buffer
+    # arguments may share UAV entries, every one of which is all of memory)
+    for img in (a for a in args if a.kind == "image"):
+        for b in args:
+            if b is not img and b.uav == img.uav and (
+                    b.kind == "image" and b.access == img.access or b.kind == "uav" and img.access == "WO"):
+                raise LoaderError(f"{what}: arguments {img.name} and {b.name} share "
+                                  f"{'resource' if img.access == 'RO' else 'UAV'} {img.uav}")
     if not 0 <= hwlocal <= 65536:
         raise LoaderError(f"{what}: ;memory:hwlocal {hwlocal} outside 0..65536")
-    return args, datareqd, hwlocal, device
+    return args, datareqd, hwlocal, device, samplers
 
 
 def _parse_inner(raw: bytes, what: str):
@@ -336,7 +387,7 @@ def load_cal(raw: bytes, what: str = "CAL binary"):
         meta = syms.get(f"__OpenCL_{name}_metadata")
         if meta is None:
             raise LoaderError(f"{kwhat}: no __OpenCL_{name}_metadata symbol (the argument metadata)")
-        args, datareqd, hwlocal, device = parse_metadata(_symbol_bytes(outer, f"__OpenCL_{name}_metadata", *meta)
+        args, datareqd, hwlocal, device, samplers = parse_metadata(_symbol_bytes(outer, f"__OpenCL_{name}_metadata", *meta)
                                                  .decode("latin1"), kwhat + " metadata")
         count = _field(pi, PI_USER_ELEMENT_COUNT, "AMU_ABI_USER_ELEMENT_COUNT", kwhat)
         if count > MAX_USER_ELEMENTS:
@@ -359,6 +410,11 @@ def load_cal(raw: bytes, what: str = "CAL binary"):
                 raise LoaderError(f"{kwhat}: user element {k}: constant buffer slot {slot}, supported 0..2")
             if cname == "IMM_UAV" and slot >= UAV_TABLE_ENTRIES:
                 raise LoaderError(f"{kwhat}: user element {k}: UAV slot {slot}, supported 0..{UAV_TABLE_ENTRIES - 1}")
+            if cname == "IMM_SAMPLER" and slot not in samplers:
+                raise LoaderError(f"{kwhat}: user element {k} wants sampler {slot}, which the metadata "
+                                  f"does not declare (;sampler:)")
+            if cname == "IMM_SAMPLER":
+                sampler_ssharp(samplers[slot], f"{kwhat}: sampler {slot}")      # known value?
             if cname == "IMM_CONST_BUFFER" and slot == 2 and not data:
                 raise LoaderError(f"{kwhat}: user element {k} wants constant buffer 2 but the binary "
                                   f"has no .data for it")
@@ -393,7 +449,7 @@ def load_cal(raw: bytes, what: str = "CAL binary"):
                       enable_ieee_mode=ieee, group_segment_fixed_size=hwlocal)
         info = KernelInfo(**fields)
         info.cal = CalKernel(elems, args, datareqd, data, hwlocal, max(lds_used, lds), fmode, ieee, pi,
-                             device, DEVICE_ISA.get(device, "gfx7"))
+                             device, DEVICE_ISA.get(device, "gfx7"), samplers)
         kernels[name] = info
     if not kernels:
         raise LoaderError(f"{what}: no __OpenCL_<kernel>_kernel symbols: not an OpenCL CAL binary")
@@ -401,6 +457,19 @@ def load_cal(raw: bytes, what: str = "CAL binary"):
 
 
 # --- the CAL launch ABI ---------------------------------------------------------------------
+
+def _image_object(v, what: str) -> list:
+    """The 13 dwords of gcnemu's image object (T#, width, height, depth, channel data type,
+    channel order: gcnemu.loader.climage) an image argument names: a gcnemu.cl.Image, or the
+    Buffer holding such an object (``img.gcnemu_object``)."""
+    from ..errors import DispatchError
+    from .climage import IMAGE_OBJECT_DWORDS
+    obj = getattr(v, "gcnemu_object", v)
+    if not hasattr(obj, "to_numpy") or getattr(obj, "nbytes", 0) != 4 * IMAGE_OBJECT_DWORDS:
+        raise DispatchError(f"{what}: expected a gcnemu.cl.Image (or its gcnemu_object Buffer), "
+                            f"got {type(v).__name__}")
+    return [int(x) for x in obj.to_numpy(dtype="uint32")]
+
 
 #: a constant buffer is an array of 16-byte (float4) constants: the compiler indexes its
 #: tables with idxen buffer loads (index = byte offset >> 4, offset = byte offset & 12)
@@ -416,8 +485,9 @@ def cb_vsharp(address: int, size: int):
 
 
 #: byte offsets of the launch blob written per dispatch: UAV table (16 entries of 32 bytes),
-#: constant buffer table (16 V# of 16 bytes), CB0, CB1, then CB2
-UAV_TABLE_OFFSET, CB_TABLE_OFFSET, CB0_OFFSET, CB1_OFFSET = 0, 512, 768, 1024
+#: constant buffer table (16 V# of 16 bytes), resource table (16 T# of 32 bytes), CB0, CB1,
+#: then CB2
+UAV_TABLE_OFFSET, CB_TABLE_OFFSET, RESOURCE_TABLE_OFFSET, CB0_OFFSET, CB1_OFFSET = 0, 512, 768, 1280, 1536
 CB0_BYTES = 160
 CB1_ALIGN = 256
 
@@ -426,8 +496,9 @@ class CalLaunchLayout:
     """The memory a CAL dispatch reads, as one blob (the "kernarg" region of the launch):
     the UAV table (16 entries of 32 bytes, a V# in the first 16 bytes of each: base = the start
     of GPU memory, so that a pointer argument is its buffer's offset in memory), the constant
-    buffer table (entry n the V# of constant buffer n, for PTR_CONST_BUFFER_TABLE), constant
-    buffer 0 (global size, work dimensions, local size, group counts, 0.0 0.5 1.0 2.0 at byte
+    buffer table (entry n the V# of constant buffer n, for PTR_CONST_BUFFER_TABLE), the
+    resource table (the T# of read-only image n in entry n; a write-only image's T# is its UAV
+    table entry), constant buffer 0 (global size, work dimensions, local size, group counts, 0.0 0.5 1.0 2.0 at byte
     80), constant buffer 1 (the arguments at their metadata offsets) and, for ``datareqd``
     kernels, constant buffer 2 (the binary's .data)."""
 
@@ -477,6 +548,11 @@ class CalLaunchLayout:
                 out.append(("cal_uav_table", first, n, blob_address + UAV_TABLE_OFFSET))
             elif cls == "PTR_CONST_BUFFER_TABLE":
                 out.append(("cal_cb_table", first, n, blob_address + CB_TABLE_OFFSET))
+            elif cls == "PTR_RESOURCE_TABLE":
+                out.append(("cal_resource_table", first, n, blob_address + RESOURCE_TABLE_OFFSET))
+            elif cls == "IMM_SAMPLER":
+                w = sampler_ssharp(self.cal.samplers[slot], f"kernel {self.info.name}")
+                out.append((f"cal_sampler{slot}", first, n, sum(int(x) << (32 * i) for i, x in enumerate(w))))
             elif cls == "IMM_UAV":
                 # every UAV is all of GPU memory (pointer arguments are offsets into it)
                 w = encode_vsharp(self.base, 0xFFFFFFFF)
@@ -520,6 +596,12 @@ class CalLaunchLayout:
                     raise DispatchError(f"{what}: address 0x{addr:x} is not within 4 GiB of the "
                                         f"UAV base 0x{self.base:x}")
                 struct.pack_into("<I", blob, at, rel)
+                continue
+            if a.kind == "image":
+                words = _image_object(v, what)
+                table = RESOURCE_TABLE_OFFSET if a.access == "RO" else UAV_TABLE_OFFSET
+                blob[table + 32 * a.uav:table + 32 * a.uav + 32] = struct.pack("<8I", *words[:8])
+                struct.pack_into("<5I", blob, at, *words[8:13])
                 continue
             if a.kind == "struct":
                 # the struct's bytes as the kernel's compiler laid them out: bytes, or a numpy
