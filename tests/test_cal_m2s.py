@@ -153,37 +153,61 @@ def test_box_filter_sat(gpu):
     np.testing.assert_array_equal(out.to_numpy().reshape(h, w, 4), want)
 
 
-def _mt_generate_rand(seed):
-    """MonteCarloAsian's generateRand for (n, 4) uint32 seeds: two float4 of Gaussian numbers
-    (float64 math on the sample's float32 uniform numbers) and the next seed."""
+def _mt_temps(seed, n):
+    """The ``n`` uint4 values (each (lanes, 4) uint32) the samples' SIMD Mersenne-twister
+    step makes from ``seed`` (MersenneTwister's gaussianRand, MonteCarloAsian's generateRand)."""
     u = np.uint32
-    m = u(1812433253)
     st = [seed]
     for k in range(1, 5):
-        st.append(m * (st[-1] ^ (st[-1] >> u(30))) + u(k))
+        st.append(u(1812433253) * (st[-1] ^ (st[-1] >> u(30))) + u(k))
     masks = np.array([0xfdff37ff, 0xef7f3f7d, 0xff777b7d, 0x7ff7fb2f], np.uint32)
 
-    def lshift(a):
+    def lshift(a):              # lshift128(a, 24)
         e = a << u(24)
         e[:, 1:] |= a[:, :-1] >> u(8)
         return e
 
-    def rshift(a):
+    def rshift(a):              # rshift128(a, 24)
         f = a >> u(24)
         f[:, :-1] |= a[:, 1:] << u(8)
         return f
     temp = []
-    r2 = st[4]
-    for i, (r1, a, b) in enumerate([(st[3], st[0], st[2]), (None, st[1], st[3]), (None, st[2], st[4]),
-                                     (None, st[3], st[0])]):
+    r1, r2 = st[3], st[4]
+    for i in range(n):
+        a, b = [(st[0], st[2]), (st[1], st[3]), (st[2], st[4]), (st[3], st[0]), (st[4], st[1]),
+                (None, None), (None, None), (None, None)][i]
+        if i >= 5:
+            a, b = temp[i - 5], temp[i - 3]
         if i:
             r1, r2 = r2, temp[i - 1]
         temp.append(a ^ lshift(a) ^ ((b >> u(13)) & masks) ^ rshift(r1) ^ (r2 << u(15)))
-    t1 = temp[0].astype(np.float32) / np.float32(4294967296.0)
-    t2 = temp[1].astype(np.float32) / np.float32(4294967296.0)
-    r = np.sqrt(-2.0 * np.log(t1.astype(np.float64)))
-    phi = 2.0 * np.float32(3.14159265358979) * t2.astype(np.float64)
-    return r * np.cos(phi), r * np.sin(phi), temp[2]
+    return temp
+
+
+def _box_muller(t1, t2):
+    """r cos(phi), r sin(phi) of two uint4 as the samples write it (float32 uniform numbers,
+    the math here in float64)."""
+    u1 = (t1.astype(np.float32) / np.float32(4294967296.0)).astype(np.float64)
+    u2 = (t2.astype(np.float32) / np.float32(4294967296.0)).astype(np.float64)
+    r = np.sqrt(-2.0 * np.log(u1))
+    phi = 2.0 * np.float32(3.14159265358979) * u2
+    return r * np.cos(phi), r * np.sin(phi)
+
+
+@pytest.mark.parametrize("mul", [4, 8])
+def test_mersenne_twister_gaussian(gpu, mul):
+    # PTR_CONST_BUFFER_TABLE and IMM_UAV; CB2 holds the compiler's log/sin/cos tables
+    k = kernel("MersenneTwister", "gaussianRand")
+    w, h = 8, 8
+    seeds = np.random.default_rng(11).integers(1, 1 << 32, (h * w, 4), dtype=np.uint64).astype(np.uint32)
+    out = gpu.to_device(np.zeros((h * w * mul, 4), np.float32))
+    gpu.dispatch(k, grid=(w, h), block=(8, 8), args=[gpu.to_device(seeds), np.uint32(w), np.uint32(mul), out])
+    t = _mt_temps(seeds, mul)
+    want = np.empty((h * w, mul, 4))
+    for i in range(mul // 2):
+        want[:, 2 * i], want[:, 2 * i + 1] = _box_muller(t[i], t[i + 1])
+    # the kernel's log/sqrt/sin/cos are the compiler's float32 ones
+    np.testing.assert_allclose(out.to_numpy().reshape(h * w, mul, 4), want, rtol=2e-5, atol=2e-5)
 
 
 def test_monte_carlo_asian_struct_argument(gpu):
@@ -208,7 +232,8 @@ def test_monte_carlo_asian_struct_argument(gpu):
         [np.zeros((h * w, 4)) for _ in range(2)]
     nxt = seeds
     for i in range(1, nsum):
-        g1, g2, nxt = _mt_generate_rand(nxt)
+        t3 = _mt_temps(nxt, 3)
+        (g1, g2), nxt = _box_muller(t3[0], t3[1]), t3[2]
         t = f(c3) * f(dt) * i
         for j, g in enumerate((g1, g2)):
             traj[j] = traj[j] * np.exp(f(c1) + f(c2) * g)
