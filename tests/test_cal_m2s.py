@@ -289,7 +289,7 @@ def test_simple_image_3d_copy(gpu):
     np.testing.assert_array_equal(dst_buf.to_numpy().reshape(h, w, 4), np.concatenate([px[0], px[1]]))
 
 
-@pytest.mark.parametrize("name,tiley", [("mmmKernel", 4), ("mmmKernel2", 8)])
+@pytest.mark.parametrize("name,tiley", [("mmmKernel", 4), ("mmmKernel2", 8), ("mmmKernel3", 8)])
 def test_matrix_mul_image(gpu, name, tiley):
     # float RGBA images: a texel is 4 consecutive matrix elements of a row; each work-item
     # computes a 4 x TILEY block of C; the widths come through the constant-buffer table
