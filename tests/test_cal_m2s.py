@@ -153,6 +153,50 @@ def test_box_filter_sat(gpu):
     np.testing.assert_array_equal(out.to_numpy().reshape(h, w, 4), want)
 
 
+def _box_1d(img, k, axis):
+    """BoxFilterSeparable's one pass: the mean (integer division) of the 2k+1 pixels along
+    ``axis``, 0 in the apron."""
+    n = img.shape[axis]
+    acc = np.zeros(img.shape, np.int64)
+    out = np.zeros(img.shape, np.uint8)
+    for d in range(-k, k + 1):
+        acc += np.roll(img.astype(np.int64), -d, axis)
+    inner = [slice(None)] * img.ndim
+    inner[axis] = slice(k, n - k)
+    out[tuple(inner)] = (acc // (2 * k + 1))[tuple(inner)]
+    return out
+
+
+def test_box_filter_separable(gpu):
+    k_h, k_v = kernel("BoxFilter", "box_filter_horizontal"), kernel("BoxFilter", "box_filter_vertical")
+    w, h, fw = 32, 16, 5
+    img = np.random.default_rng(12).integers(0, 256, (h, w, 4)).astype(np.uint8)
+    tmp = gpu.to_device(np.zeros_like(img))
+    out = gpu.to_device(np.zeros_like(img))
+    gpu.dispatch(k_h, grid=(w, h), block=(8, 8), args=[gpu.to_device(img), tmp, np.int32(fw)])
+    want_h = _box_1d(img, fw // 2, 1)
+    np.testing.assert_array_equal(tmp.to_numpy().reshape(h, w, 4), want_h)
+    gpu.dispatch(k_v, grid=(w, h), block=(8, 8), args=[tmp, out, np.int32(fw)])
+    np.testing.assert_array_equal(out.to_numpy().reshape(h, w, 4), _box_1d(want_h, fw // 2, 0))
+
+
+def test_box_filter_horizontal_local(gpu):
+    # rows of GROUP_SIZE (256) work-items stage their pixels and a k-pixel margin each side in
+    # LDS; the margins of the image's first and last pixel lie outside it, so the input is
+    # given k pixels of padding each side (the apron's outputs do not depend on them)
+    k = kernel("BoxFilter", "box_filter_horizontal_local")
+    w, h, fw = 256, 3, 7
+    img = np.random.default_rng(13).integers(0, 256, (h, w, 4)).astype(np.uint8)
+    pad = np.zeros((h * w + 2 * (fw // 2), 4), np.uint8)
+    pad[fw // 2:fw // 2 + h * w] = img.reshape(-1, 4)
+    src = gpu.to_device(pad)
+    out = gpu.to_device(np.zeros_like(img))
+    gpu.dispatch(k, grid=(w, h), block=(256, 1),
+                 args=[src.address + 4 * (fw // 2), out, np.int32(fw), gcnemu.Local(4 * (256 + fw - 1))])
+    got = out.to_numpy().reshape(h, w, 4)
+    np.testing.assert_array_equal(got, _box_1d(img, fw // 2, 1))
+
+
 def _mt_temps(seed, n):
     """The ``n`` uint4 values (each (lanes, 4) uint32) the samples' SIMD Mersenne-twister
     step makes from ``seed`` (MersenneTwister's gaussianRand, MonteCarloAsian's generateRand)."""
