@@ -197,6 +197,27 @@ def test_box_filter_horizontal_local(gpu):
     np.testing.assert_array_equal(got, _box_1d(img, fw // 2, 1))
 
 
+def test_scan_large_arrays(gpu):
+    # the sample's three passes: per-block exclusive scans with block sums (ScanLargeArrays),
+    # the scan of the sums (prefixSum), the sums added back (blockAddition)
+    scan, psum, add = (kernel("ScanLargeArrays", n) for n in ("ScanLargeArrays", "prefixSum", "blockAddition"))
+    bs, nblocks = 64, 4
+    n = bs * nblocks
+    x = np.random.default_rng(14).integers(0, 100, n).astype(np.float32)
+    out = gpu.to_device(np.zeros(n, np.float32))
+    sums = gpu.to_device(np.zeros(nblocks, np.float32))
+    gpu.dispatch(scan, grid=(n // 2,), block=(bs // 2,),
+                 args=[out, gpu.to_device(x), gcnemu.Local(4 * bs), np.uint32(bs), np.uint32(n), sums])
+    blocks = x.reshape(nblocks, bs)
+    np.testing.assert_array_equal(sums.to_numpy(), blocks.sum(1))
+    np.testing.assert_array_equal(out.to_numpy().reshape(nblocks, bs), np.cumsum(blocks, 1) - blocks)
+    scanned = gpu.to_device(np.zeros(nblocks, np.float32))
+    gpu.dispatch(psum, grid=(nblocks // 2,), block=(nblocks // 2,),
+                 args=[scanned, sums, gcnemu.Local(4 * nblocks), np.uint32(nblocks)])
+    gpu.dispatch(add, grid=(n,), block=(bs,), args=[scanned, out])
+    np.testing.assert_array_equal(out.to_numpy(), np.cumsum(x) - x)
+
+
 def _mt_temps(seed, n):
     """The ``n`` uint4 values (each (lanes, 4) uint32) the samples' SIMD Mersenne-twister
     step makes from ``seed`` (MersenneTwister's gaussianRand, MonteCarloAsian's generateRand)."""
