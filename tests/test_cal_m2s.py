@@ -153,6 +153,22 @@ def test_box_filter_sat(gpu):
     np.testing.assert_array_equal(out.to_numpy().reshape(h, w, 4), want)
 
 
+def test_histogram_atomics(gpu):
+    # 256 bins per work-group from LDS atomics (ds_inc) over 16 banks; each work-item reads
+    # n4 uint4 strided by the global size
+    k = kernel("HistogramAtomics", "histogramKernel")
+    groups, n4 = 2, 3
+    stride = 256 * groups
+    img = np.random.default_rng(15).integers(0, 1 << 32, (stride * n4, 4), dtype=np.uint64).astype(np.uint32)
+    hist = gpu.to_device(np.zeros((groups, 256), np.uint32))
+    gpu.dispatch(k, grid=(stride,), block=(256,), args=[gpu.to_device(img), hist, np.uint32(n4)])
+    tid = np.arange(stride)
+    for g in range(groups):
+        vecs = img[(tid[g * 256:(g + 1) * 256, None] + stride * np.arange(n4)[None, :]).ravel()]
+        want = np.bincount(vecs.view(np.uint8).ravel(), minlength=256)
+        np.testing.assert_array_equal(hist.to_numpy()[g], want)
+
+
 def _box_1d(img, k, axis):
     """BoxFilterSeparable's one pass: the mean (integer division) of the 2k+1 pixels along
     ``axis``, 0 in the apron."""
