@@ -24,9 +24,10 @@ def kernel(sample, name):
     return gcnemu.load(path).kernel(name)
 
 
-@pytest.fixture(scope="module")
-def gpu():
-    return gcnemu.GPU("tahiti")
+@pytest.fixture(scope="module", params=["tahiti", "xbox-one"])
+def gpu(request):
+    """The gfx6 GPU the binaries were built for, and a gfx7 one."""
+    return gcnemu.GPU(request.param)
 
 
 def test_fast_walsh_transform(gpu):

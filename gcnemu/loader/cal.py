@@ -66,7 +66,7 @@ SUPPORTED_CLASSES = {"IMM_CONST_BUFFER": 4, "IMM_UAV": 4, "IMM_SAMPLER": 4, "PTR
                      "PTR_CONST_BUFFER_TABLE": 2}
 MAX_USER_ELEMENTS = 16
 UAV_TABLE_ENTRIES, UAV_ENTRY_BYTES = 16, 32
-CB_TABLE_ENTRIES, CB_ENTRY_BYTES = 16, 16
+CB_ENTRY_BYTES = 16
 RESOURCE_TABLE_ENTRIES, RESOURCE_ENTRY_BYTES = 16, 32
 #: image dimensions of the metadata -> their number of coordinates
 IMAGE_DIMS = {"1D": 1, "2D": 2, "3D": 3}
@@ -271,9 +271,11 @@ def parse_metadata(text: str, what: str):
     for a in args:
         if not 0 <= a.cb1_offset <= 65536 - max(64, a.size):
             raise LoaderError(f"{what}: argument {a.name}: CB1 offset {a.cb1_offset} outside 0..65472")
-        if a.kind in ("uav", "image") and not 0 <= a.uav < UAV_TABLE_ENTRIES:
-            raise LoaderError(f"{what}: argument {a.name}: {'resource' if a.kind == 'image' and a.access == 'RO' else 'UAV'} id "
-                              f"{a.uav} outside 0..{UAV_TABLE_ENTRIES - 1}")
+        resource = a.kind == "image" and a.access == "RO"
+        top = RESOURCE_TABLE_ENTRIES if resource else UAV_TABLE_ENTRIES
+        if a.kind in ("uav", "image") and not 0 <= a.uav < top:
+            raise LoaderError(f"{what}: argument {a.name}: {'resource' if resource else 'UAV'} id "
+                              f"{a.uav} outside 0..{top - 1}")
     # an image's table entry holds its own T#: no other argument may use that entry (buffer
     # arguments may share UAV entries, every one of which is all of memory)
     for img in (a for a in args if a.kind == "image"):
@@ -599,8 +601,9 @@ class CalLaunchLayout:
                 continue
             if a.kind == "image":
                 words = _image_object(v, what)
-                table = RESOURCE_TABLE_OFFSET if a.access == "RO" else UAV_TABLE_OFFSET
-                blob[table + 32 * a.uav:table + 32 * a.uav + 32] = struct.pack("<8I", *words[:8])
+                at_t = (RESOURCE_TABLE_OFFSET + RESOURCE_ENTRY_BYTES * a.uav if a.access == "RO"
+                        else UAV_TABLE_OFFSET + UAV_ENTRY_BYTES * a.uav)
+                blob[at_t:at_t + 32] = struct.pack("<8I", *words[:8])
                 struct.pack_into("<5I", blob, at, *words[8:13])
                 continue
             if a.kind == "struct":
