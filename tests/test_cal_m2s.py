@@ -293,7 +293,7 @@ def test_mersenne_twister_gaussian(gpu, mul):
 
 
 @pytest.mark.parametrize("sample,ft,tol", [("MonteCarloAsian", np.float32, 1e-4),
-                                           ("MonteCarloAsianDP", np.float64, 1e-10)])
+                                           ("MonteCarloAsianDP", np.float64, 1e-12)])
 def test_monte_carlo_asian_struct_argument(gpu, sample, ft, tol):
     # a struct by value (;value:attrib:struct:112:1:0, 224 for DP): seven float4 (double4)
     # in CB1 at offset 0
