@@ -47,9 +47,9 @@ DEVICE_ISA = {**{d: "gfx6" for d in ("tahiti", "pitcairn", "capeverde", "oland",
                                      "spooky")}}
 
 #: user element data classes: the AMD shader compiler's E_SC_USER_DATA_CLASS numbering, as
-#: the binaries use it (CLRX's AMD Catalyst binary format notes list the same; Multi2Sim's
-#: BinaryUserData enum omits SUB_PTR_FETCH_SHADER's place and is one off from 16 on: its
-#: WorkGroup.cc says "PTR_VERTEX_BUFFER_TABLE doesn't match binary")
+#: the binaries use it (their code loads a T# through class 17, 16-byte V#s through class 20
+#: and UAV T#/V#s through class 23). Multi2Sim's BinaryUserData enum has the same names but
+#: is one off from 16 on (its WorkGroup.cc: "PTR_VERTEX_BUFFER_TABLE doesn't match binary")
 USER_ELEMENT_CLASSES = dict(enumerate((
     "IMM_RESOURCE", "IMM_SAMPLER", "IMM_CONST_BUFFER", "IMM_VERTEX_BUFFER", "IMM_UAV",
     "IMM_ALU_FLOAT_CONST", "IMM_ALU_BOOL32_CONST", "IMM_GDS_COUNTER_RANGE", "IMM_GDS_MEMORY_RANGE",
@@ -462,8 +462,9 @@ def load_cal(raw: bytes, what: str = "CAL binary"):
 
 def _image_object(v, what: str) -> list:
     """The 13 dwords of gcnemu's image object (T#, width, height, depth, channel data type,
-    channel order: gcnemu.loader.climage) an image argument names: a gcnemu.cl.Image, or the
-    Buffer holding such an object (``img.gcnemu_object``)."""
+    channel order: gcnemu.loader.climage.image_object_words) an image argument names: the
+    Buffer holding such an object, or a gcnemu.cl.Image (its ``gcnemu_object``) made on the
+    GPU the kernel runs on."""
     from ..errors import DispatchError
     from .climage import IMAGE_OBJECT_DWORDS
     obj = getattr(v, "gcnemu_object", v)
