@@ -235,6 +235,28 @@ def test_scan_large_arrays(gpu):
     np.testing.assert_array_equal(out.to_numpy(), np.cumsum(x) - x)
 
 
+def test_reduction(gpu):
+    # (loads before this work too: one of the collection's samples outside ../shared)
+    k = kernel("Reduction", "reduce")
+    groups, gs = 3, 64
+    x = np.random.default_rng(16).integers(0, 1 << 32, (groups * gs, 4), dtype=np.uint64).astype(np.uint32)
+    out = gpu.to_device(np.zeros((groups, 4), np.uint32))
+    gpu.dispatch(k, grid=(groups * gs,), block=(gs,), args=[gpu.to_device(x), out, gcnemu.Local(16 * gs)])
+    np.testing.assert_array_equal(out.to_numpy().reshape(groups, 4), x.reshape(groups, gs, 4).sum(1, dtype=np.uint32))
+
+
+def test_histogram(gpu):
+    # per-work-item byte counters in LDS (LINEAR_MEM_ACCESS, BIN_SIZE 256), one 256-bin
+    # histogram per work-group
+    k = kernel("Histogram", "histogram256")
+    groups, gs = 2, 64
+    data = np.random.default_rng(17).integers(0, 256, groups * gs * 256).astype(np.uint32)
+    out = gpu.to_device(np.zeros((groups, 256), np.uint32))
+    gpu.dispatch(k, grid=(groups * gs,), block=(gs,), args=[gpu.to_device(data), gcnemu.Local(gs * 256), out])
+    want = [np.bincount(data.reshape(groups, -1)[g], minlength=256) for g in range(groups)]
+    np.testing.assert_array_equal(out.to_numpy(), np.array(want))
+
+
 def _mt_temps(seed, n):
     """The ``n`` uint4 values (each (lanes, 4) uint32) the samples' SIMD Mersenne-twister
     step makes from ``seed`` (MersenneTwister's gaussianRand, MonteCarloAsian's generateRand)."""
