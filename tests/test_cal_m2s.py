@@ -257,6 +257,38 @@ def test_histogram(gpu):
     np.testing.assert_array_equal(out.to_numpy(), np.array(want))
 
 
+def _copied(name, gid, lid):
+    """The indices a copy kernel of DeviceFission / MemoryOptimizations writes (each output[i]
+    = input[i]), from its source."""
+    if name == "NoCoal":
+        return np.where((lid & 0xF) == 0, gid - 1 + 16, gid - 1)
+    if name == "Split":           # (gid & !63): !63 is 0 in C
+        return np.where((gid & 1) == 0, 62 - lid, gid)
+    return gid
+
+
+@pytest.mark.parametrize("sample,name,grid,block,vec", [
+    ("DeviceFission", "copy", (256,), (64,), 1),
+    ("MemoryOptimizations", "copy1DFastPath", (256,), (64,), 1),
+    ("MemoryOptimizations", "copy1DCompletePath", (256,), (64,), 1),
+    ("MemoryOptimizations", "copy1Dfloat4", (256,), (64,), 4),
+    ("MemoryOptimizations", "copy2Dfloat", (1024, 2), (64, 1), 1),     # rows of WIDTH 1024
+    ("MemoryOptimizations", "copy2Dfloat4", (1024, 2), (64, 1), 4),
+    ("MemoryOptimizations", "NoCoal", (256,), (64,), 1),
+    ("MemoryOptimizations", "Split", (256,), (64,), 1)])
+def test_copy_kernels(gpu, sample, name, grid, block, vec):
+    k = kernel(sample, name)
+    n = int(np.prod(grid))
+    x = np.random.default_rng(18).standard_normal((n, vec)).astype(np.float32)
+    out = gpu.to_device(np.zeros((n, vec), np.float32))
+    gpu.dispatch(k, grid=grid, block=block, args=[gpu.to_device(x), out])
+    gid = np.arange(n)
+    idx = _copied(name, gid, gid % block[0])
+    want = np.zeros_like(x)
+    want[idx] = x[idx]
+    np.testing.assert_array_equal(out.to_numpy().reshape(n, vec), want)
+
+
 def _mt_temps(seed, n):
     """The ``n`` uint4 values (each (lanes, 4) uint32) the samples' SIMD Mersenne-twister
     step makes from ``seed`` (MersenneTwister's gaussianRand, MonteCarloAsian's generateRand)."""
