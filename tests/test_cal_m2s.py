@@ -289,6 +289,29 @@ def test_copy_kernels(gpu, sample, name, grid, block, vec):
     np.testing.assert_array_equal(out.to_numpy().reshape(n, vec), want)
 
 
+def test_sobel_filter(gpu):
+    # pixels below 64 keep hypot(Gx, Gy) / 2 inside uchar (convert_uchar4 truncates; out of
+    # range it is implementation-defined)
+    k = kernel("SobelFilter", "sobel_filter")
+    w, h = 32, 16
+    img = np.random.default_rng(19).integers(0, 64, (h, w, 4)).astype(np.uint8)
+    out = gpu.to_device(np.zeros_like(img))
+    gpu.dispatch(k, grid=(w, h), block=(8, 8), args=[gpu.to_device(img), out])
+    p = np.pad(img.astype(np.float64), ((1, 1), (1, 1), (0, 0)))
+    s = lambda dy, dx: p[1 + dy:1 + dy + h, 1 + dx:1 + dx + w]
+    gx = s(-1, -1) + 2 * s(-1, 0) + s(-1, 1) - s(1, -1) - 2 * s(1, 0) - s(1, 1)
+    gy = s(-1, -1) - s(-1, 1) + 2 * s(0, -1) - 2 * s(0, 1) + s(1, -1) - s(1, 1)
+    val = np.hypot(gx, gy) / 2
+    want = np.zeros_like(img)
+    want[1:-1, 1:-1] = np.trunc(val)[1:-1, 1:-1]
+    got = out.to_numpy().reshape(h, w, 4)
+    # the kernel's hypot is float32 (a few ulp): where hypot/2 lies within 1e-4 of an integer
+    # the truncation may land on either side
+    near = np.abs(val - np.round(val)) < 1e-4
+    assert (np.abs(got.astype(int) - want) <= 1).all()
+    np.testing.assert_array_equal(got[~near], want[~near])
+
+
 def _mt_temps(seed, n):
     """The ``n`` uint4 values (each (lanes, 4) uint32) the samples' SIMD Mersenne-twister
     step makes from ``seed`` (MersenneTwister's gaussianRand, MonteCarloAsian's generateRand)."""
