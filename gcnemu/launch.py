@@ -170,6 +170,8 @@ class Launch:
         after it (one allocation: each allocation a GPU keeps makes allocating slower), into
         memory as zeroed as a new allocation (the kernel may have written to them)."""
         ka = self._region(mem, "kernarg", max(len(kernarg), 16))
+        if self.cal is not None:
+            kernarg = self.kernarg.relocate(kernarg, ka)
         pkt = self._region(mem, "dispatch_packet", PAGE_SIZE + 64)
         kd = pkt + PAGE_SIZE
         if self._packet[:2] != (ka, kd):

@@ -12,6 +12,8 @@ Format (facts from Multi2Sim's src/arch/southern-islands/asm/Binary.cc and the b
 * the inner ELF has a PT_LOPROC+2 program header, the encoding dictionary: entries of five
   uint32 (machine, type, offset, size, flags); the machine-26 entry's file range holds one
   PT_NOTE and one PT_LOAD segment; ``.text`` (the GCN code) and ``.data`` lie in the PT_LOAD;
+* the outer symbol ``__OpenCL_2_global`` (when the program has constant data) holds the
+  initial bytes of constant buffer 2; the inner ``.data`` is that buffer's full extent;
 * the PT_NOTE holds "ATI CAL" notes; type 1 (ProgInfo) is a list of (address, value) uint32
   pairs: 0x80001000 the user-element count, then 4 per element (data class, API slot, first
   user SGPR, SGPR count); 0x00002e13 COMPUTE_PGM_RSRC2; 0x80001041/0x80001042 the VGPR and
@@ -44,13 +46,39 @@ DEVICE_ISA = {**{d: "gfx6" for d in ("tahiti", "pitcairn", "capeverde", "oland",
               **{d: "gfx7" for d in ("bonaire", "hawaii", "kalindi", "mullins", "spectre",
                                      "spooky")}}
 
-#: user element data classes (names as in the AMD CAL ABI, AMU_ABI / Multi2Sim)
-USER_ELEMENT_CLASSES = {0: "IMM_RESOURCE", 1: "IMM_SAMPLER", 2: "IMM_CONST_BUFFER",
-                        3: "IMM_VERTEX_BUFFER", 4: "IMM_UAV", 23: "PTR_UAV_TABLE"}
-#: the classes this loader can launch
-SUPPORTED_CLASSES = {"IMM_CONST_BUFFER": 4, "PTR_UAV_TABLE": 2}
+#: user element data classes: the AMD shader compiler's E_SC_USER_DATA_CLASS numbering, as
+#: the binaries use it (their code loads a T# through class 17, 16-byte V#s through class 20
+#: and UAV T#/V#s through class 23). Multi2Sim's BinaryUserData enum has the same names but
+#: is one off from 16 on (its WorkGroup.cc: "PTR_VERTEX_BUFFER_TABLE doesn't match binary")
+USER_ELEMENT_CLASSES = dict(enumerate((
+    "IMM_RESOURCE", "IMM_SAMPLER", "IMM_CONST_BUFFER", "IMM_VERTEX_BUFFER", "IMM_UAV",
+    "IMM_ALU_FLOAT_CONST", "IMM_ALU_BOOL32_CONST", "IMM_GDS_COUNTER_RANGE", "IMM_GDS_MEMORY_RANGE",
+    "IMM_GWS_BASE", "IMM_WORK_ITEM_RANGE", "IMM_WORK_GROUP_RANGE", "IMM_DISPATCH_ID",
+    "IMM_SCRATCH_BUFFER", "IMM_HEAP_BUFFER", "IMM_KERNEL_ARG", "SUB_PTR_FETCH_SHADER",
+    "PTR_RESOURCE_TABLE", "PTR_INTERNAL_RESOURCE_TABLE", "PTR_SAMPLER_TABLE",
+    "PTR_CONST_BUFFER_TABLE", "PTR_VERTEX_BUFFER_TABLE", "PTR_SO_BUFFER_TABLE", "PTR_UAV_TABLE",
+    "PTR_INTERNAL_GLOBAL_TABLE", "PTR_EXTENDED_USER_DATA", "PTR_INDIRECT_RESOURCE",
+    "PTR_INDIRECT_INTERNAL_RESOURCE", "PTR_INDIRECT_UAV")))
+#: the classes this loader can launch, and the SGPRs each takes: an immediate descriptor (a
+#: constant buffer's or a UAV's V#) is 4, a table pointer 2
+SUPPORTED_CLASSES = {"IMM_CONST_BUFFER": 4, "IMM_UAV": 4, "IMM_SAMPLER": 4, "PTR_UAV_TABLE": 2,
+                     "PTR_RESOURCE_TABLE": 2,
+                     "PTR_CONST_BUFFER_TABLE": 2}
 MAX_USER_ELEMENTS = 16
 UAV_TABLE_ENTRIES, UAV_ENTRY_BYTES = 16, 32
+CB_ENTRY_BYTES = 16
+RESOURCE_TABLE_ENTRIES, RESOURCE_ENTRY_BYTES = 16, 32
+#: image dimensions of the metadata -> their number of coordinates
+IMAGE_DIMS = {"1D": 1, "2D": 2, "3D": 3}
+#: CB1 bytes an image argument takes: width, height, depth, channel data type, channel order
+#: (the CL_ values), as uint32, the rest zero
+IMAGE_CB1_BYTES = 32
+#: the sampler values (;sampler:name:id:1:VALUE) the AMD APP SDK 2.5 compiler writes, decoded:
+#: its CLK_ bits are not those of today's headers (libclc, clang), and the one value the
+#: collection holds, 22, is CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP |
+#: CLK_FILTER_NEAREST in the sources of both SimpleImage and MatrixMulImage. Others are
+#: refused rather than guessed
+KNOWN_SAMPLERS = {22: (False, "CLAMP", "NEAREST")}
 #: sizes of the metadata's scalar types
 _TYPE_SIZES = {"i8": 1, "u8": 1, "i16": 2, "u16": 2, "i32": 4, "u32": 4, "float": 4,
                "i64": 8, "u64": 8, "double": 8}
@@ -62,7 +90,8 @@ _TYPE_NAMES = {"i8": "char", "u8": "uchar", "i16": "short", "u16": "ushort", "i3
 class CalArg:
     """One kernel argument of the CAL metadata: ``kind`` is 'uav' (a global pointer: its byte
     offset in memory goes to CB1, the UAV table entry ``uav`` describes all memory), 'local'
-    (a __local pointer: its LDS offset goes to CB1) or 'value' (the bytes go to CB1)."""
+    (a __local pointer: its LDS offset goes to CB1), 'value' (a scalar or vector: its bytes
+    go to CB1) or 'struct' (a struct by value, ``size`` bytes: the caller's bytes go to CB1)."""
     name: str
     kind: str
     type: str
@@ -79,7 +108,7 @@ class CalKernel:
     user_elements: list          # (class name, api slot, first SGPR, count)
     args: list[CalArg]
     datareqd: bool
-    data: bytes                  # the inner .data section (constant buffer 2 when datareqd)
+    data: bytes                  # constant buffer 2: the inner .data, __OpenCL_2_global at its start
     hwlocal: int                 # static LDS bytes of ;memory:hwlocal
     lds_used: int                # ProgInfo AMU_ABI_LDS_SIZE_USED
     float_mode: int
@@ -87,6 +116,7 @@ class CalKernel:
     proginfo: dict = field(default_factory=dict)
     device: str = ""             # ;device: of the metadata (e.g. tahiti)
     isa: str = "gfx7"            # "gfx6" or "gfx7": what DEVICE_ISA says of the device
+    samplers: dict = field(default_factory=dict)   # sampler id -> its value (;sampler:)
 
 
 class _Elf32:
@@ -147,6 +177,16 @@ class _Elf32:
         return self.raw[s[4]:s[4] + s[5]]
 
 
+def sampler_ssharp(value: int, what: str) -> list:
+    """The S# of a sampler value of the CAL metadata (see KNOWN_SAMPLERS)."""
+    from .climage import ADDRESSING, FILTERS, NORMALIZED_COORDS, sampler_words
+    if value not in KNOWN_SAMPLERS:
+        raise LoaderError(f"{what}: sampler value {value}: the AMD compiler's encoding of it is not "
+                          f"known (known: {sorted(KNOWN_SAMPLERS)})")
+    norm, addr, filt = KNOWN_SAMPLERS[value]
+    return sampler_words((NORMALIZED_COORDS if norm else 0) | ADDRESSING[addr] | FILTERS[filt])
+
+
 def is_cal_binary(raw: bytes) -> bool:
     """Whether ``raw`` looks like a CAL ELF (ELF32, e_machine 0x3fd)."""
     return len(raw) >= 20 and raw[:4] == b"\x7fELF" and raw[4] == 1 and \
@@ -173,8 +213,8 @@ def _symbol_bytes(elf: _Elf32, sym: str, value: int, size: int, shndx: int) -> b
 
 
 def parse_metadata(text: str, what: str):
-    """(args, datareqd, hwlocal, device) from the metadata text."""
-    args, datareqd, hwlocal, device = [], False, 0, ""
+    """(args, datareqd, hwlocal, device, samplers) from the metadata text."""
+    args, datareqd, hwlocal, device, samplers = [], False, 0, "", {}
     for line in text.splitlines():
         f = line.strip().lstrip(";").split(":")
         try:
@@ -189,6 +229,12 @@ def parse_metadata(text: str, what: str):
                                       f"(only uav and hl)")
             elif f[0] == "value":
                 name, typ, count, off = f[1], f[2], int(f[3]), int(f[5])
+                if typ == "struct":
+                    # a struct by value: its bytes (``count`` of them) go to CB1 as they are
+                    if not 1 <= count <= 65536 - 64:
+                        raise LoaderError(f"{what}: argument {name}: struct size {count} outside 1..65472")
+                    args.append(CalArg(name, "struct", typ, off, count))
+                    continue
                 if typ not in _TYPE_SIZES:
                     raise LoaderError(f"{what}: argument {name}: value type {typ!r} is not one of {sorted(_TYPE_SIZES)}")
                 if not 1 <= count <= 16:
@@ -200,18 +246,47 @@ def parse_metadata(text: str, what: str):
                 hwlocal = int(f[2])
             elif f[0] == "device":
                 device = f[1]
-            elif f[0] in ("image", "sampler", "counter"):
+            elif f[0] == "image":
+                # ;image:name:dim:access:id:1:cb1_offset: a read-only image is resource ``id``
+                # (its T# in the resource table), a write-only one UAV ``id`` (its T# in the
+                # UAV table), as the compiled code loads them
+                name, dim, acc, rid, off = f[1], f[2], f[3], int(f[4]), int(f[6])
+                if dim not in IMAGE_DIMS:
+                    raise LoaderError(f"{what}: argument {name}: image dimension {dim!r}, supported "
+                                      f"{sorted(IMAGE_DIMS)}")
+                if acc not in ("RO", "WO"):
+                    raise LoaderError(f"{what}: argument {name}: image access {acc!r}, supported RO, WO")
+                args.append(CalArg(name, "image", dim, off, IMAGE_CB1_BYTES, uav=rid, access=acc))
+            elif f[0] == "sampler":
+                # ;sampler:name:id:1:value: a sampler the kernel source declares (constant)
+                sid, const, value = int(f[2]), f[3], int(f[4])
+                if const != "1":
+                    raise LoaderError(f"{what}: sampler {f[1]}: sampler arguments are not supported, only "
+                                      f"samplers declared in the kernel source ({line.strip()})")
+                samplers[sid] = value
+            elif f[0] in ("counter",):
                 raise LoaderError(f"{what}: {f[0]} arguments are not supported ({line.strip()})")
         except (IndexError, ValueError):
             raise LoaderError(f"{what}: malformed metadata line {line.strip()!r}") from None
     for a in args:
-        if not 0 <= a.cb1_offset <= 65536 - 64:
+        if not 0 <= a.cb1_offset <= 65536 - max(64, a.size):
             raise LoaderError(f"{what}: argument {a.name}: CB1 offset {a.cb1_offset} outside 0..65472")
-        if a.kind == "uav" and not 0 <= a.uav < UAV_TABLE_ENTRIES:
-            raise LoaderError(f"{what}: argument {a.name}: UAV id {a.uav} outside 0..{UAV_TABLE_ENTRIES - 1}")
+        resource = a.kind == "image" and a.access == "RO"
+        top = RESOURCE_TABLE_ENTRIES if resource else UAV_TABLE_ENTRIES
+        if a.kind in ("uav", "image") and not 0 <= a.uav < top:
+            raise LoaderError(f"{what}: argument {a.name}: {'resource' if resource else 'UAV'} id "
+                              f"{a.uav} outside 0..{top - 1}")
+    # an image's table entry holds its own T#: no other argument may use that entry (buffer
+    # arguments may share UAV entries, every one of which is all of memory)
+    for img in (a for a in args if a.kind == "image"):
+        for b in args:
+            if b is not img and b.uav == img.uav and (
+                    b.kind == "image" and b.access == img.access or b.kind == "uav" and img.access == "WO"):
+                raise LoaderError(f"{what}: arguments {img.name} and {b.name} share "
+                                  f"{'resource' if img.access == 'RO' else 'UAV'} {img.uav}")
     if not 0 <= hwlocal <= 65536:
         raise LoaderError(f"{what}: ;memory:hwlocal {hwlocal} outside 0..65536")
-    return args, datareqd, hwlocal, device
+    return args, datareqd, hwlocal, device, samplers
 
 
 def _parse_inner(raw: bytes, what: str):
@@ -288,6 +363,17 @@ def load_cal(raw: bytes, what: str = "CAL binary"):
     if outer.e_machine != EM_CAL_OUTER:
         raise LoaderError(f"{what}: e_machine 0x{outer.e_machine:x}, a CAL binary has 0x{EM_CAL_OUTER:x}")
     syms = {n: (v, s, x) for n, v, s, x in _symbols(outer)}
+    # __OpenCL_<n>_global: the initial contents of constant buffer n (the program's constant
+    # data, e.g. the tables of the compiler's exp/log/pow); the inner .data is the space the
+    # kernel sees (zeros in the binary)
+    globals_ = {}
+    for sym, loc in syms.items():
+        m = re.fullmatch(r"__OpenCL_(\d+)_global", sym)
+        if m:
+            if int(m.group(1)) != 2:
+                raise LoaderError(f"{what}: {sym}: global data for constant buffer {m.group(1)}; "
+                                  f"supported: constant buffer 2")
+            globals_[2] = _symbol_bytes(outer, sym, *loc)
     kernels = {}
     for sym, (value, size, shndx) in syms.items():
         m = re.fullmatch(r"__OpenCL_(.+)_kernel", sym)
@@ -297,10 +383,13 @@ def load_cal(raw: bytes, what: str = "CAL binary"):
         kwhat = f"{what}: kernel {name}"
         inner = _symbol_bytes(outer, sym, value, size, shndx)
         text, data, pi = _parse_inner(inner, kwhat + " (inner ELF)")
+        if 2 in globals_:
+            init = globals_[2]
+            data = init + data[len(init):]
         meta = syms.get(f"__OpenCL_{name}_metadata")
         if meta is None:
             raise LoaderError(f"{kwhat}: no __OpenCL_{name}_metadata symbol (the argument metadata)")
-        args, datareqd, hwlocal, device = parse_metadata(_symbol_bytes(outer, f"__OpenCL_{name}_metadata", *meta)
+        args, datareqd, hwlocal, device, samplers = parse_metadata(_symbol_bytes(outer, f"__OpenCL_{name}_metadata", *meta)
                                                  .decode("latin1"), kwhat + " metadata")
         count = _field(pi, PI_USER_ELEMENT_COUNT, "AMU_ABI_USER_ELEMENT_COUNT", kwhat)
         if count > MAX_USER_ELEMENTS:
@@ -321,6 +410,13 @@ def load_cal(raw: bytes, what: str = "CAL binary"):
                                   f"(AMU_ABI_USER_ELEMENTS_{k}_DWORD2) is beyond the 16 user SGPRs")
             if cname == "IMM_CONST_BUFFER" and slot > 2:
                 raise LoaderError(f"{kwhat}: user element {k}: constant buffer slot {slot}, supported 0..2")
+            if cname == "IMM_UAV" and slot >= UAV_TABLE_ENTRIES:
+                raise LoaderError(f"{kwhat}: user element {k}: UAV slot {slot}, supported 0..{UAV_TABLE_ENTRIES - 1}")
+            if cname == "IMM_SAMPLER" and slot not in samplers:
+                raise LoaderError(f"{kwhat}: user element {k} wants sampler {slot}, which the metadata "
+                                  f"does not declare (;sampler:)")
+            if cname == "IMM_SAMPLER":
+                sampler_ssharp(samplers[slot], f"{kwhat}: sampler {slot}")      # known value?
             if cname == "IMM_CONST_BUFFER" and slot == 2 and not data:
                 raise LoaderError(f"{kwhat}: user element {k} wants constant buffer 2 but the binary "
                                   f"has no .data for it")
@@ -355,7 +451,7 @@ def load_cal(raw: bytes, what: str = "CAL binary"):
                       enable_ieee_mode=ieee, group_segment_fixed_size=hwlocal)
         info = KernelInfo(**fields)
         info.cal = CalKernel(elems, args, datareqd, data, hwlocal, max(lds_used, lds), fmode, ieee, pi,
-                             device, DEVICE_ISA.get(device, "gfx7"))
+                             device, DEVICE_ISA.get(device, "gfx7"), samplers)
         kernels[name] = info
     if not kernels:
         raise LoaderError(f"{what}: no __OpenCL_<kernel>_kernel symbols: not an OpenCL CAL binary")
@@ -364,8 +460,37 @@ def load_cal(raw: bytes, what: str = "CAL binary"):
 
 # --- the CAL launch ABI ---------------------------------------------------------------------
 
-#: byte offsets of the launch blob written per dispatch: UAV table, CB0, CB1, CB2
-UAV_TABLE_OFFSET, CB0_OFFSET, CB1_OFFSET = 0, 512, 768
+def _image_object(v, what: str) -> list:
+    """The 13 dwords of gcnemu's image object (T#, width, height, depth, channel data type,
+    channel order: gcnemu.loader.climage.image_object_words) an image argument names: the
+    Buffer holding such an object, or a gcnemu.cl.Image (its ``gcnemu_object``) made on the
+    GPU the kernel runs on."""
+    from ..errors import DispatchError
+    from .climage import IMAGE_OBJECT_DWORDS
+    obj = getattr(v, "gcnemu_object", v)
+    if not hasattr(obj, "to_numpy") or getattr(obj, "nbytes", 0) != 4 * IMAGE_OBJECT_DWORDS:
+        raise DispatchError(f"{what}: expected a gcnemu.cl.Image (or its gcnemu_object Buffer), "
+                            f"got {type(v).__name__}")
+    return [int(x) for x in obj.to_numpy(dtype="uint32")]
+
+
+#: a constant buffer is an array of 16-byte (float4) constants: the compiler indexes its
+#: tables with idxen buffer loads (index = byte offset >> 4, offset = byte offset & 12)
+CB_STRIDE = 16
+
+
+def cb_vsharp(address: int, size: int):
+    """The V# of a constant buffer of ``size`` bytes at ``address``: stride 16, num_records
+    the size in bytes (what s_buffer_load bounds its byte offsets by; an idxen load's index
+    is then bounded loosely, by the same number)."""
+    from ..mem.descriptors import encode_vsharp
+    return encode_vsharp(address, size, CB_STRIDE)
+
+
+#: byte offsets of the launch blob written per dispatch: UAV table (16 entries of 32 bytes),
+#: constant buffer table (16 V# of 16 bytes), resource table (16 T# of 32 bytes), CB0, CB1,
+#: then CB2
+UAV_TABLE_OFFSET, CB_TABLE_OFFSET, RESOURCE_TABLE_OFFSET, CB0_OFFSET, CB1_OFFSET = 0, 512, 768, 1280, 1536
 CB0_BYTES = 160
 CB1_ALIGN = 256
 
@@ -373,8 +498,10 @@ CB1_ALIGN = 256
 class CalLaunchLayout:
     """The memory a CAL dispatch reads, as one blob (the "kernarg" region of the launch):
     the UAV table (16 entries of 32 bytes, a V# in the first 16 bytes of each: base = the start
-    of GPU memory, so that a pointer argument is its buffer's offset in memory), constant
-    buffer 0 (global size, work dimensions, local size, group counts, 0.0 0.5 1.0 2.0 at byte
+    of GPU memory, so that a pointer argument is its buffer's offset in memory), the constant
+    buffer table (entry n the V# of constant buffer n, for PTR_CONST_BUFFER_TABLE), the
+    resource table (the T# of read-only image n in entry n; a write-only image's T# is its UAV
+    table entry), constant buffer 0 (global size, work dimensions, local size, group counts, 0.0 0.5 1.0 2.0 at byte
     80), constant buffer 1 (the arguments at their metadata offsets) and, for ``datareqd``
     kernels, constant buffer 2 (the binary's .data)."""
 
@@ -391,9 +518,12 @@ class CalLaunchLayout:
         struct.pack_into("<4I", cb0, 16, b[0], b[1], b[2], 0)
         struct.pack_into("<4I", cb0, 32, *(-(-g[i] // b[i]) for i in range(3)), 0)
         struct.pack_into("<4f", cb0, 80, 0.0, 0.5, 1.0, 2.0)
-        self.cb1_bytes = -(-max([16] + [a.cb1_offset + 16 for a in cal.args]) // CB1_ALIGN) * CB1_ALIGN
+        self.cb1_bytes = -(-max([16] + [a.cb1_offset + max(16, a.size) for a in cal.args]) // CB1_ALIGN) * CB1_ALIGN
         self.cb2_offset = CB1_OFFSET + self.cb1_bytes
-        cb2 = cal.data if any(c == "IMM_CONST_BUFFER" and s == 2 for c, s, _f, _n in cal.user_elements) else b""
+        # CB2 is the .data: for the kernels that name it and for those that reach constant
+        # buffers through the table (the compiler reads its literal tables from CB2)
+        cb2 = cal.data if any(c == "IMM_CONST_BUFFER" and s == 2 or c == "PTR_CONST_BUFFER_TABLE"
+                              for c, s, _f, _n in cal.user_elements) else b""
         self.size = self.cb2_offset + len(cb2)
         blob = bytearray(self.size)
         uav = encode_vsharp(BASE, 0xFFFFFFFF).tobytes()
@@ -401,26 +531,50 @@ class CalLaunchLayout:
             blob[UAV_TABLE_OFFSET + UAV_ENTRY_BYTES * i:UAV_TABLE_OFFSET + UAV_ENTRY_BYTES * i + 16] = uav
         blob[CB0_OFFSET:CB0_OFFSET + CB0_BYTES] = cb0
         blob[self.cb2_offset:self.size] = cb2
+        self.ncb = 3 if cb2 else 2
         self.template = bytes(blob)
         self._np = np
 
     def cb_range(self, slot: int):
-        """(offset in the blob, bytes) of constant buffer ``slot``."""
+        """(offset in the blob, bytes) of constant buffer ``slot`` (0..2)."""
         return [(CB0_OFFSET, CB0_BYTES), (CB1_OFFSET, self.cb1_bytes),
                 (self.cb2_offset, self.size - self.cb2_offset)][slot]
 
     def user_sgprs(self, blob_address: int):
-        """[(what, first SGPR, count, value)] of the user elements for a blob at ``blob_address``."""
+        """[(what, first SGPR, count, value)] of the user elements for a blob at ``blob_address``:
+        a table pointer is its address, an immediate descriptor the V# its table holds (as
+        Multi2Sim's Wavefront::setSRegWithUAV / setSRegWithConstantBuffer copy it)."""
         from ..mem.descriptors import encode_vsharp
         out = []
         for cls, slot, first, n in self.cal.user_elements:
             if cls == "PTR_UAV_TABLE":
                 out.append(("cal_uav_table", first, n, blob_address + UAV_TABLE_OFFSET))
+            elif cls == "PTR_CONST_BUFFER_TABLE":
+                out.append(("cal_cb_table", first, n, blob_address + CB_TABLE_OFFSET))
+            elif cls == "PTR_RESOURCE_TABLE":
+                out.append(("cal_resource_table", first, n, blob_address + RESOURCE_TABLE_OFFSET))
+            elif cls == "IMM_SAMPLER":
+                w = sampler_ssharp(self.cal.samplers[slot], f"kernel {self.info.name}")
+                out.append((f"cal_sampler{slot}", first, n, sum(int(x) << (32 * i) for i, x in enumerate(w))))
+            elif cls == "IMM_UAV":
+                # every UAV is all of GPU memory (pointer arguments are offsets into it)
+                w = encode_vsharp(self.base, 0xFFFFFFFF)
+                out.append((f"cal_uav{slot}", first, n, sum(int(x) << (32 * i) for i, x in enumerate(w))))
             else:
                 off, size = self.cb_range(slot)
-                w = encode_vsharp(blob_address + off, size)
+                w = cb_vsharp(blob_address + off, size)
                 out.append((f"cal_cb{slot}", first, n, sum(int(x) << (32 * i) for i, x in enumerate(w))))
         return out
+
+    def relocate(self, blob: bytes, blob_address: int) -> bytes:
+        """``blob`` with what depends on where it lies in memory filled in: the constant
+        buffer table (its V#s hold the absolute addresses of CB0..CB2)."""
+        out = bytearray(blob)
+        for slot in range(self.ncb):
+            off, size = self.cb_range(slot)
+            at = CB_TABLE_OFFSET + CB_ENTRY_BYTES * slot
+            out[at:at + CB_ENTRY_BYTES] = cb_vsharp(blob_address + off, size).tobytes()
+        return bytes(out)
 
     def build(self, args) -> bytes:
         from ..errors import DispatchError
@@ -428,7 +582,7 @@ class CalLaunchLayout:
         np = self._np
         info, cal = self.info, self.cal
         if len(args) != len(cal.args):
-            sig = ", ".join(f"{a.type}{'*' if a.kind != 'value' else ''} {a.name}" for a in cal.args)
+            sig = ", ".join(f"{a.type}{'*' if a.kind in ('uav', 'local') else ''} {a.name}" for a in cal.args)
             raise DispatchError(f"kernel {info.name}({sig}) takes {len(cal.args)} arguments, got {len(args)}")
         blob = bytearray(self.template)
         for i, (a, v) in enumerate(zip(cal.args, args)):
@@ -445,6 +599,24 @@ class CalLaunchLayout:
                     raise DispatchError(f"{what}: address 0x{addr:x} is not within 4 GiB of the "
                                         f"UAV base 0x{self.base:x}")
                 struct.pack_into("<I", blob, at, rel)
+                continue
+            if a.kind == "image":
+                words = _image_object(v, what)
+                at_t = (RESOURCE_TABLE_OFFSET + RESOURCE_ENTRY_BYTES * a.uav if a.access == "RO"
+                        else UAV_TABLE_OFFSET + UAV_ENTRY_BYTES * a.uav)
+                blob[at_t:at_t + 32] = struct.pack("<8I", *words[:8])
+                struct.pack_into("<5I", blob, at, *words[8:13])
+                continue
+            if a.kind == "struct":
+                # the struct's bytes as the kernel's compiler laid them out: bytes, or a numpy
+                # (structured) array or scalar of exactly that size
+                raw = v.tobytes() if isinstance(v, (np.ndarray, np.generic)) else v
+                if not isinstance(raw, (bytes, bytearray, memoryview)):
+                    raise DispatchError(f"{what}: a struct of {a.size} bytes: pass bytes or a numpy "
+                                        f"structured value, got {type(v).__name__}")
+                if len(raw) != a.size:
+                    raise DispatchError(f"{what}: a struct of {a.size} bytes, got {len(raw)} bytes")
+                blob[at:at + a.size] = raw
                 continue
             scalar = {"float": np.float32, "double": np.float64, "i8": np.int8, "u8": np.uint8,
                       "i16": np.int16, "u16": np.uint16, "i32": np.int32, "u32": np.uint32,
