@@ -13,8 +13,10 @@ ROOT = Path(__file__).resolve().parents[1]
 VALU5 = ROOT / "tests" / "data" / "profile" / "valu5.s"
 
 
-def test_gcn_bench_records_simulated_time(pytester):
+def test_gcn_bench_records_simulated_time(pytester, monkeypatch):
     pytest.importorskip("pytest_benchmark")
+    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
+        monkeypatch.delenv(name, raising=False)
     pytester.makepyfile(test_b=f"""
         def test_valu5(gcn_bench):
             rep = gcn_bench({str(VALU5)!r}, "valu5", 256, 64, rounds=2)
@@ -23,8 +25,10 @@ def test_gcn_bench_records_simulated_time(pytester):
     out = pytester.path / "b.json"
     # in a subprocess: an in-process run drops the modules it imported when it ends (numba's
     # among them), and numba cannot be imported a second time into the same interpreter
+    # and without xdist: pytest-benchmark turns itself off where xdist is active (an xdist
+    # worker's PYTEST_XDIST_WORKER, which the subprocess would inherit, says so too)
     res = pytester.runpytest_subprocess("-p", "gcnemu.pytest_plugin", "-q", "-p", "no:cacheprovider",
-                                        f"--benchmark-json={out}")
+                                        "-p", "no:xdist", f"--benchmark-json={out}")
     res.assert_outcomes(passed=1)
     bench, = json.loads(out.read_text())["benchmarks"]
     info = bench["extra_info"]

@@ -120,7 +120,14 @@ class Configuration:
 
     def check(self, where: str) -> None:
         """Raise ManifestError (naming ``where``) when GPU(...) cannot take this."""
-        from ..device import GPU
+        from ..device import GPU, OVERRIDES
+        params = inspect.signature(GPU).parameters
+        unknown = [k for k in self.options if k not in params and k not in OVERRIDES]
+        if unknown:
+            known = [p for p in params if p not in ("preset", "timing", "overrides")]
+            raise ManifestError(f"{where}: GPU(...) does not take these options: "
+                                f"{', '.join(unknown)} (it takes {', '.join(known)} and the "
+                                f"preset overrides {', '.join(OVERRIDES)})")
         try:
             inspect.signature(GPU).bind(self.preset, timing=self.timing, **self.options)
         except TypeError as e:
