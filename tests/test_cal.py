@@ -1,5 +1,5 @@
 """CAL ELF binaries of AMD's Catalyst OpenCL driver (gcnemu/loader/cal.py): loading, the CAL
-launch ABI and the samples of ../shared/reference/amd-app-sdk-2.5 run against numpy references
+launch ABI and the AMD APP SDK 2.5 samples (kernels/_cal) run against numpy references
 written from each sample's OpenCL source (not from the emulator's output)."""
 import os
 import struct
@@ -10,11 +10,6 @@ import pytest
 import gcnemu
 from gcnemu.errors import LoaderError
 
-SDK = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "reference", "amd-app-sdk-2.5")
-SDK = os.path.normpath(os.environ.get("GCNEMU_AMDSDK_DIR", SDK))
-needs_sdk = pytest.mark.skipif(not os.path.isdir(SDK),
-                               reason=f"the AMD APP SDK 2.5 samples are not at {SDK} (../shared absent)")
-
 SAMPLES = {"BinarySearch": ["binarySearch"], "BinomialOption": ["binomial_options"],
            "BlackScholes": ["blackScholes"], "DCT": ["DCT"], "DwtHaar1D": ["dwtHaar1D"],
            "EigenValue": ["calNumEigenValueInterval", "recalculateEigenIntervals"],
@@ -24,22 +19,13 @@ SAMPLES = {"BinarySearch": ["binarySearch"], "BinomialOption": ["binomial_option
            "SimpleConvolution": ["simpleConvolution"], "URNG": ["noise_uniform"]}
 
 
-#: the samples committed to the corpus (kernels/_cal, with AMD's license): their tests run
-#: without ../shared
+#: the samples' binaries, committed with AMD's license (kernels/_cal/README.md); the same bytes
+#: as ../shared/reference/amd-app-sdk-2.5
 CORPUS = os.path.join(os.path.dirname(__file__), "..", "kernels", "_cal")
-IN_CORPUS = ("BinarySearch", "FloydWarshall", "MatrixTranspose")
-
-
-def need(sample):
-    """Skip unless the sample's binary is here (the corpus copy, or ../shared)."""
-    if not os.path.exists(binary(sample)):
-        pytest.skip(f"the AMD APP SDK 2.5 samples are not at {SDK} (../shared absent)")
 
 
 def binary(sample):
-    if sample in IN_CORPUS:
-        return os.path.join(CORPUS, f"{sample}_Kernels.bin")
-    return os.path.join(SDK, sample, f"{sample}_Kernels.bin")
+    return os.path.join(CORPUS, f"{sample}_Kernels.bin")
 
 
 def kernel(sample, name):
@@ -48,7 +34,6 @@ def kernel(sample, name):
 
 @pytest.mark.parametrize("sample", sorted(SAMPLES))
 def test_cal_loads_every_sample(sample):
-    need(sample)
     prog = gcnemu.load(binary(sample))
     assert prog.kernel_names == sorted(SAMPLES[sample])
     for n in prog.kernel_names:
@@ -75,7 +60,6 @@ def test_cal_binary_search_args_and_proginfo():
     assert cal.datareqd is False
 
 
-@needs_sdk
 def test_cal_datareqd():
     assert kernel("BlackScholes", "blackScholes").info.cal.datareqd is True
 
@@ -200,7 +184,6 @@ def test_cal_matrix_transpose(gpu):
     assert (out.to_numpy().reshape(wid, hei) == a.T).all()
 
 
-@needs_sdk
 def test_cal_simple_convolution(gpu):
     wid, hei, mw, mh = 32, 16, 3, 3
     rng = np.random.default_rng(2)
@@ -222,7 +205,6 @@ def test_cal_simple_convolution(gpu):
     assert (out.to_numpy().reshape(hei, wid) == ref).all()
 
 
-@needs_sdk
 def test_cal_radix_histogram_and_permute(gpu):
     radices, group, ngroups = 256, 64, 2
     # each work-item reads RADICES elements
@@ -236,7 +218,6 @@ def test_cal_radix_histogram_and_permute(gpu):
     assert (buckets.to_numpy().reshape(group * ngroups, radices) == ref).all()
 
 
-@needs_sdk
 def test_cal_matrix_multiply(gpu):
     # mmmKernel: C (float4 tiles) = A x B; widths in float4 units as the host passes them
     n = 64
@@ -250,7 +231,6 @@ def test_cal_matrix_multiply(gpu):
     assert (c.to_numpy().reshape(n, n) == a @ b).all()    # small integers: every sum is exact
 
 
-@needs_sdk
 @pytest.mark.parametrize("name", ["mmmKernel_local", "mmmKernel_local2"])
 def test_cal_matrix_multiply_local(gpu, name):
     n, bs = 64, 4
@@ -266,7 +246,6 @@ def test_cal_matrix_multiply_local(gpu, name):
     assert (c.to_numpy().reshape(n, n) == a @ b).all()
 
 
-@needs_sdk
 def test_cal_radix_permute(gpu):
     radices, group, ngroups, shift = 256, 64, 2, 0
     rng = np.random.default_rng(7)
@@ -284,7 +263,6 @@ def test_cal_radix_permute(gpu):
     assert (out.to_numpy() == data[np.argsort(digit, kind="stable")]).all()
 
 
-@needs_sdk
 def test_cal_dct(gpu):
     bw, width = 8, 32
     rng = np.random.default_rng(8)
@@ -306,7 +284,6 @@ def test_cal_dct(gpu):
     np.testing.assert_allclose(out.to_numpy().reshape(width, width), ref, rtol=1e-5, atol=1e-5)
 
 
-@needs_sdk
 def test_cal_dwt_haar_1d(gpu):
     local, groups = 32, 2
     length = 2 * local * groups
@@ -340,7 +317,6 @@ def _phi(x):
     return np.where(x < 0, 1.0 - y, y)
 
 
-@needs_sdk
 def test_cal_black_scholes(gpu):
     # datareqd: the kernel reads the compiler's constant buffer 2 (the inner .data)
     width, height = 16, 8          # in float4s
@@ -371,7 +347,6 @@ def _tridiagonal(n, seed):
     return diag, off, np.sort(np.linalg.eigvalsh(m))
 
 
-@needs_sdk
 def test_cal_eigen_num_intervals(gpu):
     n = 16
     diag, off, ev = _tridiagonal(n, 11)
@@ -387,7 +362,6 @@ def test_cal_eigen_num_intervals(gpu):
     assert out.to_numpy().tolist() == (hi_idx - lo_idx).tolist()
 
 
-@needs_sdk
 def test_cal_eigen_recalculate(gpu):
     n = 16
     diag, off, ev = _tridiagonal(n, 12)
@@ -411,7 +385,6 @@ def test_cal_eigen_recalculate(gpu):
     assert got[5].tolist() == iv[3].tolist()
 
 
-@needs_sdk
 def test_cal_binomial_options(gpu):
     steps, groups = 64, 4          # even, as the host program's 254: the loop takes two steps a turn
     r = np.random.default_rng(13).random((groups, 4)).astype(np.float32)
@@ -451,7 +424,6 @@ def _ran1_ref(idum):
     return iv[iy // ndiv] / IM
 
 
-@needs_sdk
 def test_cal_urng_noise_uniform(gpu):
     w, h, factor = 64, 2, 20
     img = np.random.default_rng(14).integers(0, 256, (h, w, 4)).astype(np.uint8)
@@ -470,7 +442,6 @@ def test_cal_urng_noise_uniform(gpu):
 
 @pytest.mark.parametrize("sample", sorted(SAMPLES))
 def test_cal_disassembly_is_text_and_round_trips(sample):
-    need(sample)
     prog = gcnemu.load(binary(sample))
     for n in prog.kernel_names:
         info = prog.kernel(n).info
@@ -493,7 +464,6 @@ def test_vop3_unused_src2_field_round_trips():
     assert gcnemu.assemble("v_mul_lo_i32 v1, v2, v3") == struct.pack("<II", 0xD2D60001, 0x102 | 0x103 << 9)
 
 
-@needs_sdk
 def test_cal_cli_disasm(capsys):
     from gcnemu.cli import main
     assert main(["disasm", binary("RadixSort")]) == 0

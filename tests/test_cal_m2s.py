@@ -1,26 +1,24 @@
 """The CAL binaries of Multi2Sim's m2s-bench-amdsdk-2.5 collection beyond the samples of
-tests/test_cal.py (the AMD APP SDK 2.5 samples built by AMD's Catalyst driver for Tahiti).
-They cannot be committed (the collection carries no license for them): the tests read them
-from the folder $GCNEMU_AMDSDK_BINARIES names (``<Sample>_Kernels.bin`` files) and skip when it
-is unset. Each reference is numpy written from the sample's OpenCL source, launched as the
-sample's host program launches it, scaled down."""
+tests/test_cal.py (the AMD APP SDK 2.5 samples built by AMD's Catalyst driver for Tahiti), from
+kernels/_cal (see its README for their provenance and license), or from the folder
+$GCNEMU_AMDSDK_BINARIES names (``<Sample>_Kernels.bin`` files). Each reference is numpy
+written from the sample's OpenCL source, launched as the sample's host program launches it,
+scaled down."""
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import gcnemu
 
-BINARIES = os.environ.get("GCNEMU_AMDSDK_BINARIES", "")
+BINARIES = os.environ.get("GCNEMU_AMDSDK_BINARIES") or \
+    str(Path(__file__).resolve().parents[1] / "kernels" / "_cal")
 
 
 def kernel(sample, name):
     path = os.path.join(BINARIES, f"{sample}_Kernels.bin")
-    if not BINARIES:
-        pytest.skip("GCNEMU_AMDSDK_BINARIES is unset: it names the folder of the m2s-bench-amdsdk-2.5 "
-                    "CAL binaries (<Sample>_Kernels.bin), which cannot be committed")
-    if not os.path.exists(path):
-        pytest.skip(f"{path} is absent (GCNEMU_AMDSDK_BINARIES={BINARIES})")
+    assert os.path.exists(path), f"{path} is absent"
     return gcnemu.load(path).kernel(name)
 
 

@@ -92,23 +92,22 @@ def test_cal_binary_local_argument(tmp_path, capsys):
     assert code == 1 and "argument 2 (block: local float) is a __local pointer" in err
 
 
-SDK = ROOT.parent / "shared" / "reference" / "amd-app-sdk-2.5"
+CAL_DIR = ROOT / "kernels" / "_cal"
 
 
-@pytest.mark.skipif(not (SDK / "SimpleConvolution").is_dir(), reason=f"no AMD APP SDK samples at {SDK}")
 def test_cal_binary_vector_arguments(tmp_path, capsys):
     # SimpleConvolution_Kernels.cl takes uint2 inputDimensions and maskDimensions by value;
     # a 1x1 mask of 1.0 copies the input (the kernel rounds s + 0.5 down to an integer)
     inp = np.random.default_rng(4).integers(0, 1000, (8, 16)).astype(np.uint32)
     np.save(tmp_path / "in.npy", inp)
     np.save(tmp_path / "mask.npy", np.ones(1, np.float32))
-    code, _, err = _run(capsys, "run", str(SDK / "SimpleConvolution" / "SimpleConvolution_Kernels.bin"),
+    code, _, err = _run(capsys, "run", str(CAL_DIR / "SimpleConvolution_Kernels.bin"),
                         "--gpu", "tahiti", "--kernel", "simpleConvolution", "--grid", "128",
                         "--arg", f"out:{tmp_path / 'o.npy'}:u32:8x16", "--arg", f"in:{tmp_path / 'in.npy'}",
                         "--arg", f"in:{tmp_path / 'mask.npy'}", "--arg", "u32:16,8", "--arg", "u32:1,1")
     assert code == 0, err
     assert np.array_equal(np.load(tmp_path / "o.npy"), inp)
-    code, _, err = _run(capsys, "run", str(SDK / "SimpleConvolution" / "SimpleConvolution_Kernels.bin"),
+    code, _, err = _run(capsys, "run", str(CAL_DIR / "SimpleConvolution_Kernels.bin"),
                         "--kernel", "simpleConvolution", "--grid", "128",
                         "--arg", f"out:{tmp_path / 'o.npy'}:u32:8x16", "--arg", f"in:{tmp_path / 'in.npy'}",
                         "--arg", f"in:{tmp_path / 'mask.npy'}", "--arg", "u32:16", "--arg", "u32:1,1")

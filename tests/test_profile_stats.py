@@ -135,11 +135,9 @@ def test_opencl_source(capsys):
     assert 0 < int(row["USED_VGPRs"]) <= 256 and int(row["ISA_SIZE"]) > 0
 
 
-CAL = ROOT.parent / "shared" / "reference" / "amd-app-sdk-2.5" / "MatrixMultiplication" / \
-    "MatrixMultiplication_Kernels.bin"
+CAL = ROOT / "kernels" / "_cal" / "MatrixMultiplication_Kernels.bin"
 
 
-@pytest.mark.skipif(not CAL.is_file(), reason=f"the AMD APP SDK samples are not at {CAL}")
 def test_cal_binary(capsys):
     rows = _stats_csv(capsys, CAL)
     assert [r["KERNEL"] for r in rows] == ["mmmKernel", "mmmKernel_local", "mmmKernel_local2"]
