@@ -34,7 +34,6 @@ NaN), integer buffers are always compared exactly.
 from __future__ import annotations
 
 import importlib
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 

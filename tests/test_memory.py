@@ -120,6 +120,7 @@ def test_free_unmaps_and_reuses():
     assert "freed buffer 'A'" in m.describe(a + 8)
     with pytest.raises(MemoryFault, match="not the start"):
         m.free(a)
+    assert "freed" not in m.describe(b) and m.read(b, 100) == bytes(100)  # B stays mapped
     c = m.allocate(10, name="C")
     assert c == a  # first fit reuses the hole
     assert m.read(c, 10) == bytes(10)  # zeroed on allocation

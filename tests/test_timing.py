@@ -11,7 +11,6 @@ Every expected cycle count here is derived by hand from the seeds' rules and fig
 """
 import dataclasses
 
-import numpy as np
 import pytest
 
 import gcnemu
