@@ -22,8 +22,9 @@ PACKAGE = Path(__file__).resolve().parents[1] / "gcnemu"
 
 #: the tiers, lowest first (see the README's map of the house)
 TIERS = [
-    ("foundation: errors and the ISA as data", ["gcnemu.errors", "gcnemu.isa", "gcnemu.isa.*",
-                                                "gcnemu.exec", "gcnemu.mem", "gcnemu.sem"]),
+    ("foundation: errors, scalar types and the ISA as data",
+     ["gcnemu.errors", "gcnemu.dtypes", "gcnemu.isa", "gcnemu.isa.*", "gcnemu.exec", "gcnemu.mem",
+      "gcnemu.sem"]),
     ("layouts and compile helpers", ["gcnemu.exec.layout", "gcnemu.exec.jit", "gcnemu.exec.lanes",
                                      "gcnemu.timing", "gcnemu.timing.config"]),
     ("semantics, memory model, loader", ["gcnemu.sem.*", "gcnemu.loader", "gcnemu.loader.*",

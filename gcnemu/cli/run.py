@@ -25,11 +25,9 @@ from importlib import resources
 
 import numpy as np
 
+from ..dtypes import SCALAR_TYPES, element_dtype
 from ..errors import GcnEmuError
 
-_SCALARS = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64, "u8": np.uint8,
-            "u16": np.uint16, "u32": np.uint32, "u64": np.uint64, "f16": np.float16,
-            "f32": np.float32, "f64": np.float64}
 
 
 def _dims(text: str, most: int = 3) -> tuple:
@@ -43,13 +41,10 @@ def _dims(text: str, most: int = 3) -> tuple:
 
 
 def _dtype(text: str, spec: str) -> np.dtype:
-    try:
-        dt = np.dtype(_SCALARS.get(text, text))
-    except TypeError:
-        dt = None
-    if dt is None or dt.kind not in "biuf":
+    dt = element_dtype(text)
+    if dt is None:
         raise GcnEmuError(f"--arg {spec!r}: unknown dtype {text!r}; use one of "
-                          f"{', '.join(_SCALARS)} or a numpy name such as float32")
+                          f"{', '.join(SCALAR_TYPES)} or a numpy name such as float32")
     return dt
 
 
@@ -83,8 +78,8 @@ def parse_args(specs, gpu):
             writeback.append((buf, path))
         elif kind == "local":
             args.append(gcnemu.Local(int(rest, 0)))
-        elif kind in _SCALARS:
-            t = _SCALARS[kind]
+        elif kind in SCALAR_TYPES:
+            t = SCALAR_TYPES[kind]
             try:
                 vals = [t(float(x)) if kind.startswith("f") else t(int(x, 0)) for x in rest.split(",")]
             except (ValueError, OverflowError):
@@ -93,7 +88,7 @@ def parse_args(specs, gpu):
             args.append(vals[0] if len(vals) == 1 else np.array(vals, t))
         else:
             raise GcnEmuError(f"--arg {spec!r}: unknown kind {kind!r}; kinds: in, inout, out, local, "
-                              f"{', '.join(_SCALARS)}")
+                              f"{', '.join(SCALAR_TYPES)}")
     return args, writeback
 
 

@@ -32,13 +32,11 @@ from pathlib import Path
 
 import numpy as np
 
+from ..dtypes import SCALAR_TYPES, element_dtype
 from ..errors import GcnEmuError
 from ..kernel import ProgramSource
 
 #: by-value argument kinds: the manifest's name -> numpy type (as `gcnemu run --arg`)
-SCALARS = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64, "u8": np.uint8,
-           "u16": np.uint16, "u32": np.uint32, "u64": np.uint64, "f16": np.float16,
-           "f32": np.float32, "f64": np.float64}
 #: what a configuration holds besides the keyword arguments of GPU(...)
 _CONFIG_KEYS = {"name", "preset", "timing", "timing_config", "workers"}
 _ARG_EXTRAS = {"golden", "ulp", "atol", "keep", "name", "dtype", "shape"}
@@ -292,13 +290,13 @@ def _argument(a, base: Path, where) -> Argument:
                             f"{{u32: 4}}, not {a!r}")
     kinds = [k for k in a if k not in _ARG_EXTRAS]
     if len(kinds) != 1:
-        raise ManifestError(f"{where}: one of in, inout, out, local, {', '.join(SCALARS)} "
+        raise ManifestError(f"{where}: one of in, inout, out, local, {', '.join(SCALAR_TYPES)} "
                             f"(got {kinds or 'none'})")
     kind = kinds[0]
     v = a[kind]
-    if kind in SCALARS:
+    if kind in SCALAR_TYPES:
         _no_unknown(a, {kind}, where)
-        t = SCALARS[kind]
+        t = SCALAR_TYPES[kind]
         try:
             return Argument("scalar", kind, value=t(v) if kind.startswith("f") else t(int(v)))
         except (TypeError, ValueError, OverflowError):
@@ -315,18 +313,14 @@ def _argument(a, base: Path, where) -> Argument:
         _no_unknown(a, {"out", "dtype", "shape", "golden", "ulp", "atol", "keep"}, where)
         if "dtype" not in a or "shape" not in a:
             raise ManifestError(f"{where}: an out buffer needs dtype and shape")
-        dt = a["dtype"]
-        try:
-            dt = np.dtype(SCALARS.get(dt, dt))
-        except TypeError:
-            dt = None
-        if dt is None or dt.kind not in "biuf":
+        dt = element_dtype(a["dtype"])
+        if dt is None:
             raise ManifestError(f"{where}: unknown dtype {a['dtype']!r}; use one of "
-                                f"{', '.join(SCALARS)} or a numpy name such as float32")
+                                f"{', '.join(SCALAR_TYPES)} or a numpy name such as float32")
         arg = Argument("out", str(v), dtype=dt, shape=_dims(a["shape"], f"{where}.shape", most=8))
     else:
         raise ManifestError(f"{where}: unknown argument kind {kind!r}; kinds: in, inout, out, "
-                            f"local, {', '.join(SCALARS)}")
+                            f"local, {', '.join(SCALAR_TYPES)}")
     if "golden" in a:
         arg.golden = _npy(base, a["golden"], f"{where}.golden")
     arg.ulp = a.get("ulp", 0)
