@@ -152,6 +152,23 @@ def make_case(name: str, seed: int = 0) -> Case:
 
 
 # --------------------------------------------------------------------------- running
+def device_args(gpu, case: Case) -> list:
+    """``case``'s arguments on ``gpu``: In/InOut arrays copied in, Out buffers zero-filled,
+    Local as gcnemu.Local, scalars as they are (for tests that dispatch a case themselves)."""
+    import gcnemu
+    args = []
+    for a in case.args:
+        if isinstance(a, (In, InOut)):
+            args.append(gpu.to_device(a.array))
+        elif isinstance(a, Out):
+            args.append(gpu.empty(a.nbytes))
+        elif isinstance(a, Local) or type(a).__name__ == "Local":
+            args.append(gcnemu.Local(a.nbytes))
+        else:
+            args.append(a)
+    return args
+
+
 def run_case(name: str, gpu=None, seed: int = 0, **dispatch_options):
     """Run kernel ``name`` on the emulator; returns ``(results, case)``.
 

@@ -18,20 +18,6 @@ def test_batched_two_worker_dispatch_matches_one_group_at_a_time(name):
         assert np.array_equal(a, b), f"{name}: argument {i} differs between dispatch paths"
 
 
-def _device_args(gpu, case):
-    args = []
-    for a in case.args:
-        if isinstance(a, (corpus.In, corpus.InOut)):
-            args.append(gpu.to_device(a.array))
-        elif isinstance(a, corpus.Out):
-            args.append(gpu.empty(a.nbytes))
-        elif type(a).__name__ == "Local":
-            args.append(gcnemu.Local(a.nbytes))
-        else:
-            args.append(a)
-    return args
-
-
 @pytest.mark.parametrize("name,reason", [
     ("nu_last_block", "glc"),            # atomic_add whose old value the kernel uses
     ("nu_float_atomic", "glc"),          # a cmpswap loop
@@ -43,7 +29,7 @@ def test_order_dependent_global_atomics_run_serially(name, reason):
     gpu = gcnemu.GPU(waves_per_batch=1)
     prog = gcnemu.load(str(corpus.hsaco_path(name)))
     rep = gpu.dispatch(prog.kernel(case.kernel), grid=case.grid, block=case.block,
-                       args=_device_args(gpu, case), workers=2)
+                       args=corpus.device_args(gpu, case), workers=2)
     assert rep.workers == 1 and reason in rep.serial_reason
 
 
@@ -55,7 +41,7 @@ def test_commuting_global_atomics_run_on_two_workers(name):
     corpus.compare_results(case, results)
     prog = gcnemu.load(str(corpus.hsaco_path(name)))
     rep = gpu.dispatch(prog.kernel(case.kernel), grid=case.grid, block=case.block,
-                       args=_device_args(gpu, case), workers=2)
+                       args=corpus.device_args(gpu, case), workers=2)
     assert rep.workers == 2 and rep.serial_reason == ""
 
 

@@ -78,17 +78,8 @@ def _timed(name, prefill):
             code[code[:, L.C_H] == h, L.C_FN] = family_address(h)
         engine._generic[:] = [native_address(engine._generic_entry, engine._GENERIC_SIGNATURE)]
     gpu = gcnemu.GPU(timing=True)
-    args = []
-    for a in case.args:
-        if isinstance(a, (corpus.In, corpus.InOut)):
-            args.append(gpu.to_device(a.array))
-        elif isinstance(a, corpus.Out):
-            args.append(gpu.empty(a.nbytes))
-        elif type(a).__name__ == "Local":
-            args.append(gcnemu.Local(a.nbytes))
-        else:
-            args.append(a)
-    return gpu.dispatch(k, grid=tuple(case.grid), block=tuple(case.block), args=args)
+    return gpu.dispatch(k, grid=tuple(case.grid), block=tuple(case.block),
+                        args=corpus.device_args(gpu, case))
 
 
 def test_timing_is_the_same_when_code_is_compiled_mid_run(monkeypatch):
