@@ -346,9 +346,7 @@ class CommandQueue:
     """An in-order queue: every command runs when it is enqueued."""
 
     def __init__(self, context, device=None, properties=None):
-        if not isinstance(context, Context):
-            raise LogicError("CommandQueue", status_code.INVALID_CONTEXT,
-                             f"CommandQueue takes a gcnemu.cl.Context, not {type(context).__name__}")
+        _check_context(context, "CommandQueue", "CommandQueue")
         self.context = context
         self.device = device or context.devices[0]
         self.properties = int(properties or 0)
@@ -423,6 +421,25 @@ def enqueue_marker(queue, wait_for=None):
 
 # --- memory -----------------------------------------------------------------------------------
 
+def _check_context(context, routine: str, what: str) -> None:
+    """A LogicError (INVALID_CONTEXT) unless ``context`` is a gcnemu.cl.Context."""
+    if not isinstance(context, Context):
+        raise LogicError(routine, status_code.INVALID_CONTEXT,
+                         f"{what} takes a gcnemu.cl.Context, not {type(context).__name__}")
+
+
+def _check_host_flags(flags: int, hostbuf, routine: str) -> None:
+    """A LogicError (INVALID_VALUE) when a hostbuf comes without COPY_HOST_PTR or USE_HOST_PTR
+    in ``flags``, or one of them without a hostbuf (clCreateBuffer, clCreateImage)."""
+    host_ptr = flags & (mem_flags.COPY_HOST_PTR | mem_flags.USE_HOST_PTR)
+    if hostbuf is not None and not host_ptr:
+        raise LogicError(routine, status_code.INVALID_VALUE,
+                         "hostbuf is given without COPY_HOST_PTR or USE_HOST_PTR in the flags")
+    if hostbuf is None and host_ptr:
+        raise LogicError(routine, status_code.INVALID_VALUE,
+                         "COPY_HOST_PTR or USE_HOST_PTR given without a hostbuf")
+
+
 class MemoryObject:
     pass
 
@@ -431,17 +448,12 @@ class Buffer(MemoryObject):
     """A buffer in the emulated GPU's memory (``buf.gcnemu_buffer``)."""
 
     def __init__(self, context, flags, size=0, hostbuf=None):
-        if not isinstance(context, Context):
-            raise LogicError("clCreateBuffer", status_code.INVALID_CONTEXT,
-                             f"Buffer takes a gcnemu.cl.Context, not {type(context).__name__}")
+        _check_context(context, "clCreateBuffer", "Buffer")
         flags = int(flags)
-        mf = mem_flags
         self.context, self.flags, self.hostbuf = context, flags, None
+        _check_host_flags(flags, hostbuf, "clCreateBuffer")
         host = None
         if hostbuf is not None:
-            if not flags & (mf.COPY_HOST_PTR | mf.USE_HOST_PTR):
-                raise LogicError("clCreateBuffer", status_code.INVALID_VALUE,
-                                 "hostbuf is given without COPY_HOST_PTR or USE_HOST_PTR in the flags")
             host = np.asarray(hostbuf)
             if not host.flags.c_contiguous:
                 raise LogicError("clCreateBuffer", status_code.INVALID_VALUE,
@@ -451,9 +463,6 @@ class Buffer(MemoryObject):
             elif size > host.nbytes:
                 raise LogicError("clCreateBuffer", status_code.INVALID_BUFFER_SIZE,
                                  f"size {size} is more than the hostbuf's {host.nbytes} bytes")
-        elif flags & (mf.COPY_HOST_PTR | mf.USE_HOST_PTR):
-            raise LogicError("clCreateBuffer", status_code.INVALID_VALUE,
-                             "COPY_HOST_PTR or USE_HOST_PTR given without a hostbuf")
         size = int(size)
         if size <= 0:
             raise LogicError("clCreateBuffer", status_code.INVALID_BUFFER_SIZE,
@@ -462,7 +471,7 @@ class Buffer(MemoryObject):
         self.gcnemu_buffer = context.gpu.empty(size)
         if host is not None:
             self._write(host.reshape(-1).view(np.uint8)[:size], 0)
-        if flags & mf.USE_HOST_PTR:
+        if flags & mem_flags.USE_HOST_PTR:
             self.hostbuf = hostbuf
 
     @property
@@ -609,9 +618,7 @@ class Image(MemoryObject):
 
     def __init__(self, context, flags, format, shape=None, pitches=None, hostbuf=None,
                  is_array=False, buffer=None):
-        if not isinstance(context, Context):
-            raise LogicError("clCreateImage", status_code.INVALID_CONTEXT,
-                             f"Image takes a gcnemu.cl.Context, not {type(context).__name__}")
+        _check_context(context, "clCreateImage", "Image")
         if is_array or buffer is not None:
             _not_emulated("image arrays and 1D buffer images")
         if not isinstance(format, ImageFormat):
@@ -619,12 +626,9 @@ class Image(MemoryObject):
                              f"format must be a cl.ImageFormat, not {type(format).__name__}")
         nch, bpt, dtype = format._info("clCreateImage")
         flags = int(flags)
-        mf = mem_flags
+        _check_host_flags(flags, hostbuf, "clCreateImage")
         host = None
         if hostbuf is not None:
-            if not flags & (mf.COPY_HOST_PTR | mf.USE_HOST_PTR):
-                raise LogicError("clCreateImage", status_code.INVALID_VALUE,
-                                 "hostbuf is given without COPY_HOST_PTR or USE_HOST_PTR")
             host = np.asarray(hostbuf)
             if shape is None:      # (depth, height, width[, channels]), channels when > 1
                 if nch > 1 and (host.ndim < 2 or host.shape[-1] != nch):
@@ -632,16 +636,13 @@ class Image(MemoryObject):
                                      f"hostbuf of shape {host.shape}: the last axis must be the "
                                      f"{nch} channels (or give shape=)")
                 shape = tuple((host.shape[:-1] if nch > 1 else host.shape)[::-1])
-        elif flags & (mf.COPY_HOST_PTR | mf.USE_HOST_PTR):
-            raise LogicError("clCreateImage", status_code.INVALID_VALUE,
-                             "COPY_HOST_PTR or USE_HOST_PTR given without a hostbuf")
         if shape is None:
             raise LogicError("clCreateImage", status_code.INVALID_IMAGE_SIZE,
                              "an image needs a shape (width[, height[, depth]]) or a hostbuf")
         shape = tuple(int(d) for d in shape)
         from ..loader.climage import image_object_words
         self.context, self.flags, self.format, self.shape = context, flags, format, shape
-        self.hostbuf = hostbuf if flags & mf.USE_HOST_PTR else None
+        self.hostbuf = hostbuf if flags & mem_flags.USE_HOST_PTR else None
         self.nbytes = int(np.prod(shape)) * bpt
         gpu = context.gpu
         try:
@@ -777,9 +778,7 @@ class Sampler:
 
     def __init__(self, context, normalized_coords, addressing_mode, filter_mode):
         from ..loader.climage import ADDRESSING, FILTERS, NORMALIZED_COORDS, sampler_words
-        if not isinstance(context, Context):
-            raise LogicError("clCreateSampler", status_code.INVALID_CONTEXT,
-                             f"Sampler takes a gcnemu.cl.Context, not {type(context).__name__}")
+        _check_context(context, "clCreateSampler", "Sampler")
         names = {v: k for k, v in vars(globals()["addressing_mode"]).items() if isinstance(v, int)}
         fnames = {v: k for k, v in vars(globals()["filter_mode"]).items() if isinstance(v, int)}
         if int(addressing_mode) not in names or int(filter_mode) not in fnames:
@@ -947,9 +946,7 @@ class Program:
     """Program(ctx, source).build(options=...): OpenCL C compiled with clang-14 and libclc-14."""
 
     def __init__(self, context, arg1, arg2=None):
-        if not isinstance(context, Context):
-            raise LogicError("clCreateProgramWithSource", status_code.INVALID_CONTEXT,
-                             f"Program takes a gcnemu.cl.Context, not {type(context).__name__}")
+        _check_context(context, "clCreateProgramWithSource", "Program")
         if not isinstance(arg1, str):
             _not_emulated("Program from binaries (Program(ctx, devices, binaries))")
         self.context, self.source = context, arg1
