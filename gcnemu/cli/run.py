@@ -192,7 +192,8 @@ def dispatch_from_args(args, timing: bool):
         raise GcnEmuError(f"gcnemu {args.command} needs FILE, --kernel and --grid"
                           + (" (or --example)" if args.command == "run" else ""))
     gpu = gcnemu.GPU(args.gpu, timing=timing)
-    gpu.summarize_traces = timing      # the profiling tools read the traces (gcnemu/profile)
+    # the trace writer reads each wave's rows and lines back from the traces (gcnemu/profile)
+    gpu.summarize_traces = bool(getattr(args, "trace", None))
     if args.build_option and not args.file.endswith(".cl"):
         raise GcnEmuError("--build-option is for OpenCL C files (.cl)")
     from ..profile.progress import dispatch_with_progress
