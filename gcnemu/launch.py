@@ -19,7 +19,7 @@ from .exec.engine import (SLICE_STEPS, error_from_wave, new_sched, run_group_wav
                           trace_memory)
 from .hardware import occupancy
 from .kernel import Kernel
-from .exec.layout import (EXEC_HI, EXEC_LO, M0, NWS, ST_BARRIER, ST_HALTED, WS_CODE_BASE,
+from .exec.layout import (C_PC, EXEC_HI, EXEC_LO, M0, NWS, ST_BARRIER, ST_HALTED, WS_CODE_BASE,
                           WS_FAULTS, WS_GROUP, WS_HW_ID, WS_LDS_BASE, WS_LDS_OVERRUN_ADDR,
                           WS_LDS_OVERRUN_LANE, WS_LDS_OVERRUN_ROW, WS_LDS_OVERRUNS, WS_LDS_SIZE, WS_MODE, WS_PC, WS_SCRATCH_BASE,
                           WS_SCRATCH_WAVE, WS_SGPRS, WS_STATUS, WS_VBASE, WS_VCOUNT)
@@ -316,7 +316,7 @@ class Launch:
                 from .timing.rows import summarize   # for profiling (gcnemu/timing/rows.py)
                 rep.trace_summary = summarize(prog, traces, streams)
             pcc = np.zeros(len(prog.instructions), PC_CYCLES_DTYPE)
-            pcc["pc"] = [ins.offset for ins in prog.instructions]
+            pcc["pc"] = prog.code[:len(pcc), C_PC]      # the rows' byte offsets, decoded once
             for i, name in enumerate(PC_COLUMNS):
                 pcc[name] = t.pc[:, i]
             rep.pc_cycles = pcc
