@@ -89,6 +89,10 @@ class DispatchReport:
     #: records beyond the engine's buffers, counted but not kept: {'s_sendmsg' | 'faults' |
     #: 'exports': n} (1,023 messages and exports a batch, 16 faults a wave)
     dropped: dict = field(default_factory=dict)
+    #: dispatch(..., sanitize=True) and coherency-accurate mode: the hazards found
+    #: (gcnemu.sanitize.findings.Finding, one per distinct hazard with its count); None when
+    #: nothing looked for them
+    findings: list | None = None
 
     #: the names of the stall fields of pc_cycles and the keys of stalls
     stall_reasons = STALL_REASONS

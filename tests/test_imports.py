@@ -24,7 +24,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "gcnemu"
 TIERS = [
     ("foundation: errors, scalar types and the ISA as data",
      ["gcnemu.errors", "gcnemu.dtypes", "gcnemu.isa", "gcnemu.isa.*", "gcnemu.exec", "gcnemu.mem",
-      "gcnemu.sem"]),
+      "gcnemu.sem", "gcnemu.sanitize", "gcnemu.sanitize.findings"]),
     ("layouts and compile helpers", ["gcnemu.exec.layout", "gcnemu.exec.jit", "gcnemu.exec.lanes",
                                      "gcnemu.timing", "gcnemu.timing.config"]),
     ("semantics, memory model, loader", ["gcnemu.sem.*", "gcnemu.loader", "gcnemu.loader.*",
@@ -33,7 +33,8 @@ TIERS = [
                                          "gcnemu.mem.subops", "gcnemu.mem.formats",
                                          "gcnemu.mem.access", "gcnemu.hardware"]),
     ("memory families", ["gcnemu.mem.*", "gcnemu.timing.trace"]),
-    ("exec: decode, engine, op kernels, cycle model", ["gcnemu.exec.*", "gcnemu.timing.*"]),
+    ("exec: decode, engine, op kernels, cycle model, sanitizer analyses",
+     ["gcnemu.exec.*", "gcnemu.timing.*", "gcnemu.sanitize.*"]),
     ("launch", ["gcnemu.kernel", "gcnemu.report", "gcnemu.workers", "gcnemu.launch",
                 "gcnemu.shards"]),
     ("API", ["gcnemu", "gcnemu.device", "gcnemu.snippet", "gcnemu.golden", "gcnemu.examples",
