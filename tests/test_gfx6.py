@@ -211,3 +211,25 @@ def test_clang_gfx600_code_object_runs_on_both_generations():
                                                           np.uint32(1000)])
         want = np.float32(2.5) * x + y          # the product rounded, then the sum (v_mac_f32)
         assert np.array_equal(yb.to_numpy(np.float32).view(np.uint32), want.view(np.uint32))
+
+
+@pytest.mark.skipif(shutil.which("clang-14") is None, reason="needs clang-14, lld-14, libclc-14")
+def test_pyopencl_front_end_builds_gfx600_code_for_a_gfx6_preset(monkeypatch):
+    """gcnemu.cl on GCNEMU_CL_PRESET=tahiti compiles for gfx600 (gfx700 code would be refused
+    by the GCN 1.0 GPU), and the kernel computes what numpy does."""
+    import gcnemu.cl as cl
+    monkeypatch.setenv("GCNEMU_CL_PRESET", "tahiti")
+    ctx = cl.create_some_context()
+    assert "gfx600" in ctx.devices[0].name
+    q = cl.CommandQueue(ctx)
+    x = np.arange(256, dtype=np.float32)
+    buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=x)
+    prg = cl.Program(ctx, "__kernel void twice(__global float *a) "
+                          "{ a[get_global_id(0)] *= 2.0f; }").build()
+    names = {i.name for i in prg.twice._kernel.program.instructions}
+    assert any(n.startswith("buffer_") for n in names)        # gfx600 has no FLAT
+    assert not any(n.startswith("flat_") for n in names)
+    prg.twice(q, x.shape, None, buf)
+    out = np.empty_like(x)
+    cl.enqueue_copy(q, out, buf)
+    assert np.array_equal(out, x * 2)

@@ -234,7 +234,10 @@ class Device:
                              f"GCNEMU_CL_PRESET={preset!r}: presets are {sorted(PRESETS)}")
         cfg = PRESETS[preset]
         self.preset, self.config = preset, cfg
-        self.name = f"gcnemu {preset} (gfx700, emulated GCN 1.1)"
+        #: the clang target of programs built for this device: its ISA generation's
+        self.mcpu = "gfx600" if cfg.isa == "gfx6" else "gfx700"
+        self.name = (f"gcnemu {preset} ({self.mcpu}, emulated "
+                     f"{'GCN 1.0' if cfg.isa == 'gfx6' else 'GCN 1.1'})")
         self.vendor = "Advanced Micro Devices, Inc. (emulated by gcnemu)"
         self.version = "OpenCL 1.2 gcnemu"
         self.driver_version = VERSION_TEXT
@@ -964,7 +967,12 @@ class Program:
         options = [str(o) for o in options]
         self._options = " ".join(options)
         try:
-            co = load_code_object(compile_opencl(self.source, options, name="<kernel>.cl"))
+            # a gfx6 device's target (CL_FLAGS build gfx700) before the user's options, so
+            # that an -mcpu among them still wins
+            mcpu = self.context.devices[0].mcpu
+            target = [f"-mcpu={mcpu}"] if mcpu != "gfx700" else []
+            co = load_code_object(compile_opencl(self.source, target + options,
+                                                 name="<kernel>.cl"))
         except LoaderError as e:
             self._status = build_status.ERROR
             self._log = str(e)
