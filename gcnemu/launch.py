@@ -22,7 +22,7 @@ from .kernel import Kernel
 from .exec.layout import (C_PC, EXEC_HI, EXEC_LO, M0, NWS, ST_BARRIER, ST_HALTED, WS_CODE_BASE,
                           WS_FAULTS, WS_GROUP, WS_HW_ID, WS_LDS_BASE, WS_LDS_OVERRUN_ADDR,
                           WS_LDS_OVERRUN_LANE, WS_LDS_OVERRUN_ROW, WS_LDS_OVERRUNS, WS_LDS_SIZE, WS_MODE, WS_PC, WS_SCRATCH_BASE,
-                          WS_SCRATCH_WAVE, WS_SGPRS, WS_STATUS, WS_VBASE, WS_VCOUNT)
+                          WS_SCRATCH_WAVE, WS_SGPRS, WS_STATUS, WS_VALU_LANES, WS_VBASE, WS_VCOUNT)
 from .loader import abi
 from .mem.descriptors import scratch_vsharp
 from .mem.export import new_export_buffer, read_exports
@@ -266,7 +266,7 @@ class Launch:
                                    for b in batches) if len(r)]
         totals = {k: 0 for k in COUNTER_COLUMNS}
         fault_list, messages, export_list, traces = [], [], [], []
-        waves_run = halted = 0
+        waves_run = halted = valu_lanes = 0
         dropped = {}
         # the backing array must not grow while any dispatch runs (the engine holds it)
         data, mapped = mem.lock()
@@ -291,6 +291,7 @@ class Launch:
                 messages.extend(res.messages)
                 export_list.extend(res.exports)
                 halted += res.halted
+                valu_lanes += res.valu_lanes
                 for kind, n in res.dropped.items():
                     dropped[kind] = dropped.get(kind, 0) + n
         finally:
@@ -300,6 +301,7 @@ class Launch:
                              clock_mhz=gpu.config.clock_mhz)
         rep.workers = nworkers
         rep.halted_waves = halted
+        rep.valu_lanes = valu_lanes
         rep.dropped = {kind: n for kind, n in dropped.items() if n}
         rep.serial_reason = self.serial_reason if int(workers) > 1 else ""
         if gpu.timing:
@@ -310,6 +312,13 @@ class Launch:
                               ctx["waves_per_group"], gpu.caches, gpu.esram_buffers.items())
             rep.cycles = t.cycles
             rep.counters.update(t.counters)
+            # rocprof's thread-cycles: each VALU wave-instruction's cycles times its active
+            # lanes; the engine counts lanes per wave, not per instruction, so this spreads
+            # SQ_ACTIVE_INST_VALU evenly over the VALU instructions (exact when they all cost
+            # the same, as full-rate ops do)
+            nvalu = rep.counters.get("SQ_INSTS_VALU", 0)
+            rep.counters["SQ_THREAD_CYCLES_VALU"] = (
+                t.counters["SQ_ACTIVE_INST_VALU"] * valu_lanes // nvalu if nvalu else 0)
             rep.wave_cycles = t.wave_cycles
             rep.wave_cu = t.wave_cu
             if gpu.summarize_traces:
@@ -412,6 +421,7 @@ class Launch:
         res.messages = [(int(st.msgs[i, 0]), int(st.msgs[i, 1]), int(st.msgs[i, 2]))
                         for i in range(1, nmsg + 1)]
         res.halted = int(np.count_nonzero(ws[:, WS_STATUS] == ST_HALTED))
+        res.valu_lanes = int(ws[:, WS_VALU_LANES].sum())
         # what did not fit in the record buffers is counted, not lost without a word
         res.dropped = {"s_sendmsg": int(st.msgs[0, 0]) - nmsg,
                        "faults": int(ws[:, WS_FAULTS].sum() + ws[:, WS_LDS_OVERRUNS].sum())

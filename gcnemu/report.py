@@ -86,6 +86,9 @@ class DispatchReport:
     clock_mhz: float | None = None
     #: waves that ended with s_sethalt (they stop there; the dispatch goes on)
     halted_waves: int = 0
+    #: EXEC-active lanes summed over the VALU wave-instructions (64 per instruction when
+    #: no lane is off): valu_lanes / (64 x SQ_INSTS_VALU) is the SIMD lane utilisation
+    valu_lanes: int = 0
     #: records beyond the engine's buffers, counted but not kept: {'s_sendmsg' | 'faults' |
     #: 'exports': n} (1,023 messages and exports a batch, 16 faults a wave)
     dropped: dict = field(default_factory=dict)

@@ -193,6 +193,7 @@ def merge_reports(reports: list, grid, block, workgroups: int) -> DispatchReport
         rep.messages.extend(r.messages)
         rep.exports.extend(r.exports)
         rep.halted_waves += r.halted_waves
+        rep.valu_lanes += r.valu_lanes
         rep.compile_seconds += r.compile_seconds
         for kind, n in r.dropped.items():
             rep.dropped[kind] = rep.dropped.get(kind, 0) + n

@@ -23,6 +23,7 @@ class BatchResult:
         self.error = None
         self.waves = 0
         self.halted = 0      #: waves that ended with s_sethalt
+        self.valu_lanes = 0  #: EXEC-active lanes summed over VALU wave-instructions
         self.dropped = {}    #: records the engine's buffers had no room for, by kind
         self.trace = None    #: timing mode: (group ids, indices in group, stream starts, ends, worker)
 

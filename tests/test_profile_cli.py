@@ -218,3 +218,39 @@ def test_derived_metrics_follow_rocprofs_formulas(tmp_path, capsys):
     # saxpy's waves are full (2048 work-items, 32 waves): every lane of a VALU op works
     assert r["VALUUtilization"] == 100.0
     assert 0 < r["occupancy"] <= 1
+
+
+DIVERGENT = ROOT / "tests" / "data" / "profile" / "divergent.s"
+#: divergent.s's VALU instructions and the lanes EXEC leaves on for each, by the ISA's rules
+#: for a wave of ``n`` launched lanes (v0 = the lane's work-item id): v_cmp under all n, the
+#: three after s_and_saveexec under lanes 0-15 (v_readfirstlane counts too: it is a VALU op
+#: issued under EXEC), v_cmpx under those 16 (it issues before it narrows EXEC), v_mov under
+#: lanes 0-3, and the last v_mov after s_or_b64 restores the n
+DIVERGENT_VALU = 7
+
+
+def _divergent_lanes(n):
+    return n + 16 * 4 + 4 + n
+
+
+def test_valu_lanes_follow_exec(tmp_path):
+    import gcnemu
+    prog = gcnemu.load(DIVERGENT)
+    gpu = gcnemu.GPU()
+    # two workgroups: a full wave, and one of 40 work-items (a partial wave)
+    rep = gpu.dispatch(prog.kernel("divergent"), grid=(104,), block=(64,))
+    assert rep.counters["SQ_INSTS_VALU"] == 2 * DIVERGENT_VALU
+    assert rep.valu_lanes == _divergent_lanes(64) + _divergent_lanes(40)
+
+
+def test_valu_utilization_counts_active_lanes(tmp_path, capsys):
+    out = tmp_path / "r.csv"
+    assert main(["profile", str(DIVERGENT), "--kernel", "divergent", "--grid", "64",
+                 "--block", "64", "-o", str(out), "--pmc",
+                 "SQ_INSTS_VALU,SQ_ACTIVE_INST_VALU,SQ_THREAD_CYCLES_VALU,VALUUtilization"]) == 0
+    r = {k: float(v) for k, v in next(csv.DictReader(out.open())).items() if k != "KernelName"}
+    assert r["SQ_INSTS_VALU"] == DIVERGENT_VALU
+    # 196 of the 7 x 64 lane slots: 43.75 %
+    assert r["VALUUtilization"] == pytest.approx(
+        100 * _divergent_lanes(64) / (64 * DIVERGENT_VALU), abs=0.01)
+    assert r["SQ_THREAD_CYCLES_VALU"] <= r["SQ_ACTIVE_INST_VALU"] * 64

@@ -19,6 +19,7 @@ from ..mem.formats import format_error_text
 from ..mem.scalar import smem
 from ..mem.space import PAGE_SHIFT
 from ..sem import fp as FP
+from ..sem.valu_int import popcount64
 from ..timing.trace import TRACE_SLACK, trace_memory
 from . import dispatch_gen as D
 from .jit import native_address, njit
@@ -47,9 +48,10 @@ from .layout import (ALL_LANES, C_ABS, C_CLAMP, C_DST, C_DS_AMASK, C_DS_FN, C_DS
                      WS_ERR_LANE, WS_ERR_ROW, WS_FORK_STACK, WS_GROUP, WS_HW_ID, WS_INSTS,
                      WS_LDS_BASE, WS_LDS_INSTS, WS_LDS_SIZE, WS_MODE, WS_MSG_COUNT, WS_PC, WS_SALU,
                      WS_SCC, WS_SGPRS, WS_STATUS, WS_STEPS, WS_TAKEN, WS_TRAPSTS, WS_VALU,
-                     WS_VBASE, WS_VCOUNT, WS_VMEM, WS_WORK)
+                     WS_VALU_LANES, WS_VBASE, WS_VCOUNT, WS_VMEM, WS_WORK)
 from .opkernels import call_salu, call_valu, call_valu32
-from .state import fail, get_exec, get_vcc, read_scalar, set_pair, vgpr_ok, write_scalar
+from .state import (count_valu, fail, get_exec, get_vcc, read_scalar, set_pair, vgpr_ok,
+                    write_scalar)
 
 
 
@@ -284,7 +286,7 @@ def step_generic(code, pc, w, sregs, ws, vgpr, lds, msgs, tmp, t32):
             write_vector(vgpr, ws, w, ins[C_DST], ins[C_WD], res, exec_mask)
             if flags & FL_FLAGS_TO_SDST:
                 write_scalar(sregs, ws, w, ins[C_SDST], 2, fl & exec_mask)
-        ws[w, WS_VALU] += 1
+        count_valu(ws, w, exec_mask)
     elif h == H_ENDPGM:
         ws[w, WS_STATUS] = ST_DONE
     elif h == H_BRANCH:
@@ -326,13 +328,13 @@ def step_generic(code, pc, w, sregs, ws, vgpr, lds, msgs, tmp, t32):
             fail(ws, w, ERR_BAD_OPERAND, ins[C_S0])
         elif vgpr_ok(ws, w, r, 1):
             write_scalar(sregs, ws, w, ins[C_DST], 1, U64(vgpr[ws[w, WS_VBASE] + r, lane]))
-        ws[w, WS_VALU] += 1
+        count_valu(ws, w, get_exec(sregs, w))
     elif h == H_WRITELANE:
         lane = np.int64(read_scalar(sregs, ws, w, ins[C_S1], 1, ins[C_LIT], False) & U64(63))
         v = read_scalar(sregs, ws, w, ins[C_S0], 1, ins[C_LIT], False)
         if vgpr_ok(ws, w, ins[C_DST], 1):
             vgpr[ws[w, WS_VBASE] + ins[C_DST], lane] = np.uint32(v)
-        ws[w, WS_VALU] += 1
+        count_valu(ws, w, get_exec(sregs, w))
     elif h == H_READFIRSTLANE:
         s0 = tmp[0]
         ex = get_exec(sregs, w)
@@ -343,7 +345,7 @@ def step_generic(code, pc, w, sregs, ws, vgpr, lds, msgs, tmp, t32):
                 break
         read_vector(vgpr, sregs, ws, w, ins[C_S0], 1, ins[C_LIT], False, lds, s0)
         write_scalar(sregs, ws, w, ins[C_DST], 1, s0[lane] & MASK32)
-        ws[w, WS_VALU] += 1
+        count_valu(ws, w, ex)
     elif h == H_VMOVRELS or h == H_VMOVRELD or h == H_VMOVRELSD:
         s0 = tmp[0]
         m0 = np.int64(sregs[w, M0])
@@ -357,7 +359,7 @@ def step_generic(code, pc, w, sregs, ws, vgpr, lds, msgs, tmp, t32):
         read_vector(vgpr, sregs, ws, w, src, 1, ins[C_LIT], False, lds, s0)
         dst = ins[C_DST] + (m0 if h != H_VMOVRELS else 0)
         write_vector(vgpr, ws, w, dst, 1, s0, exec_mask)
-        ws[w, WS_VALU] += 1
+        count_valu(ws, w, exec_mask)
     elif h == H_MQSAD:
         s0 = tmp[0]
         s1 = tmp[1]
@@ -372,7 +374,7 @@ def step_generic(code, pc, w, sregs, ws, vgpr, lds, msgs, tmp, t32):
         else:
             res[:] = 0
         mqsad(vgpr, ws, w, ins[C_DST], s0, s1, s2, res, exec_mask)
-        ws[w, WS_VALU] += 1
+        count_valu(ws, w, exec_mask)
     elif h == H_MOVRELS or h == H_MOVRELD:
         m0 = np.int64(sregs[w, M0])
         src = ins[C_S0] + (m0 if h == H_MOVRELS else 0)
@@ -779,6 +781,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
                         sregs[w, sp] = np.uint32(sv & MASK32)
                         sregs[w, sp + 1] = np.uint32(sv >> U64(32))
             nvalu += 1
+            ws[w, WS_VALU_LANES] += np.int64(popcount64(ex))
         elif h == H_DS and code[pc, C_FAST] != 0 and code[pc, C_VMAX] <= vcount and \
                 (ws[w, WS_LDS_BASE] & 3) == 0:
             # LDS dword loads and stores: the row kernel the decoder picked (see

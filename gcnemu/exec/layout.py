@@ -134,7 +134,10 @@ WS_CODE_BASE = 44    # GPU virtual address of the program's first instruction (s
 #: gcnemu reports them as faults, naming the __local argument whose share was overrun): the
 #: count, and the first one's byte address, program row and lane + 256 * is_write
 WS_LDS_OVERRUNS, WS_LDS_OVERRUN_ADDR, WS_LDS_OVERRUN_ROW, WS_LDS_OVERRUN_LANE = 48, 49, 50, 51
-NWS = 52
+#: EXEC-active lanes summed over the wave's VALU instructions (rocprof's thread counts:
+#: SQ_THREAD_CYCLES_VALU, VALUUtilization)
+WS_VALU_LANES = 52
+NWS = 53
 
 #: wave status (WS_STATUS)
 ST_READY, ST_DONE, ST_BARRIER, ST_ERROR, ST_HALTED = range(5)

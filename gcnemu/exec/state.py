@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..sem.valu_int import popcount64
 from .jit import njit
 from .layout import (ERR_BAD_OPERAND, ERR_OPERAND_SPACE, ERR_SGPR_RANGE, ERR_VGPR_RANGE, EXEC_HI,
                      EXEC_LO, INLINE_F32, INLINE_F64, MASK32, SGPR_MAX, ST_ERROR, U64, VCC_HI,
                      VCC_LO, WS_ERR, WS_ERR_ARG, WS_ERR_LANE, WS_ERR_ROW, WS_FAULTS,
                      WS_LDS_OVERRUN_ADDR, WS_LDS_OVERRUN_LANE, WS_LDS_OVERRUN_ROW,
-                     WS_LDS_OVERRUNS, WS_PC, WS_SCC, WS_SGPRS, WS_STATUS, WS_VCOUNT)
+                     WS_LDS_OVERRUNS, WS_PC, WS_SCC, WS_SGPRS, WS_STATUS, WS_VALU,
+                     WS_VALU_LANES, WS_VCOUNT)
 
 
 
@@ -37,6 +39,13 @@ def get_vcc(sregs, w):
 def set_pair(sregs, w, code, v):
     sregs[w, code] = np.uint32(v & MASK32)
     sregs[w, code + 1] = np.uint32(v >> U64(32))
+
+
+@njit(inline="always")
+def count_valu(ws, w, exec_mask):
+    """Count one VALU wave-instruction issued with ``exec_mask`` (the EXEC it ran under)."""
+    ws[w, WS_VALU] += 1
+    ws[w, WS_VALU_LANES] += np.int64(popcount64(exec_mask))
 
 
 @njit(inline="always")

@@ -8,8 +8,8 @@ import numpy as np
 
 from ..exec.jit import njit
 from ..exec.layout import (C_F5, C_K, C_LIT, K_INTERP_MOV, K_INTERP_P1, K_INTERP_P2, M0, MASK32,
-                           U64, WS_LDS_BASE, WS_LDS_SIZE, WS_VALU)
-from ..exec.state import get_exec, vgpr_ok
+                           U64, WS_LDS_BASE, WS_LDS_SIZE)
+from ..exec.state import count_valu, get_exec, vgpr_ok
 from ..sem.fp import as_f32, f32_bits
 from .access import lane_on, lds_read, vreg, vset
 from .subops import raw_fields
@@ -33,7 +33,7 @@ def interp_instruction(ins, w, sregs, ws, vgpr, lds):
     kind = ins[C_K] & 0xFF
     vsrc, chan, attr, vdst, _, _, _, _ = raw_fields(ins)
     ex = get_exec(sregs, w)
-    ws[w, WS_VALU] += 1
+    count_valu(ws, w, ex)
     if not vgpr_ok(ws, w, vdst, 1):
         return
     if kind != K_INTERP_MOV and not vgpr_ok(ws, w, vsrc, 1):

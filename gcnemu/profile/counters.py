@@ -34,10 +34,11 @@ def derived_metrics(rep, config) -> dict:
       addresser is busy one cycle per 64-byte line (the model's rate, gcnemu/timing/config.py;
       rocprof reads TA_BUSY);
     * L2CacheHit = 100 x TCC_HIT / (TCC_HIT + TCC_MISS);
-    * VALUUtilization = 100 x SQ_THREAD_CYCLES_VALU / (SQ_ACTIVE_INST_VALU x 64): gcnemu does
-      not count active lanes per instruction, so SQ_THREAD_CYCLES_VALU counts the launched
-      lanes of the average wave (partial waves at a workgroup's or grid's edge lower it;
-      lanes switched off by EXEC inside a wave are not seen);
+    * VALUUtilization = 100 x SQ_THREAD_CYCLES_VALU / (SQ_ACTIVE_INST_VALU x 64): the share of
+      the SIMD lanes the VALU instructions kept busy, by their EXEC masks (lanes switched off
+      by divergent branches, and partial waves at a workgroup's or grid's edge, lower it);
+      SQ_THREAD_CYCLES_VALU is the VALU cycles weighted by active lanes (see
+      DispatchReport.valu_lanes);
     * MeanOccupancyPerCU = SQ_WAVE_CYCLES / (GRBM_GUI_ACTIVE x CUs): resident waves a CU
       held on average; occupancy = that per SIMD divided by the waves per SIMD the kernel's
       resources allow (achieved / theoretical, 0..1).
@@ -49,8 +50,7 @@ def derived_metrics(rep, config) -> dict:
     cus, simds = config.compute_units, config.compute_units * config.simds_per_cu
     waves = c.get("SQ_WAVES", rep.waves)
     valu = c.get("SQ_ACTIVE_INST_VALU", 0)
-    lanes = launched_lanes(rep)
-    thread_valu = valu * lanes / (64 * rep.waves) if rep.waves else 0
+    thread_valu = c.get("SQ_THREAD_CYCLES_VALU", 0)
     mean_cu = c.get("SQ_WAVE_CYCLES", 0) / (cycles * cus) if cycles else 0.0
     occ = rep.occupancy
     theo = occ.waves_per_simd if occ is not None else config.waves_per_simd
@@ -59,7 +59,7 @@ def derived_metrics(rep, config) -> dict:
         "VALUInsts": _ratio(c.get("SQ_INSTS_VALU", 0), waves, 1.0),
         "SALUInsts": _ratio(c.get("SQ_INSTS_SALU", 0), waves, 1.0),
         "LDSInsts": _ratio(c.get("SQ_INSTS_LDS", 0), waves, 1.0),
-        "VALUUtilization": _ratio(thread_valu, valu),
+        "VALUUtilization": _ratio(thread_valu, 64 * valu),
         "VALUBusy": _ratio(valu, simds * cycles),
         "SALUBusy": _ratio(c.get("SQ_ACTIVE_INST_SCA", 0), cus * cycles),
         "MemUnitBusy": _ratio(c.get("TCP_TOTAL_CACHE_ACCESSES", 0), cus * cycles),
@@ -67,15 +67,6 @@ def derived_metrics(rep, config) -> dict:
         "MeanOccupancyPerCU": round(mean_cu, 4),
         "occupancy": round(mean_cu / config.simds_per_cu / theo, 4) if theo else 0.0,
     }
-
-
-def launched_lanes(rep) -> int:
-    """Work-items the dispatch launched: the grid's size (edge workgroups are partial, so
-    every work-item of the grid is one lane of one wave)."""
-    total = 1
-    for g in rep.grid:
-        total *= g
-    return total
 
 
 def available(rep=None) -> list:
@@ -87,6 +78,7 @@ def available(rep=None) -> list:
         from ..report import COUNTER_COLUMNS
         from ..timing.model import COUNTER_NAMES
         names = list(COUNTER_COLUMNS) + [n for n in COUNTER_NAMES if n not in COUNTER_COLUMNS]
+        names.append("SQ_THREAD_CYCLES_VALU")   # launch.py: from the engine's lane counts
     return names + [m for m in DERIVED if m not in names]
 
 
