@@ -471,3 +471,26 @@ def test_cal_cli_disasm(capsys):
     assert text.startswith("histogram:\n") and "\npermute:\n" in text and ".long" not in text
     body = text.split("permute:\n")[1]
     assert gcnemu.assemble(body) == kernel("RadixSort", "permute").info.code
+
+
+def test_cal_private_memory_is_refused_only_where_used():
+    """MonteCarloAsian declares private memory per work-item (;memory:uavprivate:384,
+    ;privateid:8) but never loads UAV 8's descriptor, so it loads
+    (and runs: tests/test_cal_m2s.py). Pointing its first UAV-table load at entry 8 (byte 256
+    of the table: SMRD offset 64 dwords) makes it a kernel that would use private memory, which
+    the loader refuses instead of letting the accesses land at the start of GPU memory."""
+    from gcnemu.isa.decoder import decode
+    raw = open(binary("MonteCarloAsian"), "rb").read()
+    k = gcnemu.load(raw).kernel("calPriceVega")
+    text = bytes(k.info.code)
+    load = next(i for i in decode(text) if i.name == "s_load_dwordx4" and i.fields["sbase"] == 1)
+    assert load.fields["imm"] == 1 and load.fields["offset"] != 64
+    at = raw.find(text)
+    assert at > 0 and raw.find(text, at + 1) < 0       # the inner ELF's .text, once
+    bad = bytearray(raw)
+    bad[at + load.offset] = 64                          # SMRD: offset in bits 7:0
+    import re
+    size = re.search(rb";memory:uavprivate:(\d+)", raw).group(1).decode()
+    assert int(size) > 0
+    with pytest.raises(LoaderError, match=rf"calPriceVega: .* {size} bytes of private memory.*UAV 8"):
+        gcnemu.load(bytes(bad))

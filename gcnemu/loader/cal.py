@@ -212,6 +212,41 @@ def _symbol_bytes(elf: _Elf32, sym: str, value: int, size: int, shndx: int) -> b
     return elf.raw[s[4] + value:s[4] + value + size]
 
 
+def _refuse_private_uav(meta: str, elems, text: bytes, what: str) -> None:
+    """A LoaderError for a kernel that reaches its private memory (``;memory:uavprivate:N``
+    with N > 0, through UAV ``;privateid:``): gcnemu does not set that UAV up (every UAV table
+    entry describes all of GPU memory), so its accesses would land at the start of memory.
+    Kernels that declare private memory but never load that UAV's descriptor (the compiler
+    kept the arrays in registers) load: the code is searched for a descriptor load from the
+    UAV table at the private entry, or at an offset computed at run time."""
+    size = re.search(r"^;memory:uavprivate:(\d+)", meta, re.M)
+    if size is None or int(size.group(1)) == 0:
+        return
+    pid = re.search(r"^;privateid:(\d+)", meta, re.M)
+    pid = int(pid.group(1)) if pid else 8
+    refuse = LoaderError(f"{what}: the kernel uses {size.group(1)} bytes of private memory per "
+                         f"work-item (;memory:uavprivate, UAV {pid}), which gcnemu's CAL loader "
+                         f"does not support")
+    if any(c == "IMM_UAV" and s == pid for c, s, _f, _n in elems):
+        raise refuse
+    tables = {f for c, _s, f, _n in elems if c == "PTR_UAV_TABLE"}
+    if not tables:
+        return
+    from ..isa.decoder import decode
+    from ..errors import DecodeError
+    try:
+        code = decode(text)
+    except DecodeError:
+        return          # the dispatch names the undefined instruction
+    entry_dwords = 32 // 4
+    for ins in code:
+        if not ins.name.startswith("s_load_dword") or 2 * ins.fields.get("sbase", -1) not in tables:
+            continue
+        if not ins.fields.get("imm", 1) or \
+                pid * entry_dwords <= ins.fields.get("offset", 0) < (pid + 1) * entry_dwords:
+            raise refuse
+
+
 def parse_metadata(text: str, what: str):
     """(args, datareqd, hwlocal, device, samplers) from the metadata text."""
     args, datareqd, hwlocal, device, samplers = [], False, 0, "", {}
@@ -389,8 +424,8 @@ def load_cal(raw: bytes, what: str = "CAL binary"):
         meta = syms.get(f"__OpenCL_{name}_metadata")
         if meta is None:
             raise LoaderError(f"{kwhat}: no __OpenCL_{name}_metadata symbol (the argument metadata)")
-        args, datareqd, hwlocal, device, samplers = parse_metadata(_symbol_bytes(outer, f"__OpenCL_{name}_metadata", *meta)
-                                                 .decode("latin1"), kwhat + " metadata")
+        meta_text = _symbol_bytes(outer, f"__OpenCL_{name}_metadata", *meta).decode("latin1")
+        args, datareqd, hwlocal, device, samplers = parse_metadata(meta_text, kwhat + " metadata")
         count = _field(pi, PI_USER_ELEMENT_COUNT, "AMU_ABI_USER_ELEMENT_COUNT", kwhat)
         if count > MAX_USER_ELEMENTS:
             raise LoaderError(f"{kwhat}: AMU_ABI_USER_ELEMENT_COUNT {count} exceeds {MAX_USER_ELEMENTS}")
@@ -449,6 +484,7 @@ def load_cal(raw: bytes, what: str = "CAL binary"):
                       float_round_mode_32=fmode & 3, float_round_mode_16_64=(fmode >> 2) & 3,
                       float_denorm_mode_32=(fmode >> 4) & 3, float_denorm_mode_16_64=(fmode >> 6) & 3,
                       enable_ieee_mode=ieee, group_segment_fixed_size=hwlocal)
+        _refuse_private_uav(meta_text, elems, text, kwhat)
         info = KernelInfo(**fields)
         info.cal = CalKernel(elems, args, datareqd, data, hwlocal, max(lds_used, lds), fmode, ieee, pi,
                              device, DEVICE_ISA.get(device, "gfx7"), samplers)
