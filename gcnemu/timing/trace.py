@@ -31,8 +31,11 @@ from ..mem.descriptors import (buffer_address, buffer_lane_operands, descriptor_
 from ..mem.subops import subop_fields
 
 U64 = np.uint64
-#: scratch ds_passes uses after the record: 32 lanes x 2 addresses x 4 dwords, 32 bank counts
-DS_SCRATCH = 288
+#: ds_passes' scratch after the record: per bank its first dword, its count of distinct
+#: dwords and the head of its chain of further ones (3 x 32), the chain's next free entry,
+#: then the chain: up to 32 lanes x 2 addresses x 4 dwords as (dword, next) pairs
+_CNT, _HEAD, _NEXT, _CHAIN = 32, 64, 96, 97
+DS_SCRATCH = _CHAIN + 2 * 32 * 2 * 4
 #: room an instruction may need in the trace (row + memory record of up to 128 lines, or a DS
 #: record and its scratch)
 TRACE_SLACK = 2 + DS_SCRATCH
@@ -71,6 +74,21 @@ def _compact_lines(tr, start, n):
 
 
 @njit(inline="always")
+def _add_lines(tr, start, n, a, nbytes):
+    """Append the 64-byte lines of the ``nbytes`` at address ``a`` to the n lines at
+    tr[start:], but not the last line written again (neighbouring lanes mostly share a line:
+    the list to sort stays short); returns the new count (at most 128: 64 lanes of at most
+    16 bytes touch at most 128 lines)."""
+    for line in range(a >> 6, ((a + nbytes - 1) >> 6) + 1):
+        if n > 0 and tr[start + n - 1] == line:
+            continue
+        if n < 128:
+            tr[start + n] = line
+            n += 1
+    return n
+
+
+@njit(inline="always")
 def _ds_half_plain(vgpr, row, off, ex, lo):
     """True when the active lanes of the half wave from lane ``lo`` on read one dword each at
     a broadcast address or one bank after the previous active lane's (a row of a tile): one
@@ -99,6 +117,33 @@ def _ds_half_natural(vgpr, row, ndw, lo):
     return True
 
 
+@njit(inline="always")
+def _bank_add(tr, s, d):
+    """Count dword ``d`` in the per-bank tables at tr[s:] (see ds_passes) unless its bank
+    holds it already; returns 1 when it was new, else 0."""
+    b = s + (d & (LDS_BANKS - 1))
+    c = tr[b + _CNT]
+    if c == 0:
+        tr[b] = d
+        tr[b + _CNT] = 1
+        return 1
+    if tr[b] == d:
+        return 0
+    # the bank's further dwords: a chain of (dword, next) pairs after the tables
+    i = tr[b + _HEAD]
+    while i >= 0:
+        if tr[i] == d:
+            return 0
+        i = tr[i + 1]
+    e = tr[s + _NEXT]
+    tr[e] = d
+    tr[e + 1] = tr[b + _HEAD]
+    tr[b + _HEAD] = e
+    tr[s + _NEXT] = e + 2
+    tr[b + _CNT] = c + 1
+    return 1
+
+
 @njit
 def ds_passes(vgpr, row, offa, offb, two, ndw, ex, tr, s):
     """LDS passes of one wave access, packed as ``passes | conflict_free << 16``.
@@ -112,7 +157,11 @@ def ds_passes(vgpr, row, offa, offb, two, ndw, ex, tr, s):
     b128 access is judged on all its dwords); conflict free it would need ceil(distinct
     dwords / 32). ``passes`` and ``conflict_free`` are the sums over the two halves (0 for a
     half without active lanes). ``tr[s:s + DS_SCRATCH]`` is scratch: the engine calls this
-    without reference counting, where it must not allocate."""
+    without reference counting, where it must not allocate.
+
+    Each bank's distinct dwords are counted as they come (its first dword in a table, the
+    others in a chain): a lane order that is a permutation of banks, a broadcast or a tile
+    row read twice costs one comparison a dword."""
     passes = 0
     ideal = 0
     for half in range(2):
@@ -129,10 +178,14 @@ def ds_passes(vgpr, row, offa, offb, two, ndw, ex, tr, s):
             passes += ndw
             ideal += ndw
             continue
+        for b in range(LDS_BANKS):
+            tr[s + _CNT + b] = 0
+            tr[s + _HEAD + b] = -1
+        tr[s + _NEXT] = s + _CHAIN
         m = 0
-        # (address by address: each lane order is nearly sorted, which the sort below likes)
         for k in range(2 if two else 1):
             prev = np.int64(-1)
+            off = offb if k else offa
             for l in range(lo, lo + 32):
                 if not (ex >> U64(l)) & U64(1):
                     continue
@@ -140,20 +193,12 @@ def ds_passes(vgpr, row, offa, offb, two, ndw, ex, tr, s):
                 if a == prev:
                     continue        # the previous active lane's dwords (a broadcast, a run)
                 prev = a
-                d = (a + (offb if k else offa)) >> 2
+                d = (a + off) >> 2
                 for i in range(ndw):
-                    tr[s + m] = d + i
-                    m += 1
-        m = _compact_lines(tr, s, m)          # the distinct dwords, sorted
-        cnt = s + DS_SCRATCH - LDS_BANKS      # per-bank counts after the dwords
-        for b in range(LDS_BANKS):
-            tr[cnt + b] = 0
+                    m += _bank_add(tr, s, d + i)
         worst = 0
-        for i in range(m):
-            b = cnt + (tr[s + i] & (LDS_BANKS - 1))
-            tr[b] += 1
-            if tr[b] > worst:
-                worst = tr[b]
+        for b in range(LDS_BANKS):
+            worst = max(worst, tr[s + _CNT + b])
         passes += worst
         ideal += (m + LDS_BANKS - 1) // LDS_BANKS
     return passes | (ideal << 16)
@@ -217,10 +262,7 @@ def trace_memory(code, pc, w, sregs, ws, vgpr, tr, tp):
             for l in range(64):
                 if (ex >> U64(l)) & U64(1):
                     a = np.int64(U64(vgpr[row, l]) | (U64(vgpr[row + 1, l]) << U64(32)))
-                    for line in range(a >> 6, ((a + nbytes - 1) >> 6) + 1):
-                        if n < 128:
-                            tr[start + n] = line
-                            n += 1
+                    n = _add_lines(tr, start, n, a, nbytes)
     elif h == H_MUBUF or h == H_MTBUF:
         offen = code[pc, C_F0]
         idxen = code[pc, C_F1]
@@ -241,11 +283,7 @@ def trace_memory(code, pc, w, sregs, ws, vgpr, tr, tp):
                                         v64, code[pc, C_IMM], soffset, l, 0)
                 if not inr:
                     continue     # out of range: no memory access
-                a = np.int64(a)
-                for line in range(a >> 6, ((a + nbytes - 1) >> 6) + 1):
-                    if n < 128:
-                        tr[start + n] = line
-                        n += 1
+                n = _add_lines(tr, start, n, np.int64(a), nbytes)
     n = _compact_lines(tr, start, n)
     tr[tp] = n
     return start + n
