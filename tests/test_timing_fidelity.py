@@ -112,19 +112,44 @@ def _two(tmp_path, first, second, cus=1):
     # the driver's defaults: MISS_LRU writes, HIT_LRU reads: "either of these policies allow a
     # read to hit on a previous wave's write" (4 lines of 64 dwords)
     ("flat_store_dword v[1:2], v0", "flat_load_dword v4, v[1:2]", 4),
-    # SLC store: MISS_EVICT: the line is not left for the following waves
+    # SLC store: MISS_EVICT: "the current wave's data is invalidated in the cache when the
+    # wave is done": nothing is left for the following waves
     ("flat_store_dword v[1:2], v0 slc", "flat_load_dword v4, v[1:2]", 0),
     # GLC read: MISS_LRU: "doesn't allow hits on the previous wavefront's data"
     ("flat_load_dword v4, v[1:2]", "flat_load_dword v4, v[1:2] glc", 0),
     # SLC read: HIT_EVICT: hits on what the L1 holds
     ("flat_load_dword v4, v[1:2]", "flat_load_dword v4, v[1:2] slc", 4),
-    # after an SLC read that missed (HIT_EVICT does not keep it), a plain read misses
+    # after an SLC read that missed (HIT_EVICT: invalidated when its wave is done), a plain
+    # read of the next wave misses
     ("flat_load_dword v4, v[1:2] slc", "flat_load_dword v4, v[1:2]", 0),
+    ("flat_load_dword v4, v[1:2] glc slc", "flat_load_dword v4, v[1:2]", 0),
     # atomics: MISS_EVICT: they drop the line from the L1
     ("flat_atomic_add v4, v[1:2], v0 glc", "flat_load_dword v4, v[1:2]", 0),
 ])
 def test_l1_policies(tmp_path, first, second, hits):
     assert _two(tmp_path, first, second).counters["TCP_HIT"] == hits
+
+
+@pytest.mark.parametrize("first,hits,left", [
+    # the EVICT policies drop the wave's data "when the wave is done", not before: its own
+    # later read of the same 4 lines (64 lanes x 4 bytes) hits, and none is left after it
+    ("flat_load_dword v4, v[1:2] slc", 4, 0),          # HIT_EVICT
+    ("flat_load_dword v4, v[1:2] glc slc", 4, 0),      # MISS_EVICT read
+    ("flat_store_dword v[1:2], v0 slc", 4, 0),         # MISS_EVICT write
+    ("flat_load_dword v4, v[1:2]", 4, 4),              # HIT_LRU, for comparison
+    # atomics (MISS_EVICT) are performed in the L2: the L1 keeps no copy of their lines, and
+    # the plain read after them fills the L1 for the following waves
+    ("flat_atomic_add v4, v[1:2], v0 glc", 0, 4),
+])
+def test_evict_lines_live_until_the_wave_ends(tmp_path, first, hits, left):
+    gpu = gcnemu.GPU(timing=True, num_cus=1)
+    buf = gpu.to_device(np.zeros(64, np.uint32))
+    body = (LANE_ADDR + first + "\ns_waitcnt vmcnt(0)\nflat_load_dword v5, v[1:2]\n"
+            "s_waitcnt vmcnt(0)\ns_endpgm\n")
+    rep = gpu.dispatch(asm_kernel(tmp_path, "a", body), grid=(64,), block=(64,), args=[buf])
+    assert rep.counters["TCP_HIT"] == hits
+    # what is left for the next wave: the LRU lines, none of the EVICT ones
+    assert gpu.caches.valid_lines("l1") == left
 
 
 def test_lru_order_within_one_instruction(tmp_path):
