@@ -332,3 +332,26 @@ def test_readfirstlane_to_smem(tmp_path):
     gpu = gcnemu.GPU(timing=True)
     rep = gpu.dispatch(k, grid=(64,), block=(64,), args=[gpu.to_device(np.zeros(4, np.uint32))])
     assert _row(rep, k, "s_load_dword")["dependency"] == 12
+
+
+def test_image_loads_go_through_the_caches(tmp_path):
+    """image_load's texels are traced like a buffer's lines: a 64 x 1 image of 32-bit texels,
+    lane l loads texel (l, 0) twice: 256 bytes = 4 lines each time; the first load misses the
+    cold L1 and L2, the second hits the L1 (HIT_LRU)."""
+    from test_mem_helpers import encode_tsharp
+    t = encode_tsharp(0, 64, 1, dfmt=4, nfmt=4, t_type=9)      # (base: from the kernarg)
+    gpu = gcnemu.GPU(timing=True, num_cus=1)
+    buf = gpu.to_device(np.arange(64, dtype=np.uint32))
+    assert buf.address % 256 == 0
+    body = ADDR + "s_lshr_b64 s[8:9], s[4:5], 8\n" + f"s_or_b32 s9, s9, {t[1]:#x}\n" + \
+        "".join(f"s_mov_b32 s{10 + i}, {t[2 + i]:#x}\n" for i in range(6)) + \
+        "v_mov_b32 v1, v0\nv_mov_b32 v2, 0\n" + \
+        "image_load v4, v[1:2], s[8:15] dmask:0x1 unorm\ns_waitcnt vmcnt(0)\n" * 2 + \
+        "v_lshlrev_b32 v3, 2, v0\nv_add_i32 v1, vcc, s4, v3\nv_mov_b32 v2, s5\n" \
+        "v_addc_u32 v2, vcc, v2, 0, vcc\nflat_store_dword v[1:2], v4\ns_waitcnt vmcnt(0)\ns_endpgm\n"
+    rep = gpu.dispatch(asm_kernel(tmp_path, "img", body), grid=(64,), block=(64,), args=[buf])
+    assert np.array_equal(buf.to_numpy(np.uint32, 64), np.arange(64))   # (the texels, stored back)
+    c = rep.counters
+    # 2 image loads + the store, 4 lines each, through the L1 (the store does not count as a
+    # hit: MISS_LRU); L2 misses: the image's 4 lines once, and the kernarg line (s_load)
+    assert (c["TCP_TOTAL_CACHE_ACCESSES"], c["TCP_HIT"], c["TCC_MISS"]) == (12, 4, 4 + 1)

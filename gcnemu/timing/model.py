@@ -167,8 +167,8 @@ def record_kinds(prog) -> np.ndarray:
     if "rec" not in cache:
         h = prog.code[:, C_H]
         rec = np.zeros(len(h), np.int64)
-        rec[(h == H_DS) | (h == H_MIMG)] = 1
-        rec[(h == H_SMRD_LOAD) | ((h >= H_FLAT) & (h <= H_MTBUF))] = 2
+        rec[h == H_DS] = 1
+        rec[(h == H_SMRD_LOAD) | ((h >= H_FLAT) & (h <= H_MTBUF)) | (h == H_MIMG)] = 2
         cache["rec"] = rec
     return cache["rec"]
 
@@ -915,10 +915,13 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                     if fl & C.F_VMEM:
                         nmem += 1
                         if fl & C.F_MIMG:
-                            nl = 0
-                            nxt = p + 2
-                            ta_time = P[P_IMAGE]
-                            done = t + max(P[P_L1_LAT], ta_time)
+                            # the texture rate (cu-whitepaper: "The peak rate of texture reads
+                            # is 16 clock cycles per wave"), the lines through the caches as a
+                            # buffer's; a sample's footprint is not traced: an L1 hit
+                            nl = streams[p + 1]
+                            nxt = p + 2 + nl
+                            ta_time = max(P[P_IMAGE], (nl * 64 + P[P_TA_BYTES] - 1) // P[P_TA_BYTES])
+                            done = t + (max(P[P_L1_LAT], ta_time) if fl & C.F_UNTRACED else ta_time)
                         else:
                             nl = streams[p + 1]
                             nxt = p + 2 + nl

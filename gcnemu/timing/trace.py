@@ -9,10 +9,11 @@ The engine appends to one int64 array per batch of waves (``tr``):
 * ``row``: the program row of each executed instruction, in execution order;
 * after the row of a memory instruction, a record computed *before* it executes (a load may
   overwrite its own address registers):
-  - SMRD loads, FLAT, MUBUF, MTBUF: ``n`` then the ``n`` distinct 64-byte line numbers
+  - SMRD loads, FLAT, MUBUF, MTBUF, MIMG: ``n`` then the ``n`` distinct 64-byte line numbers
     (address >> 6, sorted) that the active lanes touch (all cache lines are 64 bytes: seed
-    caches-and-coherency);
-  - MIMG: ``-1`` (image addressing is not traced; the model times it at the texture rate);
+    caches-and-coherency); for MIMG the texels of image_load/store/atomic (the addressing of
+    gcnemu/mem/image.py), none for image_sample/gather4/get_lod (their filter footprints are
+    not traced: the model times them at the texture rate as L1 hits) and image_get_resinfo;
   - DS: the LDS passes of the access and how many it would need conflict free, packed
     (see `ds_passes`).
 
@@ -23,11 +24,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..exec.jit import njit
-from ..exec.layout import (C_F0, C_F1, C_F2, C_F3, C_F5, C_F7, C_H, C_IMM, C_K, C_S0, C_S1, EXEC_HI,
-                           EXEC_LO, H_DS, H_FLAT, H_MIMG, H_MTBUF, H_MUBUF, H_SMRD_LOAD, K_LOAD2,
-                           K_STORE2, K_WRXCHG2, WS_VBASE)
+from ..exec.layout import (C_F0, C_F1, C_F2, C_F3, C_F4, C_F5, C_F6, C_F7, C_H, C_IMM, C_K, C_LIT,
+                           C_S0, C_S1, EXEC_HI, EXEC_LO, H_DS, H_FLAT, H_MIMG, H_MTBUF, H_MUBUF,
+                           H_SMRD_LOAD, K_ATOMIC, K_LOAD2, K_LOAD_FORMAT, K_STORE2,
+                           K_STORE_FORMAT, K_WRXCHG2, WS_VBASE)
 from ..mem.descriptors import (buffer_address, buffer_lane_operands, descriptor_words,
                                vsharp_fields)
+from ..mem.formats import FMT_BYTES
+from ..mem.image import (IMG_1D, IMG_1D_ARRAY, IMG_2D, IMG_2D_ARRAY, IMG_3D, LINEAR_TILING_INDEX,
+                         image_geometry, texel_address, tsharp_fields)
 from ..mem.subops import subop_fields
 
 U64 = np.uint64
@@ -205,6 +210,46 @@ def ds_passes(vgpr, row, offa, offb, two, ndw, ex, tr, s):
 
 
 @njit
+def _image_lines(code, pc, w, sregs, vgpr, vbase, ex, tr, start):
+    """The distinct 64-byte lines (sorted, at tr[start:]) of the texels an image_load, store
+    or atomic at row ``pc`` touches, addressed as gcnemu/mem/image.py's image_instruction does;
+    returns their count. 0 for other MIMG instructions and for what image_instruction refuses
+    (a T# or VADDR outside the registers, a tiled or unsupported image: the wave fails)."""
+    kind, _, _, _, _, _, has_mip, _ = subop_fields(code[pc, C_K])
+    if kind != K_LOAD_FORMAT and kind != K_STORE_FORMAT and kind != K_ATOMIC:
+        return 0
+    srsrc = code[pc, C_F6] * 4
+    r128 = (code[pc, C_LIT] >> 16) & 0xFF
+    if srsrc < 0 or srsrc + (4 if r128 else 8) > 128:
+        return 0
+    (base, dfmt, _, width, height, _, base_level, last_level, tiling, t_type, depth, pitch,
+     base_array, last_array) = tsharp_fields(sregs, w, srsrc, r128)
+    if tiling != LINEAR_TILING_INDEX or (t_type != IMG_1D and t_type != IMG_2D and
+                                         t_type != IMG_3D and t_type != IMG_1D_ARRAY and
+                                         t_type != IMG_2D_ARRAY):
+        return 0
+    is_arr, ncoord, _, nlevels, nslices = image_geometry(t_type, base_level, last_level,
+                                                         base_array, last_array)
+    row = vbase + code[pc, C_F4]
+    if row < 0 or row + ncoord + has_mip > vgpr.shape[0]:
+        return 0
+    bpe = FMT_BYTES[dfmt] if dfmt <= 14 else 4
+    n = 0
+    for l in range(64):
+        if not (ex >> U64(l)) & U64(1):
+            continue
+        x = np.int64(vgpr[row, l])
+        y = np.int64(vgpr[row + 1, l]) if ncoord > 1 else np.int64(0)
+        z = np.int64(vgpr[row + 2, l]) if ncoord > 2 else np.int64(0)
+        mip = np.int64(vgpr[row + ncoord, l]) if has_mip else np.int64(0)
+        a, inr = texel_address(t_type, base, pitch, width, height, depth, bpe, base_level,
+                               nlevels, base_array, nslices, is_arr, x, y, z, mip)
+        if inr:
+            n = _add_lines(tr, start, n, a, bpe)
+    return _compact_lines(tr, start, n)
+
+
+@njit
 def trace_memory(code, pc, w, sregs, ws, vgpr, tr, tp):
     """Append the memory record of the instruction at row ``pc`` (see the module docstring);
     returns the new write position. Registers outside the wave's allocation are read as the
@@ -230,10 +275,11 @@ def trace_memory(code, pc, w, sregs, ws, vgpr, tr, tp):
         tr[tp] = ds_passes(vgpr, row, offa, offb, two, ndw, ex, tr, tp + 1) \
             if 0 <= row < nrows else 1 | (1 << 16)
         return tp + 1
-    if h == H_MIMG:
-        tr[tp] = -1
-        return tp + 1
     start = tp + 1
+    if h == H_MIMG:
+        n = _image_lines(code, pc, w, sregs, vgpr, vbase, ex, tr, start)
+        tr[tp] = n
+        return start + n
     n = 0
     if h == H_SMRD_LOAD:
         ndw = code[pc, C_K]
