@@ -396,6 +396,23 @@ def glc_read_hits():
 
 
 @_memo
+def evict_lines(policy, warm):
+    """An SLC read (HIT_EVICT) or GLC SLC read (MISS_EVICT) of 64 dwords (after a plain read
+    of them by an earlier wave when ``warm``), then a plain read of them in the same wave:
+    (L1 hits of the wave, L1 lines left once it is done)."""
+    gpu = _gpu(1)
+    buf = gpu.to_device(np.zeros(64, np.uint32))
+    addr = FLAT_ADDR + "v_lshlrev_b32 v3, 2, v0\nv_add_i32 v1, vcc, v1, v3\nv_addc_u32 v2, vcc, v2, 0, vcc\n"
+    if warm:
+        gpu.dispatch(_kernel("ev0", addr + "flat_load_dword v4, v[1:2]\ns_waitcnt vmcnt(0)\ns_endpgm\n"),
+                     grid=(64,), block=(64,), args=[buf])
+    rep = gpu.dispatch(_kernel(f"ev{len(policy)}", addr + f"flat_load_dword v4, v[1:2] {policy}\n"
+                               "s_waitcnt vmcnt(0)\nflat_load_dword v5, v[1:2]\ns_waitcnt vmcnt(0)\n"
+                               "s_endpgm\n"), grid=(64,), block=(64,), args=[buf])
+    return rep.counters["TCP_HIT"], gpu.caches.valid_lines("l1")
+
+
+@_memo
 def pixel_shader(waves, warm=False):
     """The seed's pixel shader on ``waves`` waves; ``warm``: the second dispatch on one GPU,
     its scalar constants in the K$ (the seed's 5166 cycles count the ALU work alone)."""
@@ -566,6 +583,22 @@ def figures() -> list:
                tags=("dispatch",)))
     add(Figure("l1-glc-read-misses", CC, "This policy doesn’t allow hits on the previous "
                "wavefront’s data", 0, glc_read_hits, tags=("dispatch",)))
+    # after an earlier wave's plain read: HIT_EVICT hits it, and the wave's own second read
+    # too (2 x 4 lines); MISS_EVICT misses, and the wave's second read hits what it brought
+    # in (4); on cold caches, what either policy brought in is gone once the wave is done
+    add(Figure("l1-hit-evict-hits", CC, "This policy allows hits on the previous wavefront’s data, "
+               "and the current wave’s data is invalidated in the cache when the wave is done.",
+               2 * 64 * 4 // 64, lambda: evict_lines("slc", True)[0], tags=("dispatch",)))
+    add(Figure("l1-hit-evict-invalidated", CC, "the current wave’s data is invalidated in the "
+               "cache when the wave is done", 0, lambda: evict_lines("slc", False)[1],
+               tags=("dispatch",)))
+    add(Figure("l1-miss-evict-hits", CC, "This policy doesn’t allow hits on the previous "
+               "wavefront’s data, and the current wave’s data is invalidated in the cache when the "
+               "wave is done.", 64 * 4 // 64, lambda: evict_lines("glc slc", True)[0],
+               tags=("dispatch",)))
+    add(Figure("l1-miss-evict-invalidated", CC, "the current wave’s data is invalidated in the "
+               "cache when the wave is done", 0, lambda: evict_lines("glc slc", False)[1],
+               tags=("dispatch",)))
     # the DS forms: CLRX's cycles (the wave's issue time) at the natural stride, and the
     # throughput column against the whitepaper's data rate
     for form, (op, stride) in DS_FORMS.items():

@@ -112,19 +112,44 @@ def _two(tmp_path, first, second, cus=1):
     # the driver's defaults: MISS_LRU writes, HIT_LRU reads: "either of these policies allow a
     # read to hit on a previous wave's write" (4 lines of 64 dwords)
     ("flat_store_dword v[1:2], v0", "flat_load_dword v4, v[1:2]", 4),
-    # SLC store: MISS_EVICT: the line is not left for the following waves
+    # SLC store: MISS_EVICT: "the current wave's data is invalidated in the cache when the
+    # wave is done": nothing is left for the following waves
     ("flat_store_dword v[1:2], v0 slc", "flat_load_dword v4, v[1:2]", 0),
     # GLC read: MISS_LRU: "doesn't allow hits on the previous wavefront's data"
     ("flat_load_dword v4, v[1:2]", "flat_load_dword v4, v[1:2] glc", 0),
     # SLC read: HIT_EVICT: hits on what the L1 holds
     ("flat_load_dword v4, v[1:2]", "flat_load_dword v4, v[1:2] slc", 4),
-    # after an SLC read that missed (HIT_EVICT does not keep it), a plain read misses
+    # after an SLC read that missed (HIT_EVICT: invalidated when its wave is done), a plain
+    # read of the next wave misses
     ("flat_load_dword v4, v[1:2] slc", "flat_load_dword v4, v[1:2]", 0),
+    ("flat_load_dword v4, v[1:2] glc slc", "flat_load_dword v4, v[1:2]", 0),
     # atomics: MISS_EVICT: they drop the line from the L1
     ("flat_atomic_add v4, v[1:2], v0 glc", "flat_load_dword v4, v[1:2]", 0),
 ])
 def test_l1_policies(tmp_path, first, second, hits):
     assert _two(tmp_path, first, second).counters["TCP_HIT"] == hits
+
+
+@pytest.mark.parametrize("first,hits,left", [
+    # the EVICT policies drop the wave's data "when the wave is done", not before: its own
+    # later read of the same 4 lines (64 lanes x 4 bytes) hits, and none is left after it
+    ("flat_load_dword v4, v[1:2] slc", 4, 0),          # HIT_EVICT
+    ("flat_load_dword v4, v[1:2] glc slc", 4, 0),      # MISS_EVICT read
+    ("flat_store_dword v[1:2], v0 slc", 4, 0),         # MISS_EVICT write
+    ("flat_load_dword v4, v[1:2]", 4, 4),              # HIT_LRU, for comparison
+    # atomics (MISS_EVICT) are performed in the L2: the L1 keeps no copy of their lines, and
+    # the plain read after them fills the L1 for the following waves
+    ("flat_atomic_add v4, v[1:2], v0 glc", 0, 4),
+])
+def test_evict_lines_live_until_the_wave_ends(tmp_path, first, hits, left):
+    gpu = gcnemu.GPU(timing=True, num_cus=1)
+    buf = gpu.to_device(np.zeros(64, np.uint32))
+    body = (LANE_ADDR + first + "\ns_waitcnt vmcnt(0)\nflat_load_dword v5, v[1:2]\n"
+            "s_waitcnt vmcnt(0)\ns_endpgm\n")
+    rep = gpu.dispatch(asm_kernel(tmp_path, "a", body), grid=(64,), block=(64,), args=[buf])
+    assert rep.counters["TCP_HIT"] == hits
+    # what is left for the next wave: the LRU lines, none of the EVICT ones
+    assert gpu.caches.valid_lines("l1") == left
 
 
 def test_lru_order_within_one_instruction(tmp_path):
@@ -307,3 +332,26 @@ def test_readfirstlane_to_smem(tmp_path):
     gpu = gcnemu.GPU(timing=True)
     rep = gpu.dispatch(k, grid=(64,), block=(64,), args=[gpu.to_device(np.zeros(4, np.uint32))])
     assert _row(rep, k, "s_load_dword")["dependency"] == 12
+
+
+def test_image_loads_go_through_the_caches(tmp_path):
+    """image_load's texels are traced like a buffer's lines: a 64 x 1 image of 32-bit texels,
+    lane l loads texel (l, 0) twice: 256 bytes = 4 lines each time; the first load misses the
+    cold L1 and L2, the second hits the L1 (HIT_LRU)."""
+    from test_mem_helpers import encode_tsharp
+    t = encode_tsharp(0, 64, 1, dfmt=4, nfmt=4, t_type=9)      # (base: from the kernarg)
+    gpu = gcnemu.GPU(timing=True, num_cus=1)
+    buf = gpu.to_device(np.arange(64, dtype=np.uint32))
+    assert buf.address % 256 == 0
+    body = ADDR + "s_lshr_b64 s[8:9], s[4:5], 8\n" + f"s_or_b32 s9, s9, {t[1]:#x}\n" + \
+        "".join(f"s_mov_b32 s{10 + i}, {t[2 + i]:#x}\n" for i in range(6)) + \
+        "v_mov_b32 v1, v0\nv_mov_b32 v2, 0\n" + \
+        "image_load v4, v[1:2], s[8:15] dmask:0x1 unorm\ns_waitcnt vmcnt(0)\n" * 2 + \
+        "v_lshlrev_b32 v3, 2, v0\nv_add_i32 v1, vcc, s4, v3\nv_mov_b32 v2, s5\n" \
+        "v_addc_u32 v2, vcc, v2, 0, vcc\nflat_store_dword v[1:2], v4\ns_waitcnt vmcnt(0)\ns_endpgm\n"
+    rep = gpu.dispatch(asm_kernel(tmp_path, "img", body), grid=(64,), block=(64,), args=[buf])
+    assert np.array_equal(buf.to_numpy(np.uint32, 64), np.arange(64))   # (the texels, stored back)
+    c = rep.counters
+    # 2 image loads + the store, 4 lines each, through the L1 (the store does not count as a
+    # hit: MISS_LRU); L2 misses: the image's 4 lines once, and the kernarg line (s_load)
+    assert (c["TCP_TOTAL_CACHE_ACCESSES"], c["TCP_HIT"], c["TCC_MISS"]) == (12, 4, 4 + 1)

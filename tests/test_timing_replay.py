@@ -84,7 +84,9 @@ _ROWS = [
     (C.CAT_VMEM, C.F_VMEM | C.F_SLC, 4, 4, None),
     (C.CAT_VMEM, C.F_VMEM | C.F_GLC | C.F_SLC, 4, 4, None),
     (C.CAT_VMEM, C.F_VMEM | C.F_STORE | C.F_SLC, 4, 4, None),
-    (C.CAT_VMEM, C.F_VMEM | C.F_MIMG, 4, 4, None),
+    (C.CAT_VMEM, C.F_VMEM | C.F_MIMG, 4, 4, None),                     # image_load
+    (C.CAT_VMEM, C.F_VMEM | C.F_MIMG | C.F_STORE, 4, 4, None),
+    (C.CAT_VMEM, C.F_VMEM | C.F_MIMG | C.F_UNTRACED, 4, 4, None),      # image_sample
     (C.CAT_LDS, C.F_LDS, 4, 4, None),
     (C.CAT_EXPGDS, C.F_GDS, 4, 4, None),
     (C.CAT_EXPGDS, C.F_EXP, 4, 4, None),
@@ -133,8 +135,8 @@ def _random_case(seed):
         for row in rng.choice(len(_ROWS), int(rng.integers(0, 60)), p=weights):
             streams.append(int(row))
             f = int(flags[row])
-            if f & C.F_VMEM and f & C.F_MIMG:
-                streams.append(-1)
+            if f & C.F_UNTRACED:
+                streams.append(0)
             elif f & C.F_VMEM or (f & C.F_SMEM and not f & C.F_NOREC):
                 lines = np.unique(rng.choice(pool, int(rng.integers(1, 5))))
                 streams.append(len(lines))

@@ -46,7 +46,7 @@ def _img_level(t_type, pitch, width, height, depth, bpe, level):
 
 
 @njit
-def _tsharp(sregs, w, s, r128):
+def tsharp_fields(sregs, w, s, r128):
     """T# fields (memory.decode_tsharp's bit layout) from SGPRs s..s+7 (s..s+3 with r128)."""
     w0, w1, w2, w3 = descriptor_words(sregs, w, s)
     base = (w0 | ((w1 & U64(0xFF)) << U64(32))) << U64(8)
@@ -72,6 +72,45 @@ def _tsharp(sregs, w, s, r128):
         last_array = np.int64((w5 >> U64(13)) & U64(0x1FFF))
     return (base, dfmt, nfmt, width, height, dsel, base_level, last_level, tiling, t_type,
             depth, pitch, base_array, last_array)
+
+
+@njit(inline="always")
+def image_geometry(t_type, base_level, last_level, base_array, last_array):
+    """What a T# of a supported type (IMG_*) addresses: (array?, coordinates, spatial
+    coordinates, mip levels from BASE_LEVEL, slices)."""
+    is_arr = t_type == IMG_1D_ARRAY or t_type == IMG_2D_ARRAY
+    ncoord = 1 if t_type == IMG_1D else (3 if (t_type == IMG_3D or t_type == IMG_2D_ARRAY) else 2)
+    nsp = ncoord - 1 if is_arr else ncoord      # spatial coordinates
+    nlevels = max(last_level - base_level + 1, 1)
+    nslices = last_array - base_array + 1 if is_arr else 1
+    if nslices < 1:
+        nslices = 1
+    return is_arr, ncoord, nsp, nlevels, nslices
+
+
+@njit(inline="always")
+def texel_address(t_type, base, pitch, width, height, depth, bpe, base_level, nlevels,
+                  base_array, nslices, is_arr, x, y, z, mip):
+    """(byte address, in range) of texel (x, y, z) of mip level ``mip`` (relative to the T#'s
+    BASE_LEVEL) for image_load/store/atomic's unsigned VADDR coordinates (a 1D array's slice
+    comes as y); out of range (a texel, slice or level beyond the image) the access reads 0
+    or is dropped."""
+    if t_type == IMG_1D_ARRAY:
+        z = y
+        y = 0
+    inr = mip < nlevels
+    addr = np.int64(0)
+    if inr:
+        loff, p, wl, hl, dl = _img_level(t_type, pitch, width, height, depth, bpe, base_level + mip)
+        zz = z
+        if is_arr:
+            inr = z < nslices
+            zz = base_array + z
+        else:
+            inr = z < dl
+        inr = inr and x < wl and y < hl
+        addr = np.int64(base) + loff + ((zz * hl + y) * p + x) * bpe
+    return addr, inr
 
 
 @njit
@@ -146,7 +185,7 @@ def image_instruction(ins, w, sregs, ws, vgpr, mem_data, mem_mapped, mem_base, f
     if not sgpr_ok(ws, w, srsrc, 4 if r128 else 8):
         return
     (base, dfmt, nfmt, width, height, dsel, base_level, last_level, tiling, t_type, depth, pitch,
-     base_array, last_array) = _tsharp(sregs, w, srsrc, r128)
+     base_array, last_array) = tsharp_fields(sregs, w, srsrc, r128)
     if tiling != LINEAR_TILING_INDEX:
         fail(ws, w, ERR_TILED, tiling)
         return
@@ -154,13 +193,8 @@ def image_instruction(ins, w, sregs, ws, vgpr, mem_data, mem_mapped, mem_base, f
             and t_type != IMG_2D_ARRAY:
         fail(ws, w, ERR_RESOURCE, t_type)
         return
-    is_arr = t_type == IMG_1D_ARRAY or t_type == IMG_2D_ARRAY
-    ncoord = 1 if t_type == IMG_1D else (3 if (t_type == IMG_3D or t_type == IMG_2D_ARRAY) else 2)
-    nsp = ncoord - 1 if is_arr else ncoord      # spatial coordinates
-    nlevels = max(last_level - base_level + 1, 1)
-    nslices = last_array - base_array + 1 if is_arr else 1
-    if nslices < 1:
-        nslices = 1
+    is_arr, ncoord, nsp, nlevels, nslices = image_geometry(t_type, base_level, last_level,
+                                                           base_array, last_array)
     ndm = 0
     for i in range(4):
         if (dmask >> i) & 1:
@@ -233,21 +267,8 @@ def image_instruction(ins, w, sregs, ws, vgpr, mem_data, mem_mapped, mem_base, f
         y = np.int64(vreg(vgpr, ws, w, vaddr + 1, l)) if ncoord > 1 else 0
         z = np.int64(vreg(vgpr, ws, w, vaddr + 2, l)) if ncoord > 2 else 0
         mip = np.int64(vreg(vgpr, ws, w, vaddr + ncoord, l)) if has_mip else 0
-        if t_type == IMG_1D_ARRAY:
-            z = y
-            y = 0
-        inr = mip < nlevels
-        addr = np.int64(0)
-        if inr:
-            loff, p, wl, hl, dl = _img_level(t_type, pitch, width, height, depth, bpe, base_level + mip)
-            zz = z
-            if is_arr:
-                inr = z < nslices
-                zz = base_array + z
-            else:
-                inr = z < dl
-            inr = inr and x < wl and y < hl
-            addr = np.int64(base) + loff + ((zz * hl + y) * p + x) * bpe
+        addr, inr = texel_address(t_type, base, pitch, width, height, depth, bpe, base_level,
+                                  nlevels, base_array, nslices, is_arr, x, y, z, mip)
         failed = False
         if kind == K_LOAD_FORMAT:
             if inr:

@@ -43,8 +43,10 @@ class TimingConfig:
     #: texture addresser rate: cu-whitepaper: a buffer read of one dword per lane "can achieve
     #: 4 clock cycles per wave" = 256 bytes / 4 cycles = one 64-byte line per cycle.
     ta_bytes_per_cycle: int = 64
-    #: image instructions (addresses not traced): cu-whitepaper: "The peak rate of texture
-    #: reads is 16 clock cycles per wave"; timed as L1 hits.
+    #: image instructions: cu-whitepaper: "The peak rate of texture reads is 16 clock cycles
+    #: per wave": the texture unit is busy at least this long (more for more lines).
+    #: image_load/store/atomic texels go through the L1 and L2 like a buffer's lines; sampling,
+    #: gather4 and get_lod (their filter footprints are not traced) are timed as L1 hits.
     image_cycles: int = 16
     #: L1 (TCP): gpu-overview: 16 KB per CU, 64-way, 256 lines of 64 bytes, write-through.
     l1_bytes: int = 16384

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..exec.layout import (C_H, C_K, H_DS, H_ENDPGM, H_EXP, H_FLAT, H_MEMTIME, H_MIMG, H_MTBUF, H_MUBUF, H_SMRD_LOAD, K_ATOMIC, K_STORE, K_STORE2, K_STORE_FORMAT)
+from ..exec.layout import (C_H, C_K, H_DS, H_ENDPGM, H_EXP, H_FLAT, H_MEMTIME, H_MIMG, H_MTBUF,
+                           H_MUBUF, H_SMRD_LOAD, K_ATOMIC, K_LOAD_FORMAT, K_STORE, K_STORE2,
+                           K_STORE_FORMAT)
 from ..isa.table import parse_cycles
 
 # issue categories (cu-whitepaper, "Instruction scheduling": per cycle at most one of each,
@@ -23,8 +25,10 @@ PC_COLUMNS = ("count", "issue", "vmcnt", "lgkmcnt", "expcnt", "barrier", "unit_b
 STALL_REASONS = PC_COLUMNS[2:]
 
 # row flags
+# (F_UNTRACED: an image instruction whose addresses the trace does not hold: sampling, gather4,
+# get_lod, get_resinfo; gcnemu/timing/trace.py)
 F_WAITCNT, F_BARRIER, F_END, F_SMEM, F_VMEM, F_STORE, F_ATOMIC, F_FLAT, F_LDS, F_GDS, F_EXP, \
-    F_MIMG, F_LONG, F_NOREC, F_GLC, F_SLC, F_VSDST, F_SREAD = (1 << i for i in range(18))
+    F_MIMG, F_LONG, F_NOREC, F_GLC, F_SLC, F_VSDST, F_SREAD, F_UNTRACED = (1 << i for i in range(19))
 
 #: scalar register codes of the masks below (SGPR n is bit n): VCC, M0, EXEC
 _IMPLICIT_REGS = {"VCC": (106, 107), "M0": (124,), "EXEC": (126, 127)}
@@ -165,6 +169,8 @@ def row_tables(prog, dpfactor: int, default_cycles: int, long_cycles: int):
                 flags[i] |= F_SLC
             if h == H_MIMG:
                 flags[i] |= F_MIMG
+                if kind not in (K_LOAD_FORMAT, K_STORE_FORMAT, K_ATOMIC):
+                    flags[i] |= F_UNTRACED
         elif h == H_EXP:
             flags[i] |= F_EXP
         if cat[i] in (CAT_VALU, CAT_SALU, CAT_BRANCH):

@@ -167,8 +167,8 @@ def record_kinds(prog) -> np.ndarray:
     if "rec" not in cache:
         h = prog.code[:, C_H]
         rec = np.zeros(len(h), np.int64)
-        rec[(h == H_DS) | (h == H_MIMG)] = 1
-        rec[(h == H_SMRD_LOAD) | ((h >= H_FLAT) & (h <= H_MTBUF))] = 2
+        rec[h == H_DS] = 1
+        rec[(h == H_SMRD_LOAD) | ((h >= H_FLAT) & (h <= H_MTBUF)) | (h == H_MIMG)] = 2
         cache["rec"] = rec
     return cache["rec"]
 
@@ -182,10 +182,9 @@ def split_trace(tr, nwaves, prog, out, base):
 
 # --- caches ------------------------------------------------------------------------------------
 @njit(_nrt=False)
-def _cache_access(tags, stamps, base, ways, line, clock, allocate):
+def _cache_access(tags, stamps, base, ways, line, clock):
     """Look ``line`` up in the set of ``ways`` entries at ``base``; LRU. Returns (hit, entry,
-    evicted line or -1); on a miss with ``allocate`` the least recently used entry takes the
-    line (entry -1 on a miss without allocation)."""
+    evicted line or -1); on a miss the least recently used entry takes the line."""
     # unsigned indices: no negative-index fix-up in the loop (see simulate)
     b = np.uint64(base)
     victim = b
@@ -197,8 +196,6 @@ def _cache_access(tags, stamps, base, ways, line, clock, allocate):
         if stamps[i] < oldest:
             oldest = stamps[i]
             victim = i
-    if not allocate:
-        return False, -1, np.int64(-1)
     ev = tags[victim]
     tags[victim] = line
     stamps[victim] = clock
@@ -249,7 +246,7 @@ def _l2_access(l2tags, l2stamps, l2dirty, l2rdy, P, line, clock, t, dram, kind, 
     ch = line % P[P_L2_CH]
     s = (line // P[P_L2_CH]) % P[P_L2_SETS]
     base = (ch * P[P_L2_SETS] + s) * P[P_L2_WAYS]
-    hit, i, ev = _cache_access(l2tags, l2stamps, base, P[P_L2_WAYS], line, clock, True)
+    hit, i, ev = _cache_access(l2tags, l2stamps, base, P[P_L2_WAYS], line, clock)
     if hit:
         ctr[X_TCC_HIT] += 1
         if kind == L2_READ:
@@ -673,6 +670,11 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     l1_sets = P[P_L1_SETS]
     l2rdy = np.zeros(l2tags.shape[0], np.int64)
     l1rdy = np.zeros(l1tags.shape[0], np.int64)
+    # 1 + the wave whose EVICT-policy access filled each L1 entry (0: none), and whether a
+    # wave filled any (caches-and-coherency: HIT_EVICT and MISS_EVICT: "the current wave's
+    # data is invalidated in the cache when the wave is done")
+    l1own = np.zeros(l1tags.shape[0], np.int64)
+    wown = np.zeros(nw, np.int64)
     krdy = np.zeros(ktags.shape[0], np.int64)
     dram = np.zeros(MEM_RANGES + esram.shape[0], np.int64)
     dram[MEM_RANGES:] = esram
@@ -913,15 +915,24 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                     if fl & C.F_VMEM:
                         nmem += 1
                         if fl & C.F_MIMG:
-                            nl = 0
-                            nxt = p + 2
-                            ta_time = P[P_IMAGE]
-                            done = t + max(P[P_L1_LAT], ta_time)
+                            # the texture rate (cu-whitepaper: "The peak rate of texture reads
+                            # is 16 clock cycles per wave"), the lines through the caches as a
+                            # buffer's; a sample's footprint is not traced: an L1 hit
+                            nl = streams[p + 1]
+                            nxt = p + 2 + nl
+                            ta_time = max(P[P_IMAGE], (nl * 64 + P[P_TA_BYTES] - 1) // P[P_TA_BYTES])
+                            done = t + (max(P[P_L1_LAT], ta_time) if fl & C.F_UNTRACED else ta_time)
                         else:
                             nl = streams[p + 1]
                             nxt = p + 2 + nl
                             ta_time = max(4, (nl * 64 + P[P_TA_BYTES] - 1) // P[P_TA_BYTES])
                             done = t + ta_time
+                        # the EVICT policies (SLC): the lines this access fills belong to the
+                        # wave, and its end invalidates them (_drop_owned); LRU fills: nobody's
+                        own = np.int64(0)
+                        if fl & C.F_SLC and not fl & C.F_ATOMIC:
+                            own = w + 1
+                            wown[wu] = 1
                         for j in range(nl):
                             line = streams[p + 2 + j]
                             clock += 1
@@ -939,33 +950,29 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                             elif fl & C.F_STORE:
                                 # write-through to the write-back L2; L1 policy MISS_LRU (the
                                 # driver's default: the line stays for later reads) or, with
-                                # SLC, MISS_EVICT
+                                # SLC, MISS_EVICT (it stays until the wave ends)
                                 ctr[X_TCP_WR] += 1
-                                if fl & C.F_SLC:
-                                    _cache_drop(l1tags, l1stamps, b, l1_ways, line)
-                                else:
-                                    _h, i1, _e = _cache_access(l1tags, l1stamps, b, l1_ways, line,
-                                                               clock, True)
-                                    l1rdy[i1] = tj
+                                _h, i1, _e = _cache_access(l1tags, l1stamps, b, l1_ways, line,
+                                                           clock)
+                                l1rdy[i1] = tj
+                                l1own[i1] = own
                                 lt = _l2_access(l2tags, l2stamps, l2dirty, l2rdy, P, line, clock, tj,
                                                 dram, L2_WRITE, ctr)
                             elif fl & C.F_GLC:
                                 # MISS_LRU (GLC) or MISS_EVICT (GLC SLC): no hit on what the
-                                # L1 holds; the line read is kept (LRU) or dropped (EVICT)
+                                # L1 holds; the line read is kept (LRU) or kept until the wave
+                                # ends (EVICT)
                                 ctr[X_TCP_RD] += 1
                                 lt = _l2_access(l2tags, l2stamps, l2dirty, l2rdy, P, line, clock, tj,
                                                 dram, L2_READ, ctr)
-                                if fl & C.F_SLC:
-                                    _cache_drop(l1tags, l1stamps, b, l1_ways, line)
-                                else:
-                                    _h, i1, _e = _cache_access(l1tags, l1stamps, b, l1_ways, line,
-                                                               clock, True)
-                                    l1rdy[i1] = tj + lt
+                                _h, i1, _e = _cache_access(l1tags, l1stamps, b, l1_ways, line,
+                                                           clock)
+                                l1rdy[i1] = tj + lt
+                                l1own[i1] = own
                             else:
                                 # HIT_LRU (the driver's default for reads) or HIT_EVICT (SLC:
-                                # a miss does not allocate)
-                                hit, i1, ev = _cache_access(l1tags, l1stamps, b, l1_ways, line, clock,
-                                                            not fl & C.F_SLC)
+                                # what a miss brings in stays until the wave ends)
+                                hit, i1, ev = _cache_access(l1tags, l1stamps, b, l1_ways, line, clock)
                                 if hit:
                                     ctr[X_TCP_HIT] += 1
                                     lt = max(P[P_L1_LAT], l1rdy[i1] - tj)
@@ -973,8 +980,8 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                                     ctr[X_TCP_RD] += 1
                                     lt = _l2_access(l2tags, l2stamps, l2dirty, l2rdy, P, line, clock, tj,
                                                     dram, L2_READ, ctr)
-                                    if i1 >= 0:
-                                        l1rdy[i1] = tj + lt
+                                    l1rdy[i1] = tj + lt
+                                    l1own[i1] = own
                             if tj + lt > done:
                                 done = tj + lt
                         ta_free[cuu] = t + ta_time
@@ -1025,7 +1032,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                             line = streams[p + 2 + j]
                             clock += 1
                             hit, ik, ev = _cache_access(ktags, kstamps, (kb + line % P[P_K_SETS]) * P[P_K_WAYS],
-                                                        P[P_K_WAYS], line, clock, True)
+                                                        P[P_K_WAYS], line, clock)
                             if hit:
                                 ctr[X_K_HIT] += 1
                                 lt = max(P[P_K_LAT], krdy[ik] - t)
@@ -1087,6 +1094,9 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                             floor = min(floor, t + busy)
                     elif fl & C.F_END or nxt >= wend[wu]:
                         status[wu] = 3
+                        if wown[wu]:
+                            _drop_owned(l1tags, l1stamps, l1own, cu * l1_sets * l1_ways,
+                                        l1_sets * l1_ways, w + 1)
                         qfree[qtop[0]] = qrow[wu]      # its outstanding stores are in last_mem
                         qtop[0] += 1
                         wave_out[wu, 1] = t + busy
@@ -1156,6 +1166,18 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     ctr[X_WAVES] = nw
     lru[0] = clock
     return cycles
+
+
+@njit(_nrt=False)
+def _drop_owned(tags, stamps, own, base, n, owner):
+    """Invalidate the entries [base, base + n) of an L1 that ``owner`` filled (see l1own):
+    a wave with an EVICT policy's lines ends."""
+    for i in range(base, base + n):
+        if own[i] == owner:
+            own[i] = 0
+            if tags[i] >= 0:
+                tags[i] = -1
+                stamps[i] = 0
 
 
 @njit(_nrt=False)

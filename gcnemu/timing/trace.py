@@ -9,10 +9,11 @@ The engine appends to one int64 array per batch of waves (``tr``):
 * ``row``: the program row of each executed instruction, in execution order;
 * after the row of a memory instruction, a record computed *before* it executes (a load may
   overwrite its own address registers):
-  - SMRD loads, FLAT, MUBUF, MTBUF: ``n`` then the ``n`` distinct 64-byte line numbers
+  - SMRD loads, FLAT, MUBUF, MTBUF, MIMG: ``n`` then the ``n`` distinct 64-byte line numbers
     (address >> 6, sorted) that the active lanes touch (all cache lines are 64 bytes: seed
-    caches-and-coherency);
-  - MIMG: ``-1`` (image addressing is not traced; the model times it at the texture rate);
+    caches-and-coherency); for MIMG the texels of image_load/store/atomic (the addressing of
+    gcnemu/mem/image.py), none for image_sample/gather4/get_lod (their filter footprints are
+    not traced: the model times them at the texture rate as L1 hits) and image_get_resinfo;
   - DS: the LDS passes of the access and how many it would need conflict free, packed
     (see `ds_passes`).
 
@@ -23,16 +24,23 @@ from __future__ import annotations
 import numpy as np
 
 from ..exec.jit import njit
-from ..exec.layout import (C_F0, C_F1, C_F2, C_F3, C_F5, C_F7, C_H, C_IMM, C_K, C_S0, C_S1, EXEC_HI,
-                           EXEC_LO, H_DS, H_FLAT, H_MIMG, H_MTBUF, H_MUBUF, H_SMRD_LOAD, K_LOAD2,
-                           K_STORE2, K_WRXCHG2, WS_VBASE)
+from ..exec.layout import (C_F0, C_F1, C_F2, C_F3, C_F4, C_F5, C_F6, C_F7, C_H, C_IMM, C_K, C_LIT,
+                           C_S0, C_S1, EXEC_HI, EXEC_LO, H_DS, H_FLAT, H_MIMG, H_MTBUF, H_MUBUF,
+                           H_SMRD_LOAD, K_ATOMIC, K_LOAD2, K_LOAD_FORMAT, K_STORE2,
+                           K_STORE_FORMAT, K_WRXCHG2, WS_VBASE)
 from ..mem.descriptors import (buffer_address, buffer_lane_operands, descriptor_words,
                                vsharp_fields)
+from ..mem.formats import FMT_BYTES
+from ..mem.image import (IMG_1D, IMG_1D_ARRAY, IMG_2D, IMG_2D_ARRAY, IMG_3D, LINEAR_TILING_INDEX,
+                         image_geometry, texel_address, tsharp_fields)
 from ..mem.subops import subop_fields
 
 U64 = np.uint64
-#: scratch ds_passes uses after the record: 32 lanes x 2 addresses x 4 dwords, 32 bank counts
-DS_SCRATCH = 288
+#: ds_passes' scratch after the record: per bank its first dword, its count of distinct
+#: dwords and the head of its chain of further ones (3 x 32), the chain's next free entry,
+#: then the chain: up to 32 lanes x 2 addresses x 4 dwords as (dword, next) pairs
+_CNT, _HEAD, _NEXT, _CHAIN = 32, 64, 96, 97
+DS_SCRATCH = _CHAIN + 2 * 32 * 2 * 4
 #: room an instruction may need in the trace (row + memory record of up to 128 lines, or a DS
 #: record and its scratch)
 TRACE_SLACK = 2 + DS_SCRATCH
@@ -71,6 +79,21 @@ def _compact_lines(tr, start, n):
 
 
 @njit(inline="always")
+def _add_lines(tr, start, n, a, nbytes):
+    """Append the 64-byte lines of the ``nbytes`` at address ``a`` to the n lines at
+    tr[start:], but not the last line written again (neighbouring lanes mostly share a line:
+    the list to sort stays short); returns the new count (at most 128: 64 lanes of at most
+    16 bytes touch at most 128 lines)."""
+    for line in range(a >> 6, ((a + nbytes - 1) >> 6) + 1):
+        if n > 0 and tr[start + n - 1] == line:
+            continue
+        if n < 128:
+            tr[start + n] = line
+            n += 1
+    return n
+
+
+@njit(inline="always")
 def _ds_half_plain(vgpr, row, off, ex, lo):
     """True when the active lanes of the half wave from lane ``lo`` on read one dword each at
     a broadcast address or one bank after the previous active lane's (a row of a tile): one
@@ -99,6 +122,33 @@ def _ds_half_natural(vgpr, row, ndw, lo):
     return True
 
 
+@njit(inline="always")
+def _bank_add(tr, s, d):
+    """Count dword ``d`` in the per-bank tables at tr[s:] (see ds_passes) unless its bank
+    holds it already; returns 1 when it was new, else 0."""
+    b = s + (d & (LDS_BANKS - 1))
+    c = tr[b + _CNT]
+    if c == 0:
+        tr[b] = d
+        tr[b + _CNT] = 1
+        return 1
+    if tr[b] == d:
+        return 0
+    # the bank's further dwords: a chain of (dword, next) pairs after the tables
+    i = tr[b + _HEAD]
+    while i >= 0:
+        if tr[i] == d:
+            return 0
+        i = tr[i + 1]
+    e = tr[s + _NEXT]
+    tr[e] = d
+    tr[e + 1] = tr[b + _HEAD]
+    tr[b + _HEAD] = e
+    tr[s + _NEXT] = e + 2
+    tr[b + _CNT] = c + 1
+    return 1
+
+
 @njit
 def ds_passes(vgpr, row, offa, offb, two, ndw, ex, tr, s):
     """LDS passes of one wave access, packed as ``passes | conflict_free << 16``.
@@ -112,7 +162,11 @@ def ds_passes(vgpr, row, offa, offb, two, ndw, ex, tr, s):
     b128 access is judged on all its dwords); conflict free it would need ceil(distinct
     dwords / 32). ``passes`` and ``conflict_free`` are the sums over the two halves (0 for a
     half without active lanes). ``tr[s:s + DS_SCRATCH]`` is scratch: the engine calls this
-    without reference counting, where it must not allocate."""
+    without reference counting, where it must not allocate.
+
+    Each bank's distinct dwords are counted as they come (its first dword in a table, the
+    others in a chain): a lane order that is a permutation of banks, a broadcast or a tile
+    row read twice costs one comparison a dword."""
     passes = 0
     ideal = 0
     for half in range(2):
@@ -129,10 +183,14 @@ def ds_passes(vgpr, row, offa, offb, two, ndw, ex, tr, s):
             passes += ndw
             ideal += ndw
             continue
+        for b in range(LDS_BANKS):
+            tr[s + _CNT + b] = 0
+            tr[s + _HEAD + b] = -1
+        tr[s + _NEXT] = s + _CHAIN
         m = 0
-        # (address by address: each lane order is nearly sorted, which the sort below likes)
         for k in range(2 if two else 1):
             prev = np.int64(-1)
+            off = offb if k else offa
             for l in range(lo, lo + 32):
                 if not (ex >> U64(l)) & U64(1):
                     continue
@@ -140,23 +198,55 @@ def ds_passes(vgpr, row, offa, offb, two, ndw, ex, tr, s):
                 if a == prev:
                     continue        # the previous active lane's dwords (a broadcast, a run)
                 prev = a
-                d = (a + (offb if k else offa)) >> 2
+                d = (a + off) >> 2
                 for i in range(ndw):
-                    tr[s + m] = d + i
-                    m += 1
-        m = _compact_lines(tr, s, m)          # the distinct dwords, sorted
-        cnt = s + DS_SCRATCH - LDS_BANKS      # per-bank counts after the dwords
-        for b in range(LDS_BANKS):
-            tr[cnt + b] = 0
+                    m += _bank_add(tr, s, d + i)
         worst = 0
-        for i in range(m):
-            b = cnt + (tr[s + i] & (LDS_BANKS - 1))
-            tr[b] += 1
-            if tr[b] > worst:
-                worst = tr[b]
+        for b in range(LDS_BANKS):
+            worst = max(worst, tr[s + _CNT + b])
         passes += worst
         ideal += (m + LDS_BANKS - 1) // LDS_BANKS
     return passes | (ideal << 16)
+
+
+@njit
+def _image_lines(code, pc, w, sregs, vgpr, vbase, ex, tr, start):
+    """The distinct 64-byte lines (sorted, at tr[start:]) of the texels an image_load, store
+    or atomic at row ``pc`` touches, addressed as gcnemu/mem/image.py's image_instruction does;
+    returns their count. 0 for other MIMG instructions and for what image_instruction refuses
+    (a T# or VADDR outside the registers, a tiled or unsupported image: the wave fails)."""
+    kind, _, _, _, _, _, has_mip, _ = subop_fields(code[pc, C_K])
+    if kind != K_LOAD_FORMAT and kind != K_STORE_FORMAT and kind != K_ATOMIC:
+        return 0
+    srsrc = code[pc, C_F6] * 4
+    r128 = (code[pc, C_LIT] >> 16) & 0xFF
+    if srsrc < 0 or srsrc + (4 if r128 else 8) > 128:
+        return 0
+    (base, dfmt, _, width, height, _, base_level, last_level, tiling, t_type, depth, pitch,
+     base_array, last_array) = tsharp_fields(sregs, w, srsrc, r128)
+    if tiling != LINEAR_TILING_INDEX or (t_type != IMG_1D and t_type != IMG_2D and
+                                         t_type != IMG_3D and t_type != IMG_1D_ARRAY and
+                                         t_type != IMG_2D_ARRAY):
+        return 0
+    is_arr, ncoord, _, nlevels, nslices = image_geometry(t_type, base_level, last_level,
+                                                         base_array, last_array)
+    row = vbase + code[pc, C_F4]
+    if row < 0 or row + ncoord + has_mip > vgpr.shape[0]:
+        return 0
+    bpe = FMT_BYTES[dfmt] if dfmt <= 14 else 4
+    n = 0
+    for l in range(64):
+        if not (ex >> U64(l)) & U64(1):
+            continue
+        x = np.int64(vgpr[row, l])
+        y = np.int64(vgpr[row + 1, l]) if ncoord > 1 else np.int64(0)
+        z = np.int64(vgpr[row + 2, l]) if ncoord > 2 else np.int64(0)
+        mip = np.int64(vgpr[row + ncoord, l]) if has_mip else np.int64(0)
+        a, inr = texel_address(t_type, base, pitch, width, height, depth, bpe, base_level,
+                               nlevels, base_array, nslices, is_arr, x, y, z, mip)
+        if inr:
+            n = _add_lines(tr, start, n, a, bpe)
+    return _compact_lines(tr, start, n)
 
 
 @njit
@@ -185,10 +275,11 @@ def trace_memory(code, pc, w, sregs, ws, vgpr, tr, tp):
         tr[tp] = ds_passes(vgpr, row, offa, offb, two, ndw, ex, tr, tp + 1) \
             if 0 <= row < nrows else 1 | (1 << 16)
         return tp + 1
-    if h == H_MIMG:
-        tr[tp] = -1
-        return tp + 1
     start = tp + 1
+    if h == H_MIMG:
+        n = _image_lines(code, pc, w, sregs, vgpr, vbase, ex, tr, start)
+        tr[tp] = n
+        return start + n
     n = 0
     if h == H_SMRD_LOAD:
         ndw = code[pc, C_K]
@@ -217,10 +308,7 @@ def trace_memory(code, pc, w, sregs, ws, vgpr, tr, tp):
             for l in range(64):
                 if (ex >> U64(l)) & U64(1):
                     a = np.int64(U64(vgpr[row, l]) | (U64(vgpr[row + 1, l]) << U64(32)))
-                    for line in range(a >> 6, ((a + nbytes - 1) >> 6) + 1):
-                        if n < 128:
-                            tr[start + n] = line
-                            n += 1
+                    n = _add_lines(tr, start, n, a, nbytes)
     elif h == H_MUBUF or h == H_MTBUF:
         offen = code[pc, C_F0]
         idxen = code[pc, C_F1]
@@ -241,11 +329,7 @@ def trace_memory(code, pc, w, sregs, ws, vgpr, tr, tp):
                                         v64, code[pc, C_IMM], soffset, l, 0)
                 if not inr:
                     continue     # out of range: no memory access
-                a = np.int64(a)
-                for line in range(a >> 6, ((a + nbytes - 1) >> 6) + 1):
-                    if n < 128:
-                        tr[start + n] = line
-                        n += 1
+                n = _add_lines(tr, start, n, np.int64(a), nbytes)
     n = _compact_lines(tr, start, n)
     tr[tp] = n
     return start + n
