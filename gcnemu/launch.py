@@ -212,7 +212,8 @@ class Launch:
                 if self.priv > 0:
                     scratch = mem.allocate_scratch(self.priv, self.nwaves * 64, name=f"{info.name}.scratch{i}")
                 self.states.append(BatchState(self.nbatch_groups, self.nwaves, self.ctx["vcount"],
-                                               self.lds_per_group, gpu.gds, scratch, gpu.timing, i))
+                                               self.lds_per_group, gpu.gds, scratch, gpu.timing, i,
+                                               trace=gpu.coherent_caches))
         else:
             for st in self.states:
                 if st.scratch is not None:
@@ -324,6 +325,8 @@ class Launch:
             simds = gpu.config.compute_units * gpu.config.simds_per_cu
             rep.achieved_occupancy = (t.counters["SQ_WAVE_CYCLES"] / (t.cycles * simds)
                                       if t.cycles else 0.0)
+        #: coherency-accurate mode (gcnemu/coherency.py): the batches' raw traces
+        self.raw_traces = traces if not gpu.timing else None
         return rep
 
     def _between_slices(self, time_limit, stopped=None):
@@ -390,6 +393,9 @@ class Launch:
             res.trace = (np.asarray(batch, np.int64)[ids // wpg], ids % wpg, offsets[ids],
                          offsets[ids + 1], st.worker)
             st.streams_used = int(offsets[-1])
+        elif st.trace is not None:
+            # coherency-accurate mode: the raw trace, with the batch's workgroups and wave ids
+            res.trace = (batch, ids, st.trace[:st.trace[0]].copy())
         res.waves = len(ids)
         res.exports = read_exports(st.exports)
         if ctx["uses_gds"]:
@@ -639,7 +645,8 @@ class _RawKernarg:
 class BatchState:
     """The arrays one worker runs its batches of workgroups in (private per worker thread)."""
 
-    def __init__(self, ngroups, nwaves, vcount, lds_per_group, gds, scratch, timing=False, worker=0):
+    def __init__(self, ngroups, nwaves, vcount, lds_per_group, gds, scratch, timing=False, worker=0,
+                 trace=False):
         self.lds = np.zeros(ngroups * lds_per_group + gds.size, np.uint8)
         self.gds_bytes = gds.size
         self.lds[-self.gds_bytes:] = gds
@@ -655,7 +662,9 @@ class BatchState:
         self.set_up = set()    # the kinds of batches set up so far (template keys)
         # the timing trace (gcnemu/timing/trace.py); None = timing off (the engine's
         # specialisation without recording)
-        self.trace = np.zeros(1 << 18, np.int64) if timing else None
+        # (also without timing in coherency-accurate mode, which reads the lines each memory
+        # instruction touched: ``trace``)
+        self.trace = np.zeros(1 << 18, np.int64) if timing or trace else None
         # timing: the per-wave streams of the batches this worker ran in the current dispatch
         # (gcnemu.timing.model.split_trace), streams[:streams_used]; kept between dispatches,
         # so the model reads them where they are, from memory already touched
