@@ -511,8 +511,8 @@ class GPU:
                                                       packet.pending)
             return rep
         caches.invalidate("all", self.memory)
-        rep, _ = caches.run_dispatch(self, launch, workers, time_limit, workgroups, label)
-        caches.writeback("l2", self.memory)
+        rep, _ = caches.run_dispatch(self, launch, workers, time_limit, workgroups, label,
+                                     release=True)
         return rep
 
     # --- sharded dispatch (gcnemu/shards.py) ------------------------------------------------

@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import DispatchError, ExecutionError, GcnEmuError
+from .errors import ExecutionError, GcnEmuError
 from .sanitize.findings import Finding, merge_findings
 
 #: cycles of one memory transaction of the command processor (a fence's write, a wait's
@@ -404,7 +404,7 @@ class _Run:
     def _wait(self, i, address, reference, mask, compare, engine):
         gpu = self.gpu
         if self.coherent:
-            raw = gpu.coherent.l2_read(address, 4)
+            raw = gpu.coherent.l2_read(gpu.memory, address, 4)
         else:
             raw = gpu.memory.read(address, 4)
         v = int.from_bytes(raw, "little") & mask
