@@ -60,6 +60,7 @@ from .errors import ExecutionError, GcnEmuError
 from .exec.jit import njit
 from .exec.layout import (C_H, C_K, H_DS, H_FLAT, H_MIMG, H_MTBUF,
                           H_MUBUF, H_SMRD_LOAD, K_ATOMIC, K_STORE, K_STORE2, K_STORE_FORMAT)
+from .isa.disassembler import format_instruction
 from .mem.space import BASE
 from .sanitize.findings import Finding, merge_findings
 
@@ -720,7 +721,7 @@ class CoherentCaches:
             addr = BASE + line * LINE
             kd, detail = self._explain(why, c, k, line, addr, ctx, minw)
             out.append(Finding(kd, name, pc=int(prog.instructions[row].offset),
-                               instruction=prog.text_at(row), wave=g * wpg + wv, workgroup=g,
+                               instruction=format_instruction(prog.instructions[row]), wave=g * wpg + wv, workgroup=g,
                                address=addr, detail=detail, count=n, what=_CAUSE_NAMES[why]))
         return out
 
@@ -795,7 +796,7 @@ class CoherentCaches:
             "L1 (a vector load without GLC: policy HIT_LRU)"
         prog = ctx["prog"]
         f = Finding("spin-hang", ctx["name"], pc=int(prog.instructions[row].offset),
-                    instruction=prog.text_at(row), address=addr,
+                    instruction=format_instruction(prog.instructions[row]), address=addr,
                     detail=(f"CU {c} keeps reading line 0x{addr:x} from its {cache}, which does "
                             f"not see the write another CU or dispatch made: poll with a GLC "
                             f"vector load (MISS_LRU: it reads the L2)"))

@@ -665,6 +665,8 @@ class BatchState:
         # (also without timing in coherency-accurate mode, which reads the lines each memory
         # instruction touched: ``trace``)
         self.trace = np.zeros(1 << 18, np.int64) if timing or trace else None
+        #: tr[1] of a fresh trace: 0, or -1 for coherency only (no LDS records: timing/trace.py)
+        self.trace_mode = -1 if trace and not timing else 0
         # timing: the per-wave streams of the batches this worker ran in the current dispatch
         # (gcnemu.timing.model.split_trace), streams[:streams_used]; kept between dispatches,
         # so the model reads them where they are, from memory already touched
@@ -688,7 +690,7 @@ class BatchState:
     def grow_trace(self):
         t = np.zeros(2 * self.trace.shape[0], np.int64)
         t[:self.trace.shape[0]] = self.trace
-        t[1] = 0
+        t[1] = self.trace_mode
         self.trace = t
 
     def reset(self, gds=None):
@@ -702,7 +704,7 @@ class BatchState:
         self.msgs[0, 0] = 0
         if self.trace is not None:
             self.trace[0] = 2
-            self.trace[1] = 0
+            self.trace[1] = self.trace_mode
 
 
 
