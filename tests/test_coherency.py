@@ -116,21 +116,21 @@ def test_render_target_as_texture_eos_fence(prog, fenced):
 # "Issue a pipelined L1/L2 cache flush ... you can use a CS_PARTIAL_FLUSH instead of Steps 3
 # and 4"; the L1 "requires it to be flushed when a producer writes through it and a consumer
 # reads through it".
-@pytest.mark.parametrize("invalidate_l1", [True, False])
-def test_uav_written_then_read(prog, invalidate_l1):
-    g = gcnemu.GPU(coherent_caches=True)
+@pytest.mark.parametrize("invalidate_l1, workers", [(True, 1), (False, 1), (False, 2)])
+def test_uav_written_then_read(prog, invalidate_l1, workers):
+    g = gcnemu.GPU(coherent_caches=True, waves_per_batch=2)
     old = IDS * 3
     uav = g.to_device(old)
     out = g.empty(N, np.uint32)
     consume, produce = prog.kernel("consume"), prog.kernel("produce")
     q = g.queue()
-    q.dispatch(consume, (N,), (64,), [out, uav])      # each CU's L1 takes its lines of uav
+    q.dispatch(consume, (N,), (64,), [out, uav], workers=workers)   # L1s take uav's lines
     q.partial_flush()
-    q.dispatch(produce, (N,), (64,), [uav, np.uint32(1000)])   # written from the other CUs
+    q.dispatch(produce, (N,), (64,), [uav, np.uint32(1000)], workers=workers)  # other CUs
     q.partial_flush()
     if invalidate_l1:
         q.cache_op("l1", invalidate=True)
-    q.dispatch(consume, (N,), (64,), [out, uav])
+    q.dispatch(consume, (N,), (64,), [out, uav], workers=workers)
     _release(q)
     res = q.submit()
     np.testing.assert_array_equal(uav.to_numpy(), 1000 + IDS)
@@ -141,7 +141,7 @@ def test_uav_written_then_read(prog, invalidate_l1):
         [f] = res.findings
         assert f.kind == "stale-l1" and f.kernel == "consume"
         assert "L1" in f.detail and "produce" in f.detail and f.workgroup == 0
-        assert f.count == 12 * 4
+        assert f.count == 12 * 4 and res[2].workers == workers
         assert str(f).startswith("stale-l1: consume pc 0x")
 
 
@@ -223,7 +223,7 @@ def test_dispatch_keeps_bits_and_workers(prog):
     workers, and no finding."""
     outs = []
     for coherent, workers in ((False, 1), (True, 1), (True, 2)):
-        g = gcnemu.GPU(coherent_caches=coherent)
+        g = gcnemu.GPU(coherent_caches=coherent, waves_per_batch=8)    # 6 batches
         src = g.to_device(np.arange(N * 4, dtype=np.uint32) * 5)
         out = g.empty(N * 4, np.uint32)
         for _ in range(2):
@@ -231,7 +231,7 @@ def test_dispatch_keeps_bits_and_workers(prog):
                        workers=workers)
             rep = g.dispatch(prog.kernel("consume"), (N * 4,), (64,), [out, src],
                              workers=workers)
-        assert not rep.findings
+        assert not rep.findings and rep.workers == workers
         outs.append(out.to_numpy())
     np.testing.assert_array_equal(outs[0], outs[1])
     np.testing.assert_array_equal(outs[0], outs[2])
