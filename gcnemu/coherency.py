@@ -383,6 +383,27 @@ class CoherentCaches:
         out[v] = _lines_of(self.l2img)[lines[v]]
         return out
 
+    def valid_lines(self, level: str) -> int:
+        """How many 64-byte lines the level holds ("l1", "k": over all CUs / K$s; "l2")."""
+        a = {"l1": self.l1_valid, "k": self.k_valid, "l2": self.l2_valid}.get(level)
+        if a is None:
+            raise GcnEmuError(f"valid_lines takes 'l1', 'k' or 'l2', not {level!r}")
+        return int(np.count_nonzero(a))
+
+    def dirty_lines(self) -> int:
+        """How many L2 lines hold data memory does not have yet."""
+        return int(np.count_nonzero(self.l2_dirty))
+
+    def stale_lines(self, level: str) -> int:
+        """How many lines the L1s ("l1"), K$s ("k") or the L2 ("l2") hold older than the
+        level below them."""
+        if level == "l2":
+            return int(np.count_nonzero(self.l2_stale))
+        d = {"l1": self.l1_stale, "k": self.k_stale}.get(level)
+        if d is None:
+            raise GcnEmuError(f"stale_lines takes 'l1', 'k' or 'l2', not {level!r}")
+        return sum(len(x) for x in d)
+
     # --- cache operations -----------------------------------------------------------------
     def writeback(self, level: str, memory, skip=None, sync=True) -> int:
         """Write the level's dirty lines to memory (only the L2 has any); returns how many.

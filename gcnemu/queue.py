@@ -44,6 +44,10 @@ What the seed caches-and-coherency.txt says, and what the packets do:
 
 ``gpu.dispatch`` is the simple path: a queue of one dispatch with the synchronisation a
 runtime inserts around it (see GPU.__init__).
+
+On a GPU without coherency-accurate mode memory is always current: cache operations then
+change no data (in timing mode they act on the tags of ``gpu.caches``), and the findings
+list stays empty; the order of the packets, fences and waits still holds.
 """
 from __future__ import annotations
 

@@ -152,10 +152,12 @@ def test_host_reads_memory_until_l2_writeback(prog):
     q.dispatch(prog.kernel("produce"), (N,), (64,), [uav, np.uint32(1000)])
     q.submit()
     np.testing.assert_array_equal(uav.to_numpy(), IDS * 3)      # dirty in the L2
+    assert g.coherent.dirty_lines() == N * 4 // 64
     q = g.queue()
     q.cache_op("l2", writeback=True, invalidate=False)
     q.submit()
     np.testing.assert_array_equal(uav.to_numpy(), 1000 + IDS)
+    assert g.coherent.dirty_lines() == 0 and g.coherent.valid_lines("l2") >= N * 4 // 64
 
 
 # --- 4. "Synchronizing an indirect buffer written from a CS through a UAV" ------------------
