@@ -59,7 +59,8 @@ import numpy as np
 from .errors import ExecutionError, GcnEmuError
 from .exec.jit import njit
 from .exec.layout import (C_H, C_K, H_DS, H_FLAT, H_MIMG, H_MTBUF,
-                          H_MUBUF, H_SMRD_LOAD, K_ATOMIC, K_STORE, K_STORE2, K_STORE_FORMAT)
+                          H_MUBUF, H_SMRD_LOAD, K_ATOMIC, K_NOP, K_STORE, K_STORE2,
+                          K_STORE_FORMAT)
 from .isa.disassembler import format_instruction
 from .mem.space import BASE
 from .sanitize.findings import Finding, merge_findings
@@ -69,7 +70,7 @@ MAX_PASSES = 3
 #: bytes per cache line (seed: "All cache lines are 64 bytes")
 LINE = 64
 #: access classes of a program row (what the trace's lines of that row mean)
-A_NONE, A_SMRD, A_HIT, A_GLC, A_STORE, A_ATOMIC, A_MIMG_LOAD, A_MIMG_STORE = range(8)
+A_NONE, A_SMRD, A_HIT, A_GLC, A_STORE, A_ATOMIC, A_MIMG_LOAD, A_MIMG_STORE, A_INV = range(9)
 #: CUs that share one K$ (gfx7: one scalar cache per 4 CUs, as TimingConfig.kcache_cus)
 SCALAR_CACHE_CUS = 4
 
@@ -92,6 +93,9 @@ def row_classes(prog):
             continue
         kind = int(code[i, C_K]) & 0xFF
         fields = prog.instructions[i].fields
+        if h == H_MUBUF and kind == K_NOP:
+            cls[i] = A_INV       # buffer_wbinvl1(_vol): the wave's CU invalidates its L1
+            continue
         slc[i] = bool(fields.get("slc", 0))
         store = kind in (K_STORE, K_STORE2, K_STORE_FORMAT)
         if h == H_MIMG:
@@ -113,10 +117,11 @@ def row_classes(prog):
 @njit
 def trace_accesses(tr, rec, cls, first_group, wpg, line0, ex):
     """The memory accesses of a batch's raw trace (gcnemu/timing/trace.py) of the consecutive
-    workgroups from ``first_group`` on, ``wpg`` waves each: int64 [n, 5] of (workgroup, wave
-    in the workgroup, program row, line index = 64-byte line number - ``line0``, 0) for every
-    line of every traced SMRD, FLAT, MUBUF and MTBUF instruction of a class other than
-    A_NONE, but lines outside ``ex`` or marked in it. ``rec[row]`` says what follows a row
+    workgroups from ``first_group`` on, ``wpg`` waves each: int64 [n, 6] of (workgroup, wave
+    in the workgroup, program row, line index = 64-byte line number - ``line0``, 0, 0: the
+    CU and the effective class, set later) for every line of every traced SMRD, FLAT, MUBUF
+    and MTBUF instruction of a class other than A_NONE, but lines outside ``ex`` or marked in
+    it; one entry (line 0) for each L1 invalidate (A_INV). ``rec[row]`` says what follows a row
     entry (0 nothing, 1 one entry, 2 a count and that many lines)."""
     end = tr[0]
     n = 0
@@ -128,12 +133,14 @@ def trace_accesses(tr, rec, cls, first_group, wpg, line0, ex):
             continue
         k = rec[v]
         if k == 2:
-            if cls[v] != 0:
+            if cls[v] == A_INV:
+                n += 1
+            elif cls[v] != 0:
                 n += tr[i + 1]
             i += 2 + tr[i + 1]
         else:
             i += 1 + k
-    out = np.zeros((n, 5), np.int64)
+    out = np.zeros((n, 6), np.int64)
     nl = ex.shape[0]
     j = 0
     w = 0
@@ -147,7 +154,12 @@ def trace_accesses(tr, rec, cls, first_group, wpg, line0, ex):
         k = rec[v]
         if k == 2:
             m = tr[i + 1]
-            if cls[v] != 0:
+            if cls[v] == A_INV:          # one entry, whatever lines its V# names
+                out[j, 0] = first_group + w // wpg
+                out[j, 1] = w % wpg
+                out[j, 2] = v
+                j += 1
+            elif cls[v] != 0:
                 for q in range(m):
                     x = tr[i + 2 + q] - line0
                     if 0 <= x < nl and not ex[x]:
@@ -163,18 +175,24 @@ def trace_accesses(tr, rec, cls, first_group, wpg, line0, ex):
 
 
 @njit
-def apply_policies(acc, cls, slc, l1_valid, k_valid, touched, own, kcus):
+def apply_policies(acc, slc, l1_valid, k_valid, touched, own, kcus, last_inv):
     """The lines the accesses ``acc`` (trace_accesses' columns, CU in column 4, in execution
-    order per CU) leave in the L1s (``l1_valid`` [cus, lines]) and K$s (``k_valid``), by the
+    order per CU; the effective class in column 5) leave in the L1s (``l1_valid`` [cus, lines]) and K$s (``k_valid``), by the
     seed's L1 policies: loads and stores without SLC keep their line (HIT_LRU, MISS_LRU),
     with SLC drop it (HIT_EVICT, MISS_EVICT), atomics drop it (MISS_EVICT); scalar loads fill
     their K$. Marks every line in ``touched`` and sets bit c of ``own[line]`` (uint64) for
-    the lines CU c's L1 took from its own stores."""
+    the lines CU c's L1 took from its own stores. An L1 invalidate (buffer_wbinvl1) empties
+    its CU's L1: the last one of each CU (``last_inv[cu]``, the access index, -1: none) is
+    applied, in order."""
     for i in range(acc.shape[0]):
         row = acc[i, 2]
         x = acc[i, 3]
         c = acc[i, 4]
-        kind = cls[row]
+        kind = acc[i, 5]
+        if kind == A_INV:
+            if last_inv[c] == i:
+                l1_valid[c, :] = False
+            continue
         touched[x] = True
         if kind == A_SMRD:
             k_valid[c // kcus, x] = True
@@ -568,8 +586,7 @@ class CoherentCaches:
         acc = self._accesses(launch, ctx)
         cu = (acc[:, 0] - ctx["rng"].start) // ctx["per"]
         acc[:, 4] = cu
-        cls = ctx["cls"]
-        kinds = cls[acc[:, 2]]
+        kinds = self._classify(acc, ctx)
         st = (kinds == A_STORE) | (kinds == A_ATOMIC)
         minw = np.full(self.nlines, self.cus, np.int64)
         order = np.argsort(-cu[st], kind="stable")
@@ -610,6 +627,8 @@ class CoherentCaches:
                 except ExecutionError as e:
                     raise self._hang_error(e, launch, ctx, c, view, minw) from None
                 acc = self._accesses(launch, ctx)
+                acc[:, 4] = c
+                self._classify(acc, ctx)
                 mine = self._written_lines(acc, ctx, written, cur)
                 need = self._check(acc, c, ctx, view, live, written, cur, minw)
                 if not need or npass == MAX_PASSES - 1:
@@ -620,7 +639,6 @@ class CoherentCaches:
                     dl[lv] = saved
                 overrides.update(need)
             reps.append(rep)
-            acc[:, 4] = c
             accs.append(acc)
             found.extend(self._findings(acc, c, ctx, view, minw))
             # the CU's writes merged byte by byte into overlaid lines; the rest back
@@ -650,19 +668,34 @@ class CoherentCaches:
         return view
 
     def _accesses(self, launch, ctx) -> np.ndarray:
-        """int64 [n, 5]: (workgroup, wave in workgroup, row, line index in memory, CU: set by
-        the caller) of the memory accesses of the last launch.run, exempt lines dropped."""
+        """int64 [n, 6]: (workgroup, wave in workgroup, row, line index in memory, CU and
+        effective class: set by the caller and _classify) of the memory accesses of the last
+        launch.run, exempt lines dropped."""
         parts = [trace_accesses(tr, ctx["rec"], ctx["cls"], batch.start, ctx["wpg"],
                                 BASE // LINE, ctx["ex"])
                  for batch, _ids, tr in launch.raw_traces or ()]
         if not parts:
-            return np.zeros((0, 5), np.int64)
+            return np.zeros((0, 6), np.int64)
         return np.concatenate(parts) if len(parts) > 1 else parts[0]
+
+    def _classify(self, acc, ctx) -> np.ndarray:
+        """Column 5 of ``acc`` (CU in column 4): each access's class, where a vector load
+        after an L1 invalidate of its CU counts as a GLC load (its L1 holds nothing older:
+        what LLVM's acquire fences rely on). Returns the column."""
+        kinds = ctx["cls"][acc[:, 2]]
+        inv = np.flatnonzero(kinds == A_INV)
+        if inv.size:
+            first = np.full(self.cus, acc.shape[0], np.int64)
+            np.minimum.at(first, acc[inv, 4], inv)
+            after = np.arange(acc.shape[0]) > first[acc[:, 4]]
+            kinds[after & (kinds == A_HIT)] = A_GLC
+        acc[:, 5] = kinds
+        return kinds
 
     def _written_lines(self, acc, ctx, written, cur) -> np.ndarray:
         """The lines a CU's run wrote: those its stores and atomics touched, and with MIMG
         stores (not traced) every line that differs from the data before the run."""
-        k = ctx["cls"][acc[:, 2]]
+        k = acc[:, 5]
         lines = _line_set(acc[(k == A_STORE) | (k == A_ATOMIC), 3], self.nlines)
         if ctx["mimg"]:
             dl, sl = ctx["dl"], ctx["sl"]
@@ -694,7 +727,7 @@ class CoherentCaches:
         need = {}
         if not acc.size:
             return need
-        kinds = ctx["cls"][acc[:, 2]]
+        kinds = acc[:, 5]
         x = acc[:, 3]
         cand = np.isin(x, np.fromiter(view.keys(), np.int64, len(view))) | (minw[x] < c)
         for kind in (A_ATOMIC, A_GLC, A_SMRD, A_HIT):
@@ -713,8 +746,7 @@ class CoherentCaches:
         cause), with its count (lines x waves)."""
         if not acc.size:
             return []
-        cls = ctx["cls"]
-        kinds = cls[acc[:, 2]]
+        kinds = acc[:, 5]
         x = acc[:, 3]
         hit, smrd = kinds == A_HIT, kinds == A_SMRD
         load = hit | smrd | (kinds == A_GLC) | (kinds == A_ATOMIC)
@@ -737,7 +769,7 @@ class CoherentCaches:
         out = []
         for i, n in zip(first.tolist(), counts.tolist()):
             j = int(flagged[i])
-            g, wv, row, line, _cu = (int(v) for v in acc[j])
+            g, wv, row, line, _cu, _k = (int(v) for v in acc[j])
             why = int(cause[j])
             addr = BASE + line * LINE
             kd, detail = self._explain(why, c, k, line, addr, ctx, minw)
@@ -780,11 +812,17 @@ class CoherentCaches:
         the L2 by the seed's L1 policies (module docstring); its writes in the L2, dirty
         (memory gets its old data back) unless ``release``; the copies other L1s and K$s
         hold of them stale."""
-        cls, slc, dl, sl = ctx["cls"], ctx["slc"], ctx["dl"], ctx["sl"]
+        slc, dl, sl = ctx["slc"], ctx["dl"], ctx["sl"]
         touched = np.zeros(self.nlines, np.bool_)
         own = np.zeros(self.nlines, np.uint64)
-        apply_policies(acc, cls, slc, self.l1_valid, self.k_valid, touched, own,
-                       SCALAR_CACHE_CUS)
+        last_inv = np.full(self.cus, -1, np.int64)
+        inv = np.flatnonzero(acc[:, 5] == A_INV)
+        if inv.size:
+            np.maximum.at(last_inv, acc[inv, 4], inv)
+            for c in np.flatnonzero(last_inv >= 0).tolist():
+                self.l1_stale[c].clear()      # its L1 was invalidated
+        apply_policies(acc, slc, self.l1_valid, self.k_valid, touched, own,
+                       SCALAR_CACHE_CUS, last_inv)
         touched[written] = True
         held = settle_lines(np.flatnonzero(touched), written, dl, sl, _lines_of(self.l2img),
                             _lines_of(self.seen), self.l2_valid, self.l2_dirty, self.l2_stale,

@@ -19,6 +19,7 @@ import pytest
 
 import gcnemu
 from gcnemu.errors import ExecutionError
+from kernels import corpus
 
 KERNELS = Path(__file__).parent / "data" / "coherency" / "kernels.cl"
 N = 12 * 64
@@ -250,3 +251,20 @@ def test_queue_errors(prog):
         q.submit()
     with pytest.raises(gcnemu.GcnEmuError, match="functional mode"):
         gcnemu.GPU(coherent_caches=True, timing=True)
+
+
+@pytest.mark.parametrize("name", corpus.list_kernels())
+def test_corpus_in_coherent_mode(name, monkeypatch):
+    """Every corpus kernel (race-free, written for the runtime's synchronisation) gives its
+    numpy reference's results through gpu.dispatch in coherency-accurate mode, without a
+    finding."""
+    reports = []
+    dispatch = gcnemu.GPU.dispatch
+
+    def spy(self, *a, **k):
+        reports.append(dispatch(self, *a, **k))
+        return reports[-1]
+    monkeypatch.setattr(gcnemu.GPU, "dispatch", spy)
+    results, case = corpus.run_case(name, gpu=gcnemu.GPU(coherent_caches=True))
+    corpus.compare_results(case, results)
+    assert not reports[-1].findings, [str(f) for f in reports[-1].findings]
