@@ -259,6 +259,24 @@ def settle_lines(touched, written, dl, sl, l2img, seen, l2_valid, l2_dirty, l2_s
     return out
 
 
+@njit
+def first_writers(acc, minw):
+    """``minw[line]``: the lowest CU whose stores or atomics in ``acc`` wrote the line (left
+    as it is elsewhere); returns whether a load without GLC (or a scalar load) read a line
+    that a lower CU wrote: with the CUs in order, one that may have read it stale."""
+    for i in range(acc.shape[0]):
+        k = acc[i, 5]
+        if k == A_STORE or k == A_ATOMIC:
+            x = acc[i, 3]
+            if acc[i, 4] < minw[x]:
+                minw[x] = acc[i, 4]
+    for i in range(acc.shape[0]):
+        k = acc[i, 5]
+        if (k == A_HIT or k == A_SMRD) and minw[acc[i, 3]] < acc[i, 4]:
+            return True
+    return False
+
+
 def _lines_of(data: np.ndarray) -> np.ndarray:
     """data (uint8, a multiple of 64 bytes) as [lines, 8] uint64 for line-wise compares."""
     return data.view(np.uint64).reshape(-1, LINE // 8)
@@ -589,10 +607,7 @@ class CoherentCaches:
         kinds = self._classify(acc, ctx)
         st = (kinds == A_STORE) | (kinds == A_ATOMIC)
         minw = np.full(self.nlines, self.cus, np.int64)
-        order = np.argsort(-cu[st], kind="stable")
-        minw[acc[st, 3][order]] = cu[st][order]       # the last (smallest CU) wins
-        rd = (kinds == A_HIT) | (kinds == A_SMRD)
-        if (minw[acc[rd, 3]] < cu[rd]).any():
+        if first_writers(acc, minw):
             return None
         written = _line_set(acc[st, 3], self.nlines)
         if ctx["mimg"]:
