@@ -7,8 +7,10 @@ dispatch of such a GPU:
   blocks always run in parallel and don't automatically synchronize or snoop each other's
   caches." Each CU has an L1 that is write-through and not snooped: a line it holds keeps
   the data it had when the CU read (or wrote) it, whatever other CUs, later dispatches or the
-  host write afterwards, until an L1 invalidate. The K$ (scalar cache, one per
-  ``scalar_cache_cus`` CUs) likewise for scalar loads (SMRD): "K$/TCC: all constant buffers".
+  host write afterwards, until an L1 invalidate (a queue's cache_op("l1"), or a wave's
+  ``buffer_wbinvl1(_vol)``, which LLVM puts after acquiring atomics: the CU's loads after it
+  read the L2). The K$ (scalar cache, one per SCALAR_CACHE_CUS CUs) likewise for scalar
+  loads (SMRD): "K$/TCC: all constant buffers".
 * The L2 is shared and write-back: what the GPU writes stays in it, dirty, until an L2
   write-back; the host (``Buffer.to_numpy``, ``Buffer.write``) and the command processor's
   indirect-argument reads see memory, not the L2. A host write under a line the L2 holds
@@ -32,8 +34,14 @@ with GLC and atomics, which the L2 serves, see every write made so far in the en
 (CU 0's before CU 1's), as the normal mode does. A race-free kernel that follows the seed's
 rules reads no stale line, and gets the same bits as in the normal mode.
 
+When no CU has a stale line to read (no pending dispatch, no stale L1 or K$ line: always on
+``gpu.dispatch``'s path, whose runtime invalidates the caches first) the workgroups run in
+one go, in the same order, which is the same as CU by CU unless a load without GLC read a
+line a lower CU wrote: the trace says so afterwards, and the dispatch runs again CU by CU.
+
 The view cannot tell access kinds apart, so a CU runs again (at most MAX_PASSES times in
-all) when the trace of its memory accesses (gcnemu/timing/trace.py, recorded in this mode)
+all) when the trace of its memory accesses (gcnemu/timing/trace.py, recorded in this mode
+without the LDS records)
 shows a load whose kind must see other data than the view gave it (a GLC load of a line the
 CU's L1 holds stale, an atomic on a line another CU wrote): the second run gives such lines
 the data that kind sees. A line that kinds disagree on in one CU's run gets the L2's data
@@ -64,6 +72,7 @@ from .exec.layout import (C_H, C_K, H_DS, H_FLAT, H_MIMG, H_MTBUF,
 from .isa.disassembler import format_instruction
 from .mem.space import BASE
 from .sanitize.findings import Finding, merge_findings
+from .timing.config import TimingConfig
 
 #: a CU runs at most this many times in a dispatch (see the module docstring)
 MAX_PASSES = 3
@@ -71,8 +80,8 @@ MAX_PASSES = 3
 LINE = 64
 #: access classes of a program row (what the trace's lines of that row mean)
 A_NONE, A_SMRD, A_HIT, A_GLC, A_STORE, A_ATOMIC, A_MIMG_LOAD, A_MIMG_STORE, A_INV = range(9)
-#: CUs that share one K$ (gfx7: one scalar cache per 4 CUs, as TimingConfig.kcache_cus)
-SCALAR_CACHE_CUS = 4
+#: CUs that share one K$: the timing model's (TimingConfig.kcache_cus, and its source)
+SCALAR_CACHE_CUS = TimingConfig.kcache_cus
 
 
 def row_classes(prog):
