@@ -1,4 +1,5 @@
-"""What the functional engine records for the timing model (only when timing is on).
+"""What the functional engine records for the timing model (only when timing is on) and the
+coherency-accurate mode (gcnemu/coherency.py, which reads the lines of each access).
 
 The engine appends to one int64 array per batch of waves (``tr``):
 
