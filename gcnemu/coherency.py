@@ -602,7 +602,8 @@ class CoherentCaches:
             else reps[0]
         rep.shards = 0
         rep.workers = reps[0].workers
-        rep.findings = merge_findings((rep.findings or []) + found)
+        # the runs' own findings (a sanitizer's: dispatch(..., sanitize=True)), then ours
+        rep.findings = merge_findings([f for r in reps for f in (r.findings or [])] + found)
         return rep, record
 
     def _run_whole(self, gpu, launch, workers, time_limit, ctx):
