@@ -124,7 +124,7 @@ class GPU:
 
     def __init__(self, preset: str | GPUConfig = "xbox-one", *, step_limit: int = 50_000_000,
                  waves_per_batch: int = 128, timing: bool = False, timing_config=None,
-                 time_limit: float | None = None, **overrides):
+                 time_limit: float | None = None, coherent_caches: bool = False, **overrides):
         """``timing=True`` adds the cycle model (gcnemu/timing): every dispatch also returns
         ``report.cycles``, timing counters, per-wave start/end cycles and per-instruction
         stall cycles (see DispatchReport); the functional results are the same bits as
@@ -142,7 +142,16 @@ class GPU:
         Runaway kernels: a wave that executes ``step_limit`` instructions fails with an
         ExecutionError; a dispatch that runs longer than ``time_limit`` seconds (None: no
         limit) stops with one, whatever its loops contain (it is checked every ~0.1 s, as is
-        Ctrl-C)."""
+        Ctrl-C).
+
+        ``coherent_caches=True``: coherency-accurate mode (gcnemu/coherency.py): memory
+        accesses go through per-CU L1s, K$s and a write-back L2 that hold data, as the seed
+        caches-and-coherency.txt describes them, so that a missing barrier or cache operation
+        in a queue (``gpu.queue()``, gcnemu/queue.py) shows as stale data every time, with
+        ``report.findings`` saying why; host reads see memory until an L2 write-back.
+        ``gpu.dispatch`` keeps the synchronisation a runtime puts around a dispatch (all
+        caches invalidated before, the L2 written back after): the same bits as without it.
+        Functional only (not with timing=True)."""
         self.step_limit = _count("step_limit", step_limit)
         self.waves_per_batch = _count("waves_per_batch", waves_per_batch)
         self.time_limit = _seconds("time_limit", time_limit)
@@ -213,6 +222,14 @@ class GPU:
         else:
             self.timing_config = None
             self._caches = None
+        if coherent_caches and self.timing:
+            raise GcnEmuError("coherent_caches=True is a functional mode; the timing mode models "
+                              "the caches' tags (gpu.caches): use one or the other")
+        #: coherency-accurate mode (see __init__); its caches: gcnemu.coherency.CoherentCaches
+        self.coherent_caches = bool(coherent_caches)
+        self._coherent = None
+        #: set by gcnemu.queue.Queue while its dispatch packet runs (no runtime synchronisation)
+        self._packet = None
         self.gds = np.zeros(self.config.gds_bytes, np.uint8)
         #: the ABI's dispatch_id of the next dispatch (dispatches are counted from 0)
         self.dispatch_id = 0
@@ -235,6 +252,23 @@ class GPU:
         if self._caches is None:
             raise GcnEmuError("the caches are modelled in timing mode only: GPU(timing=True)")
         return self._caches
+
+    @property
+    def coherent(self):
+        """Coherency-accurate mode: the caches' data (gcnemu.coherency.CoherentCaches)."""
+        if not self.coherent_caches:
+            raise GcnEmuError("the caches hold data in coherency-accurate mode only: "
+                              "GPU(coherent_caches=True)")
+        if self._coherent is None:
+            from .coherency import CoherentCaches
+            self._coherent = CoherentCaches(self.config.compute_units)
+        return self._coherent
+
+    def queue(self):
+        """A command queue of this GPU (gcnemu.queue.Queue): dispatches, barriers, cache
+        operations, end-of-pipe events and waits on memory, executed in order by submit()."""
+        from .queue import Queue
+        return Queue(self)
 
     # --- buffers ---------------------------------------------------------------------------
     def to_device(self, array, name: str | None = None, memory: str = "dram") -> Buffer:
@@ -450,7 +484,7 @@ class GPU:
             launch.ctx["lds_shares"] = lds_shares
             try:
                 launch.write_segments(self.memory, launch.kernarg.build(arg_values))
-                rep = launch.run(self, workers, time_limit, workgroups)
+                rep = self._run(launch, workers, time_limit, workgroups)
             finally:
                 self._launches.put(key, launch)
         if client is not None:
@@ -463,6 +497,24 @@ class GPU:
                                              "instead.")
         return rep
 
+    def _run(self, launch, workers, time_limit, workgroups) -> DispatchReport:
+        """Run a launch: directly, or in coherency-accurate mode through the caches, inside a
+        queue's packet as it is, else with the runtime's synchronisation around it: every
+        cache invalidated before (the L2 written back first), the L2 written back after."""
+        if not self.coherent_caches:
+            return launch.run(self, workers, time_limit, workgroups)
+        caches, packet = self.coherent, self._packet
+        label = f"{launch.info.name} (dispatch {self.dispatch_id})"
+        if packet is not None:
+            rep, packet.written = caches.run_dispatch(self, launch, workers, time_limit,
+                                                      workgroups, packet.label or label,
+                                                      packet.pending)
+            return rep
+        caches.invalidate("all", self.memory)
+        rep, _ = caches.run_dispatch(self, launch, workers, time_limit, workgroups, label,
+                                     release=True)
+        return rep
+
     # --- sharded dispatch (gcnemu/shards.py) ------------------------------------------------
     def _shard_refusal(self, kernel: Kernel, ngroups: int, workgroups) -> str:
         """Why a dispatch with client= runs here rather than in shards ('' if it need not)."""
@@ -471,6 +523,8 @@ class GPU:
                     "dispatch together, on one GPU)")
         if workgroups is not None:
             return "workgroups= picks the workgroups of one shard"
+        if self.coherent_caches:
+            return "coherency-accurate mode keeps the caches' data in this process"
         if kernel.source is None:
             return "the kernel was not made by gcnemu.load: its code cannot be sent to workers"
         why, _gds = kernel.code_facts()

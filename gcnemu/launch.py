@@ -212,7 +212,8 @@ class Launch:
                 if self.priv > 0:
                     scratch = mem.allocate_scratch(self.priv, self.nwaves * 64, name=f"{info.name}.scratch{i}")
                 self.states.append(BatchState(self.nbatch_groups, self.nwaves, self.ctx["vcount"],
-                                               self.lds_per_group, gpu.gds, scratch, gpu.timing, i))
+                                               self.lds_per_group, gpu.gds, scratch, gpu.timing, i,
+                                               trace=gpu.coherent_caches))
         else:
             for st in self.states:
                 if st.scratch is not None:
@@ -333,6 +334,8 @@ class Launch:
             simds = gpu.config.compute_units * gpu.config.simds_per_cu
             rep.achieved_occupancy = (t.counters["SQ_WAVE_CYCLES"] / (t.cycles * simds)
                                       if t.cycles else 0.0)
+        #: coherency-accurate mode (gcnemu/coherency.py): the batches' raw traces
+        self.raw_traces = traces if not gpu.timing else None
         return rep
 
     def _between_slices(self, time_limit, stopped=None):
@@ -399,6 +402,9 @@ class Launch:
             res.trace = (np.asarray(batch, np.int64)[ids // wpg], ids % wpg, offsets[ids],
                          offsets[ids + 1], st.worker)
             st.streams_used = int(offsets[-1])
+        elif st.trace is not None:
+            # coherency-accurate mode: the raw trace, with the batch's workgroups and wave ids
+            res.trace = (batch, ids, st.trace[:st.trace[0]].copy())
         res.waves = len(ids)
         res.exports = read_exports(st.exports)
         if ctx["uses_gds"]:
@@ -649,7 +655,8 @@ class _RawKernarg:
 class BatchState:
     """The arrays one worker runs its batches of workgroups in (private per worker thread)."""
 
-    def __init__(self, ngroups, nwaves, vcount, lds_per_group, gds, scratch, timing=False, worker=0):
+    def __init__(self, ngroups, nwaves, vcount, lds_per_group, gds, scratch, timing=False, worker=0,
+                 trace=False):
         self.lds = np.zeros(ngroups * lds_per_group + gds.size, np.uint8)
         self.gds_bytes = gds.size
         self.lds[-self.gds_bytes:] = gds
@@ -665,7 +672,11 @@ class BatchState:
         self.set_up = set()    # the kinds of batches set up so far (template keys)
         # the timing trace (gcnemu/timing/trace.py); None = timing off (the engine's
         # specialisation without recording)
-        self.trace = np.zeros(1 << 18, np.int64) if timing else None
+        # (also without timing in coherency-accurate mode, which reads the lines each memory
+        # instruction touched: ``trace``)
+        self.trace = np.zeros(1 << 18, np.int64) if timing or trace else None
+        #: tr[1] of a fresh trace: 0, or -1 for coherency only (no LDS records: timing/trace.py)
+        self.trace_mode = -1 if trace and not timing else 0
         # timing: the per-wave streams of the batches this worker ran in the current dispatch
         # (gcnemu.timing.model.split_trace), streams[:streams_used]; kept between dispatches,
         # so the model reads them where they are, from memory already touched
@@ -689,7 +700,7 @@ class BatchState:
     def grow_trace(self):
         t = np.zeros(2 * self.trace.shape[0], np.int64)
         t[:self.trace.shape[0]] = self.trace
-        t[1] = 0
+        t[1] = self.trace_mode
         self.trace = t
 
     def reset(self, gds=None):
@@ -703,7 +714,7 @@ class BatchState:
         self.msgs[0, 0] = 0
         if self.trace is not None:
             self.trace[0] = 2
-            self.trace[1] = 0
+            self.trace[1] = self.trace_mode
 
 
 

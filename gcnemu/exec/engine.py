@@ -1135,7 +1135,7 @@ def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, 
                 spent += ws[w, WS_STEPS] - before + ws[w, WS_WORK] + RESUME_COST
                 sched[SC_RAN] = 1
                 if tr is not None:
-                    if tr[1] != 0:
+                    if tr[1] > 0:    # full (-1: a coherency-mode trace, gcnemu/timing/trace.py)
                         sched[SC_NEXT] = i
                         return -2
                 if ws[w, WS_STATUS] == ST_ERROR:

@@ -1,9 +1,12 @@
-"""What the functional engine records for the timing model (only when timing is on).
+"""What the functional engine records for the timing model (only when timing is on) and the
+coherency-accurate mode (gcnemu/coherency.py, which reads the lines of each access).
 
 The engine appends to one int64 array per batch of waves (``tr``):
 
 * ``tr[0]`` the next free position, ``tr[1]`` set to 1 when the buffer filled up (the engine
   stopped before an instruction; the caller grows the buffer and resumes), entries from 2 on;
+  ``tr[1]`` -1 (until full): a trace for the coherency-accurate mode (gcnemu/coherency.py),
+  which reads the lines only: DS records are written as one conflict-free pass, uncounted;
 * ``-(w + 1)``: the following entries belong to wave ``w`` of the batch (written each time
   ``run_wave`` starts running a wave, since waves run one at a time until end or barrier);
 * ``row``: the program row of each executed instruction, in execution order;
@@ -259,6 +262,9 @@ def trace_memory(code, pc, w, sregs, ws, vgpr, tr, tp):
     vbase = ws[w, WS_VBASE]
     nrows = vgpr.shape[0]
     if h == H_DS:
+        if tr[1] < 0:
+            tr[tp] = 1 | (1 << 16)    # coherency-accurate mode: no bank count (docstring)
+            return tp + 1
         kind, size, count, _, _, _, st64, _ = subop_fields(code[pc, C_K])
         if code[pc, C_F2] != 0:      # GDS: no LDS banks involved
             tr[tp] = 1 | (1 << 16)

@@ -1,0 +1,898 @@
+"""Coherency-accurate mode (``GPU(coherent_caches=True)``): caches that hold data.
+
+What the seed caches-and-coherency.txt says, and what this module makes true of every
+dispatch of such a GPU:
+
+* "Some caches, like the L2 (TCC) and the L1 (TCP) are organized in a hierarchy. Most GPU
+  blocks always run in parallel and don't automatically synchronize or snoop each other's
+  caches." Each CU has an L1 that is write-through and not snooped: a line it holds keeps
+  the data it had when the CU read (or wrote) it, whatever other CUs, later dispatches or the
+  host write afterwards, until an L1 invalidate (a queue's cache_op("l1"), or a wave's
+  ``buffer_wbinvl1(_vol)``, which LLVM puts after acquiring atomics: the CU's loads after it
+  read the L2). The K$ (scalar cache, one per SCALAR_CACHE_CUS CUs) likewise for scalar
+  loads (SMRD): "K$/TCC: all constant buffers".
+* The L2 is shared and write-back: what the GPU writes stays in it, dirty, until an L2
+  write-back; the host (``Buffer.to_numpy``, ``Buffer.write``) and the command processor's
+  indirect-argument reads see memory, not the L2. A host write under a line the L2 holds
+  leaves the L2's (older) copy, which the GPU keeps reading until an L2 invalidate.
+* "All cache lines are 64 bytes." The L1 policies follow the instruction's GLC and SLC bits
+  as the timing model (gcnemu/timing/model.py) applies them, from the seed's "L1 cache
+  policies": loads without GLC HIT_LRU (SLC: HIT_EVICT), loads with GLC MISS_LRU (SLC:
+  MISS_EVICT), stores MISS_LRU (SLC: MISS_EVICT), atomics MISS_EVICT ("atomics support only
+  the MISS_EVICT policy"); atomics are performed in the L2.
+
+How a dispatch runs. Its workgroups are split among the CUs in consecutive blocks (CU 0 the
+first ``ceil(n / CUs)``, ...), and the CUs run one after the other, in the engine, each on a
+view of memory: the L2's contents at the dispatch's start, overlaid with what that CU's L1
+and K$ hold from earlier (stale) and, in a queue, with the contents from before the
+dispatches that may still be running (``pending``: no barrier retired them). The writes of a
+CU are merged, byte by byte, into the L2 after it ran. So, within a dispatch, a load without
+GLC of bytes another CU writes sees them as they were at the dispatch's start: the worst
+case of the hardware's race (the reading CU's L1 took the line before the write; CUs run
+concurrently), which the emulator shows every time instead of once in a thousand runs. Loads
+with GLC and atomics, which the L2 serves, see every write made so far in the engine's order
+(CU 0's before CU 1's), as the normal mode does. A race-free kernel that follows the seed's
+rules reads no stale line, and gets the same bits as in the normal mode.
+
+When no CU has a stale line to read (no pending dispatch, no stale L1 or K$ line: always on
+``gpu.dispatch``'s path, whose runtime invalidates the caches first) the workgroups run in
+one go, in the same order, which is the same as CU by CU unless a load without GLC read a
+line a lower CU wrote: the trace says so afterwards, and the dispatch runs again CU by CU.
+
+The view cannot tell access kinds apart, so a CU runs again (at most MAX_PASSES times in
+all) when the trace of its memory accesses (gcnemu/timing/trace.py, recorded in this mode
+without the LDS records)
+shows a load whose kind must see other data than the view gave it (a GLC load of a line the
+CU's L1 holds stale, an atomic on a line another CU wrote): the second run gives such lines
+the data that kind sees. A line that kinds disagree on in one CU's run gets the L2's data
+(GLC loads and atomics first, then the K$'s, then the L1's).
+
+The caches are unbounded: a line leaves only by a cache operation. On the hardware capacity
+evictions make a missing invalidate show intermittently; here it shows every time. Image
+(MIMG) accesses are not traced by the engine: they read the view but neither fill the L1
+nor are checked; MIMG stores are found by comparing memory.
+
+Findings (gcnemu.sanitize.findings) go to ``report.findings``: ``stale-l1`` for a vector
+load that reads a line its CU's L1 holds stale, or bytes another CU of the dispatch wrote
+without GLC; ``missing-sync`` for a scalar load from a stale K$ line, a load of a line the L2
+holds older than memory (the host wrote it), a load of data a dispatch that may still be
+running writes (no barrier between), and command-processor reads of stale indirect
+arguments (gcnemu/queue.py); ``spin-hang`` for a wave that ran into the step or time limit
+reading a stale line (the ExecutionError says so too).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import ExecutionError, GcnEmuError
+from .exec.jit import njit
+from .exec.layout import (C_H, C_K, H_DS, H_FLAT, H_MIMG, H_MTBUF,
+                          H_MUBUF, H_SMRD_LOAD, K_ATOMIC, K_NOP, K_STORE, K_STORE2,
+                          K_STORE_FORMAT)
+from .isa.disassembler import format_instruction
+from .mem.space import BASE
+from .sanitize.findings import Finding, merge_findings
+from .timing.config import TimingConfig
+
+#: a CU runs at most this many times in a dispatch (see the module docstring)
+MAX_PASSES = 3
+#: bytes per cache line (seed: "All cache lines are 64 bytes")
+LINE = 64
+#: access classes of a program row (what the trace's lines of that row mean)
+A_NONE, A_SMRD, A_HIT, A_GLC, A_STORE, A_ATOMIC, A_MIMG_LOAD, A_MIMG_STORE, A_INV = range(9)
+#: CUs that share one K$: the timing model's (TimingConfig.kcache_cus, and its source)
+SCALAR_CACHE_CUS = TimingConfig.kcache_cus
+
+
+def row_classes(prog):
+    """Per program row: its access class (A_*) and whether it has SLC; cached on the program."""
+    cache = prog.__dict__.setdefault("_coherency_tables", {})
+    if "cls" in cache:
+        return cache["cls"], cache["slc"]
+    code = prog.code
+    n = len(prog.instructions)
+    cls = np.zeros(code.shape[0], np.int64)
+    slc = np.zeros(code.shape[0], np.bool_)
+    for i in range(n):
+        h = int(code[i, C_H])
+        if h == H_SMRD_LOAD:
+            cls[i] = A_SMRD
+            continue
+        if h not in (H_FLAT, H_MUBUF, H_MTBUF, H_MIMG):
+            continue
+        kind = int(code[i, C_K]) & 0xFF
+        fields = prog.instructions[i].fields
+        if h == H_MUBUF and kind == K_NOP:
+            cls[i] = A_INV       # buffer_wbinvl1(_vol): the wave's CU invalidates its L1
+            continue
+        slc[i] = bool(fields.get("slc", 0))
+        store = kind in (K_STORE, K_STORE2, K_STORE_FORMAT)
+        if h == H_MIMG:
+            cls[i] = A_MIMG_STORE if store or kind == K_ATOMIC else A_MIMG_LOAD
+        elif kind == K_ATOMIC:
+            cls[i] = A_ATOMIC
+        elif store:
+            cls[i] = A_STORE
+        else:
+            cls[i] = A_GLC if fields.get("glc", 0) else A_HIT
+    rec = np.zeros(code.shape[0], np.int64)
+    h = code[:, C_H]
+    rec[(h == H_DS) | (h == H_MIMG)] = 1
+    rec[(h == H_SMRD_LOAD) | ((h >= H_FLAT) & (h <= H_MTBUF))] = 2
+    cache.update(cls=cls, slc=slc, rec=rec)
+    return cls, slc
+
+
+@njit
+def trace_accesses(tr, rec, cls, first_group, wpg, line0, ex):
+    """The memory accesses of a batch's raw trace (gcnemu/timing/trace.py) of the consecutive
+    workgroups from ``first_group`` on, ``wpg`` waves each: int64 [n, 6] of (workgroup, wave
+    in the workgroup, program row, line index = 64-byte line number - ``line0``, 0, 0: the
+    CU and the effective class, set later) for every line of every traced SMRD, FLAT, MUBUF
+    and MTBUF instruction of a class other than A_NONE, but lines outside ``ex`` or marked in
+    it; one entry (line 0) for each L1 invalidate (A_INV). ``rec[row]`` says what follows a row
+    entry (0 nothing, 1 one entry, 2 a count and that many lines)."""
+    end = tr[0]
+    n = 0
+    i = 2
+    while i < end:
+        v = tr[i]
+        if v < 0:
+            i += 1
+            continue
+        k = rec[v]
+        if k == 2:
+            if cls[v] == A_INV:
+                n += 1
+            elif cls[v] != 0:
+                n += tr[i + 1]
+            i += 2 + tr[i + 1]
+        else:
+            i += 1 + k
+    out = np.zeros((n, 6), np.int64)
+    nl = ex.shape[0]
+    j = 0
+    w = 0
+    i = 2
+    while i < end:
+        v = tr[i]
+        if v < 0:
+            w = -v - 1
+            i += 1
+            continue
+        k = rec[v]
+        if k == 2:
+            m = tr[i + 1]
+            if cls[v] == A_INV:          # one entry, whatever lines its V# names
+                out[j, 0] = first_group + w // wpg
+                out[j, 1] = w % wpg
+                out[j, 2] = v
+                j += 1
+            elif cls[v] != 0:
+                for q in range(m):
+                    x = tr[i + 2 + q] - line0
+                    if 0 <= x < nl and not ex[x]:
+                        out[j, 0] = first_group + w // wpg
+                        out[j, 1] = w % wpg
+                        out[j, 2] = v
+                        out[j, 3] = x
+                        j += 1
+            i += 2 + m
+        else:
+            i += 1 + k
+    return out[:j]
+
+
+@njit
+def apply_policies(acc, slc, l1_valid, k_valid, touched, own, kcus, last_inv):
+    """The lines the accesses ``acc`` (trace_accesses' columns, CU in column 4, in execution
+    order per CU; the effective class in column 5) leave in the L1s (``l1_valid`` [cus, lines]) and K$s (``k_valid``), by the
+    seed's L1 policies: loads and stores without SLC keep their line (HIT_LRU, MISS_LRU),
+    with SLC drop it (HIT_EVICT, MISS_EVICT), atomics drop it (MISS_EVICT); scalar loads fill
+    their K$. Marks every line in ``touched`` and sets bit c of ``own[line]`` (uint64) for
+    the lines CU c's L1 took from its own stores. An L1 invalidate (buffer_wbinvl1) empties
+    its CU's L1: the last one of each CU (``last_inv[cu]``, the access index, -1: none) is
+    applied, in order."""
+    for i in range(acc.shape[0]):
+        row = acc[i, 2]
+        x = acc[i, 3]
+        c = acc[i, 4]
+        kind = acc[i, 5]
+        if kind == A_INV:
+            if last_inv[c] == i:
+                l1_valid[c, :] = False
+            continue
+        touched[x] = True
+        if kind == A_SMRD:
+            k_valid[c // kcus, x] = True
+        elif kind == A_HIT or kind == A_GLC or kind == A_STORE:
+            l1_valid[c, x] = not slc[row]
+            if kind == A_STORE and not slc[row]:
+                own[x] |= np.uint64(1) << np.uint64(c)
+        elif kind == A_ATOMIC:
+            l1_valid[c, x] = False
+
+
+@njit
+def settle_lines(touched, written, dl, sl, l2img, seen, l2_valid, l2_dirty, l2_stale, l1_valid,
+                 k_valid, own, release):
+    """The L2 after a dispatch (all [lines, 8] uint64 line views, line index arrays sorted):
+    lines it touched and the L2 did not hold come in from memory (``sl``: the data at the
+    dispatch's start); written lines take their new data (``dl``), dirty unless ``release``
+    (the runtime's write-back right after), and memory gets its old data back unless
+    ``release``; ``seen`` follows memory. Returns int64 [n, 3] (cache, line, is K$) of the
+    L1s (not their writers', ``own`` bits) and K$s that hold a written line whose data
+    changed: they keep the old data (not snooped)."""
+    for x in touched:
+        if not l2_valid[x]:
+            l2img[x, :] = sl[x, :]
+            l2_valid[x] = True
+    ncu = l1_valid.shape[0]
+    nk = k_valid.shape[0]
+    n = 0
+    for x in written:
+        for j in range(8):
+            if dl[x, j] != sl[x, j]:
+                for c in range(ncu):
+                    if l1_valid[c, x] and not (own[x] >> np.uint64(c)) & np.uint64(1):
+                        n += 1
+                for k in range(nk):
+                    if k_valid[k, x]:
+                        n += 1
+                break
+    out = np.zeros((n, 3), np.int64)
+    i = 0
+    for x in written:
+        for j in range(8):
+            if dl[x, j] != sl[x, j]:
+                for c in range(ncu):
+                    if l1_valid[c, x] and not (own[x] >> np.uint64(c)) & np.uint64(1):
+                        out[i, 0] = c
+                        out[i, 1] = x
+                        i += 1
+                for k in range(nk):
+                    if k_valid[k, x]:
+                        out[i, 0] = k
+                        out[i, 1] = x
+                        out[i, 2] = 1
+                        i += 1
+                break
+        l2img[x, :] = dl[x, :]
+        l2_valid[x] = True
+        l2_stale[x] = False
+        l2_dirty[x] = not release
+        if not release:
+            dl[x, :] = sl[x, :]
+    for x in touched:
+        seen[x, :] = dl[x, :]
+    return out
+
+
+@njit
+def first_writers(acc, minw):
+    """``minw[line]``: the lowest CU whose stores or atomics in ``acc`` wrote the line (left
+    as it is elsewhere); returns whether a load without GLC (or a scalar load) read a line
+    that a lower CU wrote: with the CUs in order, one that may have read it stale."""
+    for i in range(acc.shape[0]):
+        k = acc[i, 5]
+        if k == A_STORE or k == A_ATOMIC:
+            x = acc[i, 3]
+            if acc[i, 4] < minw[x]:
+                minw[x] = acc[i, 4]
+    for i in range(acc.shape[0]):
+        k = acc[i, 5]
+        if (k == A_HIT or k == A_SMRD) and minw[acc[i, 3]] < acc[i, 4]:
+            return True
+    return False
+
+
+def _lines_of(data: np.ndarray) -> np.ndarray:
+    """data (uint8, a multiple of 64 bytes) as [lines, 8] uint64 for line-wise compares."""
+    return data.view(np.uint64).reshape(-1, LINE // 8)
+
+
+def _line_set(lines: np.ndarray, n: int) -> np.ndarray:
+    """The distinct values of ``lines`` (line indices below ``n``), sorted: a bool mask over
+    the lines instead of np.unique's sort (lines are many, the memory's lines few)."""
+    m = np.zeros(n, np.bool_)
+    m[lines] = True
+    return np.flatnonzero(m)
+
+
+#: why a load's data is stale (a finding's cause): none, a dispatch that may still run, the
+#: CU's L1, its K$, a write of another CU of the dispatch, the L2 older than memory
+WHY_NONE, WHY_PEND, WHY_L1, WHY_K, WHY_RACE, WHY_L2 = range(6)
+_CAUSE_NAMES = {WHY_PEND: "overlap", WHY_L1: "l1", WHY_K: "k", WHY_RACE: "other-cu", WHY_L2: "l2"}
+
+
+class CoherentCaches:
+    """The data the caches of one coherency-accurate GPU hold, kept from one dispatch (or
+    queue packet) to the next. See the module docstring for the model.
+
+    ``gpu.memory`` holds DRAM (what the host sees) between dispatches. ``l2img`` holds the
+    L2's contents on its valid lines (``l2_valid``; ``l2_dirty``: newer than memory;
+    ``l2_stale``: older, the host wrote memory since). Per CU, ``l1_valid`` says which lines
+    its L1 holds and ``l1_stale[cu]`` the contents of those it holds older than the L2
+    (line -> (contents, what wrote the newer data)); ``k_valid`` / ``k_stale`` the same per
+    K$. ``seen`` is memory as the caches last saw it, on the lines some cache holds (host
+    writes are found by comparing)."""
+
+    def __init__(self, compute_units: int):
+        self.cus = compute_units
+        self.nk = -(-compute_units // SCALAR_CACHE_CUS)
+        self.nlines = 0
+        self.seen = np.zeros(0, np.uint8)
+        self.l2img = np.zeros(0, np.uint8)
+        self.l2_valid = np.zeros(0, np.bool_)
+        self.l2_dirty = np.zeros(0, np.bool_)
+        self.l2_stale = np.zeros(0, np.bool_)
+        self.l1_valid = np.zeros((compute_units, 0), np.bool_)
+        self.k_valid = np.zeros((self.nk, 0), np.bool_)
+        self.l1_stale = [dict() for _ in range(compute_units)]
+        self.k_stale = [dict() for _ in range(self.nk)]
+        #: coherent dispatches run (the slow path: CU by CU, see run_dispatch)
+        self.dispatches = 0
+        self.cu_by_cu = 0
+
+    # --- keeping up with memory -----------------------------------------------------------
+    def _grow(self, n: int) -> None:
+        old = self.nlines
+
+        def ext(a):
+            out = np.zeros(a.shape[:-1] + (n * (LINE if a.dtype == np.uint8 else 1),), a.dtype)
+            k = min(a.shape[-1], out.shape[-1])
+            out[..., :k] = a[..., :k]
+            return out
+        self.seen, self.l2img = ext(self.seen), ext(self.l2img)
+        self.l2_valid, self.l2_dirty, self.l2_stale = (ext(self.l2_valid), ext(self.l2_dirty),
+                                                       ext(self.l2_stale))
+        self.l1_valid, self.k_valid = ext(self.l1_valid), ext(self.k_valid)
+        self.nlines = n
+        del old
+
+    def sync(self, memory, exempt=()) -> None:
+        """Take in what happened to memory outside the caches since the last operation:
+        growth, and host writes (Buffer.write, to_device, allocation) to lines a cache holds:
+        the L2 keeps its older copy (stale there until an L2 invalidate); an L1 or K$ whose
+        line the L2 does not hold keeps its copy too. ``exempt``: (address, bytes) regions the
+        command processor writes for a dispatch (kernel arguments, dispatch packet,
+        scratch), which reach the kernel fresh: written through the L2, dropped from the L1s
+        and K$s."""
+        data = memory.data
+        n = data.size // LINE
+        if n != self.nlines:
+            self._grow(n)
+        dl, seen = _lines_of(data), _lines_of(self.seen)
+        idx = np.flatnonzero(self._cached())
+        if not idx.size:
+            return
+        changed = idx[(dl[idx] != seen[idx]).any(axis=1)]
+        if not changed.size:
+            return
+        ex = self.exempt_mask(exempt)[changed]
+        cp, host = changed[ex], changed[~ex]
+        if cp.size:
+            _lines_of(self.l2img)[cp] = dl[cp]
+            self._drop(cp)
+        if host.size:
+            in_l2 = self.l2_valid[host]
+            self.l2_stale[host[in_l2]] = True
+            out = host[~in_l2]
+            if out.size:
+                self._stale_copies(out, seen[out], "the host")
+        seen[changed] = dl[changed]
+
+    def _cached(self) -> np.ndarray:
+        return self.l2_valid | self.l1_valid.any(axis=0) | self.k_valid.any(axis=0)
+
+    def exempt_mask(self, regions) -> np.ndarray:
+        """bool [lines]: the lines of the (address, bytes) regions."""
+        m = np.zeros(self.nlines, np.bool_)
+        for addr, nbytes in regions:
+            a = (int(addr) - BASE) // LINE
+            b = (int(addr) + int(nbytes) - BASE + LINE - 1) // LINE
+            m[max(a, 0):max(min(b, self.nlines), 0)] = True
+        return m
+
+    def _drop(self, lines: np.ndarray) -> None:
+        """The L1s and K$s lose these lines."""
+        self.l1_valid[:, lines] = False
+        self.k_valid[:, lines] = False
+        for d in self.l1_stale + self.k_stale:
+            if d:
+                for x in lines.tolist():
+                    d.pop(x, None)
+
+    def _stale_copies(self, lines, old, who: str, keep_cu=None) -> None:
+        """The L2's data of ``lines`` changes from ``old`` ([n, 8] uint64): every L1 and K$
+        holding a line without a stale copy keeps ``old`` as one (they are not snooped),
+        except the CUs ``keep_cu`` (bool [cus, n]) marks, whose L1 took the new data."""
+        for valid, stale, own in ((self.l1_valid, self.l1_stale, keep_cu),
+                                  (self.k_valid, self.k_stale, None)):
+            for c in range(valid.shape[0]):
+                hold = valid[c, lines]
+                if own is not None:
+                    hold &= ~own[c]
+                if not hold.any():
+                    continue
+                d = stale[c]
+                for j in np.flatnonzero(hold).tolist():
+                    x = int(lines[j])
+                    if x not in d:
+                        d[x] = (old[j].copy(), who)
+
+    def _l2_view(self, dl, lines) -> np.ndarray:
+        """[n, 8] uint64: what the L2 serves of ``lines`` (its data, or memory's)."""
+        out = dl[lines].copy()
+        v = self.l2_valid[lines]
+        out[v] = _lines_of(self.l2img)[lines[v]]
+        return out
+
+    def valid_lines(self, level: str) -> int:
+        """How many 64-byte lines the level holds ("l1", "k": over all CUs / K$s; "l2")."""
+        a = {"l1": self.l1_valid, "k": self.k_valid, "l2": self.l2_valid}.get(level)
+        if a is None:
+            raise GcnEmuError(f"valid_lines takes 'l1', 'k' or 'l2', not {level!r}")
+        return int(np.count_nonzero(a))
+
+    def dirty_lines(self) -> int:
+        """How many L2 lines hold data memory does not have yet."""
+        return int(np.count_nonzero(self.l2_dirty))
+
+    def stale_lines(self, level: str) -> int:
+        """How many lines the L1s ("l1"), K$s ("k") or the L2 ("l2") hold older than the
+        level below them."""
+        if level == "l2":
+            return int(np.count_nonzero(self.l2_stale))
+        d = {"l1": self.l1_stale, "k": self.k_stale}.get(level)
+        if d is None:
+            raise GcnEmuError(f"stale_lines takes 'l1', 'k' or 'l2', not {level!r}")
+        return sum(len(x) for x in d)
+
+    # --- cache operations -----------------------------------------------------------------
+    def writeback(self, level: str, memory, skip=None, sync=True) -> int:
+        """Write the level's dirty lines to memory (only the L2 has any); returns how many.
+        ``skip`` (bool [lines]): lines not written back (a top-of-pipe write-back while the
+        dispatch writing them may still run); ``sync=False``: memory is as the caches left
+        it (right after a dispatch)."""
+        if sync:
+            self.sync(memory)
+        if level not in ("l2", "all"):
+            return 0
+        dirty = self.l2_dirty if skip is None else self.l2_dirty & ~skip
+        lines = np.flatnonzero(dirty)
+        if lines.size:
+            img = _lines_of(self.l2img)[lines]
+            _lines_of(memory.data)[lines] = img
+            _lines_of(self.seen)[lines] = img
+            self.l2_dirty[lines] = False
+        return int(lines.size)
+
+    def invalidate(self, level: str, memory, skip=None) -> int:
+        """Drop the level's lines ("l1": every CU's L1, "k": every K$, "l2", "i": the
+        instruction cache, which holds nothing here: the engine runs code decoded from the
+        code object, never from memory); the L2's invalidate writes its dirty lines back
+        first (the seed's table gives the TCC only Writeback+Invalidate). Returns the lines
+        written back."""
+        if level == "all" and skip is None:
+            # everything is dropped: host writes since the last operation change nothing
+            # (the dirty lines written back overwrite them, as on the hardware)
+            n = memory.data.size // LINE
+            if n != self.nlines:
+                self._grow(n)
+        else:
+            self.sync(memory)
+        n = 0
+        if level in ("l1", "all"):
+            self.l1_valid[:] = False
+            for d in self.l1_stale:
+                d.clear()
+        if level in ("k", "all"):
+            self.k_valid[:] = False
+            for d in self.k_stale:
+                d.clear()
+        if level in ("l2", "all"):
+            n = self.writeback("l2", memory, skip, sync=False)
+            valid = self.l2_valid if skip is None else self.l2_valid & ~skip
+            lines = np.flatnonzero(valid & self.l2_stale)
+            if lines.size:     # the L1s and K$s keep the L2's old data
+                self._stale_copies(lines, _lines_of(self.l2img)[lines], "the host")
+            self.l2_valid[valid] = False
+            self.l2_stale[valid] = False
+        return n
+
+    def cp_write(self, memory, address: int, payload: bytes, who: str) -> None:
+        """A command-processor write (an end-of-pipe event's value): to memory and the L2."""
+        self.sync(memory)
+        dl = _lines_of(memory.data)
+        lines = np.arange((address - BASE) // LINE, (address + len(payload) - 1 - BASE) // LINE + 1)
+        old = self._l2_view(dl, lines)
+        o = address - BASE
+        b = np.frombuffer(payload, np.uint8)
+        memory.write(address, b)
+        self.l2img[o:o + len(b)] = b
+        self.seen[o:o + len(b)] = b
+        new = self._l2_view(dl, lines)
+        ch = (old != new).any(axis=1)
+        if ch.any():
+            self._stale_copies(lines[ch], old[ch], who)
+
+    def l2_read(self, memory, address: int, nbytes: int) -> bytes:
+        """Bytes as the L2 serves them (what a WAIT_REG_MEM of the command processor polls)."""
+        self.sync(memory)
+        dl = _lines_of(memory.data)
+        a = (address - BASE) // LINE
+        lines = np.arange(a, (address + nbytes - 1 - BASE) // LINE + 1)
+        raw = self._l2_view(dl, lines).view(np.uint8).reshape(-1)
+        o = address - BASE - a * LINE
+        return raw[o:o + nbytes].tobytes()
+
+    def dirty_in(self, address: int, nbytes: int) -> bool:
+        """Whether the L2 holds any of these bytes dirty (memory is older)."""
+        a = (address - BASE) // LINE
+        b = (address + nbytes - 1 - BASE) // LINE + 1
+        return bool(self.l2_dirty[a:b].any())
+
+    # --- a dispatch -----------------------------------------------------------------------
+    def run_dispatch(self, gpu, launch, workers, time_limit, workgroups, label: str,
+                     pending=(), release=False):
+        """Run a dispatch (its segments written) through the caches: returns (the report,
+        with its findings; (label, the lines it wrote, their data before it) for the
+        queue's overlap bookkeeping). ``pending``: such triples of dispatches that may
+        still run (no barrier since them): their lines read as the data before them.
+        ``release``: the L2 is written back right after (the runtime's path: no record).
+
+        When no CU has a stale line to read (no pending dispatch, no stale L1 or K$ line:
+        the runtime's path) the workgroups run in one go, which is the same as CU by CU as
+        long as no load without GLC reads what another CU wrote; when the trace shows one,
+        the dispatch runs again CU by CU (module docstring)."""
+        mem = gpu.memory
+        launch.get_states(gpu)        # scratch exists (and is zeroed) before the sync
+        exempt = list(launch._regions.values())
+        exempt += [(st.scratch.address, st.scratch.size) for st in launch.states
+                   if st.scratch is not None]
+        self.sync(mem, exempt)
+        ex = self.exempt_mask(exempt)
+        data = mem.data
+        dl = _lines_of(data)
+        # the engine runs on the L2's view: its lines that differ from memory go in
+        differ = np.flatnonzero(self.l2_valid & (self.l2_dirty | self.l2_stale) & ~ex)
+        dram_differ = dl[differ].copy()
+        dl[differ] = _lines_of(self.l2img)[differ]
+        start = data.copy()
+        sl = _lines_of(start)
+        prog = launch.ctx["prog"]
+        cls, slc = row_classes(prog)
+        ctx = dict(prog=prog, cls=cls, slc=slc,
+                   rec=prog.__dict__["_coherency_tables"]["rec"],
+                   mimg=bool((cls == A_MIMG_STORE).any()), wpg=launch.ctx["waves_per_group"],
+                   name=launch.info.name, ex=ex, sl=sl, dl=dl)
+        pend = {}
+        for plabel, lines, content in pending:
+            for x, row in zip(lines.tolist(), content):
+                pend.setdefault(x, (row, plabel))
+        rng = workgroups if workgroups is not None else range(launch.ngroups)
+        per = -(-len(rng) // self.cus)
+        ctx.update(pend=pend, rng=rng, per=per)
+        try:
+            stale_views = pend or any(self.l1_stale) or any(self.k_stale)
+            result = None if stale_views else self._run_whole(gpu, launch, workers, time_limit,
+                                                              ctx)
+            if result is None:
+                data[:] = start
+                self.cu_by_cu += 1
+                result = self._run_cu_by_cu(gpu, launch, workers, time_limit, ctx)
+        except BaseException:
+            data[:] = start
+            dl[differ] = dram_differ
+            raise
+        reps, acc, written, found = result
+        record = None if release else (label, written, sl[written].copy())
+        self._after(acc, written, ctx, label, release)
+        if release:      # the L2 written back: its dirty lines are memory's now
+            stale = differ[self.l2_stale[differ]]
+            dl[stale] = dram_differ[self.l2_stale[differ]]
+            _lines_of(self.seen)[stale] = dl[stale]
+            self.l2_dirty[:] = False
+        else:
+            dl[differ] = dram_differ
+        self.dispatches += 1
+        from .shards import merge_reports
+        rep = merge_reports(reps, launch.grid, launch.block, launch.ngroups) if len(reps) > 1 \
+            else reps[0]
+        rep.shards = 0
+        rep.workers = reps[0].workers
+        # the runs' own findings (a sanitizer's: dispatch(..., sanitize=True)), then ours
+        rep.findings = merge_findings([f for r in reps for f in (r.findings or [])] + found)
+        return rep, record
+
+    def _run_whole(self, gpu, launch, workers, time_limit, ctx):
+        """All the workgroups in one run (the fast path): (reports, [(cu, accesses)],
+        written lines, findings), or None when a load without GLC read a line another CU
+        wrote before it (then the dispatch runs CU by CU)."""
+        rep = launch.run(gpu, workers, time_limit, ctx["rng"])
+        acc = self._accesses(launch, ctx)
+        cu = (acc[:, 0] - ctx["rng"].start) // ctx["per"]
+        acc[:, 4] = cu
+        kinds = self._classify(acc, ctx)
+        st = (kinds == A_STORE) | (kinds == A_ATOMIC)
+        minw = np.full(self.nlines, self.cus, np.int64)
+        if first_writers(acc, minw):
+            return None
+        written = _line_set(acc[st, 3], self.nlines)
+        if ctx["mimg"]:
+            written = np.union1d(written, np.flatnonzero(
+                (ctx["dl"] != ctx["sl"]).any(axis=1) & ~ctx["ex"]))
+        # no CU has a stale view here (run_dispatch): only an L2 older than memory can
+        # make a load stale, whatever the CU
+        found = self._findings(acc, 0, ctx, {}, minw) if self.l2_stale.any() else []
+        return [rep], acc, written, found
+
+    def _run_cu_by_cu(self, gpu, launch, workers, time_limit, ctx):
+        """The CUs one after the other, each on its view (module docstring)."""
+        dl, sl, rng, per = ctx["dl"], ctx["sl"], ctx["rng"], ctx["per"]
+        written = np.zeros(self.nlines, np.bool_)
+        minw = np.full(self.nlines, self.cus, np.int64)
+        cur = np.zeros_like(sl)                 # the data of the lines written so far
+        reps, accs, found = [], [], []
+        for c in range(self.cus):
+            part = range(rng.start + c * per, min(rng.start + (c + 1) * per, rng.stop))
+            if not len(part):
+                continue
+            overrides = {}
+            for npass in range(MAX_PASSES):
+                view = self._view(c, ctx["pend"], overrides)
+                lv = np.fromiter(view.keys(), np.int64, len(view))
+                saved = dl[lv].copy()
+                if lv.size:
+                    dl[lv] = np.stack(list(view.values()))
+                live = dict(zip(lv.tolist(), saved))
+                try:
+                    rep = launch.run(gpu, workers, time_limit, part)
+                except ExecutionError as e:
+                    raise self._hang_error(e, launch, ctx, c, view, minw) from None
+                acc = self._accesses(launch, ctx)
+                acc[:, 4] = c
+                self._classify(acc, ctx)
+                mine = self._written_lines(acc, ctx, written, cur)
+                need = self._check(acc, c, ctx, view, live, written, cur, minw)
+                if not need or npass == MAX_PASSES - 1:
+                    break
+                # run the CU again with the data each kind of load must see
+                dl[mine] = np.where(written[mine][:, None], cur[mine], sl[mine])
+                if lv.size:
+                    dl[lv] = saved
+                overrides.update(need)
+            reps.append(rep)
+            accs.append(acc)
+            found.extend(self._findings(acc, c, ctx, view, minw))
+            # the CU's writes merged byte by byte into overlaid lines; the rest back
+            for j, x in enumerate(lv.tolist()):
+                if x in set(mine.tolist()):
+                    before = view[x].view(np.uint8)
+                    now = dl[x].view(np.uint8)
+                    merged = saved[j].copy().view(np.uint8)
+                    m = before != now
+                    merged[m] = now[m]
+                    dl[x] = merged.view(np.uint64)
+                else:
+                    dl[x] = saved[j]
+            cur[mine] = dl[mine]
+            written[mine] = True
+            minw[mine] = np.minimum(minw[mine], c)
+        return reps, np.concatenate(accs), np.flatnonzero(written), found
+
+    def _view(self, c, pend, overrides) -> dict:
+        """line -> [8] uint64 data CU ``c`` reads where it differs from the L2's: its K$'s
+        stale lines, its L1's (over them), the pending dispatches' (over all), then the
+        overrides of a second run."""
+        view = {x: v[0] for x, v in self.k_stale[c // SCALAR_CACHE_CUS].items()}
+        view.update((x, v[0]) for x, v in self.l1_stale[c].items())
+        view.update((x, v[0]) for x, v in pend.items())
+        view.update(overrides)
+        return view
+
+    def _accesses(self, launch, ctx) -> np.ndarray:
+        """int64 [n, 6]: (workgroup, wave in workgroup, row, line index in memory, CU and
+        effective class: set by the caller and _classify) of the memory accesses of the last
+        launch.run, exempt lines dropped."""
+        parts = [trace_accesses(tr, ctx["rec"], ctx["cls"], batch.start, ctx["wpg"],
+                                BASE // LINE, ctx["ex"])
+                 for batch, _ids, tr in launch.raw_traces or ()]
+        if not parts:
+            return np.zeros((0, 6), np.int64)
+        return np.concatenate(parts) if len(parts) > 1 else parts[0]
+
+    def _classify(self, acc, ctx) -> np.ndarray:
+        """Column 5 of ``acc`` (CU in column 4): each access's class, where a vector load
+        after an L1 invalidate of its CU counts as a GLC load (its L1 holds nothing older:
+        what LLVM's acquire fences rely on). Returns the column."""
+        kinds = ctx["cls"][acc[:, 2]]
+        inv = np.flatnonzero(kinds == A_INV)
+        if inv.size:
+            first = np.full(self.cus, acc.shape[0], np.int64)
+            np.minimum.at(first, acc[inv, 4], inv)
+            after = np.arange(acc.shape[0]) > first[acc[:, 4]]
+            kinds[after & (kinds == A_HIT)] = A_GLC
+        acc[:, 5] = kinds
+        return kinds
+
+    def _written_lines(self, acc, ctx, written, cur) -> np.ndarray:
+        """The lines a CU's run wrote: those its stores and atomics touched, and with MIMG
+        stores (not traced) every line that differs from the data before the run."""
+        k = acc[:, 5]
+        lines = _line_set(acc[(k == A_STORE) | (k == A_ATOMIC), 3], self.nlines)
+        if ctx["mimg"]:
+            dl, sl = ctx["dl"], ctx["sl"]
+            diff = (dl != sl).any(axis=1)
+            w = np.flatnonzero(written)
+            diff[w] = (dl[w] != cur[w]).any(axis=1)
+            lines = np.union1d(lines, np.flatnonzero(diff & ~ctx["ex"]))
+        return lines
+
+    def _want(self, kind, x, c, ctx, live, written, cur, minw):
+        """What a load of ``kind`` by CU ``c`` must read of line ``x`` ([8] uint64)."""
+        pend, sl = ctx["pend"], ctx["sl"]
+        if x in pend:
+            return pend[x][0]
+        if kind == A_SMRD and x in self.k_stale[c // SCALAR_CACHE_CUS]:
+            return self.k_stale[c // SCALAR_CACHE_CUS][x][0]
+        if kind == A_HIT and x in self.l1_stale[c]:
+            return self.l1_stale[c][x][0]
+        if kind in (A_HIT, A_SMRD) and minw[x] < c:
+            return sl[x]           # the worst case: the L1 (K$) took it before the write
+        if x in live:
+            return live[x]
+        return cur[x] if written[x] else sl[x]
+
+    def _check(self, acc, c, ctx, view, live, written, cur, minw) -> dict:
+        """Lines the last run read with other data than their kind must see: line -> the
+        data (the first kind by priority decides: atomics and GLC loads, then scalar, then
+        vector loads). Only lines of the view, or written by an earlier CU, can differ."""
+        need = {}
+        if not acc.size:
+            return need
+        kinds = acc[:, 5]
+        x = acc[:, 3]
+        cand = np.isin(x, np.fromiter(view.keys(), np.int64, len(view))) | (minw[x] < c)
+        for kind in (A_ATOMIC, A_GLC, A_SMRD, A_HIT):
+            for line in np.unique(x[cand & (kinds == kind)]).tolist():
+                if line in need:
+                    continue
+                want = self._want(kind, line, c, ctx, live, written, cur, minw)
+                got = view[line] if line in view else (cur[line] if written[line]
+                                                        else ctx["sl"][line])
+                if not np.array_equal(want, got):
+                    need[line] = np.array(want, copy=True)
+        return need
+
+    def _findings(self, acc, c, ctx, view, minw) -> list:
+        """The findings of CU ``c``'s loads whose data is stale: one per (instruction,
+        cause), with its count (lines x waves)."""
+        if not acc.size:
+            return []
+        kinds = acc[:, 5]
+        x = acc[:, 3]
+        hit, smrd = kinds == A_HIT, kinds == A_SMRD
+        load = hit | smrd | (kinds == A_GLC) | (kinds == A_ATOMIC)
+        keys = lambda d: np.fromiter(d.keys(), np.int64, len(d))
+        cause = np.zeros(len(x), np.int64)
+        k = c // SCALAR_CACHE_CUS
+        rules = [(load & np.isin(x, keys(ctx["pend"])), WHY_PEND),
+                 (hit & np.isin(x, keys(self.l1_stale[c])), WHY_L1),
+                 (smrd & np.isin(x, keys(self.k_stale[k])), WHY_K),
+                 ((hit | smrd) & (minw[x] < c), WHY_RACE),
+                 (load & self.l2_stale[x], WHY_L2)]
+        for m, code in reversed(rules):     # the first rule that holds decides
+            cause[m] = code
+        flagged = np.flatnonzero(cause)
+        if not flagged.size:
+            return []
+        key = acc[flagged, 2] * 8 + cause[flagged]
+        _u, first, counts = np.unique(key, return_index=True, return_counts=True)
+        prog, name, wpg = ctx["prog"], ctx["name"], ctx["wpg"]
+        out = []
+        for i, n in zip(first.tolist(), counts.tolist()):
+            j = int(flagged[i])
+            g, wv, row, line, _cu, _k = (int(v) for v in acc[j])
+            why = int(cause[j])
+            addr = BASE + line * LINE
+            kd, detail = self._explain(why, c, k, line, addr, ctx, minw)
+            out.append(Finding(kd, name, pc=int(prog.instructions[row].offset),
+                               instruction=format_instruction(prog.instructions[row]), wave=g * wpg + wv, workgroup=g,
+                               address=addr, detail=detail, count=n, what=_CAUSE_NAMES[why]))
+        return out
+
+    def _explain(self, why, c, k, line, addr, ctx, minw):
+        """(finding kind, detail) of a stale load's cause."""
+        if why == WHY_PEND:
+            return "missing-sync", (
+                f"reads line 0x{addr:x} that dispatch {ctx['pend'][line][1]} writes, and no "
+                f"barrier (partial_flush, or a fence wait) came between: the two may overlap "
+                f"and this load may run before the write (seed: \"when both draw calls run at "
+                f"the same time, no amount of cache flushing will work\")")
+        if why == WHY_L1:
+            return "stale-l1", (
+                f"CU {c}'s L1 holds line 0x{addr:x} from before {self.l1_stale[c][line][1]} "
+                f"wrote it, and no L1 invalidate came between (the L1 is not snooped): add "
+                f"cache_op('l1') after the barrier, or load with GLC")
+        if why == WHY_K:
+            lo, hi = k * SCALAR_CACHE_CUS, min(self.cus, (k + 1) * SCALAR_CACHE_CUS) - 1
+            return "missing-sync", (
+                f"the K$ of CUs {lo}-{hi} holds line 0x{addr:x} from before "
+                f"{self.k_stale[k][line][1]} wrote it: invalidate the K$ (cache_op('k')) before "
+                f"the dispatch (seed: \"Issue a K and L2 cache GPU top-of-pipe flush\")")
+        if why == WHY_RACE:
+            return "stale-l1", (
+                f"line 0x{addr:x} is written in this dispatch by CU {int(minw[line])}; a load "
+                f"without GLC on CU {c} may hit its L1 (K$) copy from before the write (shown "
+                f"here: the worst case): load with GLC, or read it in a later dispatch")
+        return "missing-sync", (
+            f"the L2 holds line 0x{addr:x} older than memory (the host wrote memory after the "
+            f"L2 read it): invalidate the L2 (cache_op('l2'); and the K$ for scalar loads) "
+            f"before the dispatch (seed: \"Issue a K and L2 cache GPU top-of-pipe flush\")")
+
+    def _after(self, acc, written, ctx, label, release) -> None:
+        """The caches after the dispatch: lines its loads and stores left in the L1s, K$s and
+        the L2 by the seed's L1 policies (module docstring); its writes in the L2, dirty
+        (memory gets its old data back) unless ``release``; the copies other L1s and K$s
+        hold of them stale."""
+        slc, dl, sl = ctx["slc"], ctx["dl"], ctx["sl"]
+        touched = np.zeros(self.nlines, np.bool_)
+        own = np.zeros(self.nlines, np.uint64)
+        last_inv = np.full(self.cus, -1, np.int64)
+        inv = np.flatnonzero(acc[:, 5] == A_INV)
+        if inv.size:
+            np.maximum.at(last_inv, acc[inv, 4], inv)
+            for c in np.flatnonzero(last_inv >= 0).tolist():
+                self.l1_stale[c].clear()      # its L1 was invalidated
+        apply_policies(acc, slc, self.l1_valid, self.k_valid, touched, own,
+                       SCALAR_CACHE_CUS, last_inv)
+        touched[written] = True
+        held = settle_lines(np.flatnonzero(touched), written, dl, sl, _lines_of(self.l2img),
+                            _lines_of(self.seen), self.l2_valid, self.l2_dirty, self.l2_stale,
+                            self.l1_valid, self.k_valid, own, release)
+        who = f"dispatch {label}"
+        for c, x, is_k in held.tolist():
+            d = (self.k_stale if is_k else self.l1_stale)[c]
+            if x not in d:
+                d[x] = (sl[x].copy(), who)
+        for c, d in enumerate(self.l1_stale):     # a CU's own write refreshes its L1 line
+            for x in [x for x in d if (int(own[x]) >> c) & 1]:
+                del d[x]
+
+    def _hang_error(self, e, launch, ctx, c, view, minw):
+        """The ExecutionError of a CU's run that stopped (step or time limit), with the reason
+        when its waves read stale lines: the 'spin-hang' finding."""
+        stale = []
+        for st in launch.states or ():
+            if st.trace is None:
+                continue
+            a = trace_accesses(st.trace, ctx["rec"], ctx["cls"], 0, 1, BASE // LINE, ctx["ex"])
+            for row, x in {(int(r), int(x)) for r, x in a[:, 2:4]}:
+                if ctx["cls"][row] in (A_HIT, A_SMRD) and (x in view or minw[x] < c):
+                    stale.append((row, x))
+        if not stale or not any(s in str(e) for s in ("step limit", "time limit")):
+            return e
+        row, x = sorted(stale)[0]
+        addr = BASE + x * LINE
+        cache = "K$ (a scalar load)" if ctx["cls"][row] == A_SMRD else \
+            "L1 (a vector load without GLC: policy HIT_LRU)"
+        prog = ctx["prog"]
+        f = Finding("spin-hang", ctx["name"], pc=int(prog.instructions[row].offset),
+                    instruction=format_instruction(prog.instructions[row]), address=addr,
+                    detail=(f"CU {c} keeps reading line 0x{addr:x} from its {cache}, which does "
+                            f"not see the write another CU or dispatch made: poll with a GLC "
+                            f"vector load (MISS_LRU: it reads the L2)"))
+        err = ExecutionError(f"{e.args[0]}; {f}", kernel=e.kernel, pc=e.pc, wave=e.wave,
+                             lane=e.lane, instruction=e.instruction)
+        err.findings = [f]
+        return err
+
+
+def check_level(level: str) -> str:
+    """A cache level name of the queue's cache operations, or a GcnEmuError."""
+    if level not in ("l1", "l2", "k", "i", "all"):
+        raise GcnEmuError(f"unknown cache level {level!r}: 'l1' (TCP), 'l2' (TCC), 'k' (K$), "
+                          f"'i' (I$) or 'all'")
+    return level

@@ -1,0 +1,66 @@
+// Kernels of tests/test_coherency.py: the producers and consumers of the four worked examples
+// of the seed caches-and-coherency.txt, and a spin-wait on a flag another CU sets.
+
+// a constant buffer (read with s_load: the K$) scales the work-item ids
+__kernel void scale_by_constant(__global uint* out, __constant uint* cb) {
+  uint i = get_global_id(0);
+  out[i] = cb[0] * i + cb[1];
+}
+
+// writes dst[i] = v + i, the work-items in reverse order, so that the CU writing a line is
+// not the one that reads it in `consume` (whose workgroups go to the CUs in order)
+__kernel void produce(__global uint* dst, uint v) {
+  uint n = get_global_size(0);
+  uint i = n - 1 - get_global_id(0);
+  dst[i] = v + i;
+}
+
+// reads src through the L1 (a plain load: no GLC, the L1 policy HIT_LRU)
+__kernel void consume(__global uint* dst, __global const uint* src) {
+  uint i = get_global_id(0);
+  dst[i] = 2u * src[i];
+}
+
+// a compute producer of indirect dispatch arguments: workgroup counts (x, y, z)
+__kernel void write_counts(__global uint* args, uint x) {
+  if (get_global_id(0) == 0) {
+    args[0] = x;
+    args[1] = 1;
+    args[2] = 1;
+  }
+}
+
+// workgroup 0 sets the flag; the others wait for it. ``stride`` is 0: every lane polls
+// flag[0], but the compiler cannot know it, so the poll is a vector load (FLAT) without GLC:
+// L1 policy HIT_LRU (the compiler barrier only keeps the load in the loop)
+__kernel void spin_plain(__global uint* flag, __global uint* out, uint stride) {
+  uint g = get_group_id(0);
+  if (g == 0) {
+    if (get_local_id(0) == 0) flag[0] = 1;
+  } else {
+    while (flag[get_local_id(0) * stride] == 0) { __asm__ volatile("" ::: "memory"); }
+    out[g] = 1;
+  }
+}
+
+// the same poll, uniform: the compiler makes it a scalar load (s_load_dword, the K$)
+__kernel void spin_scalar(__global uint* flag, __global uint* out) {
+  uint g = get_group_id(0);
+  if (g == 0) {
+    if (get_local_id(0) == 0) flag[0] = 1;
+  } else {
+    while (flag[0] == 0) { __asm__ volatile("" ::: "memory"); }
+    out[g] = 1;
+  }
+}
+
+// the vector poll with a volatile load: clang gives it GLC (policy MISS_LRU: it reads the L2)
+__kernel void spin_glc(__global volatile uint* flag, __global uint* out, uint stride) {
+  uint g = get_group_id(0);
+  if (g == 0) {
+    if (get_local_id(0) == 0) flag[0] = 1;
+  } else {
+    while (flag[get_local_id(0) * stride] == 0) { }
+    out[g] = 1;
+  }
+}
