@@ -49,8 +49,9 @@ the data that kind sees. A line that kinds disagree on in one CU's run gets the 
 
 The caches are unbounded: a line leaves only by a cache operation. On the hardware capacity
 evictions make a missing invalidate show intermittently; here it shows every time. Image
-(MIMG) accesses are not traced by the engine: they read the view but neither fill the L1
-nor are checked; MIMG stores are found by comparing memory.
+(MIMG) accesses are not used yet (the trace has the lines of image_load/store/atomic for the
+timing model; image_sample's footprint is not traced): they read the view but neither fill
+the L1 nor are checked; MIMG stores are found by comparing memory.
 
 Findings (gcnemu.sanitize.findings) go to ``report.findings``: ``stale-l1`` for a vector
 load that reads a line its CU's L1 holds stale, or bytes another CU of the dispatch wrote
@@ -117,8 +118,8 @@ def row_classes(prog):
             cls[i] = A_GLC if fields.get("glc", 0) else A_HIT
     rec = np.zeros(code.shape[0], np.int64)
     h = code[:, C_H]
-    rec[(h == H_DS) | (h == H_MIMG)] = 1
-    rec[(h == H_SMRD_LOAD) | ((h >= H_FLAT) & (h <= H_MTBUF))] = 2
+    rec[h == H_DS] = 1
+    rec[(h == H_SMRD_LOAD) | ((h >= H_FLAT) & (h <= H_MTBUF)) | (h == H_MIMG)] = 2
     cache.update(cls=cls, slc=slc, rec=rec)
     return cls, slc
 
@@ -144,7 +145,7 @@ def trace_accesses(tr, rec, cls, first_group, wpg, line0, ex):
         if k == 2:
             if cls[v] == A_INV:
                 n += 1
-            elif cls[v] != 0:
+            elif cls[v] != 0 and cls[v] < A_MIMG_LOAD:
                 n += tr[i + 1]
             i += 2 + tr[i + 1]
         else:
@@ -168,7 +169,7 @@ def trace_accesses(tr, rec, cls, first_group, wpg, line0, ex):
                 out[j, 1] = w % wpg
                 out[j, 2] = v
                 j += 1
-            elif cls[v] != 0:
+            elif cls[v] != 0 and cls[v] < A_MIMG_LOAD:     # image lines: not used yet
                 for q in range(m):
                     x = tr[i + 2 + q] - line0
                     if 0 <= x < nl and not ex[x]:

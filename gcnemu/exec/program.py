@@ -74,7 +74,7 @@ class Program:
     def text_at(self, row: int) -> str:
         """Disassembly of one row, for error messages."""
         try:
-            from .isa.disassembler import format_instruction
+            from ..isa.disassembler import format_instruction
             return format_instruction(self.instructions[row])
         except Exception:  # the disassembler is optional for messages
             return self.instructions[row].name

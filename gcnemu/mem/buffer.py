@@ -16,7 +16,9 @@ memory. LDS=1 (buffer_load_ubyte/sbyte/ushort/sshort/dword/format_x): the value,
 extended to a dword as GcnMemHandling.md says, goes to LDS at
 LDS_BASE + M0[15:0] + inst_offset + lane*4 (the AMD Sea Islands manual's formula; CLRX's
 omits inst_offset) instead of VGPRs; beyond the wave's LDS allocation it is dropped.
-buffer_wbinvl1 / _vol: no L1 model yet, the functional memory is always coherent: no-ops.
+buffer_wbinvl1 / _vol change no memory here: the functional memory is coherent. In
+coherency-accurate mode (GPU(coherent_caches=True)) gcnemu/coherency.py reads them from the
+trace and invalidates the wave's CU's L1.
 """
 from __future__ import annotations
 

@@ -117,7 +117,9 @@ def _global_subop(name: str) -> int:
             return pack(K_UNSUPPORTED)
         return pack(K_ATOMIC, 4, 2 if m.group(2) else 1, aop=aop, rtn=1)
     if body in ("wbinvl1", "wbinvl1_vol", "wbinvl1_sc"):
-        return pack(K_NOP)   # no L1 model yet: the functional memory is always coherent
+        # the functional memory is coherent; coherency-accurate mode invalidates the CU's L1
+        # from the trace (gcnemu/coherency.py)
+        return pack(K_NOP)
     return pack(K_UNSUPPORTED)
 
 
