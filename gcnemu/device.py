@@ -306,7 +306,7 @@ class GPU:
     def dispatch(self, kernel: Kernel, grid: Sequence[int], block: Sequence[int], args: Sequence = (),
                  *, strict: bool = True, workers: int = 1, time_limit="gpu", offset=None,
                  implicit_args: str = "auto", client=None, shards: int | None = None,
-                 workgroups: range | None = None) -> DispatchReport:
+                 workgroups: range | None = None, sanitize: bool = False) -> DispatchReport:
         """Run ``kernel`` over ``grid`` work-items in workgroups of ``block``.
 
         ``args`` are the kernel's explicit arguments in order: Buffers (or addresses) for
@@ -344,6 +344,12 @@ class GPU:
 
         ``workgroups``: run only these workgroups (a range of linear workgroup indices, x
         fastest): what one shard of a sharded dispatch runs; not in timing mode.
+
+        ``sanitize``: look for hazards the hardware would only show as rare corruption
+        (gcnemu/sanitize: registers read before the s_waitcnt that covers their load, store
+        data overwritten early, LDS and global races, uninitialised registers and LDS,
+        out-of-bounds and misaligned accesses): ``report.findings`` lists them, each once
+        with its count. The results are the same bits; not in timing mode, not sharded.
         """
         workers = _count("workers", workers)
         time_limit = self.time_limit if isinstance(time_limit, str) and time_limit == "gpu" \
@@ -382,6 +388,9 @@ class GPU:
             implicit_args = "libclc" if getattr(kernel, "libclc", False) else "rocm"
         elif implicit_args not in ("rocm", "libclc"):
             raise DispatchError(f"implicit_args is 'auto', 'rocm' or 'libclc', not {implicit_args!r}")
+        if sanitize and self.timing:
+            raise DispatchError("sanitize=True runs functional dispatches: use a GPU without "
+                                "timing (the sanitizer's trace replaces the timing model's)")
         t0 = time.perf_counter()
 
         # dynamic LDS for __local arguments goes after the static allocation
@@ -434,7 +443,8 @@ class GPU:
                 raise DispatchError("timing mode runs whole dispatches: workgroups= is for "
                                     "functional dispatches")
         if client is not None:
-            reason = self._shard_refusal(kernel, ngroups, workgroups)
+            reason = self._shard_refusal(kernel, ngroups, workgroups) or \
+                ("the sanitizer runs here (it needs every wave's accesses)" if sanitize else "")
             if not reason:
                 return self._dispatch_sharded(client, shards, kernel, grid, block, ndim, ngroups,
                                               args, offset, implicit_args, time_limit, strict, t0)
@@ -450,7 +460,7 @@ class GPU:
             launch.ctx["lds_shares"] = lds_shares
             try:
                 launch.write_segments(self.memory, launch.kernarg.build(arg_values))
-                rep = launch.run(self, workers, time_limit, workgroups)
+                rep = launch.run(self, workers, time_limit, workgroups, sanitize)
             finally:
                 self._launches.put(key, launch)
         if client is not None:

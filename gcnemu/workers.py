@@ -25,6 +25,7 @@ class BatchResult:
         self.halted = 0      #: waves that ended with s_sethalt
         self.dropped = {}    #: records the engine's buffers had no room for, by kind
         self.trace = None    #: timing mode: (group ids, indices in group, stream starts, ends, worker)
+        self.sanitized = None  #: sanitize: (counts, first occurrences, global accesses)
 
 
 class SharedQueue:
