@@ -116,7 +116,7 @@ def _note(counts, first, kind, row, wave, lane, addr, other, detail):
     counts[kind, row] += 1
 
 
-@njit
+@njit(inline="always")
 def _in_alloc(starts, ends, a, nb):
     """True when [a, a + nb) lies inside one allocation (starts sorted)."""
     lo, hi = 0, starts.shape[0]
@@ -130,9 +130,17 @@ def _in_alloc(starts, ends, a, nb):
     return i >= 0 and a + nb <= ends[i]
 
 
-@njit
-def _pack(w, epoch, row, atomic):
-    return (w + 1) | (epoch << 16) | (row << 40) | (np.int64(atomic) << 62)
+@njit(inline="always")
+def _alloc_of(starts, ends, a):
+    """(start, end) of the allocation holding byte ``a`` (which _in_alloc found)."""
+    lo, hi = 0, starts.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if starts[mid] <= a:
+            lo = mid + 1
+        else:
+            hi = mid
+    return starts[lo - 1], ends[lo - 1]
 
 
 @njit
@@ -143,7 +151,7 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
     ``pend[w, r, c]`` (c: 0 VM, 1 LGKM, 2 EXP; ``seq << 22 | row`` of the outstanding access,
     -1 none), ``cnt[w]`` (issued and done per counter, SMEM outstanding, barrier epoch);
     ``gwave``/``wgroup`` map batch waves to dispatch-wide ones and to the batch's LDS share;
-    ``lds_sh`` [3, bytes]: last writer and two readers packed by _pack. Global accesses go to
+    ``lds_sh``: see _lds_access. Global accesses go to
     ``ev`` (int64 [cap, 5]: dword address, row | lane << 22 | mask << 28 | write << 32, wave |
     epoch << 32, dynamic instruction number, the wave's global atomics before it) from
     ``nev`` on; returns (nev, ev, seq) -- ``ev`` grown when needed. ``moves[row]``: 1 for a
@@ -151,6 +159,8 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
     p = start
     w = 0
     seq = seq0
+    cur_lo = np.int64(0)       # the allocation the last global access fell in
+    cur_hi = np.int64(0)
     while p < end:
         v = tr[p]
         p += 1
@@ -252,16 +262,27 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
             continue
         seq += 1
         exu = np.uint64(ex)
+        if h == H_DS:
+            prev = np.int64(-1)
+            for l in range(64):
+                if not (exu >> np.uint64(l)) & np.uint64(1):
+                    continue
+                # a lane at the previous lane's address(es) (a broadcast) finds what that
+                # one found: checked once
+                same = kind != A_ATOMIC and tr[p] == prev and (per == 1 or tr[p + 1] == tr[p - 1])
+                prev = tr[p]
+                for k in range(per):
+                    if not same:
+                        _lds_access(tr[p], nb, al, kind, row, w, gw, l, ep, wgroup[w], lds_sh,
+                                    lds_size, counts, first)
+                    p += 1
+            continue
         for l in range(64):
             if not (exu >> np.uint64(l)) & np.uint64(1):
                 continue
             for k in range(per):
                 a = tr[p]
                 p += 1
-                if h == H_DS:
-                    _lds_access(a, nb, al, kind, row, w, gw, l, ep, wgroup[w], lds_sh, lds_size,
-                                counts, first)
-                    continue
                 oor = False
                 if h == H_MUBUF or h == H_MTBUF:
                     oor = (a & OUT_OF_RANGE) != 0
@@ -277,9 +298,11 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
                     _note(counts, first, K_OOB, row, gw, l, a, -1,
                           OOB_SCRATCH if inscratch else OOB_BUFFER)
                     continue
-                if not _in_alloc(starts, ends, a, nb):
-                    _note(counts, first, K_OOB, row, gw, l, a, -1, OOB_GLOBAL)
-                    continue
+                if not (cur_lo <= a and a + nb <= cur_hi):   # not the last lane's allocation
+                    if not _in_alloc(starts, ends, a, nb):
+                        _note(counts, first, K_OOB, row, gw, l, a, -1, OOB_GLOBAL)
+                        continue
+                    cur_lo, cur_hi = _alloc_of(starts, ends, a)
                 if inscratch or kind == A_ATOMIC:
                     continue            # private per lane; atomics do not race
                 # global accesses, one entry per dword touched
@@ -303,63 +326,122 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
     return nev, ev, seq
 
 
-@njit
+#: the LDS shadow packs, per dword: wave + 1 (bits 0-15), barrier epoch (16-35), row (36-57),
+#: atomic (58) and the bytes accessed (59-62)
+_EP_SHIFT, _ROW_SHIFT, _AT_SHIFT, _MASK_SHIFT = 16, 36, 58, 59
+
+
+@njit(inline="always")
+def _lds_pack(w, epoch, row, atomic, mask):
+    return (w + 1) | ((epoch & 0xFFFFF) << _EP_SHIFT) | (row << _ROW_SHIFT) | \
+        (np.int64(atomic) << _AT_SHIFT) | (np.int64(mask) << _MASK_SHIFT)
+
+
+@njit(inline="always")
+def _lds_concurrent(x, w, ep, mask):
+    """True when the access packed in ``x`` was made by another wave in barrier epoch ``ep``
+    and touched some of the bytes ``mask``."""
+    return x != 0 and (x & 0xFFFF) != w + 1 and ((x >> _EP_SHIFT) & 0xFFFFF) == (ep & 0xFFFFF) \
+        and ((x >> _MASK_SHIFT) & mask) != 0
+
+
+@njit(inline="always")
 def _lds_access(a, nb, al, kind, row, w, gw, l, ep, g, lds_sh, lds_size, counts, first):
     """One lane's LDS access at group-relative byte ``a``: bounds, alignment, races and reads
-    of bytes no one wrote."""
+    of bytes no one wrote. ``lds_sh`` [4, dwords]: per dword of the batch's LDS the last
+    writer, two readers (_lds_pack) and the bytes ever written; group g's dwords start at
+    g * ceil(lds_size / 4). A writer or reader replaced by another wave's access to other
+    bytes of the same dword is forgotten (a race with it can go unseen, none is invented)."""
     if a % al != 0:
         _note(counts, first, K_MISALIGNED, row, gw, l, a, -1, al)
         a -= a % al                  # what the hardware accesses (mem/ds.py)
     if a + nb > lds_size:
         _note(counts, first, K_OOB, row, gw, l, a, -1, OOB_LDS)
         return
-    base = g * lds_size + a
-    me = _pack(w, ep, row, kind == A_ATOMIC)
+    gbase = g * ((lds_size + 3) >> 2)
     writes = kind == A_STORE or kind == A_ATOMIC
     reads = kind == A_LOAD or kind == A_ATOMIC
+    atomic = kind == A_ATOMIC
     raced = False
     uninit = False
     other = np.int64(-1)
-    for b in range(base, base + nb):
-        lw = lds_sh[0, b]
-        if reads and lw == 0:
+    for d in range(a >> 2, ((a + nb - 1) >> 2) + 1):
+        lo = max(a, 4 * d) - 4 * d
+        hi = min(a + nb, 4 * d + 4) - 4 * d
+        mask = ((1 << hi) - 1) ^ ((1 << lo) - 1)
+        i = gbase + d
+        if reads and (lds_sh[3, i] & mask) != mask:
             uninit = True
+        lw = lds_sh[0, i]
         # an aligned read and an atomic see each other whole (single-copy atomic): plain
         # writes race, atomics and reads do not race with atomics
-        if not raced and lw != 0 and (lw & 0xFFFF) != w + 1 and ((lw >> 16) & 0xFFFFFF) == ep \
-                and (kind == A_STORE or not (lw >> 62) & 1):
+        if not raced and _lds_concurrent(lw, w, ep, mask) and \
+                (kind == A_STORE or not (lw >> _AT_SHIFT) & 1):
             raced = True
-            other = (lw >> 40) & _ROWMASK
+            other = (lw >> _ROW_SHIFT) & _ROWMASK
         if kind == A_STORE and not raced:
             for s in range(1, 3):
-                rr = lds_sh[s, b]
-                if rr != 0 and (rr & 0xFFFF) != w + 1 and ((rr >> 16) & 0xFFFFFF) == ep:
+                if _lds_concurrent(lds_sh[s, i], w, ep, mask):
                     raced = True
-                    other = (rr >> 40) & _ROWMASK
+                    other = (lds_sh[s, i] >> _ROW_SHIFT) & _ROWMASK
                     break
         if writes:
-            lds_sh[0, b] = me
-            lds_sh[1, b] = 0
-            lds_sh[2, b] = 0
+            if (lw & 0xFFFF) == w + 1 and ((lw >> _EP_SHIFT) & 0xFFFFF) == (ep & 0xFFFFF):
+                mask |= (lw >> _MASK_SHIFT) & 0xF
+            lds_sh[0, i] = _lds_pack(w, ep, row, atomic, mask)
+            lds_sh[3, i] |= mask
         else:
-            r1 = lds_sh[1, b]
-            if r1 == 0 or (r1 & 0xFFFF) == w + 1 or ((r1 >> 16) & 0xFFFFFF) != ep:
-                lds_sh[1, b] = me
+            r1 = lds_sh[1, i]
+            if r1 == 0 or (r1 & 0xFFFF) == w + 1 or \
+                    ((r1 >> _EP_SHIFT) & 0xFFFFF) != (ep & 0xFFFFF):
+                lds_sh[1, i] = _lds_pack(w, ep, row, atomic, mask)
             else:
-                lds_sh[2, b] = me
+                lds_sh[2, i] = _lds_pack(w, ep, row, atomic, mask)
     if uninit:
         _note(counts, first, K_UNINIT, row, gw, l, a, -1, UNINIT_LDS)
     if raced:
         _note(counts, first, K_LDS_RACE, row, gw, l, a, other, 0)
 
 
+#: dwords of address space one pass of global_races shadows (16 MB: two int32 arrays of 4M)
+WINDOW_SHIFT = 22
+
+
+@njit(inline="always")
+def _unordered(ev, a, b, wpg, atomics):
+    """True when global accesses ``a`` and ``b`` (rows of ``ev``) overlap and nothing orders
+    them (see global_races)."""
+    ma, mb = ev[a, 1], ev[b, 1]
+    if not ((ma >> 28) & (mb >> 28) & 0xF):
+        return False
+    wa, wb = ev[a, 2] & 0xFFFFFFFF, ev[b, 2] & 0xFFFFFFFF
+    ka, kb = ev[a, 4], ev[b, 4]
+    if wa == wb:
+        return ev[a, 3] == ev[b, 3] and ((ma >> 22) & 63) != ((mb >> 22) & 63)
+    if (atomics[wa] > ka and kb > 0) or (atomics[wb] > kb and ka > 0):
+        return False
+    if wa // wpg != wb // wpg:
+        return True
+    return (ev[a, 2] >> 32) == (ev[b, 2] >> 32)
+
+
+@njit(inline="always")
+def _flag(ev, e, other, flagged, counts, first):
+    if not flagged[e]:
+        flagged[e] = 1
+        m = ev[e, 1]
+        _note(counts, first, K_GLOBAL_RACE, m & _ROWMASK, ev[e, 2] & 0xFFFFFFFF,
+              (m >> 22) & 63, ev[e, 0] * 4, ev[other, 1] & _ROWMASK, 0)
+
+
 @njit
 def global_races(ev, wpg, atomics, counts, first):
-    """Races among the dispatch's global accesses ``ev`` (rows of consume's entries, any
-    order): per dword, each access that overlaps a write by another work-item with no order
-    between them -- another workgroup, another wave of the group in the same barrier epoch,
-    or another lane of the same wave instruction -- is counted at its row, the first such
-    write's row as the other access (accesses in address order).
+    """Races among the dispatch's global accesses ``ev`` (consume's entries, in batch order):
+    an access that overlaps a write by another work-item with no order between them --
+    another workgroup, another wave of the group in the same barrier epoch, or another lane
+    of the same wave instruction -- is counted once at its row, with the write's row as the
+    other access (two writes: both). Each dword keeps its last writer and last reader, in
+    windows of 2**WINDOW_SHIFT dwords (no sort: linear in the accesses per window touched).
 
     Global atomics order too, as in the last-block reduction (each workgroup writes its
     part, then bumps a counter; the one that sees the final count reads all parts): an
@@ -370,46 +452,44 @@ def global_races(ev, wpg, atomics, counts, first):
     n = ev.shape[0]
     if n == 0:
         return
-    order = np.argsort(ev[:, 0], kind="mergesort")
-    i = 0
-    MAXW = 16
-    wi = np.empty(MAXW, np.int64)
-    while i < n:
-        d = ev[order[i], 0]
-        j = i
-        nw = 0
-        while j < n and ev[order[j], 0] == d:
-            e = order[j]
-            if (ev[e, 1] >> 32) & 1 and nw < MAXW:
-                wi[nw] = e
-                nw += 1
-            j += 1
-        if nw:
-            for t in range(i, j):
-                e = order[t]
-                m1 = ev[e, 1]
-                wv1 = ev[e, 2] & 0xFFFFFFFF
-                ep1 = ev[e, 2] >> 32
-                for q in range(nw):
-                    o = wi[q]
-                    if o == e:
-                        continue
-                    m2 = ev[o, 1]
-                    if not ((m1 >> 28) & (m2 >> 28) & 0xF):
-                        continue
-                    wv2 = ev[o, 2] & 0xFFFFFFFF
-                    k1 = ev[e, 4]
-                    k2 = ev[o, 4]
-                    if wv1 == wv2:
-                        race = ev[e, 3] == ev[o, 3] and ((m1 >> 22) & 63) != ((m2 >> 22) & 63)
-                    elif (atomics[wv1] > k1 and k2 > 0) or (atomics[wv2] > k2 and k1 > 0):
-                        race = False
-                    elif wv1 // wpg != wv2 // wpg:
-                        race = True
-                    else:
-                        race = ep1 == ev[o, 2] >> 32
-                    if race:
-                        _note(counts, first, K_GLOBAL_RACE, m1 & _ROWMASK, wv1,
-                              (m1 >> 22) & 63, d * 4, m2 & _ROWMASK, 0)
-                        break
-        i = j
+    lo = ev[0, 0]
+    hi = lo
+    for e in range(n):
+        lo = min(lo, ev[e, 0])
+        hi = max(hi, ev[e, 0])
+    if hi - lo < (1 << WINDOW_SHIFT):
+        size = hi - lo + 1          # one window from the lowest dword
+        shift = 62
+    else:
+        size = 1 << WINDOW_SHIFT
+        shift = WINDOW_SHIFT
+    # the windows any access falls in (one, as a rule: the buffers lie together)
+    used = np.zeros(((hi - lo) >> shift) + 1 if shift != 62 else 1, np.uint8)
+    if shift != 62:
+        for e in range(n):
+            used[(ev[e, 0] - lo) >> shift] = 1
+    lastw = np.empty(size, np.int64)
+    lastr = np.empty(size, np.int64)
+    flagged = np.zeros(n, np.uint8)
+    for win in range(used.shape[0]):
+        if shift != 62 and not used[win]:
+            continue
+        lastw[:] = -1
+        lastr[:] = -1
+        for e in range(n):
+            if shift != 62 and (ev[e, 0] - lo) >> shift != win:
+                continue
+            d = (ev[e, 0] - lo) & (size - 1) if shift != 62 else ev[e, 0] - lo
+            o = lastw[d]
+            write = (ev[e, 1] >> 32) & 1
+            if o >= 0 and _unordered(ev, e, o, wpg, atomics):
+                if write:
+                    _flag(ev, o, e, flagged, counts, first)
+                _flag(ev, e, o, flagged, counts, first)
+            if write:
+                r = lastr[d]
+                if r >= 0 and _unordered(ev, r, e, wpg, atomics):
+                    _flag(ev, r, e, flagged, counts, first)
+                lastw[d] = e
+            else:
+                lastr[d] = e

@@ -158,7 +158,7 @@ class BatchShadow:
         self.written = np.zeros((nwaves, A.NREGS), np.uint8)
         self.pend = np.zeros((nwaves, A.NREGS, 3), np.int64)
         self.cnt = np.zeros((nwaves, 9), np.int64)
-        self.lds = np.zeros((3, ngroups * san.lds_size), np.int64)
+        self.lds = np.zeros((4, ngroups * ((san.lds_size + 3) // 4)), np.int64)
         nrows = san.prog.code.shape[0]
         self.counts = np.zeros((len(A.KIND_NAMES), nrows), np.int64)
         self.first = np.zeros((len(A.KIND_NAMES), nrows, A.NF), np.int64)
@@ -198,6 +198,8 @@ class BatchShadow:
 
     def result(self, ids) -> tuple:
         """(counts, first occurrences, global accesses, (dispatch-wide waves, their global
-        atomics)) of the batch whose waves are ``ids``, copies."""
-        return (self.counts.copy(), self.first.copy(), self.ev[:self.nev].copy(),
-                (self.gwave[ids], self.cnt[ids, 8].copy()))
+        atomics)) of the batch whose waves are ``ids``: copies, or arrays no longer the
+        shadow's."""
+        ev = self.ev[:self.nev]
+        self.ev = np.empty((max(1 << 12, self.nev), 5), np.int64)   # ev goes with the result
+        return (self.counts.copy(), self.first.copy(), ev, (self.gwave[ids], self.cnt[ids, 8].copy()))
