@@ -225,13 +225,14 @@ def cmd_run(args) -> int:
         return run_example(timing=args.timing)
     timing = args.timing or bool(args.trace)
     rep, kernel, gpu, writeback = dispatch_from_args(args, timing)
-    if args.sanitize:
-        # before check_faults: an access to unmapped memory is a finding too
-        print(sanitizer_summary(rep))
+    if args.sanitize and rep.faults and not args.allow_faults:
+        print(sanitizer_summary(rep))    # check_faults ends the command; the findings first
     check_faults(rep, args)
     for buf, path in writeback:
         np.save(path, buf.to_numpy())
     print(rep.summary())
+    if args.sanitize:
+        print(sanitizer_summary(rep))
     if args.timing:
         print(timing_summary(rep))
     if args.trace:
