@@ -312,8 +312,9 @@ class GPU:
         ``args`` are the kernel's explicit arguments in order: Buffers (or addresses) for
         pointers, numpy scalars / Python numbers for by-value arguments, ``Local(nbytes)`` for
         ``__local`` pointers. With ``strict`` (default), accesses to unmapped memory raise
-        MemoryFault after the dispatch (the report's faults list them either way); a wave that
-        fails raises ExecutionError naming kernel, workgroup, wave, PC and lane.
+        MemoryFault after the dispatch (the report's faults list them either way; the
+        exception's ``report`` is the report); a wave that fails raises ExecutionError naming
+        kernel, workgroup, wave, PC and lane.
 
         ``workers`` > 1 runs batches of workgroups on that many threads, the calling one and
         helpers the GPU keeps (the engine releases the GIL), with bit-identical results.
@@ -469,8 +470,10 @@ class GPU:
         rep.wall_seconds = time.perf_counter() - t0 - compiling.seconds
         self.dispatch_id += 1
         if strict and rep.faults:
-            raise unmapped_access_error(rep, "dispatch(..., strict=False) returns the report "
+            err = unmapped_access_error(rep, "dispatch(..., strict=False) returns the report "
                                              "instead.")
+            err.report = rep       # with sanitize=True, its findings
+            raise err
         return rep
 
     # --- sharded dispatch (gcnemu/shards.py) ------------------------------------------------

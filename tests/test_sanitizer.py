@@ -543,3 +543,19 @@ def test_corpus_findings_and_results_on_two_workers(name):
     two, _, r2 = _sanitized_case(name, gcnemu.GPU(waves_per_batch=2), workers=2)
     assert [str(f) for f in one.findings] == [str(f) for f in two.findings]
     assert all(np.array_equal(r1[i], r2[i]) for i in r1)
+
+
+def test_strict_fault_keeps_the_findings(tmp_path):
+    # a FLAT load from an unmapped address: MemoryFault (strict), whose report has the finding
+    body = """
+    v_mov_b32 v2, 0
+    v_mov_b32 v3, 0x10
+    flat_load_dword v4, v[2:3]
+    s_waitcnt vmcnt(0)
+    flat_store_dword v[5:6], v4
+    s_endpgm
+    """
+    with pytest.raises(gcnemu.MemoryFault) as e:
+        _run(tmp_path, "unmapped", body, n=64)
+    [f] = e.value.report.findings
+    assert (f.kind, f.what, f.address, f.count) == ("out-of-bounds", "global", 0x10 << 32, 64)

@@ -244,7 +244,7 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
         if h == H_SMRD_LOAD:
             a = tr[p]
             p += 1
-            if a % 4 != 0:
+            if a & 3:
                 _note(counts, first, K_MISALIGNED, row, gw, -1, a, -1, 4)
             # only the first dword: clang merges kernarg loads into wider ones that may read
             # past the segment's end, which the runtime's allocation makes harmless
@@ -287,9 +287,9 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
                 if h == H_MUBUF or h == H_MTBUF:
                     oor = (a & OUT_OF_RANGE) != 0
                     a = a & (OUT_OF_RANGE - 1)
-                if a % al != 0:
+                if a & (al - 1):         # alignments are powers of two
                     _note(counts, first, K_MISALIGNED, row, gw, l, a, -1, al)
-                    a -= a % al          # what the hardware accesses
+                    a &= ~(al - 1)       # what the hardware accesses
                 hi = (a >> 32) & 0xFFFFFFFF
                 if h == H_FLAT and (hi == SHARED_APERTURE_HI or hi == PRIVATE_APERTURE_HI):
                     continue            # FLAT to LDS or scratch: not checked here
@@ -352,9 +352,9 @@ def _lds_access(a, nb, al, kind, row, w, gw, l, ep, g, lds_sh, lds_size, counts,
     writer, two readers (_lds_pack) and the bytes ever written; group g's dwords start at
     g * ceil(lds_size / 4). A writer or reader replaced by another wave's access to other
     bytes of the same dword is forgotten (a race with it can go unseen, none is invented)."""
-    if a % al != 0:
+    if a & (al - 1):                 # alignments are powers of two
         _note(counts, first, K_MISALIGNED, row, gw, l, a, -1, al)
-        a -= a % al                  # what the hardware accesses (mem/ds.py)
+        a &= ~(al - 1)               # what the hardware accesses (mem/ds.py)
     if a + nb > lds_size:
         _note(counts, first, K_OOB, row, gw, l, a, -1, OOB_LDS)
         return
@@ -366,9 +366,11 @@ def _lds_access(a, nb, al, kind, row, w, gw, l, ep, g, lds_sh, lds_size, counts,
     uninit = False
     other = np.int64(-1)
     for d in range(a >> 2, ((a + nb - 1) >> 2) + 1):
-        lo = max(a, 4 * d) - 4 * d
-        hi = min(a + nb, 4 * d + 4) - 4 * d
-        mask = ((1 << hi) - 1) ^ ((1 << lo) - 1)
+        if nb >= 4:
+            mask = 0xF                 # aligned dwords (al >= 4)
+        else:
+            lo = a - 4 * d
+            mask = ((1 << (lo + nb)) - 1) ^ ((1 << lo) - 1)
         i = gbase + d
         if reads and (lds_sh[3, i] & mask) != mask:
             uninit = True
