@@ -559,3 +559,22 @@ def test_strict_fault_keeps_the_findings(tmp_path):
         _run(tmp_path, "unmapped", body, n=64)
     [f] = e.value.report.findings
     assert (f.kind, f.what, f.address, f.count) == ("out-of-bounds", "global", 0x10 << 32, 64)
+
+
+@pytest.mark.parametrize("wait,bug", [("", True), ("s_waitcnt expcnt(0)", False)])
+def test_export_data_overwritten_before_expcnt(tmp_path, wait, bug):
+    # EXP reads its VGPRs after it issues, on every generation (EXPCNT, GcnInstrsSopp.md)
+    body = f"""
+    v_mov_b32 v4, 1.0
+    exp mrt0 v4, v4, v4, v4 done vm
+    {wait}
+    v_mov_b32 v4, 0
+    flat_store_dword v[5:6], v4
+    s_endpgm
+    """
+    rep, src, _ = _run(tmp_path, "expo", body, n=64)
+    if not bug:
+        assert rep.findings == []
+        return
+    [f] = rep.findings
+    assert (f.kind, f.what, f.pc) == ("store-data-overwritten", "v4", _pc_of(src, "v_mov_b32_e32 v4, 0"))
