@@ -705,7 +705,8 @@ class BatchState:
 
     def nbytes(self) -> int:
         return sum(a.nbytes for a in (self.lds, self.sregs, self.ws, self.vgpr, self.faults, self.msgs,
-                                      self.exports, self.trace, self.streams) if a is not None)
+                                      self.exports, self.trace, self.streams) if a is not None) + \
+            (self.shadow.nbytes() if self.shadow is not None else 0)
 
     def streams_room(self, n: int) -> np.ndarray:
         """The streams array, grown (keeping what it holds) to take ``n`` more entries."""

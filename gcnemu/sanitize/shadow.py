@@ -164,6 +164,11 @@ class BatchShadow:
         self.first = np.zeros((len(A.KIND_NAMES), nrows, A.NF), np.int64)
         self.ev = np.zeros((1 << 12, 5), np.int64)
 
+    def nbytes(self) -> int:
+        """Bytes of the host arrays this shadow holds (for the launch cache's footprint)."""
+        return sum(a.nbytes for a in (self.trace, self.written, self.pend, self.cnt, self.lds,
+                                      self.counts, self.first, self.ev))
+
     def start(self, gwave: np.ndarray, wgroup: np.ndarray, memory, scratch) -> None:
         """Begin a batch: ``gwave``/``wgroup`` the dispatch-wide wave and batch-local group of
         each wave of the batch's arrays."""
