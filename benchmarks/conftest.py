@@ -90,7 +90,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
                           f"{r['rate'] / 1e6:>11.2f}{rm:>11}{rb:>12}")
 
     for section, title in (("small", "Small waves"), ("workers", "2-worker speedup"),
-                           ("timing", "Timing mode"), ("coherency", "Coherency-accurate mode")):
+                           ("timing", "Timing mode"), ("coherency", "Coherency-accurate mode"),
+                           ("sanitizer", "Sanitizer")):
         rows = R.get(section, [])
         if rows:
             tr.write_line("")

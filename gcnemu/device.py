@@ -340,14 +340,15 @@ class GPU:
     def dispatch(self, kernel: Kernel, grid: Sequence[int], block: Sequence[int], args: Sequence = (),
                  *, strict: bool = True, workers: int = 1, time_limit="gpu", offset=None,
                  implicit_args: str = "auto", client=None, shards: int | None = None,
-                 workgroups: range | None = None) -> DispatchReport:
+                 workgroups: range | None = None, sanitize: bool = False) -> DispatchReport:
         """Run ``kernel`` over ``grid`` work-items in workgroups of ``block``.
 
         ``args`` are the kernel's explicit arguments in order: Buffers (or addresses) for
         pointers, numpy scalars / Python numbers for by-value arguments, ``Local(nbytes)`` for
         ``__local`` pointers. With ``strict`` (default), accesses to unmapped memory raise
-        MemoryFault after the dispatch (the report's faults list them either way); a wave that
-        fails raises ExecutionError naming kernel, workgroup, wave, PC and lane.
+        MemoryFault after the dispatch (the report's faults list them either way; the
+        exception's ``report`` is the report); a wave that fails raises ExecutionError naming
+        kernel, workgroup, wave, PC and lane.
 
         ``workers`` > 1 runs batches of workgroups on that many threads, the calling one and
         helpers the GPU keeps (the engine releases the GIL), with bit-identical results.
@@ -378,6 +379,12 @@ class GPU:
 
         ``workgroups``: run only these workgroups (a range of linear workgroup indices, x
         fastest): what one shard of a sharded dispatch runs; not in timing mode.
+
+        ``sanitize``: look for hazards the hardware would only show as rare corruption
+        (gcnemu/sanitize: registers read before the s_waitcnt that covers their load, store
+        data overwritten early, LDS and global races, uninitialised registers and LDS,
+        out-of-bounds and misaligned accesses): ``report.findings`` lists them, each once
+        with its count. The results are the same bits; not in timing mode, not sharded.
         """
         workers = _count("workers", workers)
         time_limit = self.time_limit if isinstance(time_limit, str) and time_limit == "gpu" \
@@ -416,6 +423,14 @@ class GPU:
             implicit_args = "libclc" if getattr(kernel, "libclc", False) else "rocm"
         elif implicit_args not in ("rocm", "libclc"):
             raise DispatchError(f"implicit_args is 'auto', 'rocm' or 'libclc', not {implicit_args!r}")
+        if sanitize and self.timing:
+            raise DispatchError("sanitize=True runs functional dispatches: use a GPU without "
+                                "timing (the sanitizer's trace replaces the timing model's)")
+        if sanitize and self.coherent_caches:
+            raise DispatchError("sanitize=True is not available in coherency-accurate mode yet "
+                                "(both need the engine's trace; the mode reports its own "
+                                "stale-l1, missing-sync and spin-hang findings): use "
+                                "GPU(coherent_caches=False) for the sanitizer")
         t0 = time.perf_counter()
 
         # dynamic LDS for __local arguments goes after the static allocation
@@ -468,7 +483,8 @@ class GPU:
                 raise DispatchError("timing mode runs whole dispatches: workgroups= is for "
                                     "functional dispatches")
         if client is not None:
-            reason = self._shard_refusal(kernel, ngroups, workgroups)
+            reason = self._shard_refusal(kernel, ngroups, workgroups) or \
+                ("the sanitizer runs here (it needs every wave's accesses)" if sanitize else "")
             if not reason:
                 return self._dispatch_sharded(client, shards, kernel, grid, block, ndim, ngroups,
                                               args, offset, implicit_args, time_limit, strict, t0)
@@ -484,7 +500,7 @@ class GPU:
             launch.ctx["lds_shares"] = lds_shares
             try:
                 launch.write_segments(self.memory, launch.kernarg.build(arg_values))
-                rep = self._run(launch, workers, time_limit, workgroups)
+                rep = self._run(launch, workers, time_limit, workgroups, sanitize)
             finally:
                 self._launches.put(key, launch)
         if client is not None:
@@ -493,16 +509,18 @@ class GPU:
         rep.wall_seconds = time.perf_counter() - t0 - compiling.seconds
         self.dispatch_id += 1
         if strict and rep.faults:
-            raise unmapped_access_error(rep, "dispatch(..., strict=False) returns the report "
+            err = unmapped_access_error(rep, "dispatch(..., strict=False) returns the report "
                                              "instead.")
+            err.report = rep       # with sanitize=True, its findings
+            raise err
         return rep
 
-    def _run(self, launch, workers, time_limit, workgroups) -> DispatchReport:
+    def _run(self, launch, workers, time_limit, workgroups, sanitize=False) -> DispatchReport:
         """Run a launch: directly, or in coherency-accurate mode through the caches, inside a
         queue's packet as it is, else with the runtime's synchronisation around it: every
         cache invalidated before (the L2 written back first), the L2 written back after."""
         if not self.coherent_caches:
-            return launch.run(self, workers, time_limit, workgroups)
+            return launch.run(self, workers, time_limit, workgroups, sanitize)
         caches, packet = self.coherent, self._packet
         label = f"{launch.info.name} (dispatch {self.dispatch_id})"
         if packet is not None:

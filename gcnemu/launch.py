@@ -164,6 +164,7 @@ class Launch:
         self._regions = {}      # what -> (address, bytes): kernarg segment, packet + descriptor
         self._packet = (None, None, b"")   # (kernarg address, descriptor address, AQL packet)
         self.states = None
+        self.sanitizer = None   # made by the first dispatch with sanitize=True
 
     def write_segments(self, mem: Memory, kernarg: bytes) -> None:
         """Write the kernarg segment, and the AQL packet with the kernel descriptor a page
@@ -243,11 +244,13 @@ class Launch:
                 pass     # the user freed it already
 
 
-    def run(self, gpu, workers=1, time_limit=None, workgroups: range | None = None) -> DispatchReport:
+    def run(self, gpu, workers=1, time_limit=None, workgroups: range | None = None,
+            sanitize: bool = False) -> DispatchReport:
         """Run the dispatch on ``gpu`` (its segments written): every batch, on ``workers``
         threads where the launch allows; the report (timing mode: with the cycle model's).
         ``workgroups``: only these (linear workgroup indices, a range): the batches cut to
-        them (a shard of a sharded dispatch, gcnemu/shards.py)."""
+        them (a shard of a sharded dispatch, gcnemu/shards.py). ``sanitize``: the engine
+        records what the sanitizer needs and the report gets its ``findings``."""
         ctx, info, prog, occ = self.ctx, self.info, self.ctx["prog"], self.occ
         mem = gpu.memory
         if occ.workgroups_per_cu < 1:
@@ -260,13 +263,16 @@ class Launch:
         states = self.get_states(gpu)
         for st in states:
             st.streams_used = 0
+            st.sanitizing = sanitize
+            if sanitize and st.shadow is None:
+                st.shadow = self._sanitizer(gpu).shadow(self.nwaves, self.nbatch_groups)
         ctx["dispatch_id"] = gpu.dispatch_id
         nworkers, batches = len(states), self.batches
         if workgroups is not None:
             batches = [r for r in (range(max(b.start, workgroups.start), min(b.stop, workgroups.stop))
                                    for b in batches) if len(r)]
         totals = {k: 0 for k in COUNTER_COLUMNS}
-        fault_list, messages, export_list, traces = [], [], [], []
+        fault_list, messages, export_list, traces, sanitized = [], [], [], [], []
         waves_run = halted = valu_lanes = 0
         dropped = {}
         # the backing array must not grow while any dispatch runs (the engine holds it)
@@ -289,6 +295,8 @@ class Launch:
                 fault_list.extend(res.faults)
                 if res.trace is not None:
                     traces.append(res.trace)
+                if res.sanitized is not None:
+                    sanitized.append(res.sanitized)
                 messages.extend(res.messages)
                 export_list.extend(res.exports)
                 halted += res.halted
@@ -305,6 +313,8 @@ class Launch:
         rep.valu_lanes = valu_lanes
         rep.dropped = {kind: n for kind, n in dropped.items() if n}
         rep.serial_reason = self.serial_reason if int(workers) > 1 else ""
+        if sanitize:
+            rep.findings = self._sanitizer(gpu).findings(sanitized, mem)
         if gpu.timing:
             from .timing.model import time_dispatch   # compiled on first timing use
             streams = [st.streams[:st.streams_used] for st in states]
@@ -337,6 +347,16 @@ class Launch:
         #: coherency-accurate mode (gcnemu/coherency.py): the batches' raw traces
         self.raw_traces = traces if not gpu.timing else None
         return rep
+
+    def _sanitizer(self, gpu):
+        """The launch's Sanitizer (gcnemu/sanitize/shadow.py), made on first use."""
+        if self.sanitizer is None:
+            from .sanitize.shadow import Sanitizer
+            ctx = self.ctx
+            self.sanitizer = Sanitizer(ctx["prog"], gpu._gen, self.info.name,
+                                       ctx["waves_per_group"], ctx["lds_size"],
+                                       ctx["sgpr_layout"], ctx["vgpr_ids"])
+        return self.sanitizer
 
     def _between_slices(self, time_limit, stopped=None):
         """What a batch does between its slices of work: stop with an ExecutionError once
@@ -387,14 +407,32 @@ class Launch:
         ids = self._init_batch(gpu, st, batch)
         ws = st.ws
         sched = new_sched()
-        bad = run_sliced(
-            lambda: run_group_waves(prog.code, ids, st.sregs, ws, st.vgpr, st.lds, data, mapped,
-                                    np.int64(MEM_BASE), st.faults, st.msgs,
-                                    np.int64(gpu.step_limit), st.exports, st.trace,
-                                    np.int64(SLICE_STEPS), sched),
-            st.grow_trace,   # the timing trace filled up: the waves resume where they stopped
-            between_slices or (lambda: None), prog.code, sched)
+        sh = st.shadow if st.sanitizing else None
+        if sh is None:
+            bad = run_sliced(
+                lambda: run_group_waves(prog.code, ids, st.sregs, ws, st.vgpr, st.lds, data,
+                                        mapped, np.int64(MEM_BASE), st.faults, st.msgs,
+                                        np.int64(gpu.step_limit), st.exports, st.trace,
+                                        np.int64(SLICE_STEPS), sched),
+                st.grow_trace,   # the timing trace filled up: the waves resume where they stopped
+                between_slices or (lambda: None), prog.code, sched)
+        else:
+            from .sanitize.shadow import SANITIZE
+            gwave = np.zeros(ws.shape[0], np.int64)
+            gwave[ids] = np.asarray(batch, np.int64)[ids // wpg] * wpg + ids % wpg
+            sh.start(gwave, np.arange(ws.shape[0], dtype=np.int64) // wpg, gpu.memory,
+                     st.scratch)
+            bad = run_sliced(
+                lambda: run_group_waves(prog.code, ids, st.sregs, ws, st.vgpr, st.lds, data,
+                                        mapped, np.int64(MEM_BASE), st.faults, st.msgs,
+                                        np.int64(gpu.step_limit), st.exports, sh.trace,
+                                        np.int64(SLICE_STEPS), sched, SANITIZE),
+                sh.consume,      # the sanitizer's trace filled up: analysed and emptied
+                between_slices or (lambda: None), prog.code, sched)
+            sh.consume()
         res = BatchResult()
+        if sh is not None:
+            res.sanitized = sh.result(ids)
         if gpu.timing:
             from .timing.model import split_trace
             offsets = split_trace(st.trace, ws.shape[0], prog, st.streams_room(st.trace[0]),
@@ -683,10 +721,13 @@ class BatchState:
         self.worker = worker
         self.streams = np.zeros(1 << 18, np.int64) if timing else None
         self.streams_used = 0
+        self.shadow = None     # the sanitizer's state (gcnemu/sanitize/shadow.py) once used
+        self.sanitizing = False
 
     def nbytes(self) -> int:
         return sum(a.nbytes for a in (self.lds, self.sregs, self.ws, self.vgpr, self.faults, self.msgs,
-                                      self.exports, self.trace, self.streams) if a is not None)
+                                      self.exports, self.trace, self.streams) if a is not None) + \
+            (self.shadow.nbytes() if self.shadow is not None else 0)
 
     def streams_room(self, n: int) -> np.ndarray:
         """The streams array, grown (keeping what it holds) to take ``n`` more entries."""

@@ -26,6 +26,7 @@ class BatchResult:
         self.valu_lanes = 0  #: EXEC-active lanes summed over VALU wave-instructions
         self.dropped = {}    #: records the engine's buffers had no room for, by kind
         self.trace = None    #: timing mode: (group ids, indices in group, stream starts, ends, worker)
+        self.sanitized = None  #: sanitize: (counts, first occurrences, global accesses)
 
 
 class SharedQueue:

@@ -32,7 +32,7 @@ TIERS = [
                                          "gcnemu.mem.descriptors", "gcnemu.mem.atomics",
                                          "gcnemu.mem.subops", "gcnemu.mem.formats",
                                          "gcnemu.mem.access", "gcnemu.hardware"]),
-    ("memory families", ["gcnemu.mem.*", "gcnemu.timing.trace"]),
+    ("memory families", ["gcnemu.mem.*", "gcnemu.timing.trace", "gcnemu.sanitize.record"]),
     ("exec: decode, engine, op kernels, cycle model, sanitizer analyses",
      ["gcnemu.exec.*", "gcnemu.timing.*", "gcnemu.sanitize.*"]),
     ("launch", ["gcnemu.kernel", "gcnemu.report", "gcnemu.workers", "gcnemu.launch",

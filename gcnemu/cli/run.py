@@ -7,6 +7,8 @@
                                     # UAVs, scalars go to constant buffer 1, local:N works
     gcnemu run --example            # the built-in saxpy example, checked against numpy
     gcnemu run ... --timing         # also print simulated cycles and timing counters
+    gcnemu run ... --sanitize       # look for hazards (unwaited loads, races, uninitialised
+                                    # reads, out-of-bounds, misaligned); exit status 1 if any
 
 Argument forms (in kernel argument order):
   in:PATH.npy          input buffer
@@ -204,7 +206,8 @@ def dispatch_from_args(args, timing: bool):
             grid = _dims(args.grid)
             block = _dims(args.block) if args.block else default_block(grid, kernel)
             dargs, writeback = parse_args(args.arg or [], gpu)
-            rep = dispatch_with_progress(gpu, kernel, grid, block, dargs)
+            options = {"sanitize": True} if getattr(args, "sanitize", False) else {}
+            rep = dispatch_with_progress(gpu, kernel, grid, block, dargs, **options)
     finally:
         progress.finish()
     return rep, kernel, gpu, writeback
@@ -222,10 +225,14 @@ def cmd_run(args) -> int:
         return run_example(timing=args.timing)
     timing = args.timing or bool(args.trace)
     rep, kernel, gpu, writeback = dispatch_from_args(args, timing)
+    if args.sanitize and rep.faults and not args.allow_faults:
+        print(sanitizer_summary(rep))    # check_faults ends the command; the findings first
     check_faults(rep, args)
     for buf, path in writeback:
         np.save(path, buf.to_numpy())
     print(rep.summary())
+    if args.sanitize:
+        print(sanitizer_summary(rep))
     if args.timing:
         print(timing_summary(rep))
     if args.trace:
@@ -233,7 +240,14 @@ def cmd_run(args) -> int:
         print(write_trace(args.trace, rep, kernel, gpu.config, args.trace_level, gpu))
     for f in rep.faults[:10]:
         print("fault:", f)
-    return 0
+    return 1 if args.sanitize and rep.findings else 0
+
+
+def sanitizer_summary(rep) -> str:
+    """The sanitizer's findings of a report, one line each, after a count."""
+    n = len(rep.findings)
+    head = f"sanitizer: {n} finding{'s' if n != 1 else ''}" + (":" if n else " (no hazard seen)")
+    return "\n".join([head] + [f"  {f}" for f in rep.findings])
 
 
 def add_dispatch_arguments(r, with_file: bool = True) -> None:
@@ -269,6 +283,9 @@ def add_parser(sub) -> None:
     add_dispatch_arguments(r)
     r.add_argument("--timing", action="store_true",
                    help="timing mode: also print simulated cycles and timing counters")
+    r.add_argument("--sanitize", action="store_true",
+                   help="look for hazards (gcnemu.sanitize) and print the findings; exit "
+                        "status 1 when there are any")
     add_trace_arguments(r)
     r.add_argument("--example", action="store_true", help="run the built-in saxpy example")
     r.set_defaults(func=cmd_run)

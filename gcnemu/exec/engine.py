@@ -19,6 +19,7 @@ from ..mem.formats import format_error_text
 from ..mem.scalar import smem
 from ..mem.space import PAGE_SHIFT
 from ..sem import fp as FP
+from ..sanitize.record import record_access
 from ..sem.valu_int import popcount64
 from ..timing.trace import TRACE_SLACK, trace_memory
 from . import dispatch_gen as D
@@ -511,7 +512,7 @@ MEMORY_WORK = 32
 
 @njit(_nrt=False)
 def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faults, msgs,
-             step_limit, step_pause, tmp, t32, frame, exports, tr):
+             step_limit, step_pause, tmp, t32, frame, exports, tr, san=None):
     """Run wave w until it ends, reaches a barrier, halts or fails, or its step count plus the
     extra work of its memory instructions (MEMORY_WORK each, left in WS_WORK) reaches
     ``step_pause`` (it then stays ready, to go on at its PC). Returns its status.
@@ -537,7 +538,8 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
     then compiles a specialisation without the recording (its ``tr is not None`` branches are
     pruned at compile time), so the functional loop is unchanged. When the trace has no room
     left the wave stops before its next instruction, still ready, and ``tr[1]`` is set (the
-    caller grows it).
+    caller grows it). ``san`` not None (with ``tr``): the sanitizer's trace, whose memory
+    records are gcnemu/sanitize/record.py's per-lane addresses (a third specialisation).
     """
     if ws[w, WS_STATUS] != ST_READY:
         return ws[w, WS_STATUS]
@@ -615,7 +617,10 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             tr[tp] = pc
             tp += 1
             if h == H_SMRD_LOAD or (h >= H_DS and h <= H_MIMG):
-                tp = trace_memory(code, pc, w, sregs, ws, vgpr, tr, tp)
+                if san is None:
+                    tp = trace_memory(code, pc, w, sregs, ws, vgpr, tr, tp)
+                else:
+                    tp = record_access(code, pc, w, sregs, ws, vgpr, tr, tp)
         steps += 1
         if h >= H_DS and h <= H_EXP:
             # a memory instruction does up to ~30x the host work of a VALU one: it counts
@@ -1082,7 +1087,7 @@ NSCHED = 4
 
 @njit
 def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base,
-                    faults, msgs, step_limit, exports, tr, budget, sched):
+                    faults, msgs, step_limit, exports, tr, budget, sched, san=None):
     """Run the waves of one or more workgroups to completion, honouring s_barrier.
 
     Waves run one at a time, each until it ends or reaches a barrier; when every live wave
@@ -1131,7 +1136,7 @@ def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, 
                 before = ws[w, WS_STEPS]
                 run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base,
                          faults, msgs, step_limit, before + budget - spent, tmp, t32, frame,
-                         exports, tr)
+                         exports, tr, san)
                 spent += ws[w, WS_STEPS] - before + ws[w, WS_WORK] + RESUME_COST
                 sched[SC_RAN] = 1
                 if tr is not None:

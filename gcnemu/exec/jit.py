@@ -32,7 +32,7 @@ from numba.extending import intrinsic
 JIT_OPTIONS = dict(cache=True, fastmath=False, boundscheck=False, error_model="numpy", nogil=True)
 
 PACKAGE = Path(__file__).resolve().parents[1]   # gcnemu/
-_JITTED_SOURCES = ("exec", "mem", "sem", "timing")
+_JITTED_SOURCES = ("exec", "mem", "sem", "timing", "sanitize/record.py", "sanitize/analysis.py")
 
 #: the bounds-checked build (see the module docstring)
 BOUNDSCHECK = os.environ.get("GCNEMU_BOUNDSCHECK", "") not in ("", "0")

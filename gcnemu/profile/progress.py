@@ -43,13 +43,14 @@ class DispatchProgress:
 
 
 def dispatch_with_progress(gpu, kernel, grid, block, args, enabled: bool | None = None,
-                           stream=None):
-    """gpu.dispatch(kernel, grid, block, args, strict=False) with a DispatchProgress bar."""
+                           stream=None, **options):
+    """gpu.dispatch(kernel, grid, block, args, strict=False, **options) with a
+    DispatchProgress bar."""
     bar = DispatchProgress(kernel.name, enabled, stream)
     old = gpu.on_progress
     gpu.on_progress = bar
     try:
-        return gpu.dispatch(kernel, grid=grid, block=block, args=args, strict=False)
+        return gpu.dispatch(kernel, grid=grid, block=block, args=args, strict=False, **options)
     finally:
         gpu.on_progress = old
         bar.close()

@@ -1,0 +1,58 @@
+"""The sanitizer's cost: ``dispatch(..., sanitize=True)`` against the plain dispatch on the
+launches of bench_dispatch.py (the corpus's benchmark kernels). The issue allows 5x.
+
+Run:  python -m pytest benchmarks/bench_sanitizer.py --benchmark-only
+
+Plain and sanitized dispatches of the same launch alternate within each round (the machine's
+load drifts; alternating keeps the ratio fair); ratio = median sanitized time / median plain
+time. Both must give the same bits.
+"""
+from __future__ import annotations
+
+import statistics
+import time
+
+import numpy as np
+import pytest
+
+import bench_dispatch
+import gcnbench
+from kernels import corpus
+
+#: the issue's bound on sanitized / plain dispatch time
+TARGET = 5.0
+
+
+@pytest.mark.parametrize("launch", bench_dispatch.LAUNCHES,
+                         ids=[ln.label.replace(" ", "_") for ln in bench_dispatch.LAUNCHES])
+def test_sanitizer_overhead(benchmark, launch):
+    import gcnemu
+
+    benchmark.group = "sanitizer"
+    k = gcnemu.load(str(corpus.hsaco_path(launch.corpus_name))).kernel(launch.symbol)
+    gpus, args, bufs, reports = {}, {}, {}, {}
+    for san in (False, True):   # untimed: compile / cache load, and the results to compare
+        gpus[san] = gcnemu.GPU()
+        args[san], bufs[san] = gcnbench.device_args(gpus[san], launch.args)
+        reports[san] = gpus[san].dispatch(k, grid=launch.grid, block=launch.block,
+                                          args=args[san], sanitize=san)
+    for i in bufs[False]:
+        assert np.array_equal(bufs[False][i].to_numpy(np.uint8), bufs[True][i].to_numpy(np.uint8)), \
+            "the sanitizer changed a result"
+    times = {False: [], True: []}
+
+    def run():
+        for san in (False, True):
+            t = time.perf_counter()
+            gpus[san].dispatch(k, grid=launch.grid, block=launch.block, args=args[san],
+                               sanitize=san)
+            times[san].append(time.perf_counter() - t)
+
+    benchmark.pedantic(run, rounds=max(3, launch.rounds), iterations=1)
+    off, on = statistics.median(times[False]), statistics.median(times[True])
+    found = reports[True].findings
+    benchmark.extra_info.update(seconds_plain=off, seconds_sanitized=on, ratio=on / off,
+                                findings=len(found))
+    gcnbench.record("sanitizer", text=(
+        f"{launch.label}: plain {off * 1e3:.2f} ms, sanitized {on * 1e3:.2f} ms: "
+        f"{on / off:.2f}x (bound {TARGET:g}x); {len(found)} finding(s)"))

@@ -1,0 +1,497 @@
+"""The sanitizer's analyses: a batch's trace (gcnemu/sanitize/record.py) and the program's
+static register sets (gcnemu/sanitize/rows.py) in, hazards out. All of it runs in numba.
+
+`BatchShadow.consume` walks a trace once, in the order the engine ran the waves, keeping per
+wave the registers written, the loads outstanding on each counter and the barriers passed,
+and per LDS byte the last writer and readers (wave and barrier epoch): it finds
+``unwaited-read``, ``store-data-overwritten``, ``uninitialized-read``, ``lds-race``,
+``out-of-bounds`` and ``misaligned``, and collects the dispatch's global accesses (one entry
+per lane and dword, with a byte mask). `global_races` sorts those by address after the
+dispatch and finds ``global-race``. The trace may be consumed in pieces (the engine stops when
+it is full): the shadow state carries over.
+
+Findings are counted per (kind, row): ``counts[kind, row]`` and the first occurrence's wave,
+lane, address, register or other access (``first[kind, row]``, see F_*).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..exec.jit import njit
+from ..exec.layout import (
+    C_H,
+    C_K,
+    H_DS,
+    H_FLAT,
+    H_MIMG,
+    H_MTBUF,
+    H_MUBUF,
+    H_SMRD_LOAD,
+    K_ATOMIC,
+    K_LOAD,
+    K_LOAD2,
+    K_LOAD_FORMAT,
+    K_STORE,
+    K_STORE2,
+    K_STORE_FORMAT,
+    K_WRXCHG2,
+    PRIVATE_APERTURE_HI,
+    SHARED_APERTURE_HI,
+)
+from .record import OUT_OF_RANGE, lane_entries
+from .rows import EXP, LGKM, SMEM, VM
+
+#: the kinds the analyses find, in the order of their rows in ``counts`` (names as KINDS)
+KIND_NAMES = ("unwaited-read", "store-data-overwritten", "lds-race", "global-race",
+              "uninitialized-read", "out-of-bounds", "misaligned")
+K_UNWAITED, K_STORE_DATA, K_LDS_RACE, K_GLOBAL_RACE, K_UNINIT, K_OOB, K_MISALIGNED = range(7)
+#: columns of ``first``: wave (dispatch-wide), lane, address, register or other row, detail
+F_WAVE, F_LANE, F_ADDR, F_OTHER, F_DETAIL = range(5)
+NF = 5
+#: out-of-bounds details (F_DETAIL)
+OOB_BUFFER, OOB_SCRATCH, OOB_LDS, OOB_GLOBAL = 1, 2, 3, 4
+#: uninitialized-read details: a register (F_OTHER) or LDS bytes
+UNINIT_REG, UNINIT_LDS = 1, 2
+#: unwaited-read details: which counter the read should have waited for
+WAIT_VM, WAIT_LGKM = 1, 2
+#: the registers of the sanitizer's space (rows.VREG + 256 VGPRs)
+NREGS = 512
+#: access kinds of a row (``access[row, 0]``)
+A_NONE, A_LOAD, A_STORE, A_ATOMIC = 0, 1, 2, 3
+_ROWBITS = 22
+_ROWMASK = (1 << _ROWBITS) - 1
+_NONE = -1
+
+
+def access_table(code: np.ndarray) -> np.ndarray:
+    """int64 [n, 3] per row: access kind (A_*), bytes per lane and address, alignment."""
+    n = code.shape[0]
+    out = np.zeros((n, 3), np.int64)
+    for r in range(n):
+        h = int(code[r, C_H])
+        if not (h == H_SMRD_LOAD or H_DS <= h <= H_MIMG):
+            continue
+        sub = int(code[r, C_K])
+        kind, size, count = sub & 0xFF, (sub >> 8) & 0xFF, (sub >> 16) & 0xF
+        if h == H_SMRD_LOAD:
+            out[r] = (A_LOAD, 4 * int(code[r, C_K]), 4)
+            continue
+        if h == H_MIMG:
+            continue
+        if kind in (K_LOAD, K_LOAD2, K_LOAD_FORMAT):
+            a = A_LOAD
+        elif kind in (K_STORE, K_STORE2, K_STORE_FORMAT):
+            a = A_STORE
+        elif kind in (K_ATOMIC, K_WRXCHG2):
+            a = A_ATOMIC
+        else:
+            continue            # swizzle, append/consume, src2, no-ops: no addressed bytes
+        if kind in (K_LOAD2, K_STORE2, K_WRXCHG2):
+            nb = 4 * max(1, count)
+            al = nb
+        else:
+            nb = max(1, size) * max(1, count)
+            if h == H_DS:
+                al = nb if nb <= 8 else 16          # mem/ds.py aligns down to these
+            elif h == H_FLAT:
+                # gfx7 FLAT reads and writes unaligned addresses as they are (clang emits
+                # flat_load_dword for packed struct members on gfx700; mem/flat.py does the
+                # same): nothing is lost, so nothing to report
+                al = 1
+            else:
+                # CLRX GcnMemHandling.md: 32-bit and wider align to 4 bytes, 16-bit to 2
+                al = 4 if nb >= 4 else nb
+        out[r] = (a, nb, al)
+    return out
+
+
+@njit
+def _note(counts, first, kind, row, wave, lane, addr, other, detail):
+    if counts[kind, row] == 0:
+        first[kind, row, F_WAVE] = wave
+        first[kind, row, F_LANE] = lane
+        first[kind, row, F_ADDR] = addr
+        first[kind, row, F_OTHER] = other
+        first[kind, row, F_DETAIL] = detail
+    counts[kind, row] += 1
+
+
+@njit(inline="always")
+def _in_alloc(starts, ends, a, nb):
+    """True when [a, a + nb) lies inside one allocation (starts sorted)."""
+    lo, hi = 0, starts.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if starts[mid] <= a:
+            lo = mid + 1
+        else:
+            hi = mid
+    i = lo - 1
+    return i >= 0 and a + nb <= ends[i]
+
+
+@njit(inline="always")
+def _alloc_of(starts, ends, a):
+    """(start, end) of the allocation holding byte ``a`` (which _in_alloc found)."""
+    lo, hi = 0, starts.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if starts[mid] <= a:
+            lo = mid + 1
+        else:
+            hi = mid
+    return starts[lo - 1], ends[lo - 1]
+
+
+@njit
+def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks, locks_at,
+            counters, waits, barrier, moves, gwave, wgroup, written, pend, cnt, lds_sh, lds_size, starts, ends,
+            scratch_lo, scratch_hi, counts, first, ev, nev, seq0):
+    """Walk ``tr[start:end]`` (entries after the header). Per batch wave w: ``written[w, r]``,
+    ``pend[w, r, c]`` (c: 0 VM, 1 LGKM, 2 EXP; ``seq << 22 | row`` of the outstanding access,
+    -1 none), ``cnt[w]`` (issued and done per counter, SMEM outstanding, barrier epoch);
+    ``gwave``/``wgroup`` map batch waves to dispatch-wide ones and to the batch's LDS share;
+    ``lds_sh``: see _lds_access. Global accesses go to
+    ``ev`` (int64 [cap, 5]: dword address, row | lane << 22 | mask << 28 | write << 32, wave |
+    epoch << 32, dynamic instruction number, the wave's global atomics before it) from
+    ``nev`` on; returns (nev, ev, seq) -- ``ev`` grown when needed. ``moves[row]``: 1 for a
+    copy (its destination is as defined as its sources), 2 for v_writelane."""
+    p = start
+    w = 0
+    seq = seq0
+    cur_lo = np.int64(0)       # the allocation the last global access fell in
+    cur_hi = np.int64(0)
+    while p < end:
+        v = tr[p]
+        p += 1
+        if v < 0:
+            w = -v - 1
+            continue
+        row = v
+        if row >= code.shape[0]:
+            break                       # not a row: the trace is not the engine's
+        h = code[row, C_H]
+        gw = gwave[w]
+        ep = cnt[w, 7]
+        # --- registers read: written before? outstanding?
+        mv = moves[row]
+        defined = np.uint8(1)
+        for i in range(reads_at[row], reads_at[row + 1]):
+            r = reads[i]
+            if written[w, r] == 0:
+                if mv:
+                    defined = np.uint8(0)    # a copy passes the undefined value on
+                else:
+                    _note(counts, first, K_UNINIT, row, gw, -1, -1, r, UNINIT_REG)
+                    written[w, r] = 1        # once per wave and register
+            pv = pend[w, r, 0]
+            if pv >= 0 and (pv >> _ROWBITS) >= cnt[w, 1]:
+                _note(counts, first, K_UNWAITED, row, gw, -1, -1, r,
+                      WAIT_VM | ((pv & _ROWMASK) << 4))
+                pend[w, r, 0] = -1
+            pv = pend[w, r, 1]
+            if pv >= 0 and (pv >> _ROWBITS) >= cnt[w, 3]:
+                _note(counts, first, K_UNWAITED, row, gw, -1, -1, r,
+                      WAIT_LGKM | ((pv & _ROWMASK) << 4))
+                pend[w, r, 1] = -1
+        c = counters[row]
+        if c < 0:                       # s_waitcnt
+            nvm, nexp, nlgkm = waits[row, 0], waits[row, 1], waits[row, 2]
+            cnt[w, 1] = max(cnt[w, 1], cnt[w, 0] - nvm)
+            cnt[w, 5] = max(cnt[w, 5], cnt[w, 4] - nexp)
+            if nlgkm == 0:
+                cnt[w, 3] = cnt[w, 2]
+                cnt[w, 6] = 0
+            elif cnt[w, 6] == 0:        # no SMEM outstanding: LGKM returns in order
+                cnt[w, 3] = max(cnt[w, 3], cnt[w, 2] - nlgkm)
+            continue
+        # --- registers written: store data still unread? then outstanding results
+        for i in range(writes_at[row], writes_at[row + 1]):
+            r = writes[i]
+            pv = pend[w, r, 2]
+            if pv >= 0 and (pv >> _ROWBITS) >= cnt[w, 5]:
+                _note(counts, first, K_STORE_DATA, row, gw, -1, -1, r, (pv & _ROWMASK) << 4)
+                pend[w, r, 2] = -1
+            if mv == 2:                 # v_writelane: one lane; the others keep theirs
+                written[w, r] |= defined
+            else:
+                written[w, r] = defined
+            if c & VM:
+                pend[w, r, 0] = (cnt[w, 0] << _ROWBITS) | row
+            elif c & (SMEM | LGKM):
+                pend[w, r, 1] = (cnt[w, 2] << _ROWBITS) | row
+        for i in range(locks_at[row], locks_at[row + 1]):
+            pend[w, locks[i], 2] = (cnt[w, 4] << _ROWBITS) | row
+        if c & VM:
+            cnt[w, 0] += 1
+        if c & (SMEM | LGKM):
+            cnt[w, 2] += 1
+        if c & SMEM:
+            cnt[w, 6] += 1
+        if c & EXP:
+            cnt[w, 4] += 1
+        if c & VM and acc[row, 0] == A_ATOMIC:
+            cnt[w, 8] += 1              # global atomics so far (see global_races)
+        # --- barriers and memory records
+        if barrier[row]:
+            cnt[w, 7] += 1
+            continue
+        if not (h == H_SMRD_LOAD or (H_DS <= h <= H_MIMG)):
+            continue
+        kind = acc[row, 0]
+        nb = acc[row, 1]
+        al = acc[row, 2]
+        if h == H_SMRD_LOAD:
+            a = tr[p]
+            p += 1
+            if a & 3:
+                _note(counts, first, K_MISALIGNED, row, gw, -1, a, -1, 4)
+            # only the first dword: clang merges kernarg loads into wider ones that may read
+            # past the segment's end, which the runtime's allocation makes harmless
+            if not _in_alloc(starts, ends, a & ~np.int64(3), 4):
+                _note(counts, first, K_OOB, row, gw, -1, a, -1, OOB_GLOBAL)
+            continue
+        ex = tr[p]
+        p += 1
+        per = lane_entries(code, row)
+        if kind == A_NONE or per == 0:
+            exu = np.uint64(ex)
+            while exu:                  # step over the record: no addressed bytes
+                exu &= exu - np.uint64(1)
+                p += per
+            continue
+        seq += 1
+        exu = np.uint64(ex)
+        if h == H_DS:
+            prev = np.int64(-1)
+            for l in range(64):
+                if not (exu >> np.uint64(l)) & np.uint64(1):
+                    continue
+                # a lane at the previous lane's address(es) (a broadcast) finds what that
+                # one found: checked once
+                same = kind != A_ATOMIC and tr[p] == prev and (per == 1 or tr[p + 1] == tr[p - 1])
+                prev = tr[p]
+                for k in range(per):
+                    if not same:
+                        _lds_access(tr[p], nb, al, kind, row, w, gw, l, ep, wgroup[w], lds_sh,
+                                    lds_size, counts, first)
+                    p += 1
+            continue
+        for l in range(64):
+            if not (exu >> np.uint64(l)) & np.uint64(1):
+                continue
+            for k in range(per):
+                a = tr[p]
+                p += 1
+                oor = False
+                if h == H_MUBUF or h == H_MTBUF:
+                    oor = (a & OUT_OF_RANGE) != 0
+                    a = a & (OUT_OF_RANGE - 1)
+                if a & (al - 1):         # alignments are powers of two
+                    _note(counts, first, K_MISALIGNED, row, gw, l, a, -1, al)
+                    a &= ~(al - 1)       # what the hardware accesses
+                hi = (a >> 32) & 0xFFFFFFFF
+                if h == H_FLAT and (hi == SHARED_APERTURE_HI or hi == PRIVATE_APERTURE_HI):
+                    continue            # FLAT to LDS or scratch: not checked here
+                inscratch = scratch_lo <= a < scratch_hi
+                if oor:
+                    _note(counts, first, K_OOB, row, gw, l, a, -1,
+                          OOB_SCRATCH if inscratch else OOB_BUFFER)
+                    continue
+                if not (cur_lo <= a and a + nb <= cur_hi):   # not the last lane's allocation
+                    if not _in_alloc(starts, ends, a, nb):
+                        _note(counts, first, K_OOB, row, gw, l, a, -1, OOB_GLOBAL)
+                        continue
+                    cur_lo, cur_hi = _alloc_of(starts, ends, a)
+                if inscratch or kind == A_ATOMIC:
+                    continue            # private per lane; atomics do not race
+                # global accesses, one entry per dword touched
+                d0 = a >> 2
+                d1 = (a + nb - 1) >> 2
+                for d in range(d0, d1 + 1):
+                    lo = max(a, d * 4) - d * 4
+                    hiB = min(a + nb, d * 4 + 4) - d * 4
+                    mask = ((1 << hiB) - 1) ^ ((1 << lo) - 1)
+                    if nev >= ev.shape[0]:
+                        grown = np.empty((2 * ev.shape[0], 5), np.int64)
+                        grown[:nev] = ev[:nev]
+                        ev = grown
+                    ev[nev, 0] = d
+                    ev[nev, 1] = row | (np.int64(l) << 22) | (np.int64(mask) << 28) | \
+                        (np.int64(kind == A_STORE) << 32)
+                    ev[nev, 2] = gw | (ep << 32)
+                    ev[nev, 3] = seq
+                    ev[nev, 4] = cnt[w, 8]
+                    nev += 1
+    return nev, ev, seq
+
+
+#: the LDS shadow packs, per dword: wave + 1 (bits 0-15), barrier epoch (16-35), row (36-57),
+#: atomic (58) and the bytes accessed (59-62)
+_EP_SHIFT, _ROW_SHIFT, _AT_SHIFT, _MASK_SHIFT = 16, 36, 58, 59
+
+
+@njit(inline="always")
+def _lds_pack(w, epoch, row, atomic, mask):
+    return (w + 1) | ((epoch & 0xFFFFF) << _EP_SHIFT) | (row << _ROW_SHIFT) | \
+        (np.int64(atomic) << _AT_SHIFT) | (np.int64(mask) << _MASK_SHIFT)
+
+
+@njit(inline="always")
+def _lds_concurrent(x, w, ep, mask):
+    """True when the access packed in ``x`` was made by another wave in barrier epoch ``ep``
+    and touched some of the bytes ``mask``."""
+    return x != 0 and (x & 0xFFFF) != w + 1 and ((x >> _EP_SHIFT) & 0xFFFFF) == (ep & 0xFFFFF) \
+        and ((x >> _MASK_SHIFT) & mask) != 0
+
+
+@njit(inline="always")
+def _lds_access(a, nb, al, kind, row, w, gw, l, ep, g, lds_sh, lds_size, counts, first):
+    """One lane's LDS access at group-relative byte ``a``: bounds, alignment, races and reads
+    of bytes no one wrote. ``lds_sh`` [4, dwords]: per dword of the batch's LDS the last
+    writer, two readers (_lds_pack) and the bytes ever written; group g's dwords start at
+    g * ceil(lds_size / 4). A writer or reader replaced by another wave's access to other
+    bytes of the same dword is forgotten (a race with it can go unseen, none is invented)."""
+    if a & (al - 1):                 # alignments are powers of two
+        _note(counts, first, K_MISALIGNED, row, gw, l, a, -1, al)
+        a &= ~(al - 1)               # what the hardware accesses (mem/ds.py)
+    if a + nb > lds_size:
+        _note(counts, first, K_OOB, row, gw, l, a, -1, OOB_LDS)
+        return
+    gbase = g * ((lds_size + 3) >> 2)
+    writes = kind == A_STORE or kind == A_ATOMIC
+    reads = kind == A_LOAD or kind == A_ATOMIC
+    atomic = kind == A_ATOMIC
+    raced = False
+    uninit = False
+    other = np.int64(-1)
+    for d in range(a >> 2, ((a + nb - 1) >> 2) + 1):
+        if nb >= 4:
+            mask = 0xF                 # aligned dwords (al >= 4)
+        else:
+            lo = a - 4 * d
+            mask = ((1 << (lo + nb)) - 1) ^ ((1 << lo) - 1)
+        i = gbase + d
+        if reads and (lds_sh[3, i] & mask) != mask:
+            uninit = True
+        lw = lds_sh[0, i]
+        # an aligned read and an atomic see each other whole (single-copy atomic): plain
+        # writes race, atomics and reads do not race with atomics
+        if not raced and _lds_concurrent(lw, w, ep, mask) and \
+                (kind == A_STORE or not (lw >> _AT_SHIFT) & 1):
+            raced = True
+            other = (lw >> _ROW_SHIFT) & _ROWMASK
+        if kind == A_STORE and not raced:
+            for s in range(1, 3):
+                if _lds_concurrent(lds_sh[s, i], w, ep, mask):
+                    raced = True
+                    other = (lds_sh[s, i] >> _ROW_SHIFT) & _ROWMASK
+                    break
+        if writes:
+            if (lw & 0xFFFF) == w + 1 and ((lw >> _EP_SHIFT) & 0xFFFFF) == (ep & 0xFFFFF):
+                mask |= (lw >> _MASK_SHIFT) & 0xF
+            lds_sh[0, i] = _lds_pack(w, ep, row, atomic, mask)
+            lds_sh[3, i] |= mask
+        else:
+            r1 = lds_sh[1, i]
+            if r1 == 0 or (r1 & 0xFFFF) == w + 1 or \
+                    ((r1 >> _EP_SHIFT) & 0xFFFFF) != (ep & 0xFFFFF):
+                lds_sh[1, i] = _lds_pack(w, ep, row, atomic, mask)
+            else:
+                lds_sh[2, i] = _lds_pack(w, ep, row, atomic, mask)
+    if uninit:
+        _note(counts, first, K_UNINIT, row, gw, l, a, -1, UNINIT_LDS)
+    if raced:
+        _note(counts, first, K_LDS_RACE, row, gw, l, a, other, 0)
+
+
+#: dwords of address space one pass of global_races shadows (16 MB: two int32 arrays of 4M)
+WINDOW_SHIFT = 22
+
+
+@njit(inline="always")
+def _unordered(ev, a, b, wpg, atomics):
+    """True when global accesses ``a`` and ``b`` (rows of ``ev``) overlap and nothing orders
+    them (see global_races)."""
+    ma, mb = ev[a, 1], ev[b, 1]
+    if not ((ma >> 28) & (mb >> 28) & 0xF):
+        return False
+    wa, wb = ev[a, 2] & 0xFFFFFFFF, ev[b, 2] & 0xFFFFFFFF
+    ka, kb = ev[a, 4], ev[b, 4]
+    if wa == wb:
+        return ev[a, 3] == ev[b, 3] and ((ma >> 22) & 63) != ((mb >> 22) & 63)
+    if (atomics[wa] > ka and kb > 0) or (atomics[wb] > kb and ka > 0):
+        return False
+    if wa // wpg != wb // wpg:
+        return True
+    return (ev[a, 2] >> 32) == (ev[b, 2] >> 32)
+
+
+@njit(inline="always")
+def _flag(ev, e, other, flagged, counts, first):
+    if not flagged[e]:
+        flagged[e] = 1
+        m = ev[e, 1]
+        _note(counts, first, K_GLOBAL_RACE, m & _ROWMASK, ev[e, 2] & 0xFFFFFFFF,
+              (m >> 22) & 63, ev[e, 0] * 4, ev[other, 1] & _ROWMASK, 0)
+
+
+@njit
+def global_races(ev, wpg, atomics, counts, first):
+    """Races among the dispatch's global accesses ``ev`` (consume's entries, in batch order):
+    an access that overlaps a write by another work-item with no order between them --
+    another workgroup, another wave of the group in the same barrier epoch, or another lane
+    of the same wave instruction -- is counted once at its row, with the write's row as the
+    other access (two writes: both). Each dword keeps its last writer and last reader, in
+    windows of 2**WINDOW_SHIFT dwords (no sort: linear in the accesses per window touched).
+
+    Global atomics order too, as in the last-block reduction (each workgroup writes its
+    part, then bumps a counter; the one that sees the final count reads all parts): an
+    access made before its wave's last global atomic (``atomics[wave]``, the wave's total)
+    and one made after the other wave's first are taken as ordered. This cannot tell which
+    atomics a kernel synchronises through, so races hidden behind unrelated atomics are
+    missed."""
+    n = ev.shape[0]
+    if n == 0:
+        return
+    lo = ev[0, 0]
+    hi = lo
+    for e in range(n):
+        lo = min(lo, ev[e, 0])
+        hi = max(hi, ev[e, 0])
+    if hi - lo < (1 << WINDOW_SHIFT):
+        size = hi - lo + 1          # one window from the lowest dword
+        shift = 62
+    else:
+        size = 1 << WINDOW_SHIFT
+        shift = WINDOW_SHIFT
+    # the windows any access falls in (one, as a rule: the buffers lie together)
+    used = np.zeros(((hi - lo) >> shift) + 1 if shift != 62 else 1, np.uint8)
+    if shift != 62:
+        for e in range(n):
+            used[(ev[e, 0] - lo) >> shift] = 1
+    lastw = np.empty(size, np.int64)
+    lastr = np.empty(size, np.int64)
+    flagged = np.zeros(n, np.uint8)
+    for win in range(used.shape[0]):
+        if shift != 62 and not used[win]:
+            continue
+        lastw[:] = -1
+        lastr[:] = -1
+        for e in range(n):
+            if shift != 62 and (ev[e, 0] - lo) >> shift != win:
+                continue
+            d = (ev[e, 0] - lo) & (size - 1) if shift != 62 else ev[e, 0] - lo
+            o = lastw[d]
+            write = (ev[e, 1] >> 32) & 1
+            if o >= 0 and _unordered(ev, e, o, wpg, atomics):
+                if write:
+                    _flag(ev, o, e, flagged, counts, first)
+                _flag(ev, e, o, flagged, counts, first)
+            if write:
+                r = lastr[d]
+                if r >= 0 and _unordered(ev, r, e, wpg, atomics):
+                    _flag(ev, r, e, flagged, counts, first)
+                lastw[d] = e
+            else:
+                lastr[d] = e

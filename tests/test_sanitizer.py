@@ -1,0 +1,580 @@
+"""The hazard sanitizer (dispatch(..., sanitize=True)): for each finding kind a kernel with the
+bug and its fixed twin. The sanitizer must name the bug (kind, instruction, wave, lane,
+address where they apply) in the first and find nothing in the second, and change no result.
+
+Expected places come from the kernels' text (the instruction is found by its disassembly and
+its byte offset computed from the assembled code), never from the sanitizer's own output."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import gcnemu
+from gcnemu.isa.assembler import assemble
+from gcnemu.isa.decoder import decode
+from gcnemu.isa.disassembler import format_instruction
+
+# in, out pointers from the kernarg segment; v1 = gid * 4; v[2:3] = &in[gid]; v[5:6] = &out[gid]
+_PROLOGUE = """
+    s_load_dwordx4 s[4:7], s[0:1], 0x0
+    s_lshl_b32 s3, s2, 6
+    v_add_i32 v1, vcc, s3, v0
+    v_lshlrev_b32 v1, 2, v1
+    s_waitcnt lgkmcnt(0)
+    v_mov_b32 v3, s5
+    v_add_i32 v2, vcc, s4, v1
+    v_addc_u32 v3, vcc, 0, v3, vcc
+    v_mov_b32 v6, s7
+    v_add_i32 v5, vcc, s6, v1
+    v_addc_u32 v6, vcc, 0, v6, vcc
+"""
+
+
+def _pc_of(src: str, text: str, nth: int = 0) -> int:
+    """Byte offset of the ``nth`` instruction whose disassembly starts with ``text``."""
+    hits = [i.offset for i in decode(assemble(src)) if format_instruction(i).startswith(text)]
+    return hits[nth]
+
+
+def _run(tmp_path, name, body, n=128, block=64, args=None, gpu=None, lds=0, **kw):
+    src = _PROLOGUE + body if args is None else body
+    path = tmp_path / f"{name}.s"
+    path.write_text(src)
+    gpu = gpu or gcnemu.GPU()
+    k = gcnemu.load(str(path)).kernel(name)
+    if args is None:
+        inp = gpu.to_device(np.arange(n, dtype=np.uint32) * 3 + 1)
+        out = gpu.to_device(np.zeros(n, np.uint32))
+        args = [inp, out]
+    if lds:
+        args = list(args) + [gcnemu.Local(lds)]
+    rep = gpu.dispatch(k, grid=(n,), block=(block,), args=args, sanitize=True, **kw)
+    return rep, src, args
+
+
+def _only(rep, kind):
+    found = [f for f in rep.findings if f.kind == kind]
+    assert found, f"no {kind} finding in {[str(f) for f in rep.findings]}"
+    return found
+
+
+# --- unwaited-read -------------------------------------------------------------------------
+
+_VMCNT = """
+    flat_load_dword v4, v[2:3]
+    {wait}
+    v_add_i32 v4, vcc, 1, v4
+    flat_store_dword v[5:6], v4
+    s_endpgm
+"""
+
+
+@pytest.mark.parametrize("wait,bug", [("", True), ("s_waitcnt vmcnt(0)", False)])
+def test_unwaited_read_vmcnt(tmp_path, wait, bug):
+    rep, src, (inp, out) = _run(tmp_path, "vm", _VMCNT.format(wait=wait))
+    # the sanitizer changes no result: in + 1 either way
+    assert (out.to_numpy() == np.arange(128, dtype=np.uint32) * 3 + 2).all()
+    if not bug:
+        assert rep.findings == []
+        return
+    [f] = rep.findings
+    assert f.kind == "unwaited-read" and f.pc == _pc_of(src, "v_add_i32_e32 v4")
+    assert f.instruction.startswith("v_add_i32_e32 v4, vcc, 1, v4")
+    assert f.what == "v4" and "vmcnt" in f.detail and f"0x{_pc_of(src, 'flat_load_dword'):x}" in f.detail
+    assert (f.wave, f.workgroup, f.count) == (0, 0, 2)        # two waves, each once
+    assert "unwaited-read" in str(f) and "x2" in str(f)
+
+
+_SMEM = """
+    s_load_dword s8, s[0:1], 0x0
+    s_load_dword s9, s[0:1], 0x2
+    s_waitcnt lgkmcnt({n})
+    s_add_u32 s10, s8, 4
+    v_mov_b32 v4, s10
+    flat_store_dword v[5:6], v4
+    s_endpgm
+"""
+
+
+@pytest.mark.parametrize("n,bug", [(1, True), (0, False)])
+def test_unwaited_read_smem_returns_out_of_order(tmp_path, n, bug):
+    # CLRX GcnInstrsSmrd.md: SMRD results may return out of order, so lgkmcnt(1) after two
+    # loads does not say that the first one (s8) has arrived
+    rep, src, _ = _run(tmp_path, "smem", _SMEM.format(n=n))
+    if not bug:
+        assert rep.findings == []
+        return
+    [f] = rep.findings
+    assert f.kind == "unwaited-read" and f.what == "s8" and "lgkmcnt" in f.detail
+    assert f.pc == _pc_of(src, "s_add_u32 s10")
+
+
+_DS_ORDER = """
+    v_lshlrev_b32 v7, 2, v0
+    s_mov_b32 m0, -1
+    ds_write_b32 v7, v0
+    s_waitcnt lgkmcnt(0)
+    ds_read_b32 v8, v7
+    ds_read_b32 v9, v7 offset:4
+    s_waitcnt lgkmcnt({n})
+    v_mov_b32 v4, v8
+    flat_store_dword v[5:6], v4
+    s_endpgm
+"""
+
+
+@pytest.mark.parametrize("n,bug", [(1, False), (2, True)])
+def test_lds_loads_return_in_order(tmp_path, n, bug):
+    # DS returns in order (GcnInstrsDs.md): lgkmcnt(1) covers the older of two reads
+    rep, src, _ = _run(tmp_path, "dsorder", _DS_ORDER.format(n=n), block=64, n=64, lds=512)
+    kinds = [f.kind for f in rep.findings if f.kind == "unwaited-read"]
+    assert kinds == (["unwaited-read"] if bug else [])
+
+
+# --- store-data-overwritten ----------------------------------------------------------------
+
+_GFX6_STORE = """
+    s_load_dwordx2 s[4:5], s[0:1], 0x0
+    v_lshlrev_b32 v1, 2, v0
+    s_waitcnt lgkmcnt(0)
+    s_and_b32 s5, s5, 0xffff
+    s_mov_b32 s6, -1
+    s_mov_b32 s7, 0x27fac
+    v_mov_b32 v4, 7
+    buffer_store_dword v4, v1, s[4:7], 0 offen
+    {wait}
+    v_mov_b32 v4, 9
+    buffer_store_dword v4, v1, s[4:7], 0 offen offset:256
+    s_endpgm
+"""
+
+
+@pytest.mark.parametrize("wait,bug", [("", True), ("s_waitcnt expcnt(0)", False)])
+def test_store_data_overwritten_before_expcnt_on_gfx6(tmp_path, wait, bug):
+    # GCN 1.0 (gfx6) locks a store's VDATA until EXPCNT says it was read (GcnInstrsMubuf.md)
+    gpu = gcnemu.GPU("hd7970")
+    out = gpu.to_device(np.zeros(128, np.uint32))
+    src = _GFX6_STORE.format(wait=wait)
+    rep, src, _ = _run(tmp_path, "st6", src, n=64, args=[out], gpu=gpu)
+    assert (out.to_numpy()[:64] == 7).all() and (out.to_numpy()[64:] == 9).all()
+    if not bug:
+        assert rep.findings == []
+        return
+    [f] = rep.findings
+    assert f.kind == "store-data-overwritten" and f.what == "v4"
+    assert f.pc == _pc_of(src, "v_mov_b32_e32 v4, 9")
+    assert f"0x{_pc_of(src, 'buffer_store_dword'):x}" in f.detail
+
+
+def test_gfx7_vmem_stores_do_not_lock_their_data(tmp_path):
+    # GCN 1.1 dropped the VMEM store data lock (LLVM: vmemWriteNeedsExpWaitcnt is SI only)
+    out = gcnemu.GPU().to_device(np.zeros(128, np.uint32))
+    rep, _, _ = _run(tmp_path, "st7", _GFX6_STORE.format(wait=""), n=64, args=[out],
+                     gpu=out.gpu)
+    assert rep.findings == []
+
+
+# --- lds-race ------------------------------------------------------------------------------
+
+_LDS_SWAP = """
+    v_lshlrev_b32 v7, 2, v0                 // lid * 4
+    v_xor_b32 v8, 0x100, v7                 // the other wave's lane: (lid ^ 64) * 4
+    s_mov_b32 m0, -1
+    ds_write_b32 v7, v0
+    {sync}
+    ds_read_b32 v4, v8
+    s_waitcnt lgkmcnt(0)
+    flat_store_dword v[5:6], v4
+    s_endpgm
+"""
+
+
+@pytest.mark.parametrize("sync,bug", [("", True),
+                                      ("s_waitcnt lgkmcnt(0)\n    s_barrier", False)])
+def test_lds_race_between_waves(tmp_path, sync, bug):
+    path = tmp_path / "ldsr.s"
+    src = _PROLOGUE + _LDS_SWAP.format(sync=sync)
+    path.write_text(src)
+    gpu = gcnemu.GPU()
+    k = gcnemu.load(str(path)).kernel("ldsr")
+    inp, out = gpu.to_device(np.zeros(128, np.uint32)), gpu.to_device(np.zeros(128, np.uint32))
+    rep = gpu.dispatch(k, grid=(128,), block=(128,), args=[inp, out, gcnemu.Local(512)],
+                       sanitize=True)
+    if not bug:
+        assert rep.findings == []
+        assert (out.to_numpy() == np.arange(128) ^ 64).all()
+        return
+    # wave 0 runs first and reads wave 1's bytes before wave 1 writes them (uninitialised,
+    # and wave 1's write races with that read); wave 1 then reads what wave 0 wrote
+    races = {(f.pc, f.wave, f.lane, f.address) for f in _only(rep, "lds-race")}
+    assert races == {(_pc_of(src, "ds_write_b32"), 1, 0, 256), (_pc_of(src, "ds_read_b32"), 1, 0, 0)}
+    [u] = _only(rep, "uninitialized-read")
+    assert (u.pc, u.wave, u.what) == (_pc_of(src, "ds_read_b32"), 0, "lds")
+
+
+# --- global-race ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("bug", [True, False])
+def test_global_write_write_race(tmp_path, bug):
+    body = """
+    v_mov_b32 v4, v0
+    {addr}
+    flat_store_dword v[5:6], v4
+    s_endpgm
+    """.format(addr="v_mov_b32 v5, s6\n    v_mov_b32 v6, s7" if bug else "")
+    rep, src, (inp, out) = _run(tmp_path, "ww", body)
+    if not bug:
+        assert rep.findings == []
+        return
+    [f] = rep.findings
+    assert f.kind == "global-race" and f.pc == _pc_of(src, "flat_store_dword")
+    # every lane of both waves writes out[0]: each of the 128 writes races with another
+    assert f.address == out.address and f.count == 128 and f.wave == 0 and f.lane == 0
+
+
+@pytest.mark.parametrize("bug", [True, False])
+def test_global_read_write_race_between_workgroups(tmp_path, bug):
+    # each item adds 1 to its element, reading it from the next workgroup's element (bug) or
+    # its own (fixed): another workgroup writes what the first reads
+    body = """
+    v_mov_b32 v7, v1
+    {shift}
+    v_mov_b32 v9, s7
+    v_add_i32 v8, vcc, s6, v7
+    v_addc_u32 v9, vcc, 0, v9, vcc
+    flat_load_dword v4, v[8:9]
+    s_waitcnt vmcnt(0)
+    v_add_i32 v4, vcc, 1, v4
+    flat_store_dword v[5:6], v4
+    s_endpgm
+    """.format(shift="v_add_i32 v7, vcc, 0x100, v7\n    v_and_b32 v7, 0x1ff, v7" if bug else "")
+    rep, src, (inp, out) = _run(tmp_path, "rw", body)
+    if not bug:
+        assert rep.findings == []
+        return
+    # workgroup 0 reads out[64..127], which workgroup 1 writes, and 1 reads what 0 writes
+    [f] = rep.findings
+    assert f.kind == "global-race" and f.pc == _pc_of(src, "flat_load_dword")
+    assert (f.wave, f.lane, f.address, f.count) == (1, 0, out.address, 128)   # lowest address first
+    assert f"0x{_pc_of(src, 'flat_store_dword'):x}" in f.detail
+
+
+# --- uninitialized-read --------------------------------------------------------------------
+
+@pytest.mark.parametrize("bug", [True, False])
+def test_uninitialized_registers(tmp_path, bug):
+    body = """
+    {init}
+    v_add_i32 v4, vcc, v9, v0
+    s_add_u32 s12, s13, 1
+    v_add_i32 v4, vcc, s12, v4
+    flat_store_dword v[5:6], v4
+    s_endpgm
+    """.format(init="" if bug else "v_mov_b32 v9, 0\n    s_mov_b32 s13, 0")
+    rep, src, _ = _run(tmp_path, "uninit", body)
+    if not bug:
+        assert rep.findings == []
+        return
+    got = {(f.kind, f.what, f.pc) for f in rep.findings}
+    assert got == {("uninitialized-read", "v9", _pc_of(src, "v_add_i32_e32 v4, vcc, v9")),
+                   ("uninitialized-read", "s13", _pc_of(src, "s_add_u32 s12"))}
+
+
+@pytest.mark.parametrize("bug", [True, False])
+def test_uninitialized_lds(tmp_path, bug):
+    body = """
+    v_lshlrev_b32 v7, 2, v0
+    s_mov_b32 m0, -1
+    ds_write_b32 v7, v0
+    s_waitcnt lgkmcnt(0)
+    ds_read_b32 v4, v7 offset:{off}
+    s_waitcnt lgkmcnt(0)
+    flat_store_dword v[5:6], v4
+    s_endpgm
+    """.format(off=4 if bug else 0)
+    rep, src, _ = _run(tmp_path, "ulds", body, n=64, lds=512)
+    if not bug:
+        assert rep.findings == []
+        return
+    [f] = rep.findings
+    # lane 63 reads byte 256, past what the workgroup's 64 lanes wrote
+    assert f.kind == "uninitialized-read" and f.what == "lds" and f.lane == 63
+    assert f.address == 256 and f.count == 1
+
+
+# --- out-of-bounds -------------------------------------------------------------------------
+
+_BUF_OOB = """
+    s_load_dwordx4 s[4:7], s[0:1], 0x0
+    v_lshlrev_b32 v1, 2, v0
+    s_waitcnt lgkmcnt(0)
+    s_and_b32 s9, s5, 0xffff
+    s_mov_b32 s8, s4
+    s_mov_b32 s10, {records}
+    s_mov_b32 s11, 0x27fac
+    buffer_load_dword v4, v1, s[8:11], 0 offen
+    s_waitcnt vmcnt(0)
+    v_mov_b32 v6, s7
+    v_add_i32 v5, vcc, s6, v1
+    v_addc_u32 v6, vcc, 0, v6, vcc
+    flat_store_dword v[5:6], v4
+    s_endpgm
+"""
+
+
+@pytest.mark.parametrize("records,bug", [(240, True), (256, False)])
+def test_buffer_out_of_range(tmp_path, records, bug):
+    gpu = gcnemu.GPU()
+    inp = gpu.to_device(np.arange(64, dtype=np.uint32) + 1)
+    out = gpu.to_device(np.zeros(64, np.uint32))
+    rep, src, _ = _run(tmp_path, "boob", _BUF_OOB.format(records=records), n=64,
+                       args=[inp, out], gpu=gpu)
+    want = np.arange(64, dtype=np.uint32) + 1
+    if bug:
+        want[60:] = 0                      # the hardware returns 0 past num_records
+    assert (out.to_numpy() == want).all()
+    if not bug:
+        assert rep.findings == []
+        return
+    [f] = rep.findings
+    assert f.kind == "out-of-bounds" and f.what == "buffer" and f.lane == 60 and f.count == 4
+    assert f.address == inp.address + 240 and f.pc == _pc_of(src, "buffer_load_dword")
+
+
+@pytest.mark.parametrize("bug", [True, False])
+def test_global_past_the_allocation(tmp_path, bug):
+    # the buffer holds 63 dwords: lane 63's load lies in mapped memory (the page), past it
+    gpu = gcnemu.GPU()
+    inp = gpu.to_device(np.ones(63 if bug else 64, np.uint32))
+    out = gpu.to_device(np.zeros(64, np.uint32))
+    body = _PROLOGUE + "    flat_load_dword v4, v[2:3]\n    s_waitcnt vmcnt(0)\n" \
+        "    flat_store_dword v[5:6], v4\n    s_endpgm\n"
+    rep, src, _ = _run(tmp_path, "goob", body, n=64, args=[inp, out], gpu=gpu)
+    if not bug:
+        assert rep.findings == []
+        return
+    [f] = rep.findings
+    assert (f.kind, f.what, f.lane, f.address) == ("out-of-bounds", "global", 63,
+                                                   inp.address + 252)
+
+
+@pytest.mark.parametrize("bug", [True, False])
+def test_lds_past_the_allocation(tmp_path, bug):
+    body = """
+    v_lshlrev_b32 v7, 2, v0
+    s_mov_b32 m0, -1
+    ds_write_b32 v7, v0 offset:{off}
+    s_endpgm
+    """.format(off=4 if bug else 0)
+    path = tmp_path / "loob.s"
+    path.write_text(_PROLOGUE + body)
+    gpu = gcnemu.GPU()
+    k = gcnemu.load(str(path)).kernel("loob")
+    inp, out = gpu.to_device(np.zeros(64, np.uint32)), gpu.to_device(np.zeros(64, np.uint32))
+    rep = gpu.dispatch(k, grid=(64,), block=(64,), args=[inp, out, gcnemu.Local(256)],
+                       sanitize=True, strict=False)
+    if not bug:
+        assert rep.findings == [] and rep.faults == []
+        return
+    [f] = rep.findings
+    assert (f.kind, f.what, f.lane, f.address) == ("out-of-bounds", "lds", 63, 256)
+    assert rep.faults                      # the engine reports the overrun too
+
+
+# --- misaligned ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("off,bug", [(2, True), (0, False)])
+def test_misaligned_buffer_load(tmp_path, off, bug):
+    gpu = gcnemu.GPU()
+    inp = gpu.to_device(np.arange(64, dtype=np.uint32) + 1)
+    out = gpu.to_device(np.zeros(64, np.uint32))
+    src = _BUF_OOB.format(records=256).replace("0 offen", f"0 offen offset:{off}", 1)
+    rep, src, _ = _run(tmp_path, "mis", src, n=64, args=[inp, out], gpu=gpu)
+    # the hardware drops the two low bits: the misaligned load reads the same dword
+    assert (out.to_numpy() == np.arange(64) + 1).all()
+    if not bug:
+        assert rep.findings == []
+        return
+    [f] = rep.findings
+    assert (f.kind, f.lane, f.address, f.count) == ("misaligned", 0, inp.address + 2, 64)
+    assert "4 bytes" in f.detail and f.pc == _pc_of(src, "buffer_load_dword")
+
+
+def test_unaligned_flat_is_no_finding(tmp_path):
+    # gfx7 FLAT accesses unaligned addresses as they are (clang emits them for packed structs)
+    body = """
+    v_add_i32 v2, vcc, 2, v2
+    v_addc_u32 v3, vcc, 0, v3, vcc
+    flat_load_dword v4, v[2:3]
+    s_waitcnt vmcnt(0)
+    flat_store_dword v[5:6], v4
+    s_endpgm
+    """
+    gpu = gcnemu.GPU()
+    inp = gpu.to_device(np.arange(65, dtype=np.uint32))
+    out = gpu.to_device(np.zeros(64, np.uint32))
+    rep, _, _ = _run(tmp_path, "unal", _PROLOGUE + body, n=64, args=[inp, out], gpu=gpu)
+    assert rep.findings == []
+    want = (np.arange(64) >> 16) | ((np.arange(64) + 1) << 16)     # the bytes as they lie
+    assert (out.to_numpy() == want.astype(np.uint32)).all()
+
+
+@pytest.mark.parametrize("bug", [True, False])
+def test_misaligned_lds_b64(tmp_path, bug):
+    body = """
+    v_lshlrev_b32 v7, 3, v0
+    s_mov_b32 m0, -1
+    v_mov_b32 v8, 0
+    ds_write_b64 v7, v[8:9] offset:{off}
+    s_endpgm
+    """.format(off=4 if bug else 0)
+    path = tmp_path / "mlds.s"
+    path.write_text(_PROLOGUE + body.replace("v_mov_b32 v8, 0", "v_mov_b32 v8, 0\n    v_mov_b32 v9, 0"))
+    gpu = gcnemu.GPU()
+    k = gcnemu.load(str(path)).kernel("mlds")
+    inp, out = gpu.to_device(np.zeros(64, np.uint32)), gpu.to_device(np.zeros(64, np.uint32))
+    rep = gpu.dispatch(k, grid=(64,), block=(64,), args=[inp, out, gcnemu.Local(1024)],
+                       sanitize=True)
+    if not bug:
+        assert rep.findings == []
+        return
+    [f] = rep.findings
+    assert (f.kind, f.lane, f.address) == ("misaligned", 0, 4) and "8 bytes" in f.detail
+
+
+# --- workers, timing, CLI ------------------------------------------------------------------
+
+def test_two_workers_give_the_same_findings(tmp_path):
+    # unwaited v4, uninitialised v9, and a read of out[gid ^ 64] that another workgroup
+    # writes (its value unused, so the results do not depend on the order)
+    body = """
+    flat_load_dword v4, v[2:3]
+    v_add_i32 v4, vcc, v9, v4
+    v_xor_b32 v7, 0x100, v1
+    v_mov_b32 v8, s7
+    v_add_i32 v7, vcc, s6, v7
+    v_addc_u32 v8, vcc, 0, v8, vcc
+    flat_load_dword v10, v[7:8]
+    flat_store_dword v[5:6], v4
+    s_waitcnt vmcnt(0)
+    s_endpgm
+    """
+    n = 64 * 64
+    found = []
+    for workers in (1, 2):
+        gpu = gcnemu.GPU(waves_per_batch=8)
+        rep, _, (inp, out) = _run(tmp_path, "w2", body, n=n, gpu=gpu, workers=workers)
+        found.append(([str(f) for f in rep.findings], out.to_numpy().tobytes()))
+        if workers == 2:
+            assert rep.workers == 2
+    assert found[0] == found[1]
+    assert {s.split(":")[0] for s in found[0][0]} == {"unwaited-read", "uninitialized-read",
+                                                      "global-race"}
+
+
+def test_sanitize_refuses_timing_mode(tmp_path):
+    with pytest.raises(gcnemu.DispatchError, match="sanitize"):
+        _run(tmp_path, "tm", "    s_endpgm\n", gpu=gcnemu.GPU(timing=True))
+
+
+@pytest.mark.parametrize("wait,code", [("", 1), ("s_waitcnt vmcnt(0)", 0)])
+def test_cli_run_sanitize_prints_the_findings(tmp_path, capsys, wait, code):
+    from gcnemu.cli import main
+    src = tmp_path / "vmcli.s"
+    src.write_text(_PROLOGUE + _VMCNT.format(wait=wait))
+    np.save(tmp_path / "x.npy", np.arange(64, dtype=np.uint32))
+    rc = main(["run", str(src), "--kernel", "vmcli", "--grid", "64", "--sanitize",
+               "--arg", f"in:{tmp_path / 'x.npy'}", "--arg", f"out:{tmp_path / 'y.npy'}:u32:64"])
+    out = capsys.readouterr().out
+    assert rc == code
+    assert np.load(tmp_path / "y.npy").tolist() == list(range(1, 65))
+    if code:
+        pc = _pc_of(_PROLOGUE + _VMCNT.format(wait=wait), "v_add_i32_e32 v4, vcc, 1")
+        assert "sanitizer: 1 finding:" in out
+        assert f"unwaited-read: vmcli pc 0x{pc:x} `v_add_i32_e32 v4, vcc, 1, v4`" in out
+    else:
+        assert "sanitizer: 0 findings (no hazard seen)" in out
+
+
+# --- the corpus ----------------------------------------------------------------------------
+
+#: corpus kernels with real findings, and why (each is what the kernel does on purpose)
+CORPUS_FINDINGS = {
+    # "with bounds checking (out-of-range loads return 0, stores dropped)": its V#s'
+    # num_records cut the last lanes off, which the hardware hides and the sanitizer shows
+    "asm_mubuf": {("out-of-bounds", "buffer")},
+}
+
+
+def _sanitized_case(name, gpu, **kw):
+    from kernels import corpus
+    case = corpus.make_case(name, 0)
+    prog = gcnemu.load(str(corpus.hsaco_path(name)))
+    args = corpus.device_args(gpu, case)
+    rep = gpu.dispatch(prog.kernel(case.kernel), grid=case.grid, block=case.block, args=args,
+                       sanitize=True, **kw)
+    results = {}
+    for i, a in enumerate(case.args):
+        if isinstance(a, (corpus.In, corpus.Out)) and i in case.expected:
+            want = np.asarray(case.expected[i])
+            results[i] = args[i].to_numpy(want.dtype, want.size).reshape(want.shape)
+    return rep, case, results
+
+
+def _corpus_names():
+    from kernels import corpus
+    return corpus.list_kernels()
+
+
+@pytest.mark.parametrize("name", _corpus_names())
+def test_corpus_kernels_have_no_findings(name):
+    """Every corpus kernel with sanitize=True: its results still match the numpy reference
+    (the sanitizer changes no bit), and nothing is found but what CORPUS_FINDINGS lists."""
+    from kernels import corpus
+    rep, case, results = _sanitized_case(name, gcnemu.GPU())
+    corpus.compare_results(case, results)
+    assert {(f.kind, f.what) for f in rep.findings} == CORPUS_FINDINGS.get(name, set()), \
+        "\n".join(str(f) for f in rep.findings)
+
+
+@pytest.mark.parametrize("name", ["asm_mubuf", "nu_last_block", "local_atomics", "histogram"])
+def test_corpus_findings_and_results_on_two_workers(name):
+    one, _, r1 = _sanitized_case(name, gcnemu.GPU(waves_per_batch=2), workers=1)
+    two, _, r2 = _sanitized_case(name, gcnemu.GPU(waves_per_batch=2), workers=2)
+    assert [str(f) for f in one.findings] == [str(f) for f in two.findings]
+    assert all(np.array_equal(r1[i], r2[i]) for i in r1)
+
+
+def test_strict_fault_keeps_the_findings(tmp_path):
+    # a FLAT load from an unmapped address: MemoryFault (strict), whose report has the finding
+    body = """
+    v_mov_b32 v2, 0
+    v_mov_b32 v3, 0x10
+    flat_load_dword v4, v[2:3]
+    s_waitcnt vmcnt(0)
+    flat_store_dword v[5:6], v4
+    s_endpgm
+    """
+    with pytest.raises(gcnemu.MemoryFault) as e:
+        _run(tmp_path, "unmapped", body, n=64)
+    [f] = e.value.report.findings
+    assert (f.kind, f.what, f.address, f.count) == ("out-of-bounds", "global", 0x10 << 32, 64)
+
+
+@pytest.mark.parametrize("wait,bug", [("", True), ("s_waitcnt expcnt(0)", False)])
+def test_export_data_overwritten_before_expcnt(tmp_path, wait, bug):
+    # EXP reads its VGPRs after it issues, on every generation (EXPCNT, GcnInstrsSopp.md)
+    body = f"""
+    v_mov_b32 v4, 1.0
+    exp mrt0 v4, v4, v4, v4 done vm
+    {wait}
+    v_mov_b32 v4, 0
+    flat_store_dword v[5:6], v4
+    s_endpgm
+    """
+    rep, src, _ = _run(tmp_path, "expo", body, n=64)
+    if not bug:
+        assert rep.findings == []
+        return
+    [f] = rep.findings
+    assert (f.kind, f.what, f.pc) == ("store-data-overwritten", "v4", _pc_of(src, "v_mov_b32_e32 v4, 0"))
