@@ -123,7 +123,7 @@ class GPU:
     the presets whose GPUConfig.isa says so ("tahiti", "hd7970")."""
 
     def __init__(self, preset: str | GPUConfig = "xbox-one", *, step_limit: int = 50_000_000,
-                 waves_per_batch: int = 128, timing: bool = False, timing_config=None,
+                 waves_per_batch: int | None = None, timing: bool = False, timing_config=None,
                  time_limit: float | None = None, coherent_caches: bool = False, **overrides):
         """``timing=True`` adds the cycle model (gcnemu/timing): every dispatch also returns
         ``report.cycles``, timing counters, per-wave start/end cycles and per-instruction
@@ -139,6 +139,11 @@ class GPU:
         timing=True, num_cus=4, dram_gbps=34)``. An unknown keyword is a GcnEmuError that
         lists the known ones.
 
+        ``waves_per_batch``: the most waves a batch of workgroups (run in one set of state
+        arrays, workgroup after workgroup) holds; None: 128 where several workers share a
+        launch, else up to 512 as long as their VGPRs take at most 8 MiB
+        (gcnemu/launch.py WAVES_PER_BATCH, ONE_WORKER_WAVES_PER_BATCH).
+
         Runaway kernels: a wave that executes ``step_limit`` instructions fails with an
         ExecutionError; a dispatch that runs longer than ``time_limit`` seconds (None: no
         limit) stops with one, whatever its loops contain (it is checked every ~0.1 s, as is
@@ -153,7 +158,8 @@ class GPU:
         caches invalidated before, the L2 written back after): the same bits as without it.
         Functional only (not with timing=True)."""
         self.step_limit = _count("step_limit", step_limit)
-        self.waves_per_batch = _count("waves_per_batch", waves_per_batch)
+        self.waves_per_batch = None if waves_per_batch is None else \
+            _count("waves_per_batch", waves_per_batch)
         self.time_limit = _seconds("time_limit", time_limit)
         #: called as ``on_compile(name, n, m)`` when a dispatch starts compiling a function that
         #: is not in numba's disk cache (the first run after an install or an edit): the n-th

@@ -39,6 +39,14 @@ _PER_DISPATCH_SGPRS = ("dispatch_ptr", "kernarg_segment_ptr", "dispatch_id")
 MAX_EDGE_TEMPLATES = 4
 _NO_SCRATCH_VSHARP = scratch_vsharp(0, 0)
 
+#: GPU(waves_per_batch=None): a batch holds this many waves at most where several workers
+#: share the launch...
+WAVES_PER_BATCH = 128
+#: ...and on one worker this many, as long as their VGPRs take at most ONE_WORKER_VGPR_BYTES
+#: (what 128 waves of 256 VGPRs take): a batch's set-up and bookkeeping in Python (~20-40 us)
+#: is then paid once per 512 waves of a small kernel (saxpy 2^20: ~15% of its time at 128)
+ONE_WORKER_WAVES_PER_BATCH = 512
+ONE_WORKER_VGPR_BYTES = 8 << 20
 #: with several workers, batches are made small enough that each worker gets at least this
 #: many (load balance); a batch costs some 0.02-0.1 ms of Python (set-up and bookkeeping)
 BATCHES_PER_WORKER = 4
@@ -114,12 +122,12 @@ class Launch:
         else:
             sgpr_layout = abi.initial_sgpr_layout(info) if info.code_object_version else _asm_sgpr_layout(info)
         nworkers = 1 if self.serial_reason else max(1, int(workers))
-        groups_per_batch = max(1, gpu.waves_per_batch // waves_per_group)
-        if priv:
-            # a batch's scratch is one allocation: kernels with a large private segment run in
-            # smaller batches rather than map gigabytes
-            groups_per_batch = max(1, min(groups_per_batch,
-                                          MAX_BATCH_SCRATCH_BYTES // (priv * 64 * waves_per_group)))
+        wpb = gpu.waves_per_batch or WAVES_PER_BATCH
+        groups_per_batch = max(1, wpb // waves_per_group)
+        # a batch's scratch is one allocation: kernels with a large private segment run in
+        # smaller batches rather than map gigabytes
+        scratch_groups = MAX_BATCH_SCRATCH_BYTES // (priv * 64 * waves_per_group) if priv else ngroups
+        groups_per_batch = max(1, min(groups_per_batch, scratch_groups))
         if nworkers > 1 and ngroups <= groups_per_batch:
             # a launch that is one batch on one worker runs on the calling thread: each
             # batch it were cut into would add ~15 us of set-up under the GIL, and the
@@ -127,13 +135,16 @@ class Launch:
             # (the corpus saxpy, 64 waves: 90 us on one worker, 140 us as two batches
             # on two, the other core busy)
             self.serial_reason = (f"small launch: its {ngroups * waves_per_group} waves are one batch "
-                                  f"(GPU(waves_per_batch={gpu.waves_per_batch}))")
+                                  f"(GPU(waves_per_batch={wpb}))")
             nworkers = 1
         if nworkers > 1:
             # workers take batches from a shared queue; several batches per worker, so
             # that workgroups of unequal cost (mandelbrot's rows) even out between them
             groups_per_batch = max(-(-groups_per_batch // MAX_BATCH_SPLIT),
                                    min(groups_per_batch, ngroups // (BATCHES_PER_WORKER * nworkers)))
+        elif gpu.waves_per_batch is None:
+            waves = min(ONE_WORKER_WAVES_PER_BATCH, ONE_WORKER_VGPR_BYTES // (vcount * 256))
+            groups_per_batch = max(groups_per_batch, min(waves // waves_per_group, scratch_groups))
         self.nbatch_groups = nbatch_groups = min(ngroups, groups_per_batch)
         self.nwaves = nbatch_groups * waves_per_group
         self.lds_per_group = lds_per_group = (lds_size + 255) & ~255

@@ -40,7 +40,7 @@ class ShardJob:
 
     config: object              #: GPUConfig
     step_limit: int
-    waves_per_batch: int
+    waves_per_batch: int | None
     time_limit: float | None
     queue_address: int
     gds: np.ndarray

@@ -86,7 +86,7 @@ def test_timing_is_the_same_when_code_is_compiled_mid_run(monkeypatch):
     """A wave that stops for code not there yet takes back the step and the trace record of
     that instruction: cycles and counters equal those of a run with nothing to provide
     (corpus kernels that need the general path and a memory family)."""
-    for name in ("asm_flow", "bytes_shorts"):
+    for name in ("asm_flow", "atomics_global"):
         calls = _spy(monkeypatch)
         cold = _timed(name, prefill=False)
         assert calls, f"{name}: nothing was provided on first use"

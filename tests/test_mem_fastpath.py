@@ -10,6 +10,7 @@ dispatch copies from its first batch.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import gcnemu
 from gcnemu.mem.space import PAGE_SIZE
@@ -109,6 +110,32 @@ def test_ds_gds_at_an_odd_base_uses_the_byte_path():
         assert int(r.vgpr[4, lane]) == (v >> 8) & 0xFF
         nxt = 0x01020304 + (lane + 1) * 0x100 if lane < 15 else 0
         assert (int(r.vgpr[5, lane]), int(r.vgpr[6, lane])) == (v, nxt)
+
+
+@pytest.mark.parametrize("skew,dwords,words", [(0, 0, 16), (0, 62, 4), (2, 1, 2)])
+def test_smrd_in_place_and_at_the_guard_page(skew, dwords, words):
+    """s_load_dword[xN] in place (engine: mem.scalar.smem_in_place) and, with dwords past the
+    buffer (or a base that is not 4-aligned), by smem: dwords past the buffer read 0 and are
+    recorded as faults (lane -1), the others load, from the base as it is plus the offset
+    (CLRX GcnInstrsSmrd.md; the assembler's offset counts dwords)."""
+    mem = Memory()
+    buf = mem.allocate(PAGE_SIZE)
+    data = (np.arange(PAGE_SIZE // 4, dtype=np.uint32) * np.uint32(0x9E3779B1)).tobytes()
+    mem.write(buf, np.frombuffer(data, np.uint8))
+    base = buf + skew
+    name = "s_load_dword" if words == 1 else f"s_load_dwordx{words}"
+    r = run(f"{name} s[16:{15 + words}], s[4:5], {dwords:#x}\ns_waitcnt lgkmcnt(0)",
+            sgpr={4: base & 0xFFFFFFFF, 5: base >> 32}, mem=mem)
+    faults = []
+    for i in range(words):
+        a = base + 4 * dwords + 4 * i
+        if a + 4 <= buf + PAGE_SIZE:
+            want = int.from_bytes(data[a - buf:a - buf + 4], "little")
+        else:
+            want = 0
+            faults.append((a, -1, 0))
+        assert int(r.sgpr[16 + i]) == want, i
+    assert [(f[0], f[2], f[3]) for f in r.faults] == faults
 
 
 KERNEL = """

@@ -16,7 +16,7 @@ from ..mem.ds import call_lds_rows, note_lds_row_overrun
 from ..mem.entry import call_family, call_with_frame, family_address, frame_program, frame_state
 from ..mem.flat import call_flat_rows
 from ..mem.formats import format_error_text
-from ..mem.scalar import smem
+from ..mem.scalar import smem, smem_in_place
 from ..mem.space import PAGE_SHIFT
 from ..sem import fp as FP
 from ..sanitize.record import record_access
@@ -48,8 +48,8 @@ from .layout import (ALL_LANES, C_ABS, C_CLAMP, C_DST, C_DS_AMASK, C_DS_FN, C_DS
                      ST_READY, U64, VCC_HI, VCC_LO, WS_CODE_BASE, WS_CSP, WS_ERR, WS_ERR_ARG,
                      WS_ERR_LANE, WS_ERR_ROW, WS_FORK_STACK, WS_GROUP, WS_HW_ID, WS_INSTS,
                      WS_LDS_BASE, WS_LDS_INSTS, WS_LDS_SIZE, WS_MODE, WS_MSG_COUNT, WS_PC, WS_SALU,
-                     WS_SCC, WS_SGPRS, WS_STATUS, WS_STEPS, WS_TAKEN, WS_TRAPSTS, WS_VALU,
-                     WS_VALU_LANES, WS_VBASE, WS_VCOUNT, WS_VMEM, WS_WORK)
+                     WS_SCC, WS_SGPRS, WS_SMEM, WS_STATUS, WS_STEPS, WS_TAKEN, WS_TRAPSTS,
+                     WS_VALU, WS_VALU_LANES, WS_VBASE, WS_VCOUNT, WS_VMEM, WS_WORK)
 from .opkernels import call_salu, call_valu, call_valu32
 from .state import (count_valu, fail, get_exec, get_vcc, read_scalar, set_pair, vgpr_ok,
                     write_scalar)
@@ -821,6 +821,12 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             # kernel the decoder picked (mem.flat.flat_row_form); any other lane -> the general
             # path below runs the instruction again
             ws[w, WS_VMEM] += 1
+        elif h == H_SMRD_LOAD and code[pc, C_FAST] != 0 and code[pc, C_SMAX] <= nsg and \
+                smem_in_place(sregs, w, code[pc, C_S0], code[pc, C_IMM], code[pc, C_K],
+                              code[pc, C_DST], mem_data, mem_mapped, mem_base):
+            # s_load_dword[xN] in mapped memory, without the general path's round trip of the
+            # locals (clang's kernels start with three to five); else smem below
+            ws[w, WS_SMEM] += 1
         elif h == H_CBRANCH:
             k = code[pc, C_K]
             take = False

@@ -234,6 +234,25 @@ def call_native(builder, addr, args, result=None):
     return builder.load(slot) if result is not None else None
 
 
+def _pointer_intrinsic(nbtype):
+    """An intrinsic that turns an integer address into a numba pointer to ``nbtype`` (for
+    numba.carray over state that the engine hands on by address, without reference counts)."""
+    @intrinsic
+    def as_pointer(typingctx, addr):
+        sig = types.CPointer(nbtype)(addr)
+
+        def codegen(context, builder, signature, args):
+            return builder.inttoptr(args[0], context.get_value_type(types.CPointer(nbtype)))
+        return sig, codegen
+    as_pointer.__name__ = f"p_{nbtype}"
+    return as_pointer
+
+
+#: address -> pointer to uint8, uint32, int64, uint64 (carray(p_u32(addr), shape) is a view)
+p_u8, p_u32, p_i64, p_u64 = (_pointer_intrinsic(t) for t in
+                             (types.uint8, types.uint32, types.int64, types.uint64))
+
+
 def row_kernel_call(name, returns):
     """An intrinsic that calls the row kernel at its first argument (an address from
     `native_address`, e.g. mem.ds.lds_row_form / mem.flat.flat_row_form) with the nine others

@@ -15,6 +15,11 @@ against 5 ns on AVX-512 code. The predicate built as splat & lane bit != 0 and a
 select(predicate, new, old) take 8 ns on AVX2 and 5 ns on AVX-512 (vptestmd into mask
 registers), and need no masked-store instruction at all (NEON has none). Stores into memory
 that other lanes or threads own (_grouped_store) keep LLVM's masked store.
+
+Masks cross basic blocks (the branches of the grouped loads and stores) as integers (an i64,
+or an i16 per group of 16 lanes), and each block makes the <N x i1> predicates it needs
+(lane_predicate, _pred16): an i1 vector live across blocks is kept as one byte per lane on
+AVX2, rebuilt with a vpinsrb per lane (ds_read2_b32's kernel held 414 of them).
 """
 from __future__ import annotations
 
@@ -184,22 +189,37 @@ def _lds_addresses(builder, addr, uo, amask, ulim, n):
     return a, ok
 
 
-def _lanes_out_of_range(builder, exv, ok):
-    """The i64 mask of the lanes of ``exv`` (<64 x i1>) where ``ok`` is false."""
-    return builder.bitcast(builder.and_(exv, builder.not_(ok)), ir.IntType(64))
+def _ok_bits(builder, ex, ok):
+    """(the lanes of the i64 mask ``ex`` where the <64 x i1> ``ok`` holds, those where it does
+    not), as i64 masks: made in the block ``ok`` is made in (_pred16)."""
+    okb = builder.bitcast(ok, ir.IntType(64))
+    return builder.and_(ex, okb), builder.and_(ex, builder.not_(okb))
+
+
+def _pred16(builder, bits):
+    """<16 x i1> from the i16 ``bits`` (lane l: bit l), made where it is used: an i1 vector
+    that lives across basic blocks is kept as one byte per lane on AVX2 (hundreds of byte
+    inserts and extracts per row kernel, measured: ds_read2_b32's kernel held 414 vpinsrb),
+    so masks cross blocks as integers (see the module docstring)."""
+    i32 = ir.IntType(32)
+    v = builder.insert_element(ir.Constant(ir.VectorType(i32, 16), None),
+                               builder.zext(bits, i32), ir.Constant(i32, 0))
+    v = builder.shuffle_vector(v, v, ir.Constant(ir.VectorType(i32, 16), [0] * 16))
+    return builder.icmp_unsigned("!=", builder.and_(v, ir.Constant(
+        ir.VectorType(i32, 16), [1 << l for l in range(16)])), ir.Constant(ir.VectorType(i32, 16), None))
 
 
 def _group(builder, base, a, m, g, n):
-    """The lanes 16g..16g+15 of offsets ``a`` and mask ``m`` as _grouped_rows and
-    _grouped_store take them: (ag, mg, consecutive, uniform, start): the group's offsets and
-    mask, whether its offsets are a[0] + 4n l (for 32-bit offsets also a[0] < 2^31, so that
+    """The lanes 16g..16g+15 of offsets ``a`` and mask ``m`` (an i64, lane l: bit l) as
+    _grouped_rows and _grouped_store take them: (ag, mb, consecutive, uniform, start): the
+    group's offsets and mask bits (i16: _pred16 makes the predicate), whether its offsets are a[0] + 4n l (for 32-bit offsets also a[0] < 2^31, so that
     they do not wrap in 32 bits where the 64-bit address would not; 64-bit offsets wrap like
     the address arithmetic), whether they are all equal, and base + a[0]."""
     i16, i32, i64 = ir.IntType(16), ir.IntType(32), ir.IntType(64)
     ty = a.type.element
     sel = ir.Constant(ir.VectorType(i32, 16), list(range(16 * g, 16 * g + 16)))
     ag = builder.shuffle_vector(a, a, sel)
-    mg = builder.shuffle_vector(m, m, sel)
+    mb = builder.trunc(builder.lshr(m, ir.Constant(ir.IntType(64), 16 * g)), i16)
     a0 = builder.extract_element(ag, ir.Constant(i32, 0))
     a0v = _splat16(builder, a0)
     full = ir.Constant(i16, 0xFFFF)
@@ -211,7 +231,7 @@ def _group(builder, base, a, m, g, n):
     uniform = builder.icmp_unsigned("==", builder.bitcast(
         builder.icmp_unsigned("==", ag, a0v), i16), full)
     start = builder.add(base, builder.zext(a0, i64) if ty.width == 32 else a0)
-    return ag, mg, consecutive, uniform, start
+    return ag, mb, consecutive, uniform, start
 
 
 def _lane_pointers(builder, base, ag, mg, other, pbuf):
@@ -225,13 +245,12 @@ def _lane_pointers(builder, base, ag, mg, other, pbuf):
     return builder.bitcast(pbuf, i64.as_pointer())
 
 
-def _all_on(builder, mg):
-    """Whether every lane of the 16-lane mask ``mg`` is on: then a group's consecutive access
+def _all_on(builder, mb):
+    """Whether every lane of the 16-lane mask bits ``mb`` (i16) is on: then a group's consecutive access
     is a plain vector load or store, not a masked one (AVX2's vpmaskmovd is microcoded on
     AMD's cores; the masked forms stay for partial groups, whose off lanes may point
     anywhere)."""
-    i16 = ir.IntType(16)
-    return builder.icmp_unsigned("==", builder.bitcast(mg, i16), ir.Constant(i16, 0xFFFF))
+    return builder.icmp_unsigned("==", mb, ir.Constant(ir.IntType(16), 0xFFFF))
 
 
 def _wide_mask(builder, mg, n):
@@ -241,7 +260,8 @@ def _wide_mask(builder, mg, n):
 
 
 def _grouped_rows(context, builder, base, a, m, n):
-    """n rows: row i lane l = the dword at base + a[l] + 4i where mask lane l is set, else 0 (a:
+    """n rows: row i lane l = the dword at base + a[l] + 4i where bit l of the i64 ``m`` is
+    set, else 0 (a:
     <64 x i32> or <64 x i64> byte offsets from address ``base``; 4-aligned).
 
     By groups of 16 lanes (one AVX-512 vector): where the group's offsets are consecutive
@@ -267,7 +287,7 @@ def _grouped_rows(context, builder, base, a, m, n):
     load_wide = _declare(builder, f"llvm.masked.load.v{16 * n}i32.p0", wide,
                          [wide.as_pointer(), i32, ir.VectorType(i1, 16 * n), wide])
     for g in range(4):
-        ag, mg, consecutive, uniform, start = _group(builder, base, a, m, g, n)
+        ag, mb, consecutive, uniform, start = _group(builder, base, a, m, g, n)
 
         def put(k, value):
             dst = builder.gep(rflat, [ir.Constant(i64, 64 * k + 16 * g)])
@@ -276,13 +296,13 @@ def _grouped_rows(context, builder, base, a, m, n):
         with builder.if_else(consecutive, likely=True) as (then, otherwise):
             with then:
                 p = builder.inttoptr(start, wide.as_pointer())
-                with builder.if_else(_all_on(builder, mg), likely=True) as (full, part):
+                with builder.if_else(_all_on(builder, mb), likely=True) as (full, part):
                     with full:
                         plain = builder.load(p, align=4)
                         full_end = builder.block
                     with part:
                         masked = builder.call(load_wide, [p, ir.Constant(i32, 4),
-                                                          _wide_mask(builder, mg, n),
+                                                          _wide_mask(builder, _pred16(builder, mb), n),
                                                           ir.Constant(wide, None)])
                         part_end = builder.block
                 vals = builder.phi(wide)
@@ -294,16 +314,17 @@ def _grouped_rows(context, builder, base, a, m, n):
             with otherwise:
                 with builder.if_else(uniform) as (then2, otherwise2):
                     with then2:
-                        any_on = builder.icmp_unsigned("!=", builder.bitcast(mg, i16),
-                                                       ir.Constant(i16, 0))
+                        any_on = builder.icmp_unsigned("!=", mb, ir.Constant(i16, 0))
                         p = builder.inttoptr(builder.select(any_on, start, zaddr),
                                              i32.as_pointer())
                         for k in range(n):
                             v = builder.load(builder.gep(p, [ir.Constant(i64, k)]) if k else p,
                                              align=4)
-                            put(k, builder.select(mg, _splat16(builder, v), zeros))
+                            put(k, builder.select(_pred16(builder, mb), _splat16(builder, v),
+                                                  zeros))
                     with otherwise2:
-                        pflat = _lane_pointers(builder, base, ag, mg, zaddr, pbuf)
+                        pflat = _lane_pointers(builder, base, ag, _pred16(builder, mb), zaddr,
+                                               pbuf)
                         for l in range(16):
                             pl = builder.inttoptr(builder.load(
                                 builder.gep(pflat, [ir.Constant(i64, l)])), i32.as_pointer())
@@ -316,7 +337,7 @@ def _grouped_rows(context, builder, base, a, m, n):
 
 
 def _grouped_store(context, builder, base, a, m, n, rows):
-    """Store, in lane order, the n dwords of each lane l where mask lane l is set: row i lane
+    """Store, in lane order, the n dwords of each lane l where bit l of the i64 ``m`` is set: row i lane
     l (the uint32 rows at address ``rows``, 256 bytes apart) to base + a[l] + 4i (a: <64 x i32>
     or <64 x i64> byte offsets from address ``base``, 4-aligned). A later lane wins where
     stores meet.
@@ -341,7 +362,7 @@ def _grouped_store(context, builder, base, a, m, n, rows):
         return builder.load(builder.inttoptr(at, i32.as_pointer()), align=4)
 
     for g in range(4):
-        ag, mg, consecutive, uniform, start = _group(builder, base, a, m, g, n)
+        ag, mb, consecutive, uniform, start = _group(builder, base, a, m, g, n)
         with builder.if_else(consecutive, likely=True) as (then, otherwise):
             with then:
                 parts = [builder.load(builder.inttoptr(builder.add(
@@ -360,16 +381,16 @@ def _grouped_store(context, builder, base, a, m, n, rows):
                     vals = builder.shuffle_vector(parts[0], parts[0], ir.Constant(
                         wide, [(j % n) * 16 + j // n for j in range(16 * n)]))
                 p = builder.inttoptr(start, wide.as_pointer())
-                with builder.if_else(_all_on(builder, mg), likely=True) as (full, part):
+                with builder.if_else(_all_on(builder, mb), likely=True) as (full, part):
                     with full:
                         builder.store(vals, p, align=4)
                     with part:
                         builder.call(store_wide, [vals, p, ir.Constant(i32, 4),
-                                                  _wide_mask(builder, mg, n)])
+                                                  _wide_mask(builder, _pred16(builder, mb), n)])
             with otherwise:
                 with builder.if_else(uniform) as (then2, otherwise2):
                     with then2:
-                        bits = builder.bitcast(mg, i16)
+                        bits = mb
                         with builder.if_then(builder.icmp_unsigned("!=", bits,
                                                                    ir.Constant(i16, 0))):
                             last = builder.sub(ir.Constant(i16, 15), builder.call(
@@ -380,7 +401,8 @@ def _grouped_store(context, builder, base, a, m, n, rows):
                                 builder.store(lane_word(k, lane), builder.gep(
                                     p, [ir.Constant(i64, k)]) if k else p, align=1)
                     with otherwise2:
-                        pflat = _lane_pointers(builder, base, ag, mg, sink, pbuf)
+                        pflat = _lane_pointers(builder, base, ag, _pred16(builder, mb), sink,
+                                               pbuf)
                         for l in range(16):
                             pl = builder.inttoptr(builder.load(
                                 builder.gep(pflat, [ir.Constant(i64, l)])), i32.as_pointer())
@@ -423,17 +445,18 @@ def _lds_gather_intrinsic(n, pairs):
             dst_, lds_, src_, uo0_, uo1_, amask_, ulim_, ex_ = [
                 builder.zext(a, i64) if a.type.width < 64 else a for a in args]
             addr = builder.load(builder.inttoptr(src_, ptr), align=4)
-            exv = lane_predicate(builder, ex_)
             values = []
-            all_ok = None
+            bad = ir.Constant(i64, 0)
             for uo in (uo0_, uo1_)[:pairs]:
                 a, ok = _lds_addresses(builder, addr, uo, amask_, ulim_, n)
-                all_ok = ok if all_ok is None else builder.and_(all_ok, ok)
-                values.extend(_grouped_rows(context, builder, lds_, a, builder.and_(ok, exv), n))
+                good, out = _ok_bits(builder, ex_, ok)
+                bad = builder.or_(bad, out)
+                values.extend(_grouped_rows(context, builder, lds_, a, good, n))
+            exv = lane_predicate(builder, ex_)
             for k, v in enumerate(values):
                 d = builder.add(dst_, ir.Constant(i64, 256 * k)) if k else dst_
                 store_row_under(builder, v, builder.inttoptr(d, ptr), exv)
-            return _lanes_out_of_range(builder, exv, all_ok)
+            return bad
         return sig, codegen
     gather.__name__ = f"lds_gather{pairs}_{n}"
     return intrinsic(gather)
@@ -445,7 +468,7 @@ lds_gather2_1, lds_gather2_2 = (_lds_gather_intrinsic(n, 2) for n in (1, 2))
 
 
 def _mapped_lanes(context, builder, m, o, mapped, ps, last):
-    """The lanes of mask m whose page flags (bytes at mapped + (o >> ps) and mapped + ((o +
+    """The lanes (an i64 mask) of the <64 x i1> m whose page flags (bytes at mapped + (o >> ps) and mapped + ((o +
     last) >> ps)) are both nonzero. When the lanes' pages span at most 16 pages that are all
     mapped, that is m itself (one flag per page instead of two per lane); otherwise the flags
     of each lane are read."""
@@ -472,19 +495,19 @@ def _mapped_lanes(context, builder, m, o, mapped, ps, last):
     with builder.if_then(builder.not_(builder.load(allok))):
         psv = _splat(builder, ps, i64)
         zb = ir.Constant(ir.VectorType(i8, 64), None)
-        m2 = m
+        m2 = lane_predicate(builder, bits)
         for off in (0, last):
             oo = builder.add(o, _splat(builder, ir.Constant(i64, off), i64)) if off else o
             pg = builder.add(builder.lshr(oo, psv), _splat(builder, mapped, i64))
             flag = _gather_rows(context, builder, pg, m2, 1, i8)[0]
             m2 = builder.and_(m2, builder.icmp_unsigned("!=", flag, zb))
         builder.store(builder.bitcast(m2, i64), res)
-    return lane_predicate(builder, builder.load(res))
+    return builder.load(res)
 
 
 def _flat_fast_lanes(context, builder, src, ubase, dlim, priv, mapped, ps, ex, n):
-    """(m, o): the fast lanes of a FLAT dword access of n dwords (see _flat_gather_intrinsic)
-    and every lane's offset o = ua - ubase into the backing array, as 64-lane vectors."""
+    """(m, o): the fast lanes of a FLAT dword access of n dwords (see _flat_gather_intrinsic),
+    an i64 mask, and every lane's offset o = ua - ubase into the backing array (<64 x i64>)."""
     i32, i64 = ir.IntType(32), ir.IntType(64)
     row = ir.VectorType(i32, 64)
     row64 = ir.VectorType(i64, 64)
@@ -527,13 +550,14 @@ def _flat_gather_intrinsic(n):
                 builder.zext(a, i64) if a.type.width < 64 else a for a in args]
             m, o = _flat_fast_lanes(context, builder, src_, ubase_, dlim_, priv_, mapped_, ps_,
                                     ex_, n)
-            slow = builder.and_(ex_, builder.not_(builder.bitcast(m, i64)))
+            slow = builder.and_(ex_, builder.not_(m))
             with builder.if_then(builder.icmp_unsigned("==", slow, ir.Constant(i64, 0)),
                                  likely=True):
                 values = _grouped_rows(context, builder, data_, o, m, n)
+                mv = lane_predicate(builder, m)
                 for k, v in enumerate(values):
                     d = builder.add(dst_, ir.Constant(i64, 256 * k)) if k else dst_
-                    store_row_under(builder, v, builder.inttoptr(d, ptr), m)
+                    store_row_under(builder, v, builder.inttoptr(d, ptr), mv)
             return slow
         return sig, codegen
     gather.__name__ = f"flat_gather_{n}"
@@ -570,8 +594,9 @@ def _lds_scatter_intrinsic(n, pairs):
             addr = builder.load(builder.inttoptr(src_, row.as_pointer()), align=4)
             if pairs == 1:
                 a, ok = _lds_addresses(builder, addr, uo0_, amask_, ulim_, n)
-                _grouped_store(context, builder, lds_, a, builder.and_(ok, exv), n, data0_)
-                return _lanes_out_of_range(builder, exv, ok)
+                good, bad = _ok_bits(builder, ex_, ok)
+                _grouped_store(context, builder, lds_, a, good, n, data0_)
+                return bad
             sink = builder.ptrtoint(cgutils.alloca_once(builder, i32, size=ir.Constant(i64, 4)), i64)
             pbuf = cgutils.alloca_once(builder, row64, size=ir.Constant(i64, pairs))
             all_ok = None
@@ -591,7 +616,7 @@ def _lds_scatter_intrinsic(n, pairs):
                         v = builder.load(builder.inttoptr(
                             builder.add(data, ir.Constant(i64, 256 * i + 4 * l)), i32.as_pointer()))
                         builder.store(v, builder.gep(pl, [ir.Constant(i64, i)]) if i else pl)
-            return _lanes_out_of_range(builder, exv, all_ok)
+            return _ok_bits(builder, ex_, all_ok)[1]
         return sig, codegen
     scatter.__name__ = f"lds_scatter{pairs}_{n}"
     return intrinsic(scatter)
@@ -622,7 +647,7 @@ def _flat_scatter_intrinsic(n):
                 builder.zext(a, i64) if a.type.width < 64 else a for a in args]
             m, o = _flat_fast_lanes(context, builder, src_, ubase_, dlim_, priv_, mapped_, ps_,
                                     ex_, n)
-            slow = builder.and_(ex_, builder.not_(builder.bitcast(m, i64)))
+            slow = builder.and_(ex_, builder.not_(m))
             with builder.if_then(builder.icmp_unsigned("==", slow, ir.Constant(i64, 0)), likely=True):
                 _grouped_store(context, builder, data_, o, m, n, vdata_)
             return slow

@@ -458,6 +458,14 @@ def _fast_columns(r: np.ndarray) -> None:
         vals[2] = _SALU_QUICK.get(int(r[C_K]), L.SQ_NONE)
         if vals[2] == L.SQ_NONE:
             r[L.C_SFN] = salu_address(SALU_NAMES[int(r[C_K])])
+    elif h == L.H_SMRD_LOAD:
+        # s_load_dword[xN] from an SGPR base with an immediate offset: the engine loads it in
+        # place (mem.scalar.smem_in_place) when the wave has the SGPRs (C_SMAX)
+        s0, d, ndw = int(r[C_S0]), int(r[C_DST]), int(r[C_K])
+        if int(r[C_F0]) or int(r[C_F1]) or not (0 <= s0 <= 102 and 0 <= d and d + ndw <= 104):
+            return
+        r[C_SMAX], r[C_FAST] = max(s0 + 2, d + ndw), 1
+        return
     elif h == L.H_SAVEEXEC:
         k, v, se = _scalar_operand(int(r[C_S0]), 2, lit, False)
         ok &= k is not None

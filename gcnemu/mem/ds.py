@@ -17,9 +17,9 @@ cross-workgroup scheduler and fail as unimplemented.
 from __future__ import annotations
 
 import numpy as np
-from numba import types
+from numba import carray, types
 
-from ..exec.jit import native_address, njit, row_kernel_call
+from ..exec.jit import native_address, njit, p_u32, row_kernel_call
 from ..exec.lanes import (lds_gather1_1, lds_gather1_2, lds_gather1_3, lds_gather1_4,
                           lds_gather2_1, lds_gather2_2, lds_scatter1_1, lds_scatter1_2,
                           lds_scatter1_3, lds_scatter1_4, lds_scatter2_1, lds_scatter2_2)
@@ -30,7 +30,8 @@ from ..exec.state import get_exec, record_lds_overrun, vgpr_ok
 from ..sem.valu_int import popcount64
 from .access import (lane_on, lane_value, lds_atomic, lds_read, lds_write, set_lane_value,
                      sext_bytes, vreg, vset)
-from .atomics import ATOMIC_CMPSWAP, ATOMIC_FCMPSWAP, A_CONDXCHG, A_MSKOR, A_WRAP, lds_atomic_new
+from .atomics import (ATOMIC_ADD, ATOMIC_CMPSWAP, ATOMIC_FCMPSWAP, A_CONDXCHG, A_MSKOR, A_WRAP,
+                      lds_atomic_new)
 from .subops import counted_and_runs, raw_fields, subop_fields
 
 
@@ -313,6 +314,48 @@ def _lds_write2_2(ra, rb, lds, src, uo0, uo1, amask, ulim, ex):
     return lds_scatter2_2(lds, src, ra, rb, uo0, uo1, amask, ulim, ex)
 
 
+# The dword LDS atomics with one data operand (ds_add_u32, ds_inc_u32, ds_max_i32, ...,
+# returning or not): lane by lane in lane order (a later lane sees an earlier one's result,
+# as in the hardware), through the same lds_atomic_new as ds_instruction. Here uo1 is the op
+# (atomics.ATOMIC_*, A_*), row_a the destination (returning forms), row_b the data row.
+@njit(inline="always")
+def _lds_atomic_rows(ra, rb, lds, src, uo0, aop, amask, ulim, ex, rtn):
+    addr = carray(p_u32(src), (64,))
+    data = carray(p_u32(rb), (64,))
+    dst = carray(p_u32(ra), (64,))
+    words = carray(p_u32(lds), (ulim >> U64(2),))
+    op = np.int64(aop)
+    bad = U64(0)
+    for l in range(64):
+        if (ex >> U64(l)) & U64(1):
+            # (ADDR + offset) wrapped to 32 bits, 4-aligned (lds_address), in range when
+            # a + 4 <= ulim; read before this lane's result is written (vdst may be ADDR)
+            a = (U64(addr[l]) + uo0) & amask
+            old = U64(0)
+            if ulim >= U64(4) and a <= ulim - U64(4):
+                i = a >> U64(2)
+                old = U64(words[i])
+                v = U64(data[l])
+                if op == ATOMIC_ADD:     # the common one (histograms, counters) inline
+                    new = (old + v) & MASK32
+                else:
+                    new = lds_atomic_new(old, op, v, U64(0), 4)
+                words[i] = np.uint32(new & MASK32)
+            else:
+                bad |= U64(1) << U64(l)
+            if rtn:
+                dst[l] = np.uint32(old)
+    return bad
+
+
+def _lds_atomic_rtn(ra, rb, lds, src, uo0, uo1, amask, ulim, ex):
+    return _lds_atomic_rows(ra, rb, lds, src, uo0, uo1, amask, ulim, ex, True)
+
+
+def _lds_atomic(ra, rb, lds, src, uo0, uo1, amask, ulim, ex):
+    return _lds_atomic_rows(ra, rb, lds, src, uo0, uo1, amask, ulim, ex, False)
+
+
 _LDS_ROW_KERNELS = {(K_LOAD, 1): _lds_read1_1, (K_LOAD, 2): _lds_read1_2,
                     (K_LOAD, 3): _lds_read1_3, (K_LOAD, 4): _lds_read1_4,
                     (K_LOAD2, 1): _lds_read2_1, (K_LOAD2, 2): _lds_read2_2,
@@ -328,8 +371,19 @@ def lds_row_form(sub: int, off0: int, off1: int, gds: int, vaddr: int, data0: in
     has none: (kernel address, row_a, row_b, uo0, uo1, amask, VGPR end), rows and offsets as
     the kernels above take them; the kernel is compiled (or loaded from the disk cache) on
     first use. VGPR end is the allocation the instruction's rows need."""
-    kind, size, count, _, _, _, st64, _ = subop_fields(sub)
-    if gds or (kind, count) not in _LDS_ROW_KERNELS or size < 4:
+    kind, size, count, _, aop, rtn, st64, _ = subop_fields(sub)
+    if gds or size < 4:
+        return None
+    if kind == K_ATOMIC:
+        # dword atomics with one data operand (see _lds_atomic_rows): uo1 carries the op
+        if count != 1 or aop in (ATOMIC_CMPSWAP, ATOMIC_FCMPSWAP, A_MSKOR, A_WRAP, A_CONDXCHG):
+            return None
+        fn = _lds_atomic_rtn if rtn else _lds_atomic
+        ra = vdst if rtn else data0
+        end = max(ra, data0, vaddr) + 1
+        return (native_address(fn, _LDS_ROW_SIGNATURE), ra, data0, off0 | (off1 << 8), aop,
+                0xFFFFFFFC, end)
+    if (kind, count) not in _LDS_ROW_KERNELS:
         return None
     fn = _LDS_ROW_KERNELS[(kind, count)]
     if kind in (K_LOAD, K_STORE):
@@ -369,6 +423,9 @@ def note_lds_row_overrun(ins, ws, w, row, addresses, uo0, uo1, amask, bad):
     while not (bad >> U64(lane)) & U64(1):
         lane += 1
     v = np.int64(addresses[lane])
-    a = max((v + uo0) & amask, (v + uo1) & amask)
-    record_lds_overrun(ws, w, row, a, lane, int(kind == K_STORE or kind == K_STORE2))
+    # one address but for ds_read2/write2 (an atomic's uo1 is its op)
+    a = (v + uo0) & amask
+    if kind == K_LOAD2 or kind == K_STORE2:
+        a = max(a, (v + uo1) & amask)
+    record_lds_overrun(ws, w, row, a, lane, int(kind != K_LOAD and kind != K_LOAD2))
     ws[w, WS_LDS_OVERRUNS] += np.int64(popcount64(bad)) - 1

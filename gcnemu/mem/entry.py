@@ -16,7 +16,7 @@ from llvmlite import ir
 from numba import carray, types
 from numba.extending import intrinsic
 
-from ..exec.jit import call_native, native_address, njit
+from ..exec.jit import call_native, native_address, njit, p_i64, p_u8, p_u32, p_u64
 from ..exec.layout import (FR_BASE, FR_CODE, FR_DATA, FR_EXPORTS, FR_FAULTS, FR_INS, FR_LDS,
                            FR_MAPPED, FR_MSGS, FR_NCOLS, FR_NDATA, FR_NEXP, FR_NEXPC, FR_NF0,
                            FR_NF1, FR_NLDS, FR_NMAPPED, FR_NMSGS, FR_NROWS, FR_NV, FR_NW, FR_NWS,
@@ -27,21 +27,6 @@ from .ds import ds_instruction
 from .export import export_instruction, interp_instruction
 from .flat import flat_instruction
 from .image import image_instruction
-
-
-def _pointer_intrinsic(nbtype):
-    @intrinsic
-    def as_pointer(typingctx, addr):
-        sig = types.CPointer(nbtype)(addr)
-
-        def codegen(context, builder, signature, args):
-            return builder.inttoptr(args[0], context.get_value_type(types.CPointer(nbtype)))
-        return sig, codegen
-    return as_pointer
-
-
-_p_u8, _p_u32, _p_i64, _p_u64 = (_pointer_intrinsic(t) for t in
-                                 (types.uint8, types.uint32, types.int64, types.uint64))
 
 
 @intrinsic
@@ -73,8 +58,8 @@ def frame_program(fp):
     """What the engine's general path needs from a frame besides frame_state: the whole
     program, the row to run (int64), the message buffer and the uint32 scratch rows."""
     f = carray(fp, (NFRAME,))
-    return (carray(_p_i64(f[FR_CODE]), (f[FR_NROWS], f[FR_NCOLS])), np.int64(f[FR_PC]),
-            carray(_p_i64(f[FR_MSGS]), (f[FR_NMSGS], 4)), carray(_p_u32(f[FR_T32]), (8, 64)))
+    return (carray(p_i64(f[FR_CODE]), (f[FR_NROWS], f[FR_NCOLS])), np.int64(f[FR_PC]),
+            carray(p_i64(f[FR_MSGS]), (f[FR_NMSGS], 4)), carray(p_u32(f[FR_T32]), (8, 64)))
 
 
 @njit(inline="always")
@@ -82,14 +67,14 @@ def frame_state(fp):
     """The state arrays a frame describes (views without reference counts)."""
     f = carray(fp, (NFRAME,))
     nw = f[FR_NW]
-    return (carray(_p_i64(f[FR_INS]), (f[FR_NCOLS],)), f[FR_W],
-            carray(_p_u32(f[FR_SREGS]), (nw, 128)), carray(_p_i64(f[FR_WS]), (nw, f[FR_NWS])),
-            carray(_p_u32(f[FR_VGPR]), (f[FR_NV], 64)), carray(_p_u8(f[FR_LDS]), (f[FR_NLDS],)),
-            carray(_p_u8(f[FR_DATA]), (f[FR_NDATA],)),
-            carray(_p_u8(f[FR_MAPPED]), (f[FR_NMAPPED],)), f[FR_BASE],
-            carray(_p_i64(f[FR_FAULTS]), (f[FR_NF0], f[FR_NF1], 4)),
-            carray(_p_u64(f[FR_TMP]), (4, 64)),
-            carray(_p_u32(f[FR_EXPORTS]), (f[FR_NEXP], f[FR_NEXPC])))
+    return (carray(p_i64(f[FR_INS]), (f[FR_NCOLS],)), f[FR_W],
+            carray(p_u32(f[FR_SREGS]), (nw, 128)), carray(p_i64(f[FR_WS]), (nw, f[FR_NWS])),
+            carray(p_u32(f[FR_VGPR]), (f[FR_NV], 64)), carray(p_u8(f[FR_LDS]), (f[FR_NLDS],)),
+            carray(p_u8(f[FR_DATA]), (f[FR_NDATA],)),
+            carray(p_u8(f[FR_MAPPED]), (f[FR_NMAPPED],)), f[FR_BASE],
+            carray(p_i64(f[FR_FAULTS]), (f[FR_NF0], f[FR_NF1], 4)),
+            carray(p_u64(f[FR_TMP]), (4, 64)),
+            carray(p_u32(f[FR_EXPORTS]), (f[FR_NEXP], f[FR_NEXPC])))
 
 
 def _ds_entry(fp):

@@ -7,9 +7,9 @@ well-defined result plus an error).
 from __future__ import annotations
 
 import numpy as np
-from numba import types
+from numba import carray, types
 
-from ..exec.jit import native_address, njit, row_kernel_call
+from ..exec.jit import native_address, njit, p_u8, p_u32, row_kernel_call
 from ..exec.lanes import (flat_gather_1, flat_gather_2, flat_gather_3, flat_gather_4,
                           flat_scatter_1, flat_scatter_2, flat_scatter_3, flat_scatter_4)
 from ..exec.layout import (C_K, K_ATOMIC, K_LOAD, K_STORE, MASK32, PRIVATE_APERTURE_HI,
@@ -65,6 +65,77 @@ def _flat_write_4(row, src, data, mapped, ubase, dlim, ps, priv, ex):
     return flat_scatter_4(src, row, data, mapped, ubase, dlim, ps, priv, ex)
 
 
+# The byte and short loads and stores (flat_load_ubyte/sbyte/ushort/sshort, flat_store_byte/
+# short) by the same rule, as plain lane loops: every active lane is checked first (as in
+# _flat_lane_body's fast path: not in the private aperture, the access inside the backing
+# array, its first and last pages mapped; no alignment needed), and if one is not, nothing
+# is accessed and its mask returned. Then lane by lane in lane order, each lane's address
+# read before its own result is written (the destination may be the address row).
+@njit(inline="always")
+def _flat_small_rows(row, src, data, mapped, ubase, dlim, ps, priv, ex, size, sext, store):
+    lo = carray(p_u32(src), (64,))
+    hi = carray(p_u32(src + U64(256)), (64,))
+    r = carray(p_u32(row), (64,))
+    last = U64(size - 1)
+    d = carray(p_u8(data), (dlim + U64(size),))
+    pages = carray(p_u8(mapped), (((dlim + last) >> ps) + U64(1),))
+    slow = U64(0)
+    for l in range(64):
+        if (ex >> U64(l)) & U64(1):
+            ua = U64(lo[l]) | (U64(hi[l]) << U64(32))
+            o = ua - ubase
+            if not (U64(hi[l]) != priv and ua >= ubase and o <= dlim and pages[o >> ps] != 0
+                    and pages[(o + last) >> ps] != 0):
+                slow |= U64(1) << U64(l)
+    if slow != U64(0):
+        return slow
+    for l in range(64):
+        if (ex >> U64(l)) & U64(1):
+            o = (U64(lo[l]) | (U64(hi[l]) << U64(32))) - ubase
+            if store:
+                v = r[l]
+                d[o] = np.uint8(v & np.uint32(0xFF))
+                if size == 2:
+                    d[o + U64(1)] = np.uint8((v >> np.uint32(8)) & np.uint32(0xFF))
+            else:
+                v = U64(d[o])
+                if size == 2:
+                    v |= U64(d[o + U64(1)]) << U64(8)
+                if sext:
+                    v = sext_bytes(v, size)
+                r[l] = np.uint32(v)
+    return U64(0)
+
+
+def _flat_read_u8(row, src, data, mapped, ubase, dlim, ps, priv, ex):
+    return _flat_small_rows(row, src, data, mapped, ubase, dlim, ps, priv, ex, 1, False, False)
+
+
+def _flat_read_i8(row, src, data, mapped, ubase, dlim, ps, priv, ex):
+    return _flat_small_rows(row, src, data, mapped, ubase, dlim, ps, priv, ex, 1, True, False)
+
+
+def _flat_read_u16(row, src, data, mapped, ubase, dlim, ps, priv, ex):
+    return _flat_small_rows(row, src, data, mapped, ubase, dlim, ps, priv, ex, 2, False, False)
+
+
+def _flat_read_i16(row, src, data, mapped, ubase, dlim, ps, priv, ex):
+    return _flat_small_rows(row, src, data, mapped, ubase, dlim, ps, priv, ex, 2, True, False)
+
+
+def _flat_write_8(row, src, data, mapped, ubase, dlim, ps, priv, ex):
+    return _flat_small_rows(row, src, data, mapped, ubase, dlim, ps, priv, ex, 1, False, True)
+
+
+def _flat_write_16(row, src, data, mapped, ubase, dlim, ps, priv, ex):
+    return _flat_small_rows(row, src, data, mapped, ubase, dlim, ps, priv, ex, 2, False, True)
+
+
+#: (kind, bytes, sign-extended) -> the byte and short row kernels
+_FLAT_SMALL_KERNELS = {(K_LOAD, 1, 0): _flat_read_u8, (K_LOAD, 1, 1): _flat_read_i8,
+                       (K_LOAD, 2, 0): _flat_read_u16, (K_LOAD, 2, 1): _flat_read_i16,
+                       (K_STORE, 1, 0): _flat_write_8, (K_STORE, 2, 0): _flat_write_16}
+
 _FLAT_ROW_KERNELS = {(K_LOAD, 1): _flat_read_1, (K_LOAD, 2): _flat_read_2,
                      (K_LOAD, 3): _flat_read_3, (K_LOAD, 4): _flat_read_4,
                      (K_STORE, 1): _flat_write_1, (K_STORE, 2): _flat_write_2,
@@ -76,10 +147,16 @@ def flat_row_form(sub: int, vaddr: int, vdata: int, vdst: int):
     """The engine's fast form of a FLAT instruction (subop ``sub``, raw fields), or None when it
     has none: (kernel address, row, bytes per lane, VGPR end): row is the destination (loads) or
     data (stores), VGPR end the allocation the instruction's rows need."""
-    kind, size, count, _, _, _, _, _ = subop_fields(sub)
-    if size < 4 or (kind, count) not in _FLAT_ROW_KERNELS:
-        return None
+    kind, size, count, sext, _, _, _, _ = subop_fields(sub)
     row = vdst if kind == K_LOAD else vdata
+    if size < 4:
+        key = (kind, size, int(bool(sext)) if kind == K_LOAD else 0)
+        if count != 1 or key not in _FLAT_SMALL_KERNELS:
+            return None
+        fn = native_address(_FLAT_SMALL_KERNELS[key], _FLAT_ROW_SIGNATURE)
+        return fn, row, size, max(row + 1, vaddr + 2)
+    if (kind, count) not in _FLAT_ROW_KERNELS:
+        return None
     fn = native_address(_FLAT_ROW_KERNELS[(kind, count)], _FLAT_ROW_SIGNATURE)
     return fn, row, 4 * count, max(row + count, vaddr + 2)
 

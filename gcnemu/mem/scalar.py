@@ -54,6 +54,34 @@ def smem(code, ins, w, sregs, ws, mem_data, mem_mapped, mem_base, faults):
 
 
 @njit(inline="always")
+def smem_in_place(sregs, w, base_reg, offset, ndw, dst, mem_data, mem_mapped, mem_base):
+    """The engine's fast form of s_load_dword[xN] (SGPR base, immediate offset; registers
+    checked at decode: program.py): when its ``ndw`` dwords at base + (offset & ~3) are
+    4-aligned in the backing array and their first and last pages (at most two: 64 bytes,
+    256-byte pages) are mapped, loads them into SGPRs ``dst``.. and returns True; otherwise
+    does nothing and returns False (smem then runs it, recording the faults). Plain indexing
+    only: run_wave, which inlines it, is compiled without reference counting."""
+    ua = (U64(sregs[w, base_reg]) | (U64(sregs[w, base_reg + 1]) << U64(32))) + \
+        U64(offset & ~np.int64(3))
+    ub = U64(mem_base)
+    span = U64(4 * ndw)
+    n = U64(mem_data.shape[0])
+    if ua < ub or n < span or ua - ub > n - span or (ua & U64(3)) != U64(0):
+        return False
+    o = ua - ub
+    if mem_mapped[o >> U64(PAGE_SHIFT)] == 0 or \
+            mem_mapped[(o + span - U64(1)) >> U64(PAGE_SHIFT)] == 0:
+        return False
+    for i in range(ndw):
+        q = o + U64(4 * i)
+        sregs[w, dst + i] = np.uint32(mem_data[q]) | \
+            (np.uint32(mem_data[q + U64(1)]) << np.uint32(8)) | \
+            (np.uint32(mem_data[q + U64(2)]) << np.uint32(16)) | \
+            (np.uint32(mem_data[q + U64(3)]) << np.uint32(24))
+    return True
+
+
+@njit(inline="always")
 def _smem_dword(mem_data, mem_mapped, mem_base, addr, ws, w, faults):
     """The dword at addr: read in place when it is backed and mapped (no call per dword),
     else through space.mem_load, recording the fault."""
