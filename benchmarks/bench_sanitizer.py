@@ -6,6 +6,10 @@ Run:  python -m pytest benchmarks/bench_sanitizer.py --benchmark-only
 Plain and sanitized dispatches of the same launch alternate within each round (the machine's
 load drifts; alternating keeps the ratio fair); ratio = median sanitized time / median plain
 time. Both must give the same bits.
+
+Measured (AMD EPYC Zen 4 with AVX-512, 2 vCPUs, load average 3, 4 Dec 2026), sanitized/plain:
+nbody 2.5x, histogram 2.9x, mandelbrot 3.0x, loops_break 3.3x, saxpy n=4000 3.3x,
+transpose_lds 3.9x, saxpy n=2^20 7.4x, matmul_tiled 8.0x, scan_lds 8.4x.
 """
 from __future__ import annotations
 

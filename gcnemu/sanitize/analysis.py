@@ -264,6 +264,18 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
         exu = np.uint64(ex)
         if h == H_DS:
             prev = np.int64(-1)
+            # plain loads and stores of whole, aligned, in-bounds dwords (nearly all of them)
+            # are checked here, written out: _lds_access's checks with every byte mask 0xF.
+            # Inline code, not a helper: numba increments and decrements the reference count
+            # of each array passed to even an inlined function, atomically, on every call,
+            # which cost more than the checks themselves.
+            fast = kind != A_ATOMIC and (nb & 3) == 0
+            nd = nb >> 2
+            store = kind == A_STORE
+            wtag = w + 1
+            ept = ep & 0xFFFFF
+            me = _lds_pack(w, ep, row, False, 0xF)
+            gb = wgroup[w] * ((lds_size + 3) >> 2)
             for l in range(64):
                 if not (exu >> np.uint64(l)) & np.uint64(1):
                     continue
@@ -273,8 +285,44 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
                 prev = tr[p]
                 for k in range(per):
                     if not same:
-                        _lds_access(tr[p], nb, al, kind, row, w, gw, l, ep, wgroup[w], lds_sh,
-                                    lds_size, counts, first)
+                        a = tr[p]
+                        if fast and (a & (al - 1)) == 0 and a + nb <= lds_size:
+                            uninit = False
+                            other = np.int64(-1)
+                            i0 = gb + (a >> 2)
+                            for i in range(i0, i0 + nd):
+                                if not store and lds_sh[3, i] != 0xF:
+                                    uninit = True
+                                if other < 0:
+                                    lw = lds_sh[0, i]
+                                    if lw != 0 and (lw & 0xFFFF) != wtag and \
+                                            (lw >> _EP_SHIFT) & 0xFFFFF == ept and \
+                                            (store or not (lw >> _AT_SHIFT) & 1):
+                                        other = (lw >> _ROW_SHIFT) & _ROWMASK
+                                if store:
+                                    if other < 0:
+                                        for s in range(1, 3):
+                                            x = lds_sh[s, i]
+                                            if x != 0 and (x & 0xFFFF) != wtag and \
+                                                    (x >> _EP_SHIFT) & 0xFFFFF == ept:
+                                                other = (x >> _ROW_SHIFT) & _ROWMASK
+                                                break
+                                    lds_sh[0, i] = me
+                                    lds_sh[3, i] = 0xF
+                                else:
+                                    r1 = lds_sh[1, i]
+                                    if r1 == 0 or (r1 & 0xFFFF) == wtag or \
+                                            (r1 >> _EP_SHIFT) & 0xFFFFF != ept:
+                                        lds_sh[1, i] = me
+                                    else:
+                                        lds_sh[2, i] = me
+                            if uninit:
+                                _note(counts, first, K_UNINIT, row, gw, l, a, -1, UNINIT_LDS)
+                            if other >= 0:
+                                _note(counts, first, K_LDS_RACE, row, gw, l, a, other, 0)
+                        else:
+                            _lds_access(a, nb, al, kind, row, w, gw, l, ep, wgroup[w], lds_sh,
+                                        lds_size, counts, first)
                     p += 1
             continue
         for l in range(64):
