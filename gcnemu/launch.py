@@ -70,11 +70,14 @@ _COUNTER_COLS = np.array(list(COUNTER_COLUMNS.values()))
 def compile_plan(timing: bool):
     """What a dispatch compiles on first use (roots and functions not to walk into, for the
     progress of exec.jit.CompileWatch): the engine's loop, without its trace recording when
-    timing is off (numba prunes it), and with timing on the timing model."""
+    timing is off (numba prunes it), and with timing on the timing model; never the
+    sanitizer's recording (compiled by the first dispatch with sanitize=True, which the
+    estimate does not count)."""
+    from .sanitize.record import record_access
     if not timing:
-        return [run_group_waves], [trace_memory]
+        return [run_group_waves], [trace_memory, record_access]
     from .timing.model import split_trace, time_dispatch
-    return [run_group_waves, split_trace, time_dispatch], []
+    return [run_group_waves, split_trace, time_dispatch], [record_access]
 
 
 class Launch:
