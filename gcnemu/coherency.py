@@ -67,13 +67,14 @@ import numpy as np
 
 from .errors import ExecutionError, GcnEmuError
 from .exec.jit import njit
-from .exec.layout import (C_H, C_K, H_DS, H_FLAT, H_MIMG, H_MTBUF,
+from .exec.layout import (C_H, C_K, H_FLAT, H_MIMG, H_MTBUF,
                           H_MUBUF, H_SMRD_LOAD, K_ATOMIC, K_NOP, K_STORE, K_STORE2,
                           K_STORE_FORMAT)
 from .isa.disassembler import format_instruction
 from .mem.space import BASE
 from .sanitize.findings import Finding, merge_findings
 from .timing.config import TimingConfig
+from .timing.trace import entry_length, record_kinds
 
 #: a CU runs at most this many times in a dispatch (see the module docstring)
 MAX_PASSES = 3
@@ -116,11 +117,7 @@ def row_classes(prog):
             cls[i] = A_STORE
         else:
             cls[i] = A_GLC if fields.get("glc", 0) else A_HIT
-    rec = np.zeros(code.shape[0], np.int64)
-    h = code[:, C_H]
-    rec[h == H_DS] = 1
-    rec[(h == H_SMRD_LOAD) | ((h >= H_FLAT) & (h <= H_MTBUF)) | (h == H_MIMG)] = 2
-    cache.update(cls=cls, slc=slc, rec=rec)
+    cache.update(cls=cls, slc=slc)
     return cls, slc
 
 
@@ -131,8 +128,8 @@ def trace_accesses(tr, rec, cls, first_group, wpg, line0, ex):
     in the workgroup, program row, line index = 64-byte line number - ``line0``, 0, 0: the
     CU and the effective class, set later) for every line of every traced SMRD, FLAT, MUBUF
     and MTBUF instruction of a class other than A_NONE, but lines outside ``ex`` or marked in
-    it; one entry (line 0) for each L1 invalidate (A_INV). ``rec[row]`` says what follows a row
-    entry (0 nothing, 1 one entry, 2 a count and that many lines)."""
+    it; one entry (line 0) for each L1 invalidate (A_INV). ``rec`` is the trace's
+    record_kinds(prog) (gcnemu/timing/trace.py)."""
     end = tr[0]
     n = 0
     i = 2
@@ -141,15 +138,12 @@ def trace_accesses(tr, rec, cls, first_group, wpg, line0, ex):
         if v < 0:
             i += 1
             continue
-        k = rec[v]
-        if k == 2:
+        if rec[v] == 2:
             if cls[v] == A_INV:
                 n += 1
             elif cls[v] != 0 and cls[v] < A_MIMG_LOAD:
                 n += tr[i + 1]
-            i += 2 + tr[i + 1]
-        else:
-            i += 1 + k
+        i += entry_length(tr, i, rec[v])
     out = np.zeros((n, 6), np.int64)
     nl = ex.shape[0]
     j = 0
@@ -161,8 +155,7 @@ def trace_accesses(tr, rec, cls, first_group, wpg, line0, ex):
             w = -v - 1
             i += 1
             continue
-        k = rec[v]
-        if k == 2:
+        if rec[v] == 2:
             m = tr[i + 1]
             if cls[v] == A_INV:          # one entry, whatever lines its V# names
                 out[j, 0] = first_group + w // wpg
@@ -178,9 +171,7 @@ def trace_accesses(tr, rec, cls, first_group, wpg, line0, ex):
                         out[j, 2] = v
                         out[j, 3] = x
                         j += 1
-            i += 2 + m
-        else:
-            i += 1 + k
+        i += entry_length(tr, i, rec[v])
     return out[:j]
 
 
@@ -565,7 +556,7 @@ class CoherentCaches:
         prog = launch.ctx["prog"]
         cls, slc = row_classes(prog)
         ctx = dict(prog=prog, cls=cls, slc=slc,
-                   rec=prog.__dict__["_coherency_tables"]["rec"],
+                   rec=record_kinds(prog),
                    mimg=bool((cls == A_MIMG_STORE).any()), wpg=launch.ctx["waves_per_group"],
                    name=launch.info.name, ex=ex, sl=sl, dl=dl)
         pend = {}

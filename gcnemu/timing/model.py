@@ -34,9 +34,9 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
-from ..exec.layout import C_H, H_DS, H_FLAT, H_MIMG, H_MTBUF, H_SMRD_LOAD
 from ..exec.jit import njit
 from . import costs as C
+from .trace import entry_length, record_kinds
 
 INF = np.int64(1) << 62
 Q = 32           # outstanding operations remembered per wave and counter
@@ -104,12 +104,6 @@ PREFETCH = 16
 
 
 # --- trace demultiplexing ---------------------------------------------------------------------
-@njit(inline="always")
-def _entry_length(tr, i, r):
-    """Entries of the row entry at tr[i] and its memory record of kind r (see below)."""
-    return 1 if r == 0 else (2 if r == 1 else 2 + tr[i + 1])
-
-
 @njit
 def split_trace_kinds(tr, nwaves, rec, out, base):
     """Per-wave streams from a batch trace, written to ``out`` from ``base`` on (it must have
@@ -132,7 +126,7 @@ def split_trace_kinds(tr, nwaves, rec, out, base):
             header[w] = i
             i += 1
             continue
-        k = _entry_length(tr, i, rec[np.uint64(v)])
+        k = entry_length(tr, i, rec[np.uint64(v)])
         counts[np.uint64(w + 1)] += k
         i += k
     counts[0] = base
@@ -152,26 +146,13 @@ def split_trace_kinds(tr, nwaves, rec, out, base):
             w = -v - 1
             i += 1
             continue
-        k = _entry_length(tr, i, rec[v])
+        k = entry_length(tr, i, rec[v])
         q = pos[w]
         for j in range(k):
             out[q + j] = tr[i + j]
         pos[w] = q + k
         i += k
     return offsets
-
-
-def record_kinds(prog) -> np.ndarray:
-    """Per row: which memory record follows it in a trace (see split_trace_kinds); the rows
-    gcnemu/timing/trace.py records for."""
-    cache = prog.__dict__.setdefault("_timing_tables", {})
-    if "rec" not in cache:
-        h = prog.code[:, C_H]
-        rec = np.zeros(len(h), np.int64)
-        rec[h == H_DS] = 1
-        rec[(h == H_SMRD_LOAD) | ((h >= H_FLAT) & (h <= H_MTBUF)) | (h == H_MIMG)] = 2
-        cache["rec"] = rec
-    return cache["rec"]
 
 
 def split_trace(tr, nwaves, prog, out, base):

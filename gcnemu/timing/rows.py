@@ -34,7 +34,7 @@ class TraceSummary:
 
     def wave_rows(self, prog, w: int) -> np.ndarray:
         """The rows wave ``w`` executed, in order."""
-        from .model import record_kinds
+        from .trace import record_kinds
         return _rows_of(self.streams, self.wave_begin[w], self.wave_end[w], record_kinds(prog))
 
 
@@ -84,7 +84,7 @@ def _rows_of(streams, b, e, rec):
 def summarize(prog, traces, streams) -> TraceSummary:
     """The TraceSummary of a dispatch's traces (the arguments of time_dispatch); waves in the
     order of DispatchReport.wave_cycles (workgroup by workgroup, waves of a group in order)."""
-    from .model import record_kinds
+    from .trace import record_kinds
 
     bases = np.cumsum([0] + [len(s) for s in streams])
     parts = [(g, k, b + bases[which], e + bases[which]) for g, k, b, e, which in traces]

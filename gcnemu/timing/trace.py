@@ -51,6 +51,26 @@ TRACE_SLACK = 2 + DS_SCRATCH
 LDS_BANKS = 32
 
 
+def record_kinds(prog) -> np.ndarray:
+    """Per program row: which memory record follows its row entry in a trace, 0 none, 1 one
+    entry (DS), 2 a count n and n line numbers (SMRD loads, FLAT, MUBUF, MTBUF, MIMG); cached
+    on the program. Every reader of the trace walks it with this table and entry_length."""
+    cache = prog.__dict__.setdefault("_timing_tables", {})
+    if "rec" not in cache:
+        h = prog.code[:, C_H]
+        rec = np.zeros(len(h), np.int64)
+        rec[h == H_DS] = 1
+        rec[(h == H_SMRD_LOAD) | ((h >= H_FLAT) & (h <= H_MTBUF)) | (h == H_MIMG)] = 2
+        cache["rec"] = rec
+    return cache["rec"]
+
+
+@njit(inline="always")
+def entry_length(tr, i, r):
+    """Entries of the row entry at tr[i] and its memory record of kind r (record_kinds)."""
+    return 1 if r == 0 else (2 if r == 1 else 2 + tr[i + 1])
+
+
 @njit
 def _scalar_reg(sregs, w, code):
     if 0 <= code < 128:
