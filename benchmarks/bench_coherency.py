@@ -10,15 +10,10 @@ bits (the launches are race-free) and the coherent one no finding.
 """
 from __future__ import annotations
 
-import statistics
-import time
-
-import numpy as np
 import pytest
 
 import bench_dispatch
 import gcnbench
-from kernels import corpus
 
 #: issue 17: "coherency-accurate mode [slows a dispatch] by at most 3x"
 BUDGET = 3.0
@@ -26,30 +21,11 @@ BUDGET = 3.0
 
 @pytest.mark.parametrize("launch", bench_dispatch.LAUNCHES, ids=lambda ln: ln.label.replace(" ", "_"))
 def test_coherent_mode(benchmark, launch):
-    import gcnemu
-
     benchmark.group = "coherency"
-    k = gcnemu.load(str(corpus.hsaco_path(launch.corpus_name))).kernel(launch.symbol)
-    gpus, args, bufs, out = {}, {}, {}, {}
-    for mode in (False, True):   # untimed: compile / cache load, and the results to compare
-        gpus[mode] = gcnemu.GPU(coherent_caches=mode)
-        args[mode], bufs[mode] = gcnbench.device_args(gpus[mode], launch.args)
-        rep = gpus[mode].dispatch(k, grid=launch.grid, block=launch.block, args=args[mode])
-        out[mode] = [b.to_numpy(np.uint8).copy() for b in bufs[mode].values()]
-        if mode:
-            assert not rep.findings, [str(f) for f in rep.findings]
-    assert all(np.array_equal(a, b) for a, b in zip(out[False], out[True])), \
-        "coherency-accurate mode changed the result"
-    times = {False: [], True: []}
-
-    def run():
-        for mode in (False, True):
-            t = time.perf_counter()
-            gpus[mode].dispatch(k, grid=launch.grid, block=launch.block, args=args[mode])
-            times[mode].append(time.perf_counter() - t)
-
-    benchmark.pedantic(run, rounds=launch.rounds, iterations=1)
-    off, on = statistics.median(times[False]), statistics.median(times[True])
+    (off, on), (_, rep), buffers = gcnbench.alternate_modes(
+        benchmark, launch, [({}, {}), ({"coherent_caches": True}, {})], launch.rounds)
+    assert not rep.findings, [str(f) for f in rep.findings]
+    assert gcnbench.same_bytes(buffers), "coherency-accurate mode changed the result"
     benchmark.extra_info.update(seconds_functional=off, seconds_coherent=on, slowdown=on / off)
     gcnbench.record("coherency", text=(
         f"{launch.label}: functional {off * 1e3:.2f} ms, coherent {on * 1e3:.2f} ms: "

@@ -223,22 +223,8 @@ def test_timing_mode_kernels(benchmark, launch):
     benchmark.group = "timing mode"
     if not _accepts(gcnemu.GPU.__init__, "timing"):
         pytest.skip("not available: GPU() has no 'timing' argument")
-    k = gcnemu.load(str(corpus.hsaco_path(launch.corpus_name))).kernel(launch.symbol)
-    gpus, args = {}, {}
-    for mode in (False, True):
-        gpus[mode] = gcnemu.GPU(timing=mode)
-        args[mode], _ = gcnbench.device_args(gpus[mode], launch.args)
-        gpus[mode].dispatch(k, grid=launch.grid, block=launch.block, args=args[mode])
-    times = {False: [], True: []}
-
-    def run():
-        for mode in (False, True):
-            t = time.perf_counter()
-            gpus[mode].dispatch(k, grid=launch.grid, block=launch.block, args=args[mode])
-            times[mode].append(time.perf_counter() - t)
-
-    benchmark.pedantic(run, rounds=5, iterations=1)
-    off, on = statistics.median(times[False]), statistics.median(times[True])
+    (off, on), _, _ = gcnbench.alternate_modes(
+        benchmark, launch, [({}, {}), ({"timing": True}, {})], 5)
     benchmark.extra_info.update(seconds_functional=off, seconds_timing=on, speed_ratio=off / on)
     gcnbench.record("timing", text=(
         f"{launch.label}: functional {off * 1e3:.2f} ms, timing {on * 1e3:.2f} ms: "

@@ -13,15 +13,10 @@ transpose_lds 3.9x, saxpy n=2^20 7.4x, matmul_tiled 8.0x, scan_lds 8.4x.
 """
 from __future__ import annotations
 
-import statistics
-import time
-
-import numpy as np
 import pytest
 
 import bench_dispatch
 import gcnbench
-from kernels import corpus
 
 #: the issue's bound on sanitized / plain dispatch time
 TARGET = 5.0
@@ -30,31 +25,11 @@ TARGET = 5.0
 @pytest.mark.parametrize("launch", bench_dispatch.LAUNCHES,
                          ids=[ln.label.replace(" ", "_") for ln in bench_dispatch.LAUNCHES])
 def test_sanitizer_overhead(benchmark, launch):
-    import gcnemu
-
     benchmark.group = "sanitizer"
-    k = gcnemu.load(str(corpus.hsaco_path(launch.corpus_name))).kernel(launch.symbol)
-    gpus, args, bufs, reports = {}, {}, {}, {}
-    for san in (False, True):   # untimed: compile / cache load, and the results to compare
-        gpus[san] = gcnemu.GPU()
-        args[san], bufs[san] = gcnbench.device_args(gpus[san], launch.args)
-        reports[san] = gpus[san].dispatch(k, grid=launch.grid, block=launch.block,
-                                          args=args[san], sanitize=san)
-    for i in bufs[False]:
-        assert np.array_equal(bufs[False][i].to_numpy(np.uint8), bufs[True][i].to_numpy(np.uint8)), \
-            "the sanitizer changed a result"
-    times = {False: [], True: []}
-
-    def run():
-        for san in (False, True):
-            t = time.perf_counter()
-            gpus[san].dispatch(k, grid=launch.grid, block=launch.block, args=args[san],
-                               sanitize=san)
-            times[san].append(time.perf_counter() - t)
-
-    benchmark.pedantic(run, rounds=max(3, launch.rounds), iterations=1)
-    off, on = statistics.median(times[False]), statistics.median(times[True])
-    found = reports[True].findings
+    (off, on), (_, rep), buffers = gcnbench.alternate_modes(
+        benchmark, launch, [({}, {}), ({}, {"sanitize": True})], max(3, launch.rounds))
+    assert gcnbench.same_bytes(buffers), "the sanitizer changed a result"
+    found = rep.findings
     benchmark.extra_info.update(seconds_plain=off, seconds_sanitized=on, ratio=on / off,
                                 findings=len(found))
     gcnbench.record("sanitizer", text=(

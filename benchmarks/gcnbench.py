@@ -13,6 +13,8 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # `kernels` is a top-level package of the repository
@@ -91,6 +93,46 @@ def device_args(gpu, args):
         else:
             out.append(a)
     return out, bufs
+
+
+def alternate_modes(benchmark, launch, modes, rounds):
+    """Time one bench_dispatch launch in two or more modes: ``modes`` is a list of (GPU
+    keyword arguments, dispatch keyword arguments), one GPU each. Each mode dispatches once
+    untimed first (numba's compile or cache load; the results to compare), then every timed
+    round runs the modes one after the other (the machine's load drifts; alternating keeps
+    their ratio fair). Returns (the median seconds per mode, the untimed reports, the device
+    buffers per mode: argument index -> Buffer)."""
+    import statistics
+
+    import gcnemu
+    from kernels import corpus
+
+    k = gcnemu.load(str(corpus.hsaco_path(launch.corpus_name))).kernel(launch.symbol)
+    runs, reports, buffers = [], [], []
+    for gpu_kw, dispatch_kw in modes:
+        gpu = gcnemu.GPU(**gpu_kw)
+        args, bufs = device_args(gpu, launch.args)
+        reports.append(gpu.dispatch(k, grid=launch.grid, block=launch.block, args=args,
+                                    **dispatch_kw))
+        buffers.append(bufs)
+        runs.append((gpu, args, dispatch_kw))
+    times = [[] for _ in modes]
+
+    def run():
+        for (gpu, args, dispatch_kw), seconds in zip(runs, times):
+            t = time.perf_counter()
+            gpu.dispatch(k, grid=launch.grid, block=launch.block, args=args, **dispatch_kw)
+            seconds.append(time.perf_counter() - t)
+
+    benchmark.pedantic(run, rounds=rounds, iterations=1)
+    return [statistics.median(s) for s in times], reports, buffers
+
+
+def same_bytes(buffers) -> bool:
+    """Whether every mode's buffers (alternate_modes' third result) hold the same bytes."""
+    first = buffers[0]
+    return all(np.array_equal(first[i].to_numpy(np.uint8), other[i].to_numpy(np.uint8))
+               for other in buffers[1:] for i in first)
 
 
 def user_bytes(args) -> int:
