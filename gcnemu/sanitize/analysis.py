@@ -117,8 +117,9 @@ def _note(counts, first, kind, row, wave, lane, addr, other, detail):
 
 
 @njit(inline="always")
-def _in_alloc(starts, ends, a, nb):
-    """True when [a, a + nb) lies inside one allocation (starts sorted)."""
+def _last_start(starts, a):
+    """Index of the last allocation starting at or below byte ``a`` (starts sorted), -1 if
+    none."""
     lo, hi = 0, starts.shape[0]
     while lo < hi:
         mid = (lo + hi) // 2
@@ -126,21 +127,21 @@ def _in_alloc(starts, ends, a, nb):
             lo = mid + 1
         else:
             hi = mid
-    i = lo - 1
+    return lo - 1
+
+
+@njit(inline="always")
+def _in_alloc(starts, ends, a, nb):
+    """True when [a, a + nb) lies inside one allocation (starts sorted)."""
+    i = _last_start(starts, a)
     return i >= 0 and a + nb <= ends[i]
 
 
 @njit(inline="always")
 def _alloc_of(starts, ends, a):
     """(start, end) of the allocation holding byte ``a`` (which _in_alloc found)."""
-    lo, hi = 0, starts.shape[0]
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if starts[mid] <= a:
-            lo = mid + 1
-        else:
-            hi = mid
-    return starts[lo - 1], ends[lo - 1]
+    i = _last_start(starts, a)
+    return starts[i], ends[i]
 
 
 @njit
