@@ -27,7 +27,7 @@ import re
 import struct
 from dataclasses import dataclass, field
 
-from ..errors import LoaderError
+from ..errors import DecodeError, LoaderError
 
 EM_CAL_OUTER = 0x3FD
 PT_NOTE, PT_LOAD, PT_ENCODING_DICTIONARY = 4, 1, 0x70000002
@@ -233,7 +233,6 @@ def _refuse_private_uav(meta: str, elems, text: bytes, what: str) -> None:
     if not tables:
         return
     from ..isa.decoder import decode
-    from ..errors import DecodeError
     try:
         code = decode(text)
     except DecodeError:
