@@ -74,3 +74,37 @@ def test_avx2_code_gives_the_same_bits():
     child = json.loads(proc.stdout.strip().splitlines()[-1])
     for name in KERNELS:
         assert child[name] == _digests(name), f"{name}: the AVX2 build gives other bits"
+
+
+ASM_CHILD = """
+import sys
+from numba import cfunc
+from gcnemu.exec import dispatch_gen as D
+from gcnemu.exec.opkernels import VALU32_SIGNATURE
+for name in sys.argv[1:]:
+    cf = cfunc(VALU32_SIGNATURE, cache=False, error_model="numpy", boundscheck=False)(
+        getattr(D, "_c32_" + name))
+    asm = cf._library.get_asm_str()
+    print(name, asm.count("vpmaskmov"), asm.count("vblendv") + asm.count("vpblendv"))
+"""
+
+
+def test_avx2_vgpr_row_stores_are_blends_not_masked_stores():
+    # exec/lanes.py store_row_under: LLVM folds store(select(p, v, load(d)), d) into a masked
+    # store unless told not to, and AVX2's vpmaskmovd is microcoded on AMD's cores (a 32-bit
+    # row kernel took 3x as long). The AVX2 code of two row kernels must blend and store.
+    import platform
+    if platform.machine() not in ("x86_64", "AMD64"):
+        pytest.skip("x86 code generation")
+    env = dict(os.environ, NUMBA_CPU_NAME="znver3", PYTHONPATH=str(ROOT))
+    feats = _avx2_features()
+    if feats is not None:
+        env["NUMBA_CPU_FEATURES"] = feats
+    env.pop("NUMBA_DISABLE_JIT", None)
+    proc = subprocess.run([sys.executable, "-c", ASM_CHILD, "v_mov_b32", "v_add_f32"], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    for line in proc.stdout.strip().splitlines():
+        name, masked, blends = line.split()
+        assert int(masked) == 0, f"{name}: AVX2 code stores its result with vpmaskmov"
+        assert int(blends) >= 8, f"{name}: AVX2 code has {blends} blends, expected 8 per row"

@@ -12,9 +12,11 @@ test_portable_codegen.py checks the bits): a bitcast of the i64 mask to <64 x i1
 with AVX-512 mask registers, is ~300 scalar instructions on AVX2 (a bit extract per lane), and
 AVX2's vpmaskmovd store is microcoded on AMD's cores: store_masked took 135 ns on AVX2 code
 against 5 ns on AVX-512 code. The predicate built as splat & lane bit != 0 and a store of
-select(predicate, new, old) take 8 ns on AVX2 and 5 ns on AVX-512 (vptestmd into mask
-registers), and need no masked-store instruction at all (NEON has none). Stores into memory
-that other lanes or threads own (_grouped_store) keep LLVM's masked store.
+select(predicate, new, old) need no masked-store instruction at all (NEON has none), as long
+as LLVM does not fold that store back into one (store_row_under keeps it volatile): a VGPR
+row written so takes ~5 ns on AVX2 (blends and stores) and on AVX-512 (blends under mask
+registers), against 28 ns for AVX2's folded vpmaskmovd. Stores into memory that other lanes
+or threads own (_grouped_store) keep LLVM's masked store.
 
 Masks cross basic blocks (the branches of the grouped loads and stores) as integers (an i64,
 or an i16 per group of 16 lanes), and each block makes the <N x i1> predicates it needs
@@ -47,26 +49,63 @@ def lane_predicate(builder, mask):
                                   ir.Constant(ir.VectorType(i32, 64), list(range(64))))
 
 
+class _VolatileStore(ir.instructions.StoreInstr):
+    """``store volatile`` (llvmlite's StoreInstr has no volatile flag)."""
+
+    def descr(self, buf):
+        text = []
+        super().descr(text)
+        buf.append(text[0].replace("store ", "store volatile ", 1))
+
+
+class _VolatileLoad(ir.instructions.LoadInstr):
+    """``load volatile`` (llvmlite's LoadInstr has no volatile flag)."""
+
+    def descr(self, buf):
+        text = []
+        super().descr(text)
+        buf.append(text[0].replace("load ", "load volatile ", 1))
+
+
+def _volatile(builder, instr):
+    """Insert a _VolatileLoad or _VolatileStore, as builder.load and builder.store insert
+    theirs; returns it."""
+    instr.align = 4
+    builder._insert(instr)
+    return instr
+
+
 def store_row_under(builder, value, dst, pred):
     """Store the <64 x i32> ``value`` to the row at pointer ``dst`` in the lanes where ``pred``
     is set; the others keep their values. For rows only this thread writes (VGPR rows): a
-    load, a select and a whole-row store, no masked-store instruction (module docstring)."""
+    load, a select and a whole-row store, no masked-store instruction (module docstring).
+
+    The store is volatile so that LLVM keeps it a plain store: its x86 back end folds
+    store(select(p, v, load(dst)), dst) into a masked store, which on AVX2 is vpmaskmovd,
+    microcoded on AMD's cores (v_mov_b32's row kernel: 28.5 ns with it, 4.9 ns as blends
+    and stores). Volatile pins only this store: it is still split into the CPU's vector
+    stores."""
     old = builder.load(dst, align=4)
-    builder.store(builder.select(pred, value, old), dst, align=4)
+    _volatile(builder, _VolatileStore(builder.block, builder.select(pred, value, old), dst))
 
 
 @intrinsic
 def store_masked(typingctx, dst, src, mask):
     """Copy the 64 uint32 lanes at address ``src`` to address ``dst`` where bit l of ``mask``
     is set; the other lanes of ``dst`` keep their values (the rows may be the same). ``dst``
-    is a row of this thread's (store_row_under)."""
+    is a row of this thread's (store_row_under).
+
+    ``src`` is read with one volatile load: the row kernels have just written it, and LLVM
+    would otherwise make the select a masked load of it (AVX-512: vmovdqu32 under a mask
+    register), which the CPU cannot forward from those stores."""
     sig = types.void(dst, src, mask)
 
     def codegen(context, builder, signature, args):
         row = ir.VectorType(ir.IntType(32), 64)
         d = builder.inttoptr(args[0], row.as_pointer())
         s = builder.inttoptr(args[1], row.as_pointer())
-        store_row_under(builder, builder.load(s, align=4), d, lane_predicate(builder, args[2]))
+        value = _volatile(builder, _VolatileLoad(builder.block, s, typ=row))
+        store_row_under(builder, value, d, lane_predicate(builder, args[2]))
         return context.get_dummy_value()
     return sig, codegen
 
