@@ -53,6 +53,18 @@ evictions make a missing invalidate show intermittently; here it shows every tim
 timing model; image_sample's footprint is not traced): they read the view but neither fill
 the L1 nor are checked; MIMG stores are found by comparing memory.
 
+A dispatch's ``time_limit`` holds for the dispatch as a whole: its runs (one per CU, and
+the second runs) share one deadline.
+
+With ``dispatch(..., sanitize=True)`` the sanitizer's findings (gcnemu/sanitize) join the
+mode's in the same report: every run the mode keeps is made a second time, from the same
+memory, with the sanitizer's recording (`CoherentCaches._sanitize_again` says why), and the
+sanitizer analyses the runs of a dispatch together, as one run of the whole (global races
+between workgroups of different CUs included; the same with any number of workers). On a
+GPU without this mode the sanitizer reports neither ``stale-l1`` nor ``missing-sync``: they
+need the caches' state across dispatches; inside one dispatch, the read of bytes another
+workgroup writes (stale on the hardware when its L1 holds the line) is its ``global-race``.
+
 Findings (gcnemu.sanitize.findings) go to ``report.findings``: ``stale-l1`` for a vector
 load that reads a line its CU's L1 holds stale, or bytes another CU of the dispatch wrote
 without GLC; ``missing-sync`` for a scalar load from a stale K$ line, a load of a line the L2
@@ -62,6 +74,8 @@ arguments (gcnemu/queue.py); ``spin-hang`` for a wave that ran into the step or 
 reading a stale line (the ExecutionError says so too).
 """
 from __future__ import annotations
+
+import time
 
 import numpy as np
 
@@ -485,7 +499,7 @@ class CoherentCaches:
                 d.clear()
         if level in ("l2", "all"):
             n = self.writeback("l2", memory, skip, sync=False)
-            valid = self.l2_valid if skip is None else self.l2_valid & ~skip
+            valid = self.l2_valid.copy() if skip is None else self.l2_valid & ~skip
             lines = np.flatnonzero(valid & self.l2_stale)
             if lines.size:     # the L1s and K$s keep the L2's old data
                 self._stale_copies(lines, _lines_of(self.l2img)[lines], "the host")
@@ -527,12 +541,14 @@ class CoherentCaches:
 
     # --- a dispatch -----------------------------------------------------------------------
     def run_dispatch(self, gpu, launch, workers, time_limit, workgroups, label: str,
-                     pending=(), release=False):
+                     pending=(), release=False, sanitize=False):
         """Run a dispatch (its segments written) through the caches: returns (the report,
         with its findings; (label, the lines it wrote, their data before it) for the
         queue's overlap bookkeeping). ``pending``: such triples of dispatches that may
         still run (no barrier since them): their lines read as the data before them.
         ``release``: the L2 is written back right after (the runtime's path: no record).
+        ``time_limit`` (seconds, None: none) holds for the dispatch as a whole, all its
+        runs together. ``sanitize``: the sanitizer's findings join the mode's (`_sanitized`).
 
         When no CU has a stale line to read (no pending dispatch, no stale L1 or K$ line:
         the runtime's path) the workgroups run in one go, which is the same as CU by CU as
@@ -555,7 +571,7 @@ class CoherentCaches:
         sl = _lines_of(start)
         prog = launch.ctx["prog"]
         cls, slc = row_classes(prog)
-        ctx = dict(prog=prog, cls=cls, slc=slc,
+        ctx = dict(prog=prog, cls=cls, slc=slc, launch=launch,
                    rec=record_kinds(prog),
                    mimg=bool((cls == A_MIMG_STORE).any()), wpg=launch.ctx["waves_per_group"],
                    name=launch.info.name, ex=ex, sl=sl, dl=dl)
@@ -565,18 +581,24 @@ class CoherentCaches:
                 pend.setdefault(x, (row, plabel))
         rng = workgroups if workgroups is not None else range(launch.ngroups)
         per = -(-len(rng) // self.cus)
-        ctx.update(pend=pend, rng=rng, per=per)
+        ctx.update(pend=pend, rng=rng, per=per, sanitize=sanitize, san=[], gpu=gpu,
+                   workers=workers, time_limit=time_limit,
+                   deadline=None if time_limit is None else time.monotonic() + time_limit)
+        gds = gpu.gds.copy() if launch.ctx["uses_gds"] else None
         try:
             stale_views = pend or any(self.l1_stale) or any(self.k_stale)
-            result = None if stale_views else self._run_whole(gpu, launch, workers, time_limit,
-                                                              ctx)
+            result = None if stale_views else self._run_whole(ctx)
             if result is None:
                 data[:] = start
+                if gds is not None:
+                    gpu.gds[:] = gds
                 self.cu_by_cu += 1
-                result = self._run_cu_by_cu(gpu, launch, workers, time_limit, ctx)
+                result = self._run_cu_by_cu(ctx)
         except BaseException:
             data[:] = start
             dl[differ] = dram_differ
+            if gds is not None:
+                gpu.gds[:] = gds
             raise
         reps, acc, written, found = result
         record = None if release else (label, written, sl[written].copy())
@@ -594,15 +616,68 @@ class CoherentCaches:
             else reps[0]
         rep.shards = 0
         rep.workers = reps[0].workers
-        # the runs' own findings (a sanitizer's: dispatch(..., sanitize=True)), then ours
-        rep.findings = merge_findings([f for r in reps for f in (r.findings or [])] + found)
+        # the sanitizer's findings (dispatch(..., sanitize=True)), then the mode's
+        san = launch.sanitizer_findings(gpu, ctx["san"]) if sanitize else []
+        rep.findings = merge_findings(san + found)
         return rep, record
 
-    def _run_whole(self, gpu, launch, workers, time_limit, ctx):
+    def _run(self, ctx, part):
+        """One run of the workgroups ``part`` on memory as it is now (a CU's view, or the
+        L2's), recording the lines of its accesses (launch.raw_traces); the report."""
+        return ctx["launch"].run(ctx["gpu"], ctx["workers"], ctx["time_limit"], part,
+                                 deadline=ctx["deadline"])
+
+    def _snapshot(self, ctx):
+        """What `_sanitize_again` needs of the state before a run: memory and GDS (None
+        without the sanitizer)."""
+        if not ctx["sanitize"]:
+            return None
+        gpu = ctx["gpu"]
+        return (gpu.memory.data.copy(),
+                gpu.gds.copy() if ctx["launch"].ctx["uses_gds"] else None)
+
+    def _sanitize_again(self, ctx, part, snap) -> None:
+        """The run of ``part`` that the mode keeps, made again from the state before it
+        (``snap``) with the sanitizer's recording; its batch results go to ``ctx["san"]``,
+        analysed with the other runs' in `run_dispatch`.
+
+        Why twice: the engine's trace slot holds one trace, and the mode reads the timing
+        trace's line records (gcnemu/timing/trace.py) while the sanitizer reads its own
+        per-lane records (gcnemu/sanitize/record.py). Each stays the format its own reader
+        knows, whatever either becomes, and image accesses (which the sanitizer does not
+        record) keep their lines, for the cost of a second run. The engine is
+        deterministic, so the second run writes the same bytes: it is checked."""
+        if snap is None:
+            return
+        gpu, launch = ctx["gpu"], ctx["launch"]
+        mem = gpu.memory
+        traces = launch.raw_traces
+        after = mem.data.copy()
+        mem.data[:] = snap[0]
+        if snap[1] is not None:
+            gds_after = gpu.gds.copy()
+            gpu.gds[:] = snap[1]
+        launch.run(gpu, ctx["workers"], ctx["time_limit"], part, sanitize=True,
+                   deadline=ctx["deadline"], sanitize_raw=True)
+        launch.raw_traces = traces
+        if not np.array_equal(mem.data, after) or (snap[1] is not None and
+                                                   not np.array_equal(gpu.gds, gds_after)):
+            diff = np.flatnonzero(mem.data != after)
+            where = f"at 0x{BASE + int(diff[0]):x}" if diff.size else "in GDS"
+            raise ExecutionError(
+                f"the sanitizer's run of workgroups {part.start}-{part.stop - 1} wrote other "
+                f"bytes than the run before it, {where}: the kernel's result depends on more "
+                f"than its inputs (coherency-accurate mode runs a sanitized dispatch twice)",
+                kernel=launch.info.name)
+        ctx["san"].extend(launch.sanitized)
+
+    def _run_whole(self, ctx):
         """All the workgroups in one run (the fast path): (reports, [(cu, accesses)],
         written lines, findings), or None when a load without GLC read a line another CU
         wrote before it (then the dispatch runs CU by CU)."""
-        rep = launch.run(gpu, workers, time_limit, ctx["rng"])
+        launch = ctx["launch"]
+        snap = self._snapshot(ctx)
+        rep = self._run(ctx, ctx["rng"])
         acc = self._accesses(launch, ctx)
         cu = (acc[:, 0] - ctx["rng"].start) // ctx["per"]
         acc[:, 4] = cu
@@ -611,6 +686,7 @@ class CoherentCaches:
         minw = np.full(self.nlines, self.cus, np.int64)
         if first_writers(acc, minw):
             return None
+        self._sanitize_again(ctx, ctx["rng"], snap)
         written = _line_set(acc[st, 3], self.nlines)
         if ctx["mimg"]:
             written = np.union1d(written, np.flatnonzero(
@@ -620,8 +696,9 @@ class CoherentCaches:
         found = self._findings(acc, 0, ctx, {}, minw) if self.l2_stale.any() else []
         return [rep], acc, written, found
 
-    def _run_cu_by_cu(self, gpu, launch, workers, time_limit, ctx):
+    def _run_cu_by_cu(self, ctx):
         """The CUs one after the other, each on its view (module docstring)."""
+        launch = ctx["launch"]
         dl, sl, rng, per = ctx["dl"], ctx["sl"], ctx["rng"], ctx["per"]
         written = np.zeros(self.nlines, np.bool_)
         minw = np.full(self.nlines, self.cus, np.int64)
@@ -639,8 +716,9 @@ class CoherentCaches:
                 if lv.size:
                     dl[lv] = np.stack(list(view.values()))
                 live = dict(zip(lv.tolist(), saved))
+                snap = self._snapshot(ctx)
                 try:
-                    rep = launch.run(gpu, workers, time_limit, part)
+                    rep = self._run(ctx, part)
                 except ExecutionError as e:
                     raise self._hang_error(e, launch, ctx, c, view, minw) from None
                 acc = self._accesses(launch, ctx)
@@ -655,6 +733,7 @@ class CoherentCaches:
                 if lv.size:
                     dl[lv] = saved
                 overrides.update(need)
+            self._sanitize_again(ctx, part, snap)
             reps.append(rep)
             accs.append(acc)
             found.extend(self._findings(acc, c, ctx, view, minw))

@@ -12,6 +12,7 @@ workgroups).
 """
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import numpy as np
@@ -268,3 +269,127 @@ def test_corpus_in_coherent_mode(name, monkeypatch):
     results, case = corpus.run_case(name, gpu=gcnemu.GPU(coherent_caches=True))
     corpus.compare_results(case, results)
     assert not reports[-1].findings, [str(f) for f in reports[-1].findings]
+
+
+# --- the sanitizer in coherency-accurate mode ------------------------------------------------
+def _uav_sanitized(prog, workers):
+    g = gcnemu.GPU(coherent_caches=True, waves_per_batch=2)       # 6 batches
+    a, b = g.to_device(IDS * 3), g.to_device(IDS * 5)
+    out = g.empty(N, np.uint32)
+    pair, produce = prog.kernel("consume_pair"), prog.kernel("produce")
+    q = g.queue()
+    q.dispatch(pair, (N,), (64,), [out, a, b])       # each CU's L1 takes its lines of a, b
+    q.partial_flush()
+    q.dispatch(produce, (N,), (64,), [a, np.uint32(1000)], workers=workers)
+    q.partial_flush()                                 # ...but no cache_op("l1")
+    q.dispatch(produce, (N,), (64,), [b, np.uint32(2000)], workers=workers)
+    q.dispatch(pair, (N,), (64,), [out, a, b], sanitize=True, workers=workers)   # no barrier
+    _release(q)
+    res = q.submit()
+    np.testing.assert_array_equal(out.to_numpy(), IDS * 3 + IDS * 5)      # both old
+    np.testing.assert_array_equal(a.to_numpy(), 1000 + IDS)
+    np.testing.assert_array_equal(b.to_numpy(), 2000 + IDS)
+    assert res[3].workers == workers
+    return res.findings, a, b
+
+
+def test_sanitizer_with_the_uav_example_unsynchronised(prog):
+    """The seed's UAV example without its synchronisation, the consumer sanitized: source a
+    was written behind a barrier but no L1 invalidate (its CUs' L1s hold it stale: stale-l1),
+    source b by a dispatch with no barrier after it (it may still run: missing-sync). The
+    consumer sees both old values; the findings are the same with one or two workers."""
+    seen = []
+    for workers in (1, 2):
+        findings, a, b = _uav_sanitized(prog, workers)
+        stale = [f for f in findings if f.kind == "stale-l1"]
+        sync = [f for f in findings if f.kind == "missing-sync"]
+        assert _kinds(findings) == {"stale-l1", "missing-sync"}    # the kernel is race-free
+        assert [f.address // 64 for f in stale] == [a.address // 64]   # workgroup 0's first
+        assert [f.address // 64 for f in sync] == [b.address // 64]
+        assert stale[0].count == sync[0].count == 12 * 4   # 12 waves, 4 lines each
+        assert "#2 produce" in sync[0].detail and "#1 produce" in stale[0].detail
+        seen.append(sorted(str(f) for f in findings))
+    assert seen[0] == seen[1]
+
+
+# out[gid] = in[gid] + 1, the loaded value used before the s_waitcnt that covers its load
+# (tests/test_sanitizer.py's unwaited-read kernel): in, out pointers from the kernarg segment
+_UNWAITED = """
+    s_load_dwordx4 s[4:7], s[0:1], 0x0
+    s_lshl_b32 s3, s2, 6
+    v_add_i32 v1, vcc, s3, v0
+    v_lshlrev_b32 v1, 2, v1
+    s_waitcnt lgkmcnt(0)
+    v_mov_b32 v3, s5
+    v_add_i32 v2, vcc, s4, v1
+    v_addc_u32 v3, vcc, 0, v3, vcc
+    v_mov_b32 v6, s7
+    v_add_i32 v5, vcc, s6, v1
+    v_addc_u32 v6, vcc, 0, v6, vcc
+    flat_load_dword v4, v[2:3]
+    v_add_i32 v4, vcc, 1, v4
+    flat_store_dword v[5:6], v4
+    s_endpgm
+"""
+
+
+def test_unwaited_read_in_coherent_mode(prog, tmp_path):
+    """A consumer that uses its loaded value before the s_waitcnt, reading a UAV whose new
+    data its L1 does not see: one report has the sanitizer's unwaited-read and the mode's
+    stale-l1, the same with one or two workers; the runtime's path (gpu.dispatch) the
+    unwaited-read only, and the new data."""
+    path = tmp_path / "unwaited.s"
+    path.write_text(_UNWAITED)
+    k = gcnemu.load(str(path)).kernel("unwaited")
+    seen = []
+    for workers in (1, 2):
+        g = gcnemu.GPU(coherent_caches=True, waves_per_batch=2)
+        uav, out = g.to_device(IDS * 3), g.empty(N, np.uint32)
+        q = g.queue()
+        q.dispatch(k, (N,), (64,), [uav, out])                 # the L1s take uav's lines
+        q.partial_flush()
+        q.dispatch(prog.kernel("produce"), (N,), (64,), [uav, np.uint32(1000)])
+        q.partial_flush()
+        q.dispatch(k, (N,), (64,), [uav, out], sanitize=True, workers=workers)
+        _release(q)
+        res = q.submit()
+        np.testing.assert_array_equal(out.to_numpy(), IDS * 3 + 1)     # the old uav, + 1
+        assert _kinds(res.findings) == {"unwaited-read", "stale-l1"}
+        [f] = [f for f in res.findings if f.kind == "unwaited-read"]
+        assert f.instruction.startswith("v_add_i32_e32 v4, vcc, 1, v4") and f.count == 12
+        assert (f.wave, f.workgroup) == (0, 0)
+        [s] = [f for f in res.findings if f.kind == "stale-l1"]
+        assert s.instruction.startswith("flat_load_dword v4") and s.count == 12 * 4
+        seen.append(sorted(str(f) for f in res.findings))
+        rep = g.dispatch(k, (N,), (64,), [uav, out], sanitize=True, workers=workers)
+        np.testing.assert_array_equal(out.to_numpy(), 1000 + IDS + 1)
+        assert [f.kind for f in rep.findings] == ["unwaited-read"]
+    assert seen[0] == seen[1]
+
+
+def test_time_limit_holds_for_the_whole_dispatch(prog, monkeypatch):
+    """A dispatch that runs CU by CU (a stale L1) is many engine runs: each gets the same
+    deadline, time_limit seconds after the dispatch began, not a fresh time_limit."""
+    import gcnemu.launch as L
+    deadlines = []
+    run = L.Launch.run
+
+    def spy(self, *a, **k):
+        deadlines.append(k.get("deadline"))
+        return run(self, *a, **k)
+    g = gcnemu.GPU(coherent_caches=True)
+    uav, out = g.to_device(IDS), g.empty(N, np.uint32)
+    q = g.queue()
+    q.dispatch(prog.kernel("consume"), (N,), (64,), [out, uav])
+    q.partial_flush()
+    q.dispatch(prog.kernel("produce"), (N,), (64,), [uav, np.uint32(1)])
+    q.partial_flush()
+    q.submit()
+    monkeypatch.setattr(L.Launch, "run", spy)
+    q = g.queue()
+    q.dispatch(prog.kernel("consume"), (N,), (64,), [out, uav], time_limit=50.0)
+    t0 = time.monotonic()
+    q.submit()
+    t1 = time.monotonic()
+    assert len(deadlines) == 12 and len(set(deadlines)) == 1      # one run per CU
+    assert t0 + 50.0 <= deadlines[0] <= t1 + 50.0

@@ -64,3 +64,9 @@ __kernel void spin_glc(__global volatile uint* flag, __global uint* out, uint st
     out[g] = 1;
   }
 }
+
+// reads two sources through the L1 (plain loads): dst[i] = a[i] + b[i]
+__kernel void consume_pair(__global uint* dst, __global const uint* a, __global const uint* b) {
+  uint i = get_global_id(0);
+  dst[i] = a[i] + b[i];
+}
