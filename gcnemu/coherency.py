@@ -49,9 +49,12 @@ the data that kind sees. A line that kinds disagree on in one CU's run gets the 
 
 The caches are unbounded: a line leaves only by a cache operation. On the hardware capacity
 evictions make a missing invalidate show intermittently; here it shows every time. Image
-(MIMG) accesses are not used yet (the trace has the lines of image_load/store/atomic for the
-timing model; image_sample's footprint is not traced): they read the view but neither fill
-the L1 nor are checked; MIMG stores are found by comparing memory.
+(MIMG) loads, stores and atomics are vector memory accesses like the others (the trace has
+the lines of their texels, the L1 is the texture cache), with the same policies by their GLC
+and SLC bits: a texture read after a render-target write without an L1 invalidate reads the
+old texels. image_sample and image_gather4 are not traced (their filter footprints: the
+timing model does not need them), so they read the view but neither fill the L1 nor are
+checked.
 
 A dispatch's ``time_limit`` holds for the dispatch as a whole: its runs (one per CU, and
 the second runs) share one deadline.
@@ -95,7 +98,7 @@ MAX_PASSES = 3
 #: bytes per cache line (seed: "All cache lines are 64 bytes")
 LINE = 64
 #: access classes of a program row (what the trace's lines of that row mean)
-A_NONE, A_SMRD, A_HIT, A_GLC, A_STORE, A_ATOMIC, A_MIMG_LOAD, A_MIMG_STORE, A_INV = range(9)
+A_NONE, A_SMRD, A_HIT, A_GLC, A_STORE, A_ATOMIC, A_INV = range(7)
 #: CUs that share one K$: the timing model's (TimingConfig.kcache_cus, and its source)
 SCALAR_CACHE_CUS = TimingConfig.kcache_cus
 
@@ -123,9 +126,9 @@ def row_classes(prog):
             continue
         slc[i] = bool(fields.get("slc", 0))
         store = kind in (K_STORE, K_STORE2, K_STORE_FORMAT)
-        if h == H_MIMG:
-            cls[i] = A_MIMG_STORE if store or kind == K_ATOMIC else A_MIMG_LOAD
-        elif kind == K_ATOMIC:
+        # image loads, stores and atomics go through the L1 (the texture cache) as buffer
+        # ones do (the trace has their texels' lines: gcnemu/timing/trace.py)
+        if kind == K_ATOMIC:
             cls[i] = A_ATOMIC
         elif store:
             cls[i] = A_STORE
@@ -140,8 +143,8 @@ def trace_accesses(tr, rec, cls, first_group, wpg, line0, ex):
     """The memory accesses of a batch's raw trace (gcnemu/timing/trace.py) of the consecutive
     workgroups from ``first_group`` on, ``wpg`` waves each: int64 [n, 6] of (workgroup, wave
     in the workgroup, program row, line index = 64-byte line number - ``line0``, 0, 0: the
-    CU and the effective class, set later) for every line of every traced SMRD, FLAT, MUBUF
-    and MTBUF instruction of a class other than A_NONE, but lines outside ``ex`` or marked in
+    CU and the effective class, set later) for every line of every traced SMRD, FLAT, MUBUF,
+    MTBUF and MIMG instruction of a class other than A_NONE, but lines outside ``ex`` or marked in
     it; one entry (line 0) for each L1 invalidate (A_INV). ``rec`` is the trace's
     record_kinds(prog) (gcnemu/timing/trace.py)."""
     end = tr[0]
@@ -155,7 +158,7 @@ def trace_accesses(tr, rec, cls, first_group, wpg, line0, ex):
         if rec[v] == 2:
             if cls[v] == A_INV:
                 n += 1
-            elif cls[v] != 0 and cls[v] < A_MIMG_LOAD:
+            elif cls[v] != 0:
                 n += tr[i + 1]
         i += entry_length(tr, i, rec[v])
     out = np.zeros((n, 6), np.int64)
@@ -176,7 +179,7 @@ def trace_accesses(tr, rec, cls, first_group, wpg, line0, ex):
                 out[j, 1] = w % wpg
                 out[j, 2] = v
                 j += 1
-            elif cls[v] != 0 and cls[v] < A_MIMG_LOAD:     # image lines: not used yet
+            elif cls[v] != 0:
                 for q in range(m):
                     x = tr[i + 2 + q] - line0
                     if 0 <= x < nl and not ex[x]:
@@ -573,7 +576,7 @@ class CoherentCaches:
         cls, slc = row_classes(prog)
         ctx = dict(prog=prog, cls=cls, slc=slc, launch=launch,
                    rec=record_kinds(prog),
-                   mimg=bool((cls == A_MIMG_STORE).any()), wpg=launch.ctx["waves_per_group"],
+                   wpg=launch.ctx["waves_per_group"],
                    name=launch.info.name, ex=ex, sl=sl, dl=dl)
         pend = {}
         for plabel, lines, content in pending:
@@ -688,9 +691,6 @@ class CoherentCaches:
             return None
         self._sanitize_again(ctx, ctx["rng"], snap)
         written = _line_set(acc[st, 3], self.nlines)
-        if ctx["mimg"]:
-            written = np.union1d(written, np.flatnonzero(
-                (ctx["dl"] != ctx["sl"]).any(axis=1) & ~ctx["ex"]))
         # no CU has a stale view here (run_dispatch): only an L2 older than memory can
         # make a load stale, whatever the CU
         found = self._findings(acc, 0, ctx, {}, minw) if self.l2_stale.any() else []
@@ -724,7 +724,7 @@ class CoherentCaches:
                 acc = self._accesses(launch, ctx)
                 acc[:, 4] = c
                 self._classify(acc, ctx)
-                mine = self._written_lines(acc, ctx, written, cur)
+                mine = self._written_lines(acc)
                 need = self._check(acc, c, ctx, view, live, written, cur, minw)
                 if not need or npass == MAX_PASSES - 1:
                     break
@@ -788,18 +788,10 @@ class CoherentCaches:
         acc[:, 5] = kinds
         return kinds
 
-    def _written_lines(self, acc, ctx, written, cur) -> np.ndarray:
-        """The lines a CU's run wrote: those its stores and atomics touched, and with MIMG
-        stores (not traced) every line that differs from the data before the run."""
+    def _written_lines(self, acc) -> np.ndarray:
+        """The lines a CU's run wrote: those its stores and atomics touched."""
         k = acc[:, 5]
-        lines = _line_set(acc[(k == A_STORE) | (k == A_ATOMIC), 3], self.nlines)
-        if ctx["mimg"]:
-            dl, sl = ctx["dl"], ctx["sl"]
-            diff = (dl != sl).any(axis=1)
-            w = np.flatnonzero(written)
-            diff[w] = (dl[w] != cur[w]).any(axis=1)
-            lines = np.union1d(lines, np.flatnonzero(diff & ~ctx["ex"]))
-        return lines
+        return _line_set(acc[(k == A_STORE) | (k == A_ATOMIC), 3], self.nlines)
 
     def _want(self, kind, x, c, ctx, live, written, cur, minw):
         """What a load of ``kind`` by CU ``c`` must read of line ``x`` ([8] uint64)."""

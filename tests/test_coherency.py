@@ -393,3 +393,46 @@ def test_time_limit_holds_for_the_whole_dispatch(prog, monkeypatch):
     t1 = time.monotonic()
     assert len(deadlines) == 12 and len(set(deadlines)) == 1      # one run per CU
     assert t0 + 50.0 <= deadlines[0] <= t1 + 50.0
+
+
+# --- 2b. the render target read as a texture: image stores and loads through the L1 ----------
+def _image(g, texels, w, h):
+    """gcnemu's OpenCL image object (gcnemu.loader.climage) of a w x h image of uint (order
+    R, UNSIGNED_INT32) whose texels are the Buffer ``texels``."""
+    from gcnemu.loader.climage import CHANNEL_ORDERS, CHANNEL_TYPES, image_object_words
+    words = image_object_words(texels.address, CHANNEL_ORDERS["R"],
+                               CHANNEL_TYPES["UNSIGNED_INT32"], (w, h))
+    return g.to_device(np.array(words, np.uint32))
+
+
+@pytest.mark.parametrize("invalidate_l1", [True, False])
+def test_render_target_read_as_texture(prog, invalidate_l1):
+    """The seed's second example with image instructions: the consumer's texture reads
+    (image_load) leave the texels in each CU's L1; a render-target write (image_store, from
+    other CUs) and a barrier follow; without the L1 invalidate the seed prescribes the
+    consumer reads the old texels, and a stale-l1 finding names its image_load."""
+    g = gcnemu.GPU(coherent_caches=True)
+    w, h = 64, 12                      # a row of 64 uint texels (4 lines) per workgroup, one per CU
+    texels = g.to_device(IDS * 7)
+    img = _image(g, texels, w, h)
+    out = g.empty(N, np.uint32)
+    read, write = prog.kernel("texture_read"), prog.kernel("render_target_write")
+    q = g.queue()
+    q.dispatch(read, (w, h), (64, 1), [out, img])          # each CU's L1 takes its row
+    q.partial_flush()
+    q.dispatch(write, (w, h), (64, 1), [img, np.uint32(1000)])
+    q.partial_flush()
+    if invalidate_l1:
+        q.cache_op("l1", invalidate=True)
+    q.dispatch(read, (w, h), (64, 1), [out, img])
+    _release(q)
+    res = q.submit()
+    np.testing.assert_array_equal(texels.to_numpy(), 1000 + IDS)
+    np.testing.assert_array_equal(out.to_numpy(), 1000 + IDS if invalidate_l1 else IDS * 7)
+    if invalidate_l1:
+        assert not res.findings, [str(f) for f in res.findings]
+    else:
+        [f] = res.findings
+        assert f.kind == "stale-l1" and f.kernel == "texture_read"
+        assert f.instruction.startswith("image_load") and f.address == texels.address
+        assert f.count == 12 * 4 and "render_target_write" in f.detail

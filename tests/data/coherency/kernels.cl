@@ -70,3 +70,17 @@ __kernel void consume_pair(__global uint* dst, __global const uint* a, __global 
   uint i = get_global_id(0);
   dst[i] = a[i] + b[i];
 }
+
+// a texture read: the texel (x, y) of a 2D image of uint (image_load: the L1, no sampler)
+__kernel void texture_read(__global uint* dst, read_only image2d_t tex) {
+  int x = get_global_id(0), y = get_global_id(1);
+  dst[y * get_global_size(0) + x] = read_imageui(tex, (int2)(x, y)).x;
+}
+
+// a render-target write (image_store), the texels in reverse order, so that the CU writing
+// a line is not the one that reads it in `texture_read`: rt(x, y) = v + y * width + x
+__kernel void render_target_write(write_only image2d_t rt, uint v) {
+  int w = get_global_size(0), h = get_global_size(1);
+  int x = w - 1 - get_global_id(0), y = h - 1 - get_global_id(1);
+  write_imageui(rt, (int2)(x, y), (uint4)(v + y * w + x, 0, 0, 0));
+}
