@@ -47,8 +47,16 @@ CU's L1 holds stale, an atomic on a line another CU wrote): the second run gives
 the data that kind sees. A line that kinds disagree on in one CU's run gets the L2's data
 (GLC loads and atomics first, then the K$'s, then the L1's).
 
-The caches are unbounded: a line leaves only by a cache operation. On the hardware capacity
-evictions make a missing invalidate show intermittently; here it shows every time. Image
+The caches have the sizes and associativity of the timing model's (gcnemu/timing/config.py
+TimingConfig: L1 16 KB 64-way, K$ 16 KB 4-way, L2 4 channels of 128 KB 8-way; 64-byte lines,
+LRU, the same set of each line as gcnemu/timing/model.py): after each CU's run its accesses
+fill them in order (`apply_policies`), and a line a full set evicts leaves its cache: an L1
+or K$ copy that was stale is gone (the next load reads the L2: fresh), a dirty L2 line is
+written to memory (the host sees it), an L2 copy older than memory is dropped. Evictions
+take effect at the end of a CU's run: within it, a CU reads the view it started with (a
+stale line that its own accesses evict and then read again stays stale until the run ends).
+Capacity hides a missing invalidate when enough other data passes through the cache, as on
+the hardware; a small working set shows it every time. Image
 (MIMG) loads, stores and atomics are vector memory accesses like the others (the trace has
 the lines of their texels, the L1 is the texture cache), with the same policies by their GLC
 and SLC bits: a texture read after a render-target write without an L1 invalidate reads the
@@ -193,15 +201,56 @@ def trace_accesses(tr, rec, cls, first_group, wpg, line0, ex):
 
 
 @njit
-def apply_policies(acc, slc, l1_valid, k_valid, touched, own, kcus, last_inv):
+def lru_fill(tags, stamps, base, ways, line, valid, clock):
+    """Line ``line`` enters the set of ``ways`` entries at ``base`` (``tags``: the lines, -1
+    none; ``stamps``: last use), LRU as the timing model's caches (gcnemu/timing/model.py
+    _cache_access): a hit refreshes its entry, else a free entry takes it (one whose line
+    ``valid`` says the cache no longer holds: cache operations and policies clear ``valid``
+    only), else the least recently used line is evicted (its ``valid`` cleared). Returns
+    (whether it hit, the line evicted or -1)."""
+    victim = base
+    oldest = np.int64(1) << 62
+    for i in range(base, base + ways):
+        t = tags[i]
+        if t == line:
+            victim = i
+            break
+        key = stamps[i] if t >= 0 and valid[t] else np.int64(-1)
+        if key < oldest:
+            oldest = key
+            victim = i
+    t = tags[victim]
+    hit = t == line and valid[line]
+    ev = np.int64(-1)
+    if t >= 0 and t != line and valid[t]:
+        valid[t] = False
+        ev = t
+    tags[victim] = line
+    stamps[victim] = clock
+    valid[line] = True
+    return hit, ev
+
+
+@njit
+def apply_policies(acc, slc, l1_valid, k_valid, touched, own, kcus, last_inv, l1_tags,
+                   l1_stamps, k_tags, k_stamps, l2_valid, l2_tags, l2_stamps, l2_evicted, geo,
+                   clock):
     """The lines the accesses ``acc`` (trace_accesses' columns, CU in column 4, in execution
-    order per CU; the effective class in column 5) leave in the L1s (``l1_valid`` [cus, lines]) and K$s (``k_valid``), by the
-    seed's L1 policies: loads and stores without SLC keep their line (HIT_LRU, MISS_LRU),
-    with SLC drop it (HIT_EVICT, MISS_EVICT), atomics drop it (MISS_EVICT); scalar loads fill
-    their K$. Marks every line in ``touched`` and sets bit c of ``own[line]`` (uint64) for
-    the lines CU c's L1 took from its own stores. An L1 invalidate (buffer_wbinvl1) empties
-    its CU's L1: the last one of each CU (``last_inv[cu]``, the access index, -1: none) is
-    applied, in order."""
+    order per CU; the effective class in column 5) leave in the L1s (``l1_valid`` [cus,
+    lines]) and K$s (``k_valid``), by the seed's L1 policies: loads and stores without SLC
+    keep their line (HIT_LRU, MISS_LRU), with SLC drop it (HIT_EVICT, MISS_EVICT), atomics
+    drop it (MISS_EVICT); scalar loads fill their K$. What the L1 or K$ does not serve (a
+    miss; GLC loads, stores and atomics) goes to the L2 (``l2_valid``). Lines enter a set
+    of their cache by `lru_fill`, evicting the least recently used one of a full set, as in
+    the timing model (``geo``: L1 sets and ways, K$ sets and ways, the line number of index
+    0, L2 channels, sets per channel and ways; line n is in set n mod sets of its L1 or K$,
+    in channel n mod channels of the L2 and set n // channels mod sets there); lines the
+    L2 evicts are marked in ``l2_evicted``; ``clock[0]`` counts the accesses. Marks every line in
+    ``touched`` and sets bit c of ``own[line]`` (uint64) for the lines CU c's L1 took from
+    its own stores. An L1 invalidate (buffer_wbinvl1) empties its CU's L1: the last one of
+    each CU (``last_inv[cu]``, the access index, -1: none) is applied, in order."""
+    l1_sets, l1_ways, k_sets, k_ways, line0 = geo[0], geo[1], geo[2], geo[3], geo[4]
+    l2_ch, l2_sets, l2_ways = geo[5], geo[6], geo[7]
     for i in range(acc.shape[0]):
         row = acc[i, 2]
         x = acc[i, 3]
@@ -212,30 +261,48 @@ def apply_policies(acc, slc, l1_valid, k_valid, touched, own, kcus, last_inv):
                 l1_valid[c, :] = False
             continue
         touched[x] = True
+        clock[0] += 1
+        n = x + line0
+        served = False              # by the L1 or the K$: the L2 does not see the access
         if kind == A_SMRD:
-            k_valid[c // kcus, x] = True
+            k = c // kcus
+            served, _ev = lru_fill(k_tags, k_stamps, (k * k_sets + n % k_sets) * k_ways,
+                                   k_ways, x, k_valid[k], clock[0])
         elif kind == A_HIT or kind == A_GLC or kind == A_STORE:
-            l1_valid[c, x] = not slc[row]
-            if kind == A_STORE and not slc[row]:
-                own[x] |= np.uint64(1) << np.uint64(c)
+            if slc[row]:
+                served = kind == A_HIT and l1_valid[c, x]
+                l1_valid[c, x] = False
+            else:
+                hit, _ev = lru_fill(l1_tags, l1_stamps, (c * l1_sets + n % l1_sets) * l1_ways,
+                                    l1_ways, x, l1_valid[c], clock[0])
+                served = hit and kind == A_HIT
+                if kind == A_STORE:
+                    own[x] |= np.uint64(1) << np.uint64(c)
         elif kind == A_ATOMIC:
             l1_valid[c, x] = False
+        if not served:
+            _hit, ev = lru_fill(l2_tags, l2_stamps,
+                                ((n % l2_ch) * l2_sets + (n // l2_ch) % l2_sets) * l2_ways,
+                                l2_ways, x, l2_valid, clock[0])
+            if ev >= 0:
+                l2_evicted[ev] = True
 
 
 @njit
 def settle_lines(touched, written, dl, sl, l2img, seen, l2_valid, l2_dirty, l2_stale, l1_valid,
-                 k_valid, own, release):
-    """The L2 after a dispatch (all [lines, 8] uint64 line views, line index arrays sorted):
-    lines it touched and the L2 did not hold come in from memory (``sl``: the data at the
-    dispatch's start); written lines take their new data (``dl``), dirty unless ``release``
-    (the runtime's write-back right after), and memory gets its old data back unless
-    ``release``; ``seen`` follows memory. Returns int64 [n, 3] (cache, line, is K$) of the
+                 k_valid, own, release, l2_before):
+    """The L2's data after a dispatch (all [lines, 8] uint64 line views, line index arrays
+    sorted), whose accesses left the lines ``l2_valid`` says in it (`apply_policies`; before
+    it: ``l2_before``): lines that came in come from memory (``sl``: the data at the
+    dispatch's start); written lines it holds take their new data (``dl``), dirty unless
+    ``release`` (the runtime's write-back right after), and memory gets its old data back
+    unless ``release``; written lines it evicted are in memory (written back), clean;
+    ``seen`` follows memory. Returns int64 [n, 3] (cache, line, is K$) of the
     L1s (not their writers', ``own`` bits) and K$s that hold a written line whose data
     changed: they keep the old data (not snooped)."""
     for x in touched:
-        if not l2_valid[x]:
+        if l2_valid[x] and not l2_before[x]:
             l2img[x, :] = sl[x, :]
-            l2_valid[x] = True
     ncu = l1_valid.shape[0]
     nk = k_valid.shape[0]
     n = 0
@@ -266,9 +333,11 @@ def settle_lines(touched, written, dl, sl, l2img, seen, l2_valid, l2_dirty, l2_s
                         out[i, 2] = 1
                         i += 1
                 break
-        l2img[x, :] = dl[x, :]
-        l2_valid[x] = True
         l2_stale[x] = False
+        if not l2_valid[x]:
+            l2_dirty[x] = False           # evicted after the write: written back
+            continue
+        l2img[x, :] = dl[x, :]
         l2_dirty[x] = not release
         if not release:
             dl[x, :] = sl[x, :]
@@ -326,9 +395,25 @@ class CoherentCaches:
     K$. ``seen`` is memory as the caches last saw it, on the lines some cache holds (host
     writes are found by comparing)."""
 
-    def __init__(self, compute_units: int):
+    def __init__(self, compute_units: int, tc: TimingConfig | None = None):
         self.cus = compute_units
         self.nk = -(-compute_units // SCALAR_CACHE_CUS)
+        # the geometry of the timing model's caches (gcnemu/timing/config.py): sets of
+        # 64-byte lines, LRU; the tags say which line each way holds (-1: none) for the
+        # replacement only: l1_valid / k_valid say what a cache holds
+        tc = tc if tc is not None else TimingConfig()
+        l1_sets = tc.l1_bytes // LINE // tc.l1_ways
+        k_sets = tc.kcache_bytes // LINE // tc.kcache_ways
+        l2_sets = tc.l2_channel_bytes // LINE // tc.l2_ways
+        self.geo = np.array([l1_sets, tc.l1_ways, k_sets, tc.kcache_ways, BASE // LINE,
+                             tc.l2_channels, l2_sets, tc.l2_ways], np.int64)
+        self.l2_tags = np.full(tc.l2_channels * l2_sets * tc.l2_ways, -1, np.int64)
+        self.l2_stamps = np.zeros_like(self.l2_tags)
+        self.l1_tags = np.full(compute_units * l1_sets * tc.l1_ways, -1, np.int64)
+        self.l1_stamps = np.zeros_like(self.l1_tags)
+        self.k_tags = np.full(self.nk * k_sets * tc.kcache_ways, -1, np.int64)
+        self.k_stamps = np.zeros_like(self.k_tags)
+        self.clock = np.zeros(1, np.int64)
         self.nlines = 0
         self.seen = np.zeros(0, np.uint8)
         self.l2img = np.zeros(0, np.uint8)
@@ -605,14 +690,20 @@ class CoherentCaches:
             raise
         reps, acc, written, found = result
         record = None if release else (label, written, sl[written].copy())
-        self._after(acc, written, ctx, label, release)
+        # the L2's lines older than memory the dispatch did not write: memory keeps its data
+        keep = self.l2_stale[differ] & ~np.isin(differ, written)
+        wb, wb_data = self._after(acc, written, ctx, label, release)
+        seen = _lines_of(self.seen)
         if release:      # the L2 written back: its dirty lines are memory's now
-            stale = differ[self.l2_stale[differ]]
-            dl[stale] = dram_differ[self.l2_stale[differ]]
-            _lines_of(self.seen)[stale] = dl[stale]
+            dl[differ[keep]] = dram_differ[keep]
+            seen[differ[keep]] = dl[differ[keep]]
             self.l2_dirty[:] = False
         else:
             dl[differ] = dram_differ
+            seen[differ] = dram_differ       # memory as it is: no host write to find there
+        if wb.size:      # lines the L2 evicted dirty: written back
+            dl[wb] = wb_data
+            seen[wb] = wb_data
         self.dispatches += 1
         from .shards import merge_reports
         rep = merge_reports(reps, launch.grid, launch.block, launch.ngroups) if len(reps) > 1 \
@@ -895,12 +986,19 @@ class CoherentCaches:
             f"L2 read it): invalidate the L2 (cache_op('l2'); and the K$ for scalar loads) "
             f"before the dispatch (seed: \"Issue a K and L2 cache GPU top-of-pipe flush\")")
 
-    def _after(self, acc, written, ctx, label, release) -> None:
+    def _after(self, acc, written, ctx, label, release) -> tuple:
         """The caches after the dispatch: lines its loads and stores left in the L1s, K$s and
-        the L2 by the seed's L1 policies (module docstring); its writes in the L2, dirty
-        (memory gets its old data back) unless ``release``; the copies other L1s and K$s
-        hold of them stale."""
+        the L2 by the seed's L1 policies and the caches' capacity (module docstring); its
+        writes in the L2, dirty (memory gets its old data back) unless ``release``; the
+        copies other L1s and K$s hold of them stale. Returns (lines, [n, 8] uint64 data)
+        that memory takes after the dispatch: the dirty lines the L2 evicted (written back)."""
         slc, dl, sl = ctx["slc"], ctx["dl"], ctx["sl"]
+        # the caches fill in a canonical order, CU by CU and workgroup by workgroup (each in
+        # the engine's order): how many workers ran the dispatch, which changes how its
+        # workgroups are batched (and so interleaved at barriers), changes no eviction
+        key = acc[:, 4] * (ctx["rng"].stop + 1) + acc[:, 0]
+        if key.size > 1 and (key[1:] < key[:-1]).any():
+            acc = acc[np.argsort(key, kind="stable")]
         touched = np.zeros(self.nlines, np.bool_)
         own = np.zeros(self.nlines, np.uint64)
         last_inv = np.full(self.cus, -1, np.int64)
@@ -909,12 +1007,24 @@ class CoherentCaches:
             np.maximum.at(last_inv, acc[inv, 4], inv)
             for c in np.flatnonzero(last_inv >= 0).tolist():
                 self.l1_stale[c].clear()      # its L1 was invalidated
+        l2_before = self.l2_valid.copy()
+        dirty_before = self.l2_dirty & l2_before
+        stale_before = self.l2_stale & l2_before
+        evicted = np.zeros(self.nlines, np.bool_)
         apply_policies(acc, slc, self.l1_valid, self.k_valid, touched, own,
-                       SCALAR_CACHE_CUS, last_inv)
+                       SCALAR_CACHE_CUS, last_inv, self.l1_tags, self.l1_stamps, self.k_tags,
+                       self.k_stamps, self.l2_valid, self.l2_tags, self.l2_stamps, evicted,
+                       self.geo, self.clock)
+        # the stale copies of lines a cache no longer holds (evicted, or dropped by SLC or
+        # an atomic) are gone: the next load reads the L2
+        for valid, stale in ((self.l1_valid, self.l1_stale), (self.k_valid, self.k_stale)):
+            for c, d in enumerate(stale):
+                for x in [x for x in d if not valid[c, x]]:
+                    del d[x]
         touched[written] = True
         held = settle_lines(np.flatnonzero(touched), written, dl, sl, _lines_of(self.l2img),
                             _lines_of(self.seen), self.l2_valid, self.l2_dirty, self.l2_stale,
-                            self.l1_valid, self.k_valid, own, release)
+                            self.l1_valid, self.k_valid, own, release, l2_before)
         who = f"dispatch {label}"
         for c, x, is_k in held.tolist():
             d = (self.k_stale if is_k else self.l1_stale)[c]
@@ -923,6 +1033,20 @@ class CoherentCaches:
         for c, d in enumerate(self.l1_stale):     # a CU's own write refreshes its L1 line
             for x in [x for x in d if (int(own[x]) >> c) & 1]:
                 del d[x]
+        # what the L2 evicted: its dirty lines go to memory (a line evicted after this
+        # dispatch wrote it: its new data); an old copy (the host wrote memory since) is
+        # dropped, and one that came back in before the end is dropped again: the next
+        # access reads memory
+        mine = np.zeros(self.nlines, np.bool_)
+        mine[written] = True
+        gone = np.flatnonzero(evicted & dirty_before & ~mine)
+        gone_written = written[~self.l2_valid[written]]
+        self.l2_dirty[gone] = False
+        stale = evicted & stale_before & ~mine
+        self.l2_stale[stale] = False
+        self.l2_valid[stale] = False
+        return (np.concatenate([gone, gone_written]),
+                np.concatenate([_lines_of(self.l2img)[gone], dl[gone_written]]))
 
     def _hang_error(self, e, launch, ctx, c, view, minw):
         """The ExecutionError of a CU's run that stopped (step or time limit), with the reason

@@ -436,3 +436,91 @@ def test_render_target_read_as_texture(prog, invalidate_l1):
         assert f.kind == "stale-l1" and f.kernel == "texture_read"
         assert f.instruction.startswith("image_load") and f.address == texels.address
         assert f.count == 12 * 4 and "render_target_write" in f.detail
+
+
+# --- capacity: the L1 holds 16 KB ------------------------------------------------------------
+@pytest.mark.parametrize("kb_per_cu, evicted", [(16, True), (8, False)])
+def test_stale_line_evicted_by_capacity_is_read_fresh(prog, kb_per_cu, evicted):
+    """The UAV example without the L1 invalidate, with a dispatch between that reads
+    ``kb_per_cu`` KB on every CU. Each L1 (TimingConfig: 16 KB, 64-way, so 4 sets; line x in
+    set x mod 4) holds a handful of older lines per set (its 4 lines of the UAV, the lines
+    of out its consumer wrote, those the producer's stores left): 16 KB read (64 new lines a
+    set) evicts them all, LRU, and the consumer reads the UAV's new data from the L2; 8 KB
+    (32 a set) leaves them, and it reads the stale data."""
+    g = gcnemu.GPU(coherent_caches=True)
+    uav, out = g.to_device(IDS * 3), g.empty(N, np.uint32)
+    items = kb_per_cu * 1024 // 4 * 12                # per CU kb_per_cu KB: its share
+    big, flag = g.to_device(np.zeros(items, np.uint32)), g.empty(1, np.uint32)
+    consume = prog.kernel("consume")
+    q = g.queue()
+    q.dispatch(consume, (N,), (64,), [out, uav])             # the L1s take uav's lines
+    q.partial_flush()
+    q.dispatch(prog.kernel("produce"), (N,), (64,), [uav, np.uint32(1000)])
+    q.partial_flush()
+    q.dispatch(prog.kernel("touch"), (items,), (64,), [flag, big])
+    q.partial_flush()
+    q.dispatch(consume, (N,), (64,), [out, uav])             # no cache_op("l1")
+    _release(q)
+    res = q.submit()
+    np.testing.assert_array_equal(out.to_numpy(), 2 * (1000 + IDS) if evicted else 2 * IDS * 3)
+    assert (not res.findings) if evicted else _kinds(res.findings) == {"stale-l1"}
+    assert g.coherent.valid_lines("l1") <= 12 * 256                  # 256 lines per CU
+
+
+# --- capacity: the L2 holds 512 KB ------------------------------------------------------------
+@pytest.mark.parametrize("kb, evicted", [(512, True), (256, False)])
+def test_l2_capacity(prog, kb, evicted):
+    """The L2 (TimingConfig: 4 channels of 128 KB, 8-way; line n in channel n mod 4, set
+    n // 4 mod 256) holds what a dispatch wrote, dirty, and a line older than memory after a
+    host write. A dispatch that reads ``kb`` KB of other lines in between: 512 KB is 8 new
+    lines in every set, which evicts the older ones (LRU): the dirty lines go to memory (the
+    host sees them without a write-back) and the old copy is dropped (the next load reads
+    memory: no stale data, no finding); 256 KB (4 a set) evicts none."""
+    g = gcnemu.GPU(coherent_caches=True)
+    uav, src, out = g.to_device(IDS * 3), g.to_device(IDS * 5), g.empty(N, np.uint32)
+    big, flag = g.to_device(np.zeros(kb * 256, np.uint32)), g.empty(1, np.uint32)
+    q = g.queue()
+    q.dispatch(prog.kernel("produce"), (N,), (64,), [uav, np.uint32(1000)])   # dirty in L2
+    q.dispatch(prog.kernel("consume"), (N,), (64,), [out, src])               # src in L2
+    q.partial_flush()
+    q.submit()
+    np.testing.assert_array_equal(uav.to_numpy(), IDS * 3)         # not written back yet
+    src.write(IDS * 7)                                             # the L2's copy is old
+    q = g.queue()
+    q.dispatch(prog.kernel("touch"), (kb * 256,), (64,), [flag, big])
+    q.partial_flush()
+    q.cache_op("l1", invalidate=True)
+    q.dispatch(prog.kernel("consume"), (N,), (64,), [out, src])
+    res = q.submit()
+    np.testing.assert_array_equal(uav.to_numpy(), 1000 + IDS if evicted else IDS * 3)
+    q = g.queue()
+    _release(q)
+    q.submit()
+    np.testing.assert_array_equal(out.to_numpy(), 2 * IDS * (7 if evicted else 5))
+    if evicted:
+        assert not res.findings, [str(f) for f in res.findings]
+    else:
+        [f] = res.findings
+        assert f.kind == "missing-sync" and "L2" in f.detail and f.address == src.address
+    np.testing.assert_array_equal(uav.to_numpy(), 1000 + IDS)
+
+
+def test_reading_a_dirty_line_leaves_no_stale_flag(prog):
+    """A dispatch reads lines another left dirty in the L2 (the engine runs on the L2's
+    data): after it the host has written nothing, and a later consumer gets no finding."""
+    g = gcnemu.GPU(coherent_caches=True)
+    uav, out = g.to_device(IDS * 3), g.empty(N, np.uint32)
+    q = g.queue()
+    q.dispatch(prog.kernel("produce"), (N,), (64,), [uav, np.uint32(1000)])
+    q.partial_flush()
+    q.cache_op("l1", invalidate=True)
+    q.dispatch(prog.kernel("consume"), (N,), (64,), [out, uav])
+    q.partial_flush()
+    q.cache_op("l2", writeback=True, invalidate=False)
+    q.cache_op("l1", invalidate=True)
+    q.dispatch(prog.kernel("consume"), (N,), (64,), [out, uav])
+    _release(q)
+    res = q.submit()
+    np.testing.assert_array_equal(out.to_numpy(), 2 * (1000 + IDS))
+    assert not res.findings, [str(f) for f in res.findings]
+    assert g.coherent.stale_lines("l2") == 0
