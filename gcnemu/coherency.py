@@ -200,57 +200,153 @@ def trace_accesses(tr, rec, cls, first_group, wpg, line0, ex):
     return out[:j]
 
 
+# --- the caches' replacement: LRU, one linked list per set ------------------------------------
+# A level (the L1s, the K$s, the L2) keeps, per entry (way), ``ent[e]`` = (its line index, -1
+# when free; the previous and the next entry of its set in LRU order, -1 at the ends), per set
+# ``ends[s]`` = (its most, its least recently used entry), and per cache and line ``way`` (int8)
+# the way that holds it, read where ``valid`` says the cache holds the line: a hit and a miss
+# cost the same few steps whatever the associativity (the L1's 64-way sets made a scan of
+# every way the mode's largest cost).
+
+@njit(inline="always")
+def set_of(cache, n, chb, setb):
+    """The set of line number ``n`` in cache ``cache`` of a level of 2^chb channels (line n
+    in channel n mod channels) of 2^setb sets each (set n // channels mod sets): the timing
+    model's placement (gcnemu/timing/model.py), with shifts and masks (the sizes are powers
+    of two: _Lru)."""
+    return (((cache << chb) | (n & ((1 << chb) - 1))) << setb) | ((n >> chb) & ((1 << setb) - 1))
+
+
+@njit(inline="always")
+def _unlink(ent, ends, s, e):
+    p = ent[e, 1]
+    q = ent[e, 2]
+    if p >= 0:
+        ent[p, 2] = q
+    else:
+        ends[s, 0] = q
+    if q >= 0:
+        ent[q, 1] = p
+    else:
+        ends[s, 1] = p
+
+
+@njit(inline="always")
+def _to_front(ent, ends, s, e):
+    """Entry ``e`` of set ``s`` becomes its most recently used."""
+    if ends[s, 0] == e:
+        return
+    _unlink(ent, ends, s, e)
+    h = ends[s, 0]
+    ent[e, 1] = -1
+    ent[e, 2] = h
+    if h >= 0:
+        ent[h, 1] = e
+    else:
+        ends[s, 1] = e
+    ends[s, 0] = e
+
+
+@njit(inline="always")
+def _to_back(ent, ends, s, e):
+    """Entry ``e`` of set ``s`` becomes its least recently used (the next to be taken)."""
+    if ends[s, 1] == e:
+        return
+    _unlink(ent, ends, s, e)
+    t = ends[s, 1]
+    ent[e, 2] = -1
+    ent[e, 1] = t
+    if t >= 0:
+        ent[t, 2] = e
+    else:
+        ends[s, 0] = e
+    ends[s, 1] = e
+
+
 @njit
-def lru_fill(tags, stamps, base, ways, line, valid, clock):
-    """Line ``line`` enters the set of ``ways`` entries at ``base`` (``tags``: the lines, -1
-    none; ``stamps``: last use), LRU as the timing model's caches (gcnemu/timing/model.py
-    _cache_access): a hit refreshes its entry, else a free entry takes it (one whose line
-    ``valid`` says the cache no longer holds: cache operations and policies clear ``valid``
-    only), else the least recently used line is evicted (its ``valid`` cleared). Returns
-    (whether it hit, the line evicted or -1)."""
-    victim = base
-    oldest = np.int64(1) << 62
-    for i in range(base, base + ways):
-        t = tags[i]
-        if t == line:
-            victim = i
-            break
-        key = stamps[i] if t >= 0 and valid[t] else np.int64(-1)
-        if key < oldest:
-            oldest = key
-            victim = i
-    t = tags[victim]
-    hit = t == line and valid[line]
+def lru_reset(ent, ends, ways, s0, s1):
+    """Sets ``s0``..``s1 - 1`` hold nothing: every entry free, in way order."""
+    for s in range(s0, s1):
+        b = s * ways
+        for i in range(ways):
+            e = b + i
+            ent[e, 0] = -1
+            ent[e, 1] = e - 1 if i > 0 else -1
+            ent[e, 2] = e + 1 if i < ways - 1 else -1
+        ends[s, 0] = b
+        ends[s, 1] = b + ways - 1
+
+
+@njit(inline="always")
+def lru_fill(ent, ends, way, s, wb, line, valid, row):
+    """Line ``line`` enters set ``s`` (of 2^wb entries) of cache ``row`` (whose
+    lines ``valid[row]`` says), LRU as the timing model's caches (gcnemu/timing/model.py
+    _cache_access): a hit becomes the most recently used, a miss takes the least recently
+    used entry (a free one if any: free entries are kept last), evicting its line (its
+    ``valid`` cleared). Returns (whether it hit, the line evicted or -1)."""
+    base = s << wb
+    if valid[row, line]:
+        e = base + way[row, line]
+        if ent[e, 0] == line:
+            _to_front(ent, ends, s, e)
+            return True, np.int64(-1)
+    e = ends[s, 1]
+    t = ent[e, 0]
     ev = np.int64(-1)
-    if t >= 0 and t != line and valid[t]:
-        valid[t] = False
+    if t >= 0 and t != line and valid[row, t]:
+        valid[row, t] = False
         ev = t
-    tags[victim] = line
-    stamps[victim] = clock
-    valid[line] = True
-    return hit, ev
+    ent[e, 0] = line
+    way[row, line] = e - base
+    valid[row, line] = True
+    _to_front(ent, ends, s, e)
+    return False, ev
+
+
+@njit(inline="always")
+def lru_free(ent, ends, way, s, wb, line, row):
+    """Line ``line`` leaves set ``s`` (of 2^wb entries) of cache ``row`` (if it holds it):
+    its entry becomes free."""
+    e = (s << wb) + way[row, line]
+    if ent[e, 0] == line:
+        ent[e, 0] = -1
+        _to_back(ent, ends, s, e)
 
 
 @njit
-def apply_policies(acc, slc, l1_valid, k_valid, touched, own, kcus, last_inv, l1_tags,
-                   l1_stamps, k_tags, k_stamps, l2_valid, l2_tags, l2_stamps, l2_evicted, geo,
-                   clock):
+def drop_lines(ent, ends, way, ncache, chb, setb, wb, lines, line0):
+    """``lines`` (indices; line number = index + ``line0``) leave every one of the
+    ``ncache`` caches of a level (their ``valid`` is the caller's)."""
+    for x in lines:
+        n = x + line0
+        for c in range(ncache):
+            lru_free(ent, ends, way, set_of(c, n, chb, setb), wb, x, c)
+
+
+@njit(_nrt=False)   # no reference counting: the helpers' array arguments cost ~80% of it
+def apply_policies(acc, slc, l1_valid, k_valid, touched, own, kcus, last_inv, l1, k1, l2,
+                   l2v, l2_evicted, geo):
     """The lines the accesses ``acc`` (trace_accesses' columns, CU in column 4, in execution
     order per CU; the effective class in column 5) leave in the L1s (``l1_valid`` [cus,
     lines]) and K$s (``k_valid``), by the seed's L1 policies: loads and stores without SLC
     keep their line (HIT_LRU, MISS_LRU), with SLC drop it (HIT_EVICT, MISS_EVICT), atomics
     drop it (MISS_EVICT); scalar loads fill their K$. What the L1 or K$ does not serve (a
-    miss; GLC loads, stores and atomics) goes to the L2 (``l2_valid``). Lines enter a set
-    of their cache by `lru_fill`, evicting the least recently used one of a full set, as in
-    the timing model (``geo``: L1 sets and ways, K$ sets and ways, the line number of index
-    0, L2 channels, sets per channel and ways; line n is in set n mod sets of its L1 or K$,
-    in channel n mod channels of the L2 and set n // channels mod sets there); lines the
-    L2 evicts are marked in ``l2_evicted``; ``clock[0]`` counts the accesses. Marks every line in
+    miss; GLC loads, stores and atomics) goes to the L2 (``l2v``: its valid lines, as [1,
+    lines]). Lines enter a set of their cache by `lru_fill`, evicting the least recently
+    used one of a full set, as in
+    the timing model (``l1``, ``k1``, ``l2``: each level's (ent, ends, way) arrays, see
+    lru_fill; ``geo``: the log2 of the L1's sets and ways, of the K$'s, the line number of
+    index 0, the log2 of the L2's channels, sets per channel and ways; line n is in set n mod sets of its L1 or K$, in
+    channel n mod channels of the L2 and set n // channels mod sets there); lines the L2
+    evicts are marked in ``l2_evicted``. Marks every line in
     ``touched`` and sets bit c of ``own[line]`` (uint64) for the lines CU c's L1 took from
     its own stores. An L1 invalidate (buffer_wbinvl1) empties its CU's L1: the last one of
     each CU (``last_inv[cu]``, the access index, -1: none) is applied, in order."""
-    l1_sets, l1_ways, k_sets, k_ways, line0 = geo[0], geo[1], geo[2], geo[3], geo[4]
-    l2_ch, l2_sets, l2_ways = geo[5], geo[6], geo[7]
+    l1_setb, l1_wb, k_setb, k_wb, line0 = geo[0], geo[1], geo[2], geo[3], geo[4]
+    l2_chb, l2_setb, l2_wb = geo[5], geo[6], geo[7]
+    l1e, l1s, l1w = l1
+    ke, ks, kw = k1
+    l2e, l2s, l2w = l2
     for i in range(acc.shape[0]):
         row = acc[i, 2]
         x = acc[i, 3]
@@ -259,31 +355,31 @@ def apply_policies(acc, slc, l1_valid, k_valid, touched, own, kcus, last_inv, l1
         if kind == A_INV:
             if last_inv[c] == i:
                 l1_valid[c, :] = False
+                lru_reset(l1e, l1s, 1 << l1_wb, c << l1_setb, (c + 1) << l1_setb)
             continue
         touched[x] = True
-        clock[0] += 1
         n = x + line0
         served = False              # by the L1 or the K$: the L2 does not see the access
         if kind == A_SMRD:
             k = c // kcus
-            served, _ev = lru_fill(k_tags, k_stamps, (k * k_sets + n % k_sets) * k_ways,
-                                   k_ways, x, k_valid[k], clock[0])
+            served, _ev = lru_fill(ke, ks, kw, set_of(k, n, 0, k_setb), k_wb, x, k_valid, k)
         elif kind == A_HIT or kind == A_GLC or kind == A_STORE:
             if slc[row]:
                 served = kind == A_HIT and l1_valid[c, x]
-                l1_valid[c, x] = False
+                if l1_valid[c, x]:
+                    l1_valid[c, x] = False
+                    lru_free(l1e, l1s, l1w, set_of(c, n, 0, l1_setb), l1_wb, x, c)
             else:
-                hit, _ev = lru_fill(l1_tags, l1_stamps, (c * l1_sets + n % l1_sets) * l1_ways,
-                                    l1_ways, x, l1_valid[c], clock[0])
+                hit, _ev = lru_fill(l1e, l1s, l1w, set_of(c, n, 0, l1_setb), l1_wb, x,
+                                    l1_valid, c)
                 served = hit and kind == A_HIT
                 if kind == A_STORE:
                     own[x] |= np.uint64(1) << np.uint64(c)
-        elif kind == A_ATOMIC:
+        elif kind == A_ATOMIC and l1_valid[c, x]:
             l1_valid[c, x] = False
+            lru_free(l1e, l1s, l1w, set_of(c, n, 0, l1_setb), l1_wb, x, c)
         if not served:
-            _hit, ev = lru_fill(l2_tags, l2_stamps,
-                                ((n % l2_ch) * l2_sets + (n // l2_ch) % l2_sets) * l2_ways,
-                                l2_ways, x, l2_valid, clock[0])
+            _hit, ev = lru_fill(l2e, l2s, l2w, set_of(0, n, l2_chb, l2_setb), l2_wb, x, l2v, 0)
             if ev >= 0:
                 l2_evicted[ev] = True
 
@@ -383,6 +479,29 @@ WHY_NONE, WHY_PEND, WHY_L1, WHY_K, WHY_RACE, WHY_L2 = range(6)
 _CAUSE_NAMES = {WHY_PEND: "overlap", WHY_L1: "l1", WHY_K: "k", WHY_RACE: "other-cu", WHY_L2: "l2"}
 
 
+class _Lru:
+    """The replacement state of one level (see lru_fill): ``ncache`` caches of ``ch``
+    channels of ``sets`` sets of ``ways`` entries."""
+
+    def __init__(self, ncache: int, ch: int, sets: int, ways: int):
+        if ways > 64 or any(v & (v - 1) for v in (ch, sets, ways)):
+            raise GcnEmuError(f"a cache of {ch} channel(s) of {sets} sets of {ways} ways: "
+                              f"coherency-accurate mode takes powers of two, at most 64 ways")
+        self.ncache, self.ch, self.sets, self.ways = ncache, ch, sets, ways
+        self.chb, self.setb, self.wb = (int(v).bit_length() - 1 for v in (ch, sets, ways))
+        self.ent = np.zeros((ncache * ch * sets * ways, 3), np.int64)
+        self.ends = np.zeros((ncache * ch * sets, 2), np.int64)
+        self.way = np.zeros((ncache, 0), np.int8)
+        self.reset()
+
+    def reset(self) -> None:
+        """Every cache of the level holds nothing."""
+        lru_reset(self.ent, self.ends, self.ways, 0, self.ends.shape[0])
+
+    def arrays(self) -> tuple:
+        return self.ent, self.ends, self.way
+
+
 class CoherentCaches:
     """The data the caches of one coherency-accurate GPU hold, kept from one dispatch (or
     queue packet) to the next. See the module docstring for the model.
@@ -399,21 +518,18 @@ class CoherentCaches:
         self.cus = compute_units
         self.nk = -(-compute_units // SCALAR_CACHE_CUS)
         # the geometry of the timing model's caches (gcnemu/timing/config.py): sets of
-        # 64-byte lines, LRU; the tags say which line each way holds (-1: none) for the
-        # replacement only: l1_valid / k_valid say what a cache holds
+        # 64-byte lines, LRU (the lists of lru_fill decide what leaves; l1_valid, k_valid and
+        # l2_valid say what a cache holds)
         tc = tc if tc is not None else TimingConfig()
         l1_sets = tc.l1_bytes // LINE // tc.l1_ways
         k_sets = tc.kcache_bytes // LINE // tc.kcache_ways
         l2_sets = tc.l2_channel_bytes // LINE // tc.l2_ways
-        self.geo = np.array([l1_sets, tc.l1_ways, k_sets, tc.kcache_ways, BASE // LINE,
-                             tc.l2_channels, l2_sets, tc.l2_ways], np.int64)
-        self.l2_tags = np.full(tc.l2_channels * l2_sets * tc.l2_ways, -1, np.int64)
-        self.l2_stamps = np.zeros_like(self.l2_tags)
-        self.l1_tags = np.full(compute_units * l1_sets * tc.l1_ways, -1, np.int64)
-        self.l1_stamps = np.zeros_like(self.l1_tags)
-        self.k_tags = np.full(self.nk * k_sets * tc.kcache_ways, -1, np.int64)
-        self.k_stamps = np.zeros_like(self.k_tags)
-        self.clock = np.zeros(1, np.int64)
+        self.lru = {"l1": _Lru(compute_units, 1, l1_sets, tc.l1_ways),
+                    "k": _Lru(self.nk, 1, k_sets, tc.kcache_ways),
+                    "l2": _Lru(1, tc.l2_channels, l2_sets, tc.l2_ways)}
+        l1, k, l2 = self.lru["l1"], self.lru["k"], self.lru["l2"]
+        self.geo = np.array([l1.setb, l1.wb, k.setb, k.wb, BASE // LINE, l2.chb, l2.setb,
+                             l2.wb], np.int64)
         self.nlines = 0
         self.seen = np.zeros(0, np.uint8)
         self.l2img = np.zeros(0, np.uint8)
@@ -441,6 +557,8 @@ class CoherentCaches:
         self.l2_valid, self.l2_dirty, self.l2_stale = (ext(self.l2_valid), ext(self.l2_dirty),
                                                        ext(self.l2_stale))
         self.l1_valid, self.k_valid = ext(self.l1_valid), ext(self.k_valid)
+        for lru in self.lru.values():
+            lru.way = ext(lru.way)
         self.nlines = n
         del old
 
@@ -488,10 +606,20 @@ class CoherentCaches:
             m[max(a, 0):max(min(b, self.nlines), 0)] = True
         return m
 
+    def _free(self, level: str, lines: np.ndarray) -> None:
+        """``lines`` leave the replacement lists of every cache of ``level`` ("l1", "k",
+        "l2"): the level no longer holds them (the caller clears its valid bits)."""
+        lru = self.lru[level]
+        if lines.size:
+            drop_lines(lru.ent, lru.ends, lru.way, lru.ncache, lru.chb, lru.setb, lru.wb,
+                       lines.astype(np.int64), BASE // LINE)
+
     def _drop(self, lines: np.ndarray) -> None:
         """The L1s and K$s lose these lines."""
         self.l1_valid[:, lines] = False
         self.k_valid[:, lines] = False
+        self._free("l1", lines)
+        self._free("k", lines)
         for d in self.l1_stale + self.k_stale:
             if d:
                 for x in lines.tolist():
@@ -579,10 +707,12 @@ class CoherentCaches:
         n = 0
         if level in ("l1", "all"):
             self.l1_valid[:] = False
+            self.lru["l1"].reset()
             for d in self.l1_stale:
                 d.clear()
         if level in ("k", "all"):
             self.k_valid[:] = False
+            self.lru["k"].reset()
             for d in self.k_stale:
                 d.clear()
         if level in ("l2", "all"):
@@ -593,6 +723,10 @@ class CoherentCaches:
                 self._stale_copies(lines, _lines_of(self.l2img)[lines], "the host")
             self.l2_valid[valid] = False
             self.l2_stale[valid] = False
+            if skip is None:
+                self.lru["l2"].reset()
+            else:
+                self._free("l2", np.flatnonzero(valid))
         return n
 
     def cp_write(self, memory, address: int, payload: bytes, who: str) -> None:
@@ -764,6 +898,7 @@ class CoherentCaches:
                 f"than its inputs (coherency-accurate mode runs a sanitized dispatch twice)",
                 kernel=launch.info.name)
         ctx["san"].extend(launch.sanitized)
+        launch.sanitized = None
 
     def _run_whole(self, ctx):
         """All the workgroups in one run (the fast path): (reports, [(cu, accesses)],
@@ -1012,9 +1147,9 @@ class CoherentCaches:
         stale_before = self.l2_stale & l2_before
         evicted = np.zeros(self.nlines, np.bool_)
         apply_policies(acc, slc, self.l1_valid, self.k_valid, touched, own,
-                       SCALAR_CACHE_CUS, last_inv, self.l1_tags, self.l1_stamps, self.k_tags,
-                       self.k_stamps, self.l2_valid, self.l2_tags, self.l2_stamps, evicted,
-                       self.geo, self.clock)
+                       SCALAR_CACHE_CUS, last_inv, self.lru["l1"].arrays(),
+                       self.lru["k"].arrays(), self.lru["l2"].arrays(),
+                       self.l2_valid.reshape(1, -1), evicted, self.geo)
         # the stale copies of lines a cache no longer holds (evicted, or dropped by SLC or
         # an atomic) are gone: the next load reads the L2
         for valid, stale in ((self.l1_valid, self.l1_stale), (self.k_valid, self.k_stale)):
@@ -1045,6 +1180,7 @@ class CoherentCaches:
         stale = evicted & stale_before & ~mine
         self.l2_stale[stale] = False
         self.l2_valid[stale] = False
+        self._free("l2", np.flatnonzero(stale))
         return (np.concatenate([gone, gone_written]),
                 np.concatenate([_lines_of(self.l2img)[gone], dl[gone_written]]))
 
