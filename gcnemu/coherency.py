@@ -492,11 +492,14 @@ class _Lru:
         self.ent = np.zeros((ncache * ch * sets * ways, 3), np.int64)
         self.ends = np.zeros((ncache * ch * sets, 2), np.int64)
         self.way = np.zeros((ncache, 0), np.int8)
+        self.used = True     # set when a dispatch may have filled it
         self.reset()
 
     def reset(self) -> None:
         """Every cache of the level holds nothing."""
-        lru_reset(self.ent, self.ends, self.ways, 0, self.ends.shape[0])
+        if self.used:
+            lru_reset(self.ent, self.ends, self.ways, 0, self.ends.shape[0])
+            self.used = False
 
     def arrays(self) -> tuple:
         return self.ent, self.ends, self.way
@@ -825,7 +828,8 @@ class CoherentCaches:
         reps, acc, written, found = result
         record = None if release else (label, written, sl[written].copy())
         # the L2's lines older than memory the dispatch did not write: memory keeps its data
-        keep = self.l2_stale[differ] & ~np.isin(differ, written)
+        keep = self.l2_stale[differ] & ~np.isin(differ, written) if differ.size else \
+            np.zeros(0, np.bool_)
         wb, wb_data = self._after(acc, written, ctx, label, release)
         seen = _lines_of(self.seen)
         if release:      # the L2 written back: its dirty lines are memory's now
@@ -1143,9 +1147,9 @@ class CoherentCaches:
             for c in np.flatnonzero(last_inv >= 0).tolist():
                 self.l1_stale[c].clear()      # its L1 was invalidated
         l2_before = self.l2_valid.copy()
-        dirty_before = self.l2_dirty & l2_before
-        stale_before = self.l2_stale & l2_before
         evicted = np.zeros(self.nlines, np.bool_)
+        for lru in self.lru.values():
+            lru.used = True
         apply_policies(acc, slc, self.l1_valid, self.k_valid, touched, own,
                        SCALAR_CACHE_CUS, last_inv, self.lru["l1"].arrays(),
                        self.lru["k"].arrays(), self.lru["l2"].arrays(),
@@ -1154,8 +1158,9 @@ class CoherentCaches:
         # an atomic) are gone: the next load reads the L2
         for valid, stale in ((self.l1_valid, self.l1_stale), (self.k_valid, self.k_stale)):
             for c, d in enumerate(stale):
-                for x in [x for x in d if not valid[c, x]]:
-                    del d[x]
+                if d:
+                    for x in [x for x in d if not valid[c, x]]:
+                        del d[x]
         touched[written] = True
         held = settle_lines(np.flatnonzero(touched), written, dl, sl, _lines_of(self.l2img),
                             _lines_of(self.seen), self.l2_valid, self.l2_dirty, self.l2_stale,
@@ -1166,21 +1171,25 @@ class CoherentCaches:
             if x not in d:
                 d[x] = (sl[x].copy(), who)
         for c, d in enumerate(self.l1_stale):     # a CU's own write refreshes its L1 line
-            for x in [x for x in d if (int(own[x]) >> c) & 1]:
-                del d[x]
+            if d:
+                for x in [x for x in d if (int(own[x]) >> c) & 1]:
+                    del d[x]
         # what the L2 evicted: its dirty lines go to memory (a line evicted after this
         # dispatch wrote it: its new data); an old copy (the host wrote memory since) is
         # dropped, and one that came back in before the end is dropped again: the next
-        # access reads memory
-        mine = np.zeros(self.nlines, np.bool_)
-        mine[written] = True
-        gone = np.flatnonzero(evicted & dirty_before & ~mine)
+        # access reads memory. (settle_lines changed the dirty and stale bits of the written
+        # lines only: the others' are as before the dispatch.)
+        ev = np.flatnonzero(evicted)
+        if not ev.size:
+            return ev, np.zeros((0, LINE // 8), np.uint64)
+        ev = ev[~np.isin(ev, written)]
+        gone = ev[self.l2_dirty[ev] & l2_before[ev]]
         gone_written = written[~self.l2_valid[written]]
         self.l2_dirty[gone] = False
-        stale = evicted & stale_before & ~mine
+        stale = ev[self.l2_stale[ev] & l2_before[ev]]
         self.l2_stale[stale] = False
         self.l2_valid[stale] = False
-        self._free("l2", np.flatnonzero(stale))
+        self._free("l2", stale)
         return (np.concatenate([gone, gone_written]),
                 np.concatenate([_lines_of(self.l2img)[gone], dl[gone_written]]))
 
