@@ -443,6 +443,34 @@ def settle_lines(touched, written, dl, sl, l2img, seen, l2_valid, l2_dirty, l2_s
 
 
 @njit
+def by_workgroup(acc, g0, ng):
+    """``acc`` (trace_accesses' rows of workgroups ``g0``..``g0 + ng - 1``) in workgroup order,
+    each workgroup's rows in their order (a stable counting sort); ``acc`` itself when it is
+    in that order already."""
+    n = acc.shape[0]
+    done = True
+    for i in range(1, n):
+        if acc[i, 0] < acc[i - 1, 0]:
+            done = False
+            break
+    if done:
+        return acc
+    at = np.zeros(ng + 1, np.int64)
+    for i in range(n):
+        at[acc[i, 0] - g0 + 1] += 1
+    for g in range(ng):
+        at[g + 1] += at[g]
+    out = np.empty_like(acc)
+    for i in range(n):
+        g = acc[i, 0] - g0
+        j = at[g]
+        for k in range(acc.shape[1]):     # element by element: a row view costs more
+            out[j, k] = acc[i, k]
+        at[g] = j + 1
+    return out
+
+
+@njit
 def first_writers(acc, minw):
     """``minw[line]``: the lowest CU whose stores or atomics in ``acc`` wrote the line (left
     as it is elsewhere); returns whether a load without GLC (or a scalar load) read a line
@@ -836,9 +864,15 @@ class CoherentCaches:
             dl[differ[keep]] = dram_differ[keep]
             seen[differ[keep]] = dl[differ[keep]]
             self.l2_dirty[:] = False
-        else:
+        elif differ.size:
+            # written lines the L2 evicted are in memory with their new data (settle_lines):
+            # kept through the restore of the others
+            back = differ[np.isin(differ, written) & ~self.l2_valid[differ]]
+            new = dl[back].copy()
             dl[differ] = dram_differ
             seen[differ] = dram_differ       # memory as it is: no host write to find there
+            dl[back] = new
+            seen[back] = new
         if wb.size:      # lines the L2 evicted dirty: written back
             dl[wb] = wb_data
             seen[wb] = wb_data
@@ -1130,14 +1164,14 @@ class CoherentCaches:
         the L2 by the seed's L1 policies and the caches' capacity (module docstring); its
         writes in the L2, dirty (memory gets its old data back) unless ``release``; the
         copies other L1s and K$s hold of them stale. Returns (lines, [n, 8] uint64 data)
-        that memory takes after the dispatch: the dirty lines the L2 evicted (written back)."""
+        that memory takes after the dispatch: the dirty lines the L2 evicted (written back;
+        those the dispatch wrote are memory's already: settle_lines)."""
         slc, dl, sl = ctx["slc"], ctx["dl"], ctx["sl"]
-        # the caches fill in a canonical order, CU by CU and workgroup by workgroup (each in
-        # the engine's order): how many workers ran the dispatch, which changes how its
-        # workgroups are batched (and so interleaved at barriers), changes no eviction
-        key = acc[:, 4] * (ctx["rng"].stop + 1) + acc[:, 0]
-        if key.size > 1 and (key[1:] < key[:-1]).any():
-            acc = acc[np.argsort(key, kind="stable")]
+        # the caches fill in a canonical order, workgroup by workgroup (so CU by CU: each
+        # has consecutive workgroups), each in the engine's order: how many workers ran the
+        # dispatch, which changes how its workgroups are batched (and so interleaved at
+        # barriers), changes no eviction
+        acc = by_workgroup(acc, ctx["rng"].start, len(ctx["rng"]))
         touched = np.zeros(self.nlines, np.bool_)
         own = np.zeros(self.nlines, np.uint64)
         last_inv = np.full(self.cus, -1, np.int64)
@@ -1174,24 +1208,23 @@ class CoherentCaches:
             if d:
                 for x in [x for x in d if (int(own[x]) >> c) & 1]:
                     del d[x]
-        # what the L2 evicted: its dirty lines go to memory (a line evicted after this
-        # dispatch wrote it: its new data); an old copy (the host wrote memory since) is
-        # dropped, and one that came back in before the end is dropped again: the next
-        # access reads memory. (settle_lines changed the dirty and stale bits of the written
-        # lines only: the others' are as before the dispatch.)
+        # what the L2 evicted: its dirty lines go to memory; an old copy (the host wrote
+        # memory since) is dropped, and one that came back in before the end is dropped
+        # again: the next access reads memory. (settle_lines changed the dirty and stale
+        # bits of the written lines only: the others' are as before the dispatch.)
         ev = np.flatnonzero(evicted)
         if not ev.size:
             return ev, np.zeros((0, LINE // 8), np.uint64)
-        ev = ev[~np.isin(ev, written)]
-        gone = ev[self.l2_dirty[ev] & l2_before[ev]]
-        gone_written = written[~self.l2_valid[written]]
+        mine = np.zeros(self.nlines, np.bool_)
+        mine[written] = True
+        ev = ev[~mine[ev] & l2_before[ev]]
+        gone = ev[self.l2_dirty[ev]]
         self.l2_dirty[gone] = False
-        stale = ev[self.l2_stale[ev] & l2_before[ev]]
+        stale = ev[self.l2_stale[ev]]
         self.l2_stale[stale] = False
         self.l2_valid[stale] = False
         self._free("l2", stale)
-        return (np.concatenate([gone, gone_written]),
-                np.concatenate([_lines_of(self.l2img)[gone], dl[gone_written]]))
+        return gone, _lines_of(self.l2img)[gone]
 
     def _hang_error(self, e, launch, ctx, c, view, minw):
         """The ExecutionError of a CU's run that stopped (step or time limit), with the reason
