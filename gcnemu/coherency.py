@@ -49,12 +49,13 @@ the data that kind sees. A line that kinds disagree on in one CU's run gets the 
 
 The caches have the sizes and associativity of the timing model's (gcnemu/timing/config.py
 TimingConfig: L1 16 KB 64-way, K$ 16 KB 4-way, L2 4 channels of 128 KB 8-way; 64-byte lines,
-LRU, the same set of each line as gcnemu/timing/model.py): after each CU's run its accesses
-fill them in order (`apply_policies`), and a line a full set evicts leaves its cache: an L1
-or K$ copy that was stale is gone (the next load reads the L2: fresh), a dirty L2 line is
-written to memory (the host sees it), an L2 copy older than memory is dropped. Evictions
-take effect at the end of a CU's run: within it, a CU reads the view it started with (a
-stale line that its own accesses evict and then read again stays stale until the run ends).
+LRU, the same set of each line as gcnemu/timing/model.py): after a dispatch its accesses
+fill them in order, workgroup by workgroup (so CU by CU), each in the engine's order
+(`apply_policies`), and a line a full set evicts leaves its cache: an L1 or K$ copy that was
+stale is gone (the next load reads the L2: fresh), a dirty L2 line is written to memory (the
+host sees it), an L2 copy older than memory is dropped. Evictions take effect when the
+dispatch ends: within it, a CU reads the view it started with (a stale line that its own
+accesses evict and then read again stays stale until the dispatch ends).
 Capacity hides a missing invalidate when enough other data passes through the cache, as on
 the hardware; a small working set shows it every time. Image
 (MIMG) loads, stores and atomics are vector memory accesses like the others (the trace has
