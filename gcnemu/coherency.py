@@ -283,8 +283,10 @@ def lru_fill(ent, ends, way, s, wb, line, valid, row):
     """Line ``line`` enters set ``s`` (of 2^wb entries) of cache ``row`` (whose
     lines ``valid[row]`` says), LRU as the timing model's caches (gcnemu/timing/model.py
     _cache_access): a hit becomes the most recently used, a miss takes the least recently
-    used entry (a free one if any: free entries are kept last), evicting its line (its
-    ``valid`` cleared). Returns (whether it hit, the line evicted or -1)."""
+    used entry (a free one if any: lru_free puts them last), evicting its line (its
+    ``valid`` cleared). A whole cache invalidated (its ``valid`` cleared) needs nothing
+    more: every entry's line is gone, and entries are taken from the back. Returns
+    (whether it hit, the line evicted or -1)."""
     base = s << wb
     if valid[row, line]:
         e = base + way[row, line]
@@ -294,7 +296,9 @@ def lru_fill(ent, ends, way, s, wb, line, valid, row):
     e = ends[s, 1]
     t = ent[e, 0]
     ev = np.int64(-1)
-    if t >= 0 and t != line and valid[row, t]:
+    # the entry's line is evicted if the cache still holds it there (a line that left by an
+    # invalidate and came back since is held by another entry of the set)
+    if t >= 0 and t != line and valid[row, t] and way[row, t] == e - base:
         valid[row, t] = False
         ev = t
     ent[e, 0] = line
@@ -325,8 +329,8 @@ def drop_lines(ent, ends, way, ncache, chb, setb, wb, lines, line0):
 
 
 @njit(_nrt=False)   # no reference counting: the helpers' array arguments cost ~80% of it
-def apply_policies(acc, slc, l1_valid, k_valid, touched, own, kcus, last_inv, l1, k1, l2,
-                   l2v, l2_evicted, geo):
+def apply_policies(acc, slc, l1_valid, k_valid, touched, own, kcus, last_inv, l1e, l1s, l1w,
+                   ke, ks, kw, l2e, l2s, l2w, l2v, l2_evicted, geo):
     """The lines the accesses ``acc`` (trace_accesses' columns, CU in column 4, in execution
     order per CU; the effective class in column 5) leave in the L1s (``l1_valid`` [cus,
     lines]) and K$s (``k_valid``), by the seed's L1 policies: loads and stores without SLC
@@ -335,8 +339,8 @@ def apply_policies(acc, slc, l1_valid, k_valid, touched, own, kcus, last_inv, l1
     miss; GLC loads, stores and atomics) goes to the L2 (``l2v``: its valid lines, as [1,
     lines]). Lines enter a set of their cache by `lru_fill`, evicting the least recently
     used one of a full set, as in
-    the timing model (``l1``, ``k1``, ``l2``: each level's (ent, ends, way) arrays, see
-    lru_fill; ``geo``: the log2 of the L1's sets and ways, of the K$'s, the line number of
+    the timing model (``l1e, l1s, l1w``, ``ke, ks, kw``, ``l2e, l2s, l2w``: each level's
+    ent, ends and way arrays, see lru_fill; ``geo``: the log2 of the L1's sets and ways, of the K$'s, the line number of
     index 0, the log2 of the L2's channels, sets per channel and ways; line n is in set n mod sets of its L1 or K$, in
     channel n mod channels of the L2 and set n // channels mod sets there); lines the L2
     evicts are marked in ``l2_evicted``. Marks every line in
@@ -345,9 +349,6 @@ def apply_policies(acc, slc, l1_valid, k_valid, touched, own, kcus, last_inv, l1
     each CU (``last_inv[cu]``, the access index, -1: none) is applied, in order."""
     l1_setb, l1_wb, k_setb, k_wb, line0 = geo[0], geo[1], geo[2], geo[3], geo[4]
     l2_chb, l2_setb, l2_wb = geo[5], geo[6], geo[7]
-    l1e, l1s, l1w = l1
-    ke, ks, kw = k1
-    l2e, l2s, l2w = l2
     for i in range(acc.shape[0]):
         row = acc[i, 2]
         x = acc[i, 3]
@@ -355,8 +356,7 @@ def apply_policies(acc, slc, l1_valid, k_valid, touched, own, kcus, last_inv, l1
         kind = acc[i, 5]
         if kind == A_INV:
             if last_inv[c] == i:
-                l1_valid[c, :] = False
-                lru_reset(l1e, l1s, 1 << l1_wb, c << l1_setb, (c + 1) << l1_setb)
+                l1_valid[c, :] = False      # (its entries need nothing: lru_fill)
             continue
         touched[x] = True
         n = x + line0
@@ -521,17 +521,7 @@ class _Lru:
         self.ent = np.zeros((ncache * ch * sets * ways, 3), np.int64)
         self.ends = np.zeros((ncache * ch * sets, 2), np.int64)
         self.way = np.zeros((ncache, 0), np.int8)
-        self.used = True     # set when a dispatch may have filled it
-        self.reset()
-
-    def reset(self) -> None:
-        """Every cache of the level holds nothing."""
-        if self.used:
-            lru_reset(self.ent, self.ends, self.ways, 0, self.ends.shape[0])
-            self.used = False
-
-    def arrays(self) -> tuple:
-        return self.ent, self.ends, self.way
+        lru_reset(self.ent, self.ends, self.ways, 0, self.ends.shape[0])
 
 
 class CoherentCaches:
@@ -738,13 +728,11 @@ class CoherentCaches:
             self.sync(memory)
         n = 0
         if level in ("l1", "all"):
-            self.l1_valid[:] = False
-            self.lru["l1"].reset()
+            self.l1_valid[:] = False         # (the replacement lists need nothing: lru_fill)
             for d in self.l1_stale:
                 d.clear()
         if level in ("k", "all"):
             self.k_valid[:] = False
-            self.lru["k"].reset()
             for d in self.k_stale:
                 d.clear()
         if level in ("l2", "all"):
@@ -755,9 +743,7 @@ class CoherentCaches:
                 self._stale_copies(lines, _lines_of(self.l2img)[lines], "the host")
             self.l2_valid[valid] = False
             self.l2_stale[valid] = False
-            if skip is None:
-                self.lru["l2"].reset()
-            else:
+            if skip is not None:
                 self._free("l2", np.flatnonzero(valid))
         return n
 
@@ -1183,12 +1169,11 @@ class CoherentCaches:
                 self.l1_stale[c].clear()      # its L1 was invalidated
         l2_before = self.l2_valid.copy()
         evicted = np.zeros(self.nlines, np.bool_)
-        for lru in self.lru.values():
-            lru.used = True
+        l1, k, l2 = self.lru["l1"], self.lru["k"], self.lru["l2"]
         apply_policies(acc, slc, self.l1_valid, self.k_valid, touched, own,
-                       SCALAR_CACHE_CUS, last_inv, self.lru["l1"].arrays(),
-                       self.lru["k"].arrays(), self.lru["l2"].arrays(),
-                       self.l2_valid.reshape(1, -1), evicted, self.geo)
+                       SCALAR_CACHE_CUS, last_inv, l1.ent, l1.ends, l1.way, k.ent, k.ends,
+                       k.way, l2.ent, l2.ends, l2.way, self.l2_valid.reshape(1, -1), evicted,
+                       self.geo)
         # the stale copies of lines a cache no longer holds (evicted, or dropped by SLC or
         # an atomic) are gone: the next load reads the L2
         for valid, stale in ((self.l1_valid, self.l1_stale), (self.k_valid, self.k_stale)):
