@@ -524,3 +524,33 @@ def test_reading_a_dirty_line_leaves_no_stale_flag(prog):
     np.testing.assert_array_equal(out.to_numpy(), 2 * (1000 + IDS))
     assert not res.findings, [str(f) for f in res.findings]
     assert g.coherent.stale_lines("l2") == 0
+
+
+@pytest.mark.parametrize("lines, evicted", [(256, True), (128, False)])
+def test_k_cache_capacity(prog, lines, evicted):
+    """The seed's first example with the L2 invalidate but not the K$'s: the K$ (TimingConfig:
+    16 KB, 4-way, so 64 sets; one per 4 CUs) keeps the constant buffer's old line, unless a
+    dispatch between read enough other lines through it with scalar loads: 256 lines (4 in
+    every set) evict it, LRU; 128 (2 a set) do not."""
+    g = gcnemu.GPU(coherent_caches=True)
+    k = prog.kernel("scale_by_constant")
+    cb, out = g.to_device(np.array([3, 5], np.uint32)), g.empty(N, np.uint32)
+    table, total = g.to_device(np.ones(lines * 16, np.uint32)), g.empty(1, np.uint32)
+    q = g.queue()
+    q.dispatch(k, (N,), (64,), [out, cb])              # every K$ takes cb's line
+    _release(q)
+    q.submit()
+    cb.write(np.array([7, 11], np.uint32))             # the CPU updates the constant buffer
+    q = g.queue()
+    q.dispatch(prog.kernel("scalar_lines"), (N,), (64,), [total, table, np.uint32(lines)])
+    q.partial_flush()
+    q.cache_op("l2", invalidate=True)                  # ...but not cache_op("k")
+    q.dispatch(k, (N,), (64,), [out, cb])
+    _release(q)
+    res = q.submit()
+    assert total.to_numpy()[0] == lines
+    np.testing.assert_array_equal(out.to_numpy(), 7 * IDS + 11 if evicted else 3 * IDS + 5)
+    if evicted:
+        assert not res.findings, [str(f) for f in res.findings]
+    else:
+        assert _kinds(res.findings) == {"missing-sync"} and "K$" in res.findings[0].detail

@@ -90,3 +90,11 @@ __kernel void render_target_write(write_only image2d_t rt, uint v) {
 __kernel void touch(__global uint* flag, __global const uint* src) {
   if (src[get_global_id(0)] == 0xFFFFFFFFu) flag[0] = 1;
 }
+
+// n uniform loads of cb at a stride of 16 uints (one 64-byte line each: scalar loads, the
+// K$), summed into out[0] by work-item 0: a K$ filler
+__kernel void scalar_lines(__global uint* out, __constant uint* cb, uint n) {
+  uint s = 0;
+  for (uint i = 0; i < n; i++) s += cb[i * 16];
+  if (get_global_id(0) == 0) out[0] = s;
+}
