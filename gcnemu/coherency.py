@@ -157,20 +157,8 @@ def trace_accesses(tr, rec, cls, first_group, wpg, line0, ex):
     it; one entry (line 0) for each L1 invalidate (A_INV). ``rec`` is the trace's
     record_kinds(prog) (gcnemu/timing/trace.py)."""
     end = tr[0]
-    n = 0
-    i = 2
-    while i < end:
-        v = tr[i]
-        if v < 0:
-            i += 1
-            continue
-        if rec[v] == 2:
-            if cls[v] == A_INV:
-                n += 1
-            elif cls[v] != 0:
-                n += tr[i + 1]
-        i += entry_length(tr, i, rec[v])
-    out = np.zeros((n, 6), np.int64)
+    # one pass: an access per line entry, or per row entry of an invalidate, at most
+    out = np.empty((max(end, 0), 6), np.int64)
     nl = ex.shape[0]
     j = 0
     w = 0
@@ -187,6 +175,9 @@ def trace_accesses(tr, rec, cls, first_group, wpg, line0, ex):
                 out[j, 0] = first_group + w // wpg
                 out[j, 1] = w % wpg
                 out[j, 2] = v
+                out[j, 3] = 0
+                out[j, 4] = 0
+                out[j, 5] = 0
                 j += 1
             elif cls[v] != 0:
                 for q in range(m):
@@ -196,6 +187,8 @@ def trace_accesses(tr, rec, cls, first_group, wpg, line0, ex):
                         out[j, 1] = w % wpg
                         out[j, 2] = v
                         out[j, 3] = x
+                        out[j, 4] = 0
+                        out[j, 5] = 0
                         j += 1
         i += entry_length(tr, i, rec[v])
     return out[:j]
