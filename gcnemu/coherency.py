@@ -53,9 +53,11 @@ LRU, the same set of each line as gcnemu/timing/model.py): after a dispatch its 
 fill them in order, workgroup by workgroup (so CU by CU), each in the engine's order
 (`apply_policies`), and a line a full set evicts leaves its cache: an L1 or K$ copy that was
 stale is gone (the next load reads the L2: fresh), a dirty L2 line is written to memory (the
-host sees it), an L2 copy older than memory is dropped. Evictions take effect when the
-dispatch ends: within it, a CU reads the view it started with (a stale line that its own
-accesses evict and then read again stays stale until the dispatch ends).
+host sees it), an L2 copy older than memory is dropped. Within a dispatch, a stale line
+that a CU's own accesses evict from its L1 before its first plain load of it is read from the
+L2 (`evicted_before_read`: the CU runs again with that line's L2 data, and there is no
+finding); one read both before and after its eviction reads the stale data throughout. The
+K$'s and the L2's evictions take effect when the dispatch ends.
 Capacity hides a missing invalidate when enough other data passes through the cache, as on
 the hardware; a small working set shows it every time. Image
 (MIMG) loads, stores and atomics are vector memory accesses like the others (the trace has
@@ -437,6 +439,38 @@ def settle_lines(touched, written, dl, sl, l2img, seen, l2_valid, l2_dirty, l2_s
 
 
 @njit
+def evicted_before_read(acc, slc, stale, valid, way, ent, ends, c, setb, wb, line0):
+    """The lines of ``stale`` (bool [lines]: CU ``c``'s L1 holds them older than the L2) that
+    CU c's accesses ``acc`` (in order, classes in column 5) evict from its L1 before their
+    first plain load (A_HIT) reads them: the L1 as apply_policies fills it, on copies
+    (``valid``, ``way``: the CU's rows as [1, lines]; ``ent``, ``ends``: the L1s' lists), so
+    that the CU's loads of such a line read the L2 (bool [lines])."""
+    gone = np.zeros(stale.shape[0], np.bool_)
+    read = np.zeros(stale.shape[0], np.bool_)
+    for i in range(acc.shape[0]):
+        kind = acc[i, 5]
+        x = acc[i, 3]
+        if kind == A_INV:
+            valid[0, :] = False
+            continue
+        if kind == A_HIT and stale[x] and not read[x]:
+            read[x] = True
+            gone[x] = not valid[0, x]
+        if kind == A_HIT or kind == A_GLC or kind == A_STORE:
+            s = set_of(c, x + line0, 0, setb)
+            if slc[acc[i, 2]]:
+                if valid[0, x]:
+                    valid[0, x] = False
+                    lru_free(ent, ends, way, s, wb, x, 0)
+            else:
+                lru_fill(ent, ends, way, s, wb, x, valid, 0)
+        elif kind == A_ATOMIC and valid[0, x]:
+            valid[0, x] = False
+            lru_free(ent, ends, way, set_of(c, x + line0, 0, setb), wb, x, 0)
+    return gone
+
+
+@njit
 def by_workgroup(acc, g0, ng):
     """``acc`` (trace_accesses' rows of workgroups ``g0``..``g0 + ng - 1``) in workgroup order,
     each workgroup's rows in their order (a stable counting sort); ``acc`` itself when it is
@@ -815,6 +849,7 @@ class CoherentCaches:
         rng = workgroups if workgroups is not None else range(launch.ngroups)
         per = -(-len(rng) // self.cus)
         ctx.update(pend=pend, rng=rng, per=per, sanitize=sanitize, san=[], gpu=gpu,
+                   gone=np.zeros(0, np.int64),
                    workers=workers, time_limit=time_limit,
                    deadline=None if time_limit is None else time.monotonic() + time_limit)
         gds = gpu.gds.copy() if launch.ctx["uses_gds"] else None
@@ -969,6 +1004,7 @@ class CoherentCaches:
                 acc[:, 4] = c
                 self._classify(acc, ctx)
                 mine = self._written_lines(acc)
+                ctx["gone"] = self._evicted_before_read(acc, c, ctx)
                 need = self._check(acc, c, ctx, view, live, written, cur, minw)
                 if not need or npass == MAX_PASSES - 1:
                     break
@@ -996,6 +1032,21 @@ class CoherentCaches:
             written[mine] = True
             minw[mine] = np.minimum(minw[mine], c)
         return reps, np.concatenate(accs), np.flatnonzero(written), found
+
+    def _evicted_before_read(self, acc, c, ctx) -> np.ndarray:
+        """The lines CU ``c``'s L1 holds stale that its own accesses in this run (``acc``)
+        evict before reading them (evicted_before_read): those loads read the L2, and are
+        no finding (sorted line indices)."""
+        d = self.l1_stale[c]
+        if not d or not acc.size:
+            return np.zeros(0, np.int64)
+        stale = np.zeros(self.nlines, np.bool_)
+        stale[np.fromiter(d.keys(), np.int64, len(d))] = True
+        lru = self.lru["l1"]
+        gone = evicted_before_read(acc, ctx["slc"], stale, self.l1_valid[c:c + 1].copy(),
+                                   lru.way[c:c + 1].copy(), lru.ent.copy(), lru.ends.copy(),
+                                   c, lru.setb, lru.wb, BASE // LINE)
+        return np.flatnonzero(gone)
 
     def _view(self, c, pend, overrides) -> dict:
         """line -> [8] uint64 data CU ``c`` reads where it differs from the L2's: its K$'s
@@ -1044,7 +1095,7 @@ class CoherentCaches:
             return pend[x][0]
         if kind == A_SMRD and x in self.k_stale[c // SCALAR_CACHE_CUS]:
             return self.k_stale[c // SCALAR_CACHE_CUS][x][0]
-        if kind == A_HIT and x in self.l1_stale[c]:
+        if kind == A_HIT and x in self.l1_stale[c] and x not in ctx["gone"]:
             return self.l1_stale[c][x][0]
         if kind in (A_HIT, A_SMRD) and minw[x] < c:
             return sl[x]           # the worst case: the L1 (K$) took it before the write
@@ -1086,7 +1137,7 @@ class CoherentCaches:
         cause = np.zeros(len(x), np.int64)
         k = c // SCALAR_CACHE_CUS
         rules = [(load & np.isin(x, keys(ctx["pend"])), WHY_PEND),
-                 (hit & np.isin(x, keys(self.l1_stale[c])), WHY_L1),
+                 (hit & np.isin(x, keys(self.l1_stale[c])) & ~np.isin(x, ctx["gone"]), WHY_L1),
                  (smrd & np.isin(x, keys(self.k_stale[k])), WHY_K),
                  ((hit | smrd) & (minw[x] < c), WHY_RACE),
                  (load & self.l2_stale[x], WHY_L2)]

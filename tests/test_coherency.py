@@ -554,3 +554,24 @@ def test_k_cache_capacity(prog, lines, evicted):
         assert not res.findings, [str(f) for f in res.findings]
     else:
         assert _kinds(res.findings) == {"missing-sync"} and "K$" in res.findings[0].detail
+
+
+@pytest.mark.parametrize("steps, evicted", [(64, True), (16, False)])
+def test_stale_line_evicted_within_the_dispatch(prog, steps, evicted):
+    """The consumer itself streams through ``steps`` x 256 bytes per wave before it reads the
+    UAV its L1 holds stale: 64 steps are 64 new lines in each of the L1's 4 sets (64-way),
+    which evict the stale lines first, so the read gets the L2's new data; 16 steps do not."""
+    g = gcnemu.GPU(coherent_caches=True)
+    uav, out = g.to_device(IDS * 3), g.empty(N, np.uint32)
+    big = g.to_device(np.zeros(12 * steps * 64, np.uint32))
+    q = g.queue()
+    q.dispatch(prog.kernel("consume"), (N,), (64,), [out, uav])     # the L1s take uav's lines
+    q.partial_flush()
+    q.dispatch(prog.kernel("produce"), (N,), (64,), [uav, np.uint32(1000)])
+    q.partial_flush()                                                # no cache_op("l1")
+    q.dispatch(prog.kernel("consume_after_stream"), (N,), (64,),
+               [out, uav, big, np.uint32(steps)])
+    _release(q)
+    res = q.submit()
+    np.testing.assert_array_equal(out.to_numpy(), 2 * (1000 + IDS) if evicted else 2 * IDS * 3)
+    assert (not res.findings) if evicted else _kinds(res.findings) == {"stale-l1"}

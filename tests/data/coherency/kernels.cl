@@ -98,3 +98,13 @@ __kernel void scalar_lines(__global uint* out, __constant uint* cb, uint n) {
   for (uint i = 0; i < n; i++) s += cb[i * 16];
   if (get_global_id(0) == 0) out[0] = s;
 }
+
+// `consume` after streaming through n x 256 bytes of big per wave (4 lines a step, one in each
+// set of its CU's L1): dst[i] = 2 src[i] (big holds zeros)
+__kernel void consume_after_stream(__global uint* dst, __global const uint* src,
+                                   __global const uint* big, uint n) {
+  uint s = 0;
+  for (uint k = 0; k < n; k++) s += big[(get_group_id(0) * n + k) * 64 + get_local_id(0)];
+  uint i = get_global_id(0);
+  dst[i] = 2u * src[i] + (s == 0xFFFFFFFFu);
+}
