@@ -47,11 +47,37 @@ CU's L1 holds stale, an atomic on a line another CU wrote): the second run gives
 the data that kind sees. A line that kinds disagree on in one CU's run gets the L2's data
 (GLC loads and atomics first, then the K$'s, then the L1's).
 
-The caches are unbounded: a line leaves only by a cache operation. On the hardware capacity
-evictions make a missing invalidate show intermittently; here it shows every time. Image
-(MIMG) accesses are not used yet (the trace has the lines of image_load/store/atomic for the
-timing model; image_sample's footprint is not traced): they read the view but neither fill
-the L1 nor are checked; MIMG stores are found by comparing memory.
+The caches have the sizes and associativity of the timing model's (gcnemu/timing/config.py
+TimingConfig: L1 16 KB 64-way, K$ 16 KB 4-way, L2 4 channels of 128 KB 8-way; 64-byte lines,
+LRU, the same set of each line as gcnemu/timing/model.py): after a dispatch its accesses
+fill them in order, workgroup by workgroup (so CU by CU), each in the engine's order
+(`apply_policies`), and a line a full set evicts leaves its cache: an L1 or K$ copy that was
+stale is gone (the next load reads the L2: fresh), a dirty L2 line is written to memory (the
+host sees it), an L2 copy older than memory is dropped. Within a dispatch, a stale line
+that a CU's own accesses evict from its L1 before its first plain load of it is read from the
+L2 (`evicted_before_read`: the CU runs again with that line's L2 data, and there is no
+finding); one read both before and after its eviction reads the stale data throughout. The
+K$'s and the L2's evictions take effect when the dispatch ends.
+Capacity hides a missing invalidate when enough other data passes through the cache, as on
+the hardware; a small working set shows it every time. Image
+(MIMG) loads, stores and atomics are vector memory accesses like the others (the trace has
+the lines of their texels, the L1 is the texture cache), with the same policies by their GLC
+and SLC bits: a texture read after a render-target write without an L1 invalidate reads the
+old texels. image_sample and image_gather4 are not traced (their filter footprints: the
+timing model does not need them), so they read the view but neither fill the L1 nor are
+checked.
+
+A dispatch's ``time_limit`` holds for the dispatch as a whole: its runs (one per CU, and
+the second runs) share one deadline.
+
+With ``dispatch(..., sanitize=True)`` the sanitizer's findings (gcnemu/sanitize) join the
+mode's in the same report: every run the mode keeps is made a second time, from the same
+memory, with the sanitizer's recording (`CoherentCaches._sanitize_again` says why), and the
+sanitizer analyses the runs of a dispatch together, as one run of the whole (global races
+between workgroups of different CUs included; the same with any number of workers). On a
+GPU without this mode the sanitizer reports neither ``stale-l1`` nor ``missing-sync``: they
+need the caches' state across dispatches; inside one dispatch, the read of bytes another
+workgroup writes (stale on the hardware when its L1 holds the line) is its ``global-race``.
 
 Findings (gcnemu.sanitize.findings) go to ``report.findings``: ``stale-l1`` for a vector
 load that reads a line its CU's L1 holds stale, or bytes another CU of the dispatch wrote
@@ -62,6 +88,8 @@ arguments (gcnemu/queue.py); ``spin-hang`` for a wave that ran into the step or 
 reading a stale line (the ExecutionError says so too).
 """
 from __future__ import annotations
+
+import time
 
 import numpy as np
 
@@ -81,7 +109,7 @@ MAX_PASSES = 3
 #: bytes per cache line (seed: "All cache lines are 64 bytes")
 LINE = 64
 #: access classes of a program row (what the trace's lines of that row mean)
-A_NONE, A_SMRD, A_HIT, A_GLC, A_STORE, A_ATOMIC, A_MIMG_LOAD, A_MIMG_STORE, A_INV = range(9)
+A_NONE, A_SMRD, A_HIT, A_GLC, A_STORE, A_ATOMIC, A_INV = range(7)
 #: CUs that share one K$: the timing model's (TimingConfig.kcache_cus, and its source)
 SCALAR_CACHE_CUS = TimingConfig.kcache_cus
 
@@ -109,9 +137,9 @@ def row_classes(prog):
             continue
         slc[i] = bool(fields.get("slc", 0))
         store = kind in (K_STORE, K_STORE2, K_STORE_FORMAT)
-        if h == H_MIMG:
-            cls[i] = A_MIMG_STORE if store or kind == K_ATOMIC else A_MIMG_LOAD
-        elif kind == K_ATOMIC:
+        # image loads, stores and atomics go through the L1 (the texture cache) as buffer
+        # ones do (the trace has their texels' lines: gcnemu/timing/trace.py)
+        if kind == K_ATOMIC:
             cls[i] = A_ATOMIC
         elif store:
             cls[i] = A_STORE
@@ -126,25 +154,13 @@ def trace_accesses(tr, rec, cls, first_group, wpg, line0, ex):
     """The memory accesses of a batch's raw trace (gcnemu/timing/trace.py) of the consecutive
     workgroups from ``first_group`` on, ``wpg`` waves each: int64 [n, 6] of (workgroup, wave
     in the workgroup, program row, line index = 64-byte line number - ``line0``, 0, 0: the
-    CU and the effective class, set later) for every line of every traced SMRD, FLAT, MUBUF
-    and MTBUF instruction of a class other than A_NONE, but lines outside ``ex`` or marked in
+    CU and the effective class, set later) for every line of every traced SMRD, FLAT, MUBUF,
+    MTBUF and MIMG instruction of a class other than A_NONE, but lines outside ``ex`` or marked in
     it; one entry (line 0) for each L1 invalidate (A_INV). ``rec`` is the trace's
     record_kinds(prog) (gcnemu/timing/trace.py)."""
     end = tr[0]
-    n = 0
-    i = 2
-    while i < end:
-        v = tr[i]
-        if v < 0:
-            i += 1
-            continue
-        if rec[v] == 2:
-            if cls[v] == A_INV:
-                n += 1
-            elif cls[v] != 0 and cls[v] < A_MIMG_LOAD:
-                n += tr[i + 1]
-        i += entry_length(tr, i, rec[v])
-    out = np.zeros((n, 6), np.int64)
+    # one pass: an access per line entry, or per row entry of an invalidate, at most
+    out = np.empty((max(end, 0), 6), np.int64)
     nl = ex.shape[0]
     j = 0
     w = 0
@@ -161,8 +177,11 @@ def trace_accesses(tr, rec, cls, first_group, wpg, line0, ex):
                 out[j, 0] = first_group + w // wpg
                 out[j, 1] = w % wpg
                 out[j, 2] = v
+                out[j, 3] = 0
+                out[j, 4] = 0
+                out[j, 5] = 0
                 j += 1
-            elif cls[v] != 0 and cls[v] < A_MIMG_LOAD:     # image lines: not used yet
+            elif cls[v] != 0:
                 for q in range(m):
                     x = tr[i + 2 + q] - line0
                     if 0 <= x < nl and not ex[x]:
@@ -170,21 +189,161 @@ def trace_accesses(tr, rec, cls, first_group, wpg, line0, ex):
                         out[j, 1] = w % wpg
                         out[j, 2] = v
                         out[j, 3] = x
+                        out[j, 4] = 0
+                        out[j, 5] = 0
                         j += 1
         i += entry_length(tr, i, rec[v])
     return out[:j]
 
 
+# --- the caches' replacement: LRU, one linked list per set ------------------------------------
+# A level (the L1s, the K$s, the L2) keeps, per entry (way), ``ent[e]`` = (its line index, -1
+# when free; the previous and the next entry of its set in LRU order, -1 at the ends), per set
+# ``ends[s]`` = (its most, its least recently used entry), and per cache and line ``way`` (int8)
+# the way that holds it, read where ``valid`` says the cache holds the line: a hit and a miss
+# cost the same few steps whatever the associativity (the L1's 64-way sets made a scan of
+# every way the mode's largest cost).
+
+@njit(inline="always")
+def set_of(cache, n, chb, setb):
+    """The set of line number ``n`` in cache ``cache`` of a level of 2^chb channels (line n
+    in channel n mod channels) of 2^setb sets each (set n // channels mod sets): the timing
+    model's placement (gcnemu/timing/model.py), with shifts and masks (the sizes are powers
+    of two: _Lru)."""
+    return (((cache << chb) | (n & ((1 << chb) - 1))) << setb) | ((n >> chb) & ((1 << setb) - 1))
+
+
+@njit(inline="always")
+def _unlink(ent, ends, s, e):
+    p = ent[e, 1]
+    q = ent[e, 2]
+    if p >= 0:
+        ent[p, 2] = q
+    else:
+        ends[s, 0] = q
+    if q >= 0:
+        ent[q, 1] = p
+    else:
+        ends[s, 1] = p
+
+
+@njit(inline="always")
+def _to_front(ent, ends, s, e):
+    """Entry ``e`` of set ``s`` becomes its most recently used."""
+    if ends[s, 0] == e:
+        return
+    _unlink(ent, ends, s, e)
+    h = ends[s, 0]
+    ent[e, 1] = -1
+    ent[e, 2] = h
+    if h >= 0:
+        ent[h, 1] = e
+    else:
+        ends[s, 1] = e
+    ends[s, 0] = e
+
+
+@njit(inline="always")
+def _to_back(ent, ends, s, e):
+    """Entry ``e`` of set ``s`` becomes its least recently used (the next to be taken)."""
+    if ends[s, 1] == e:
+        return
+    _unlink(ent, ends, s, e)
+    t = ends[s, 1]
+    ent[e, 2] = -1
+    ent[e, 1] = t
+    if t >= 0:
+        ent[t, 2] = e
+    else:
+        ends[s, 0] = e
+    ends[s, 1] = e
+
+
 @njit
-def apply_policies(acc, slc, l1_valid, k_valid, touched, own, kcus, last_inv):
+def lru_reset(ent, ends, ways, s0, s1):
+    """Sets ``s0``..``s1 - 1`` hold nothing: every entry free, in way order."""
+    for s in range(s0, s1):
+        b = s * ways
+        for i in range(ways):
+            e = b + i
+            ent[e, 0] = -1
+            ent[e, 1] = e - 1 if i > 0 else -1
+            ent[e, 2] = e + 1 if i < ways - 1 else -1
+        ends[s, 0] = b
+        ends[s, 1] = b + ways - 1
+
+
+@njit(inline="always")
+def lru_fill(ent, ends, way, s, wb, line, valid, row):
+    """Line ``line`` enters set ``s`` (of 2^wb entries) of cache ``row`` (whose
+    lines ``valid[row]`` says), LRU as the timing model's caches (gcnemu/timing/model.py
+    _cache_access): a hit becomes the most recently used, a miss takes the least recently
+    used entry (a free one if any: lru_free puts them last), evicting its line (its
+    ``valid`` cleared). A whole cache invalidated (its ``valid`` cleared) needs nothing
+    more: every entry's line is gone, and entries are taken from the back. Returns
+    (whether it hit, the line evicted or -1)."""
+    base = s << wb
+    if valid[row, line]:
+        e = base + way[row, line]
+        if ent[e, 0] == line:
+            _to_front(ent, ends, s, e)
+            return True, np.int64(-1)
+    e = ends[s, 1]
+    t = ent[e, 0]
+    ev = np.int64(-1)
+    # the entry's line is evicted if the cache still holds it there (a line that left by an
+    # invalidate and came back since is held by another entry of the set)
+    if t >= 0 and t != line and valid[row, t] and way[row, t] == e - base:
+        valid[row, t] = False
+        ev = t
+    ent[e, 0] = line
+    way[row, line] = e - base
+    valid[row, line] = True
+    _to_front(ent, ends, s, e)
+    return False, ev
+
+
+@njit(inline="always")
+def lru_free(ent, ends, way, s, wb, line, row):
+    """Line ``line`` leaves set ``s`` (of 2^wb entries) of cache ``row`` (if it holds it):
+    its entry becomes free."""
+    e = (s << wb) + way[row, line]
+    if ent[e, 0] == line:
+        ent[e, 0] = -1
+        _to_back(ent, ends, s, e)
+
+
+@njit
+def drop_lines(ent, ends, way, ncache, chb, setb, wb, lines, line0):
+    """``lines`` (indices; line number = index + ``line0``) leave every one of the
+    ``ncache`` caches of a level (their ``valid`` is the caller's)."""
+    for x in lines:
+        n = x + line0
+        for c in range(ncache):
+            lru_free(ent, ends, way, set_of(c, n, chb, setb), wb, x, c)
+
+
+@njit(_nrt=False)   # no reference counting: the helpers' array arguments cost ~80% of it
+def apply_policies(acc, slc, l1_valid, k_valid, touched, own, kcus, last_inv, l1e, l1s, l1w,
+                   ke, ks, kw, l2e, l2s, l2w, l2v, l2_evicted, geo):
     """The lines the accesses ``acc`` (trace_accesses' columns, CU in column 4, in execution
-    order per CU; the effective class in column 5) leave in the L1s (``l1_valid`` [cus, lines]) and K$s (``k_valid``), by the
-    seed's L1 policies: loads and stores without SLC keep their line (HIT_LRU, MISS_LRU),
-    with SLC drop it (HIT_EVICT, MISS_EVICT), atomics drop it (MISS_EVICT); scalar loads fill
-    their K$. Marks every line in ``touched`` and sets bit c of ``own[line]`` (uint64) for
-    the lines CU c's L1 took from its own stores. An L1 invalidate (buffer_wbinvl1) empties
-    its CU's L1: the last one of each CU (``last_inv[cu]``, the access index, -1: none) is
-    applied, in order."""
+    order per CU; the effective class in column 5) leave in the L1s (``l1_valid`` [cus,
+    lines]) and K$s (``k_valid``), by the seed's L1 policies: loads and stores without SLC
+    keep their line (HIT_LRU, MISS_LRU), with SLC drop it (HIT_EVICT, MISS_EVICT), atomics
+    drop it (MISS_EVICT); scalar loads fill their K$. What the L1 or K$ does not serve (a
+    miss; GLC loads, stores and atomics) goes to the L2 (``l2v``: its valid lines, as [1,
+    lines]). Lines enter a set of their cache by `lru_fill`, evicting the least recently
+    used one of a full set, as in
+    the timing model (``l1e, l1s, l1w``, ``ke, ks, kw``, ``l2e, l2s, l2w``: each level's
+    ent, ends and way arrays, see lru_fill; ``geo``: the log2 of the L1's sets and ways, of the K$'s, the line number of
+    index 0, the log2 of the L2's channels, sets per channel and ways; line n is in set n mod sets of its L1 or K$, in
+    channel n mod channels of the L2 and set n // channels mod sets there); lines the L2
+    evicts are marked in ``l2_evicted``. Marks every line in
+    ``touched`` and sets bit c of ``own[line]`` (uint64) for the lines CU c's L1 took from
+    its own stores. An L1 invalidate (buffer_wbinvl1) empties its CU's L1: the last one of
+    each CU (``last_inv[cu]``, the access index, -1: none) is applied, in order."""
+    l1_setb, l1_wb, k_setb, k_wb, line0 = geo[0], geo[1], geo[2], geo[3], geo[4]
+    l2_chb, l2_setb, l2_wb = geo[5], geo[6], geo[7]
     for i in range(acc.shape[0]):
         row = acc[i, 2]
         x = acc[i, 3]
@@ -192,33 +351,50 @@ def apply_policies(acc, slc, l1_valid, k_valid, touched, own, kcus, last_inv):
         kind = acc[i, 5]
         if kind == A_INV:
             if last_inv[c] == i:
-                l1_valid[c, :] = False
+                l1_valid[c, :] = False      # (its entries need nothing: lru_fill)
             continue
         touched[x] = True
+        n = x + line0
+        served = False              # by the L1 or the K$: the L2 does not see the access
         if kind == A_SMRD:
-            k_valid[c // kcus, x] = True
+            k = c // kcus
+            served, _ev = lru_fill(ke, ks, kw, set_of(k, n, 0, k_setb), k_wb, x, k_valid, k)
         elif kind == A_HIT or kind == A_GLC or kind == A_STORE:
-            l1_valid[c, x] = not slc[row]
-            if kind == A_STORE and not slc[row]:
-                own[x] |= np.uint64(1) << np.uint64(c)
-        elif kind == A_ATOMIC:
+            if slc[row]:
+                served = kind == A_HIT and l1_valid[c, x]
+                if l1_valid[c, x]:
+                    l1_valid[c, x] = False
+                    lru_free(l1e, l1s, l1w, set_of(c, n, 0, l1_setb), l1_wb, x, c)
+            else:
+                hit, _ev = lru_fill(l1e, l1s, l1w, set_of(c, n, 0, l1_setb), l1_wb, x,
+                                    l1_valid, c)
+                served = hit and kind == A_HIT
+                if kind == A_STORE:
+                    own[x] |= np.uint64(1) << np.uint64(c)
+        elif kind == A_ATOMIC and l1_valid[c, x]:
             l1_valid[c, x] = False
+            lru_free(l1e, l1s, l1w, set_of(c, n, 0, l1_setb), l1_wb, x, c)
+        if not served:
+            _hit, ev = lru_fill(l2e, l2s, l2w, set_of(0, n, l2_chb, l2_setb), l2_wb, x, l2v, 0)
+            if ev >= 0:
+                l2_evicted[ev] = True
 
 
 @njit
 def settle_lines(touched, written, dl, sl, l2img, seen, l2_valid, l2_dirty, l2_stale, l1_valid,
-                 k_valid, own, release):
-    """The L2 after a dispatch (all [lines, 8] uint64 line views, line index arrays sorted):
-    lines it touched and the L2 did not hold come in from memory (``sl``: the data at the
-    dispatch's start); written lines take their new data (``dl``), dirty unless ``release``
-    (the runtime's write-back right after), and memory gets its old data back unless
-    ``release``; ``seen`` follows memory. Returns int64 [n, 3] (cache, line, is K$) of the
+                 k_valid, own, release, l2_before):
+    """The L2's data after a dispatch (all [lines, 8] uint64 line views, line index arrays
+    sorted), whose accesses left the lines ``l2_valid`` says in it (`apply_policies`; before
+    it: ``l2_before``): lines that came in come from memory (``sl``: the data at the
+    dispatch's start); written lines it holds take their new data (``dl``), dirty unless
+    ``release`` (the runtime's write-back right after), and memory gets its old data back
+    unless ``release``; written lines it evicted are in memory (written back), clean;
+    ``seen`` follows memory. Returns int64 [n, 3] (cache, line, is K$) of the
     L1s (not their writers', ``own`` bits) and K$s that hold a written line whose data
     changed: they keep the old data (not snooped)."""
     for x in touched:
-        if not l2_valid[x]:
+        if l2_valid[x] and not l2_before[x]:
             l2img[x, :] = sl[x, :]
-            l2_valid[x] = True
     ncu = l1_valid.shape[0]
     nk = k_valid.shape[0]
     n = 0
@@ -249,14 +425,76 @@ def settle_lines(touched, written, dl, sl, l2img, seen, l2_valid, l2_dirty, l2_s
                         out[i, 2] = 1
                         i += 1
                 break
-        l2img[x, :] = dl[x, :]
-        l2_valid[x] = True
         l2_stale[x] = False
+        if not l2_valid[x]:
+            l2_dirty[x] = False           # evicted after the write: written back
+            continue
+        l2img[x, :] = dl[x, :]
         l2_dirty[x] = not release
         if not release:
             dl[x, :] = sl[x, :]
     for x in touched:
         seen[x, :] = dl[x, :]
+    return out
+
+
+@njit
+def evicted_before_read(acc, slc, stale, valid, way, ent, ends, c, setb, wb, line0):
+    """The lines of ``stale`` (bool [lines]: CU ``c``'s L1 holds them older than the L2) that
+    CU c's accesses ``acc`` (in order, classes in column 5) evict from its L1 before their
+    first plain load (A_HIT) reads them: the L1 as apply_policies fills it, on copies
+    (``valid``, ``way``: the CU's rows as [1, lines]; ``ent``, ``ends``: the L1s' lists), so
+    that the CU's loads of such a line read the L2 (bool [lines])."""
+    gone = np.zeros(stale.shape[0], np.bool_)
+    read = np.zeros(stale.shape[0], np.bool_)
+    for i in range(acc.shape[0]):
+        kind = acc[i, 5]
+        x = acc[i, 3]
+        if kind == A_INV:
+            valid[0, :] = False
+            continue
+        if kind == A_HIT and stale[x] and not read[x]:
+            read[x] = True
+            gone[x] = not valid[0, x]
+        if kind == A_HIT or kind == A_GLC or kind == A_STORE:
+            s = set_of(c, x + line0, 0, setb)
+            if slc[acc[i, 2]]:
+                if valid[0, x]:
+                    valid[0, x] = False
+                    lru_free(ent, ends, way, s, wb, x, 0)
+            else:
+                lru_fill(ent, ends, way, s, wb, x, valid, 0)
+        elif kind == A_ATOMIC and valid[0, x]:
+            valid[0, x] = False
+            lru_free(ent, ends, way, set_of(c, x + line0, 0, setb), wb, x, 0)
+    return gone
+
+
+@njit
+def by_workgroup(acc, g0, ng):
+    """``acc`` (trace_accesses' rows of workgroups ``g0``..``g0 + ng - 1``) in workgroup order,
+    each workgroup's rows in their order (a stable counting sort); ``acc`` itself when it is
+    in that order already."""
+    n = acc.shape[0]
+    done = True
+    for i in range(1, n):
+        if acc[i, 0] < acc[i - 1, 0]:
+            done = False
+            break
+    if done:
+        return acc
+    at = np.zeros(ng + 1, np.int64)
+    for i in range(n):
+        at[acc[i, 0] - g0 + 1] += 1
+    for g in range(ng):
+        at[g + 1] += at[g]
+    out = np.empty_like(acc)
+    for i in range(n):
+        g = acc[i, 0] - g0
+        j = at[g]
+        for k in range(acc.shape[1]):     # element by element: a row view costs more
+            out[j, k] = acc[i, k]
+        at[g] = j + 1
     return out
 
 
@@ -297,6 +535,22 @@ WHY_NONE, WHY_PEND, WHY_L1, WHY_K, WHY_RACE, WHY_L2 = range(6)
 _CAUSE_NAMES = {WHY_PEND: "overlap", WHY_L1: "l1", WHY_K: "k", WHY_RACE: "other-cu", WHY_L2: "l2"}
 
 
+class _Lru:
+    """The replacement state of one level (see lru_fill): ``ncache`` caches of ``ch``
+    channels of ``sets`` sets of ``ways`` entries."""
+
+    def __init__(self, ncache: int, ch: int, sets: int, ways: int):
+        if ways > 64 or any(v & (v - 1) for v in (ch, sets, ways)):
+            raise GcnEmuError(f"a cache of {ch} channel(s) of {sets} sets of {ways} ways: "
+                              f"coherency-accurate mode takes powers of two, at most 64 ways")
+        self.ncache, self.ch, self.sets, self.ways = ncache, ch, sets, ways
+        self.chb, self.setb, self.wb = (int(v).bit_length() - 1 for v in (ch, sets, ways))
+        self.ent = np.zeros((ncache * ch * sets * ways, 3), np.int64)
+        self.ends = np.zeros((ncache * ch * sets, 2), np.int64)
+        self.way = np.zeros((ncache, 0), np.int8)
+        lru_reset(self.ent, self.ends, self.ways, 0, self.ends.shape[0])
+
+
 class CoherentCaches:
     """The data the caches of one coherency-accurate GPU hold, kept from one dispatch (or
     queue packet) to the next. See the module docstring for the model.
@@ -309,9 +563,22 @@ class CoherentCaches:
     K$. ``seen`` is memory as the caches last saw it, on the lines some cache holds (host
     writes are found by comparing)."""
 
-    def __init__(self, compute_units: int):
+    def __init__(self, compute_units: int, tc: TimingConfig | None = None):
         self.cus = compute_units
         self.nk = -(-compute_units // SCALAR_CACHE_CUS)
+        # the geometry of the timing model's caches (gcnemu/timing/config.py): sets of
+        # 64-byte lines, LRU (the lists of lru_fill decide what leaves; l1_valid, k_valid and
+        # l2_valid say what a cache holds)
+        tc = tc if tc is not None else TimingConfig()
+        l1_sets = tc.l1_bytes // LINE // tc.l1_ways
+        k_sets = tc.kcache_bytes // LINE // tc.kcache_ways
+        l2_sets = tc.l2_channel_bytes // LINE // tc.l2_ways
+        self.lru = {"l1": _Lru(compute_units, 1, l1_sets, tc.l1_ways),
+                    "k": _Lru(self.nk, 1, k_sets, tc.kcache_ways),
+                    "l2": _Lru(1, tc.l2_channels, l2_sets, tc.l2_ways)}
+        l1, k, l2 = self.lru["l1"], self.lru["k"], self.lru["l2"]
+        self.geo = np.array([l1.setb, l1.wb, k.setb, k.wb, BASE // LINE, l2.chb, l2.setb,
+                             l2.wb], np.int64)
         self.nlines = 0
         self.seen = np.zeros(0, np.uint8)
         self.l2img = np.zeros(0, np.uint8)
@@ -339,6 +606,8 @@ class CoherentCaches:
         self.l2_valid, self.l2_dirty, self.l2_stale = (ext(self.l2_valid), ext(self.l2_dirty),
                                                        ext(self.l2_stale))
         self.l1_valid, self.k_valid = ext(self.l1_valid), ext(self.k_valid)
+        for lru in self.lru.values():
+            lru.way = ext(lru.way)
         self.nlines = n
         del old
 
@@ -386,10 +655,20 @@ class CoherentCaches:
             m[max(a, 0):max(min(b, self.nlines), 0)] = True
         return m
 
+    def _free(self, level: str, lines: np.ndarray) -> None:
+        """``lines`` leave the replacement lists of every cache of ``level`` ("l1", "k",
+        "l2"): the level no longer holds them (the caller clears its valid bits)."""
+        lru = self.lru[level]
+        if lines.size:
+            drop_lines(lru.ent, lru.ends, lru.way, lru.ncache, lru.chb, lru.setb, lru.wb,
+                       lines.astype(np.int64), BASE // LINE)
+
     def _drop(self, lines: np.ndarray) -> None:
         """The L1s and K$s lose these lines."""
         self.l1_valid[:, lines] = False
         self.k_valid[:, lines] = False
+        self._free("l1", lines)
+        self._free("k", lines)
         for d in self.l1_stale + self.k_stale:
             if d:
                 for x in lines.tolist():
@@ -476,7 +755,7 @@ class CoherentCaches:
             self.sync(memory)
         n = 0
         if level in ("l1", "all"):
-            self.l1_valid[:] = False
+            self.l1_valid[:] = False         # (the replacement lists need nothing: lru_fill)
             for d in self.l1_stale:
                 d.clear()
         if level in ("k", "all"):
@@ -485,12 +764,14 @@ class CoherentCaches:
                 d.clear()
         if level in ("l2", "all"):
             n = self.writeback("l2", memory, skip, sync=False)
-            valid = self.l2_valid if skip is None else self.l2_valid & ~skip
+            valid = self.l2_valid.copy() if skip is None else self.l2_valid & ~skip
             lines = np.flatnonzero(valid & self.l2_stale)
             if lines.size:     # the L1s and K$s keep the L2's old data
                 self._stale_copies(lines, _lines_of(self.l2img)[lines], "the host")
             self.l2_valid[valid] = False
             self.l2_stale[valid] = False
+            if skip is not None:
+                self._free("l2", np.flatnonzero(valid))
         return n
 
     def cp_write(self, memory, address: int, payload: bytes, who: str) -> None:
@@ -527,12 +808,14 @@ class CoherentCaches:
 
     # --- a dispatch -----------------------------------------------------------------------
     def run_dispatch(self, gpu, launch, workers, time_limit, workgroups, label: str,
-                     pending=(), release=False):
+                     pending=(), release=False, sanitize=False):
         """Run a dispatch (its segments written) through the caches: returns (the report,
         with its findings; (label, the lines it wrote, their data before it) for the
         queue's overlap bookkeeping). ``pending``: such triples of dispatches that may
         still run (no barrier since them): their lines read as the data before them.
         ``release``: the L2 is written back right after (the runtime's path: no record).
+        ``time_limit`` (seconds, None: none) holds for the dispatch as a whole, all its
+        runs together. ``sanitize``: the sanitizer's findings join the mode's (`_sanitized`).
 
         When no CU has a stale line to read (no pending dispatch, no stale L1 or K$ line:
         the runtime's path) the workgroups run in one go, which is the same as CU by CU as
@@ -555,9 +838,9 @@ class CoherentCaches:
         sl = _lines_of(start)
         prog = launch.ctx["prog"]
         cls, slc = row_classes(prog)
-        ctx = dict(prog=prog, cls=cls, slc=slc,
+        ctx = dict(prog=prog, cls=cls, slc=slc, launch=launch,
                    rec=record_kinds(prog),
-                   mimg=bool((cls == A_MIMG_STORE).any()), wpg=launch.ctx["waves_per_group"],
+                   wpg=launch.ctx["waves_per_group"],
                    name=launch.info.name, ex=ex, sl=sl, dl=dl)
         pend = {}
         for plabel, lines, content in pending:
@@ -565,44 +848,118 @@ class CoherentCaches:
                 pend.setdefault(x, (row, plabel))
         rng = workgroups if workgroups is not None else range(launch.ngroups)
         per = -(-len(rng) // self.cus)
-        ctx.update(pend=pend, rng=rng, per=per)
+        ctx.update(pend=pend, rng=rng, per=per, sanitize=sanitize, san=[], gpu=gpu,
+                   gone=np.zeros(0, np.int64),
+                   workers=workers, time_limit=time_limit,
+                   deadline=None if time_limit is None else time.monotonic() + time_limit)
+        gds = gpu.gds.copy() if launch.ctx["uses_gds"] else None
         try:
             stale_views = pend or any(self.l1_stale) or any(self.k_stale)
-            result = None if stale_views else self._run_whole(gpu, launch, workers, time_limit,
-                                                              ctx)
+            result = None if stale_views else self._run_whole(ctx)
             if result is None:
                 data[:] = start
+                if gds is not None:
+                    gpu.gds[:] = gds
                 self.cu_by_cu += 1
-                result = self._run_cu_by_cu(gpu, launch, workers, time_limit, ctx)
+                result = self._run_cu_by_cu(ctx)
         except BaseException:
             data[:] = start
             dl[differ] = dram_differ
+            if gds is not None:
+                gpu.gds[:] = gds
             raise
         reps, acc, written, found = result
         record = None if release else (label, written, sl[written].copy())
-        self._after(acc, written, ctx, label, release)
+        # the L2's lines older than memory the dispatch did not write: memory keeps its data
+        keep = self.l2_stale[differ] & ~np.isin(differ, written) if differ.size else \
+            np.zeros(0, np.bool_)
+        wb, wb_data = self._after(acc, written, ctx, label, release)
+        seen = _lines_of(self.seen)
         if release:      # the L2 written back: its dirty lines are memory's now
-            stale = differ[self.l2_stale[differ]]
-            dl[stale] = dram_differ[self.l2_stale[differ]]
-            _lines_of(self.seen)[stale] = dl[stale]
+            dl[differ[keep]] = dram_differ[keep]
+            seen[differ[keep]] = dl[differ[keep]]
             self.l2_dirty[:] = False
-        else:
+        elif differ.size:
+            # written lines the L2 evicted are in memory with their new data (settle_lines):
+            # kept through the restore of the others
+            back = differ[np.isin(differ, written) & ~self.l2_valid[differ]]
+            new = dl[back].copy()
             dl[differ] = dram_differ
+            seen[differ] = dram_differ       # memory as it is: no host write to find there
+            dl[back] = new
+            seen[back] = new
+        if wb.size:      # lines the L2 evicted dirty: written back
+            dl[wb] = wb_data
+            seen[wb] = wb_data
         self.dispatches += 1
         from .shards import merge_reports
         rep = merge_reports(reps, launch.grid, launch.block, launch.ngroups) if len(reps) > 1 \
             else reps[0]
         rep.shards = 0
         rep.workers = reps[0].workers
-        # the runs' own findings (a sanitizer's: dispatch(..., sanitize=True)), then ours
-        rep.findings = merge_findings([f for r in reps for f in (r.findings or [])] + found)
+        # the sanitizer's findings (dispatch(..., sanitize=True)), then the mode's
+        san = launch.sanitizer_findings(gpu, ctx["san"]) if sanitize else []
+        rep.findings = merge_findings(san + found)
         return rep, record
 
-    def _run_whole(self, gpu, launch, workers, time_limit, ctx):
+    def _run(self, ctx, part):
+        """One run of the workgroups ``part`` on memory as it is now (a CU's view, or the
+        L2's), recording the lines of its accesses (launch.raw_traces); the report."""
+        return ctx["launch"].run(ctx["gpu"], ctx["workers"], ctx["time_limit"], part,
+                                 deadline=ctx["deadline"])
+
+    def _snapshot(self, ctx):
+        """What `_sanitize_again` needs of the state before a run: memory and GDS (None
+        without the sanitizer)."""
+        if not ctx["sanitize"]:
+            return None
+        gpu = ctx["gpu"]
+        return (gpu.memory.data.copy(),
+                gpu.gds.copy() if ctx["launch"].ctx["uses_gds"] else None)
+
+    def _sanitize_again(self, ctx, part, snap) -> None:
+        """The run of ``part`` that the mode keeps, made again from the state before it
+        (``snap``) with the sanitizer's recording; its batch results go to ``ctx["san"]``,
+        analysed with the other runs' in `run_dispatch`.
+
+        Why twice: the engine's trace slot holds one trace, and the mode reads the timing
+        trace's line records (gcnemu/timing/trace.py) while the sanitizer reads its own
+        per-lane records (gcnemu/sanitize/record.py). Each stays the format its own reader
+        knows, whatever either becomes, and image accesses (which the sanitizer does not
+        record) keep their lines, for the cost of a second run. The engine is
+        deterministic, so the second run writes the same bytes: it is checked."""
+        if snap is None:
+            return
+        gpu, launch = ctx["gpu"], ctx["launch"]
+        mem = gpu.memory
+        traces = launch.raw_traces
+        after = mem.data.copy()
+        mem.data[:] = snap[0]
+        if snap[1] is not None:
+            gds_after = gpu.gds.copy()
+            gpu.gds[:] = snap[1]
+        launch.run(gpu, ctx["workers"], ctx["time_limit"], part, sanitize=True,
+                   deadline=ctx["deadline"], sanitize_raw=True)
+        launch.raw_traces = traces
+        if not np.array_equal(mem.data, after) or (snap[1] is not None and
+                                                   not np.array_equal(gpu.gds, gds_after)):
+            diff = np.flatnonzero(mem.data != after)
+            where = f"at 0x{BASE + int(diff[0]):x}" if diff.size else "in GDS"
+            raise ExecutionError(
+                f"the sanitizer's run of workgroups {part.start}-{part.stop - 1} wrote other "
+                f"bytes than the run before it, {where}: the kernel's result depends on more "
+                f"than its inputs (coherency-accurate mode runs a sanitized dispatch twice)",
+                kernel=launch.info.name)
+        ctx["san"].extend(launch.sanitized)
+        launch.sanitized = None
+
+    def _run_whole(self, ctx):
         """All the workgroups in one run (the fast path): (reports, [(cu, accesses)],
         written lines, findings), or None when a load without GLC read a line another CU
         wrote before it (then the dispatch runs CU by CU)."""
-        rep = launch.run(gpu, workers, time_limit, ctx["rng"])
+        launch = ctx["launch"]
+        snap = self._snapshot(ctx)
+        rep = self._run(ctx, ctx["rng"])
         acc = self._accesses(launch, ctx)
         cu = (acc[:, 0] - ctx["rng"].start) // ctx["per"]
         acc[:, 4] = cu
@@ -611,17 +968,16 @@ class CoherentCaches:
         minw = np.full(self.nlines, self.cus, np.int64)
         if first_writers(acc, minw):
             return None
+        self._sanitize_again(ctx, ctx["rng"], snap)
         written = _line_set(acc[st, 3], self.nlines)
-        if ctx["mimg"]:
-            written = np.union1d(written, np.flatnonzero(
-                (ctx["dl"] != ctx["sl"]).any(axis=1) & ~ctx["ex"]))
         # no CU has a stale view here (run_dispatch): only an L2 older than memory can
         # make a load stale, whatever the CU
         found = self._findings(acc, 0, ctx, {}, minw) if self.l2_stale.any() else []
         return [rep], acc, written, found
 
-    def _run_cu_by_cu(self, gpu, launch, workers, time_limit, ctx):
+    def _run_cu_by_cu(self, ctx):
         """The CUs one after the other, each on its view (module docstring)."""
+        launch = ctx["launch"]
         dl, sl, rng, per = ctx["dl"], ctx["sl"], ctx["rng"], ctx["per"]
         written = np.zeros(self.nlines, np.bool_)
         minw = np.full(self.nlines, self.cus, np.int64)
@@ -639,14 +995,16 @@ class CoherentCaches:
                 if lv.size:
                     dl[lv] = np.stack(list(view.values()))
                 live = dict(zip(lv.tolist(), saved))
+                snap = self._snapshot(ctx)
                 try:
-                    rep = launch.run(gpu, workers, time_limit, part)
+                    rep = self._run(ctx, part)
                 except ExecutionError as e:
                     raise self._hang_error(e, launch, ctx, c, view, minw) from None
                 acc = self._accesses(launch, ctx)
                 acc[:, 4] = c
                 self._classify(acc, ctx)
-                mine = self._written_lines(acc, ctx, written, cur)
+                mine = self._written_lines(acc)
+                ctx["gone"] = self._evicted_before_read(acc, c, ctx)
                 need = self._check(acc, c, ctx, view, live, written, cur, minw)
                 if not need or npass == MAX_PASSES - 1:
                     break
@@ -655,6 +1013,7 @@ class CoherentCaches:
                 if lv.size:
                     dl[lv] = saved
                 overrides.update(need)
+            self._sanitize_again(ctx, part, snap)
             reps.append(rep)
             accs.append(acc)
             found.extend(self._findings(acc, c, ctx, view, minw))
@@ -673,6 +1032,21 @@ class CoherentCaches:
             written[mine] = True
             minw[mine] = np.minimum(minw[mine], c)
         return reps, np.concatenate(accs), np.flatnonzero(written), found
+
+    def _evicted_before_read(self, acc, c, ctx) -> np.ndarray:
+        """The lines CU ``c``'s L1 holds stale that its own accesses in this run (``acc``)
+        evict before reading them (evicted_before_read): those loads read the L2, and are
+        no finding (sorted line indices)."""
+        d = self.l1_stale[c]
+        if not d or not acc.size:
+            return np.zeros(0, np.int64)
+        stale = np.zeros(self.nlines, np.bool_)
+        stale[np.fromiter(d.keys(), np.int64, len(d))] = True
+        lru = self.lru["l1"]
+        gone = evicted_before_read(acc, ctx["slc"], stale, self.l1_valid[c:c + 1].copy(),
+                                   lru.way[c:c + 1].copy(), lru.ent.copy(), lru.ends.copy(),
+                                   c, lru.setb, lru.wb, BASE // LINE)
+        return np.flatnonzero(gone)
 
     def _view(self, c, pend, overrides) -> dict:
         """line -> [8] uint64 data CU ``c`` reads where it differs from the L2's: its K$'s
@@ -709,18 +1083,10 @@ class CoherentCaches:
         acc[:, 5] = kinds
         return kinds
 
-    def _written_lines(self, acc, ctx, written, cur) -> np.ndarray:
-        """The lines a CU's run wrote: those its stores and atomics touched, and with MIMG
-        stores (not traced) every line that differs from the data before the run."""
+    def _written_lines(self, acc) -> np.ndarray:
+        """The lines a CU's run wrote: those its stores and atomics touched."""
         k = acc[:, 5]
-        lines = _line_set(acc[(k == A_STORE) | (k == A_ATOMIC), 3], self.nlines)
-        if ctx["mimg"]:
-            dl, sl = ctx["dl"], ctx["sl"]
-            diff = (dl != sl).any(axis=1)
-            w = np.flatnonzero(written)
-            diff[w] = (dl[w] != cur[w]).any(axis=1)
-            lines = np.union1d(lines, np.flatnonzero(diff & ~ctx["ex"]))
-        return lines
+        return _line_set(acc[(k == A_STORE) | (k == A_ATOMIC), 3], self.nlines)
 
     def _want(self, kind, x, c, ctx, live, written, cur, minw):
         """What a load of ``kind`` by CU ``c`` must read of line ``x`` ([8] uint64)."""
@@ -729,7 +1095,7 @@ class CoherentCaches:
             return pend[x][0]
         if kind == A_SMRD and x in self.k_stale[c // SCALAR_CACHE_CUS]:
             return self.k_stale[c // SCALAR_CACHE_CUS][x][0]
-        if kind == A_HIT and x in self.l1_stale[c]:
+        if kind == A_HIT and x in self.l1_stale[c] and x not in ctx["gone"]:
             return self.l1_stale[c][x][0]
         if kind in (A_HIT, A_SMRD) and minw[x] < c:
             return sl[x]           # the worst case: the L1 (K$) took it before the write
@@ -771,7 +1137,7 @@ class CoherentCaches:
         cause = np.zeros(len(x), np.int64)
         k = c // SCALAR_CACHE_CUS
         rules = [(load & np.isin(x, keys(ctx["pend"])), WHY_PEND),
-                 (hit & np.isin(x, keys(self.l1_stale[c])), WHY_L1),
+                 (hit & np.isin(x, keys(self.l1_stale[c])) & ~np.isin(x, ctx["gone"]), WHY_L1),
                  (smrd & np.isin(x, keys(self.k_stale[k])), WHY_K),
                  ((hit | smrd) & (minw[x] < c), WHY_RACE),
                  (load & self.l2_stale[x], WHY_L2)]
@@ -824,12 +1190,19 @@ class CoherentCaches:
             f"L2 read it): invalidate the L2 (cache_op('l2'); and the K$ for scalar loads) "
             f"before the dispatch (seed: \"Issue a K and L2 cache GPU top-of-pipe flush\")")
 
-    def _after(self, acc, written, ctx, label, release) -> None:
+    def _after(self, acc, written, ctx, label, release) -> tuple:
         """The caches after the dispatch: lines its loads and stores left in the L1s, K$s and
-        the L2 by the seed's L1 policies (module docstring); its writes in the L2, dirty
-        (memory gets its old data back) unless ``release``; the copies other L1s and K$s
-        hold of them stale."""
+        the L2 by the seed's L1 policies and the caches' capacity (module docstring); its
+        writes in the L2, dirty (memory gets its old data back) unless ``release``; the
+        copies other L1s and K$s hold of them stale. Returns (lines, [n, 8] uint64 data)
+        that memory takes after the dispatch: the dirty lines the L2 evicted (written back;
+        those the dispatch wrote are memory's already: settle_lines)."""
         slc, dl, sl = ctx["slc"], ctx["dl"], ctx["sl"]
+        # the caches fill in a canonical order, workgroup by workgroup (so CU by CU: each
+        # has consecutive workgroups), each in the engine's order: how many workers ran the
+        # dispatch, which changes how its workgroups are batched (and so interleaved at
+        # barriers), changes no eviction
+        acc = by_workgroup(acc, ctx["rng"].start, len(ctx["rng"]))
         touched = np.zeros(self.nlines, np.bool_)
         own = np.zeros(self.nlines, np.uint64)
         last_inv = np.full(self.cus, -1, np.int64)
@@ -838,20 +1211,50 @@ class CoherentCaches:
             np.maximum.at(last_inv, acc[inv, 4], inv)
             for c in np.flatnonzero(last_inv >= 0).tolist():
                 self.l1_stale[c].clear()      # its L1 was invalidated
+        l2_before = self.l2_valid.copy()
+        evicted = np.zeros(self.nlines, np.bool_)
+        l1, k, l2 = self.lru["l1"], self.lru["k"], self.lru["l2"]
         apply_policies(acc, slc, self.l1_valid, self.k_valid, touched, own,
-                       SCALAR_CACHE_CUS, last_inv)
+                       SCALAR_CACHE_CUS, last_inv, l1.ent, l1.ends, l1.way, k.ent, k.ends,
+                       k.way, l2.ent, l2.ends, l2.way, self.l2_valid.reshape(1, -1), evicted,
+                       self.geo)
+        # the stale copies of lines a cache no longer holds (evicted, or dropped by SLC or
+        # an atomic) are gone: the next load reads the L2
+        for valid, stale in ((self.l1_valid, self.l1_stale), (self.k_valid, self.k_stale)):
+            for c, d in enumerate(stale):
+                if d:
+                    for x in [x for x in d if not valid[c, x]]:
+                        del d[x]
         touched[written] = True
         held = settle_lines(np.flatnonzero(touched), written, dl, sl, _lines_of(self.l2img),
                             _lines_of(self.seen), self.l2_valid, self.l2_dirty, self.l2_stale,
-                            self.l1_valid, self.k_valid, own, release)
+                            self.l1_valid, self.k_valid, own, release, l2_before)
         who = f"dispatch {label}"
         for c, x, is_k in held.tolist():
             d = (self.k_stale if is_k else self.l1_stale)[c]
             if x not in d:
                 d[x] = (sl[x].copy(), who)
         for c, d in enumerate(self.l1_stale):     # a CU's own write refreshes its L1 line
-            for x in [x for x in d if (int(own[x]) >> c) & 1]:
-                del d[x]
+            if d:
+                for x in [x for x in d if (int(own[x]) >> c) & 1]:
+                    del d[x]
+        # what the L2 evicted: its dirty lines go to memory; an old copy (the host wrote
+        # memory since) is dropped, and one that came back in before the end is dropped
+        # again: the next access reads memory. (settle_lines changed the dirty and stale
+        # bits of the written lines only: the others' are as before the dispatch.)
+        ev = np.flatnonzero(evicted)
+        if not ev.size:
+            return ev, np.zeros((0, LINE // 8), np.uint64)
+        mine = np.zeros(self.nlines, np.bool_)
+        mine[written] = True
+        ev = ev[~mine[ev] & l2_before[ev]]
+        gone = ev[self.l2_dirty[ev]]
+        self.l2_dirty[gone] = False
+        stale = ev[self.l2_stale[ev]]
+        self.l2_stale[stale] = False
+        self.l2_valid[stale] = False
+        self._free("l2", stale)
+        return gone, _lines_of(self.l2img)[gone]
 
     def _hang_error(self, e, launch, ctx, c, view, minw):
         """The ExecutionError of a CU's run that stopped (step or time limit), with the reason

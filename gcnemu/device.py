@@ -363,7 +363,8 @@ class GPU:
         says why.
 
         ``time_limit``: seconds (None: none) after which the dispatch stops with an
-        ExecutionError; by default the GPU's.
+        ExecutionError; by default the GPU's. It holds for the dispatch as a whole, also in
+        coherency-accurate mode, which runs a dispatch in parts.
 
         ``offset``: the global work offset (OpenCL's global_work_offset), one entry per
         dimension of ``grid``: get_global_id adds it, get_global_offset returns it.
@@ -390,7 +391,10 @@ class GPU:
         (gcnemu/sanitize: registers read before the s_waitcnt that covers their load, store
         data overwritten early, LDS and global races, uninitialised registers and LDS,
         out-of-bounds and misaligned accesses): ``report.findings`` lists them, each once
-        with its count. The results are the same bits; not in timing mode, not sharded.
+        with its count. The results are the same bits; not in timing mode, not sharded. In
+        coherency-accurate mode the report has the sanitizer's findings and the mode's
+        (stale-l1, missing-sync) together (gcnemu/coherency.py); without it, no stale-l1
+        or missing-sync (they need the caches).
         """
         workers = _count("workers", workers)
         time_limit = self.time_limit if isinstance(time_limit, str) and time_limit == "gpu" \
@@ -432,11 +436,6 @@ class GPU:
         if sanitize and self.timing:
             raise DispatchError("sanitize=True runs functional dispatches: use a GPU without "
                                 "timing (the sanitizer's trace replaces the timing model's)")
-        if sanitize and self.coherent_caches:
-            raise DispatchError("sanitize=True is not available in coherency-accurate mode yet "
-                                "(both need the engine's trace; the mode reports its own "
-                                "stale-l1, missing-sync and spin-hang findings): use "
-                                "GPU(coherent_caches=False) for the sanitizer")
         t0 = time.perf_counter()
 
         # dynamic LDS for __local arguments goes after the static allocation
@@ -532,11 +531,11 @@ class GPU:
         if packet is not None:
             rep, packet.written = caches.run_dispatch(self, launch, workers, time_limit,
                                                       workgroups, packet.label or label,
-                                                      packet.pending)
+                                                      packet.pending, sanitize=sanitize)
             return rep
         caches.invalidate("all", self.memory)
         rep, _ = caches.run_dispatch(self, launch, workers, time_limit, workgroups, label,
-                                     release=True)
+                                     release=True, sanitize=sanitize)
         return rep
 
     # --- sharded dispatch (gcnemu/shards.py) ------------------------------------------------

@@ -179,6 +179,7 @@ class Launch:
         self._packet = (None, None, b"")   # (kernarg address, descriptor address, AQL packet)
         self.states = None
         self.sanitizer = None   # made by the first dispatch with sanitize=True
+        self.sanitized = None   # the last run's batch results with sanitize_raw (see run)
 
     def write_segments(self, mem: Memory, kernarg: bytes) -> None:
         """Write the kernarg segment, and the AQL packet with the kernel descriptor a page
@@ -259,12 +260,18 @@ class Launch:
 
 
     def run(self, gpu, workers=1, time_limit=None, workgroups: range | None = None,
-            sanitize: bool = False) -> DispatchReport:
+            sanitize: bool = False, deadline: float | None = None,
+            sanitize_raw: bool = False) -> DispatchReport:
         """Run the dispatch on ``gpu`` (its segments written): every batch, on ``workers``
         threads where the launch allows; the report (timing mode: with the cycle model's).
         ``workgroups``: only these (linear workgroup indices, a range): the batches cut to
         them (a shard of a sharded dispatch, gcnemu/shards.py). ``sanitize``: the engine
-        records what the sanitizer needs and the report gets its ``findings``."""
+        records what the sanitizer needs and the report gets its ``findings``; with
+        ``sanitize_raw`` it does not: ``self.sanitized`` keeps the batches' results for
+        the caller to add to those of other runs (the coherency-accurate mode runs a
+        dispatch in parts, one per CU: `sanitizer_findings`). ``deadline``: the
+        time.monotonic() by which the run stops with the ExecutionError of ``time_limit``
+        (a run that is part of a dispatch: the dispatch's limit, gcnemu/coherency.py)."""
         ctx, info, prog, occ = self.ctx, self.info, self.ctx["prog"], self.occ
         mem = gpu.memory
         if occ.workgroups_per_cu < 1:
@@ -293,10 +300,11 @@ class Launch:
         data, mapped = mem.lock()
         try:
             if nworkers == 1:
-                check = self._between_slices(time_limit)
+                check = self._between_slices(time_limit, deadline=deadline)
                 results = (self.run_batch(gpu, states[0], b, data, mapped, check) for b in batches)
             else:
-                results = self._run_shared_queue(gpu, states, batches, data, mapped, time_limit)
+                results = self._run_shared_queue(gpu, states, batches, data, mapped, time_limit,
+                                                 deadline)
             progress = gpu.on_progress
             for done, res in enumerate(results, 1):
                 if res.error is not None:
@@ -327,7 +335,8 @@ class Launch:
         rep.valu_lanes = valu_lanes
         rep.dropped = {kind: n for kind, n in dropped.items() if n}
         rep.serial_reason = self.serial_reason if int(workers) > 1 else ""
-        if sanitize:
+        self.sanitized = sanitized if sanitize_raw else None
+        if sanitize and not sanitize_raw:
             rep.findings = self._sanitizer(gpu).findings(sanitized, mem)
         if gpu.timing:
             from .timing.model import time_dispatch   # compiled on first timing use
@@ -362,6 +371,12 @@ class Launch:
         self.raw_traces = traces if not gpu.timing else None
         return rep
 
+    def sanitizer_findings(self, gpu, results) -> list:
+        """The sanitizer's findings of a dispatch run in parts (``run(..., sanitize=True,
+        sanitize_raw=True)``), from the parts' ``self.sanitized`` in workgroup order: what one
+        run of the whole would report (global races between the parts included)."""
+        return self._sanitizer(gpu).findings(results, gpu.memory)
+
     def _sanitizer(self, gpu):
         """The launch's Sanitizer (gcnemu/sanitize/shadow.py), made on first use."""
         if self.sanitizer is None:
@@ -372,12 +387,14 @@ class Launch:
                                        ctx["sgpr_layout"], ctx["vgpr_ids"])
         return self.sanitizer
 
-    def _between_slices(self, time_limit, stopped=None):
+    def _between_slices(self, time_limit, stopped=None, deadline=None):
         """What a batch does between its slices of work: stop with an ExecutionError once
-        ``time_limit`` seconds have passed since now, stop (DispatchStopped) when ``stopped()``
-        says another thread's batch failed. Ctrl-C needs nothing: Python raises
-        KeyboardInterrupt in the calling thread as soon as a slice returns."""
-        deadline = None if time_limit is None else time.monotonic() + time_limit
+        ``time_limit`` seconds have passed since now (or at ``deadline``, a time.monotonic(),
+        when given), stop (DispatchStopped) when ``stopped()`` says another thread's batch
+        failed. Ctrl-C needs nothing: Python raises KeyboardInterrupt in the calling thread as
+        soon as a slice returns."""
+        if deadline is None and time_limit is not None:
+            deadline = time.monotonic() + time_limit
         name = self.info.name
 
         def check():
@@ -389,11 +406,12 @@ class Launch:
                 raise DispatchStopped()
         return check
 
-    def _run_shared_queue(self, gpu, states, batches, data, mapped, time_limit=None) -> list:
+    def _run_shared_queue(self, gpu, states, batches, data, mapped, time_limit=None,
+                          deadline=None) -> list:
         """Run the batches on the calling thread and len(states) - 1 helper threads of the
         GPU's pool (see workers.SharedQueue); the results in batch order, up to the first
         failing batch."""
-        check = self._between_slices(time_limit, lambda: queue.stop)
+        check = self._between_slices(time_limit, lambda: queue.stop, deadline)
         queue = SharedQueue(lambda st, b: self.run_batch(gpu, st, b, data, mapped, check), states,
                             batches)
         gpu.helper_threads.start(len(states) - 1, queue.work)
@@ -454,8 +472,9 @@ class Launch:
             res.trace = (np.asarray(batch, np.int64)[ids // wpg], ids % wpg, offsets[ids],
                          offsets[ids + 1], st.worker)
             st.streams_used = int(offsets[-1])
-        elif st.trace is not None:
+        elif st.trace is not None and sh is None:
             # coherency-accurate mode: the raw trace, with the batch's workgroups and wave ids
+            # (a sanitizer's run of the mode repeats a run that recorded it: coherency.py)
             res.trace = (batch, ids, st.trace[:st.trace[0]].copy())
         res.waves = len(ids)
         res.exports = read_exports(st.exports)

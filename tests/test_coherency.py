@@ -12,6 +12,7 @@ workgroups).
 """
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import numpy as np
@@ -268,3 +269,309 @@ def test_corpus_in_coherent_mode(name, monkeypatch):
     results, case = corpus.run_case(name, gpu=gcnemu.GPU(coherent_caches=True))
     corpus.compare_results(case, results)
     assert not reports[-1].findings, [str(f) for f in reports[-1].findings]
+
+
+# --- the sanitizer in coherency-accurate mode ------------------------------------------------
+def _uav_sanitized(prog, workers):
+    g = gcnemu.GPU(coherent_caches=True, waves_per_batch=2)       # 6 batches
+    a, b = g.to_device(IDS * 3), g.to_device(IDS * 5)
+    out = g.empty(N, np.uint32)
+    pair, produce = prog.kernel("consume_pair"), prog.kernel("produce")
+    q = g.queue()
+    q.dispatch(pair, (N,), (64,), [out, a, b])       # each CU's L1 takes its lines of a, b
+    q.partial_flush()
+    q.dispatch(produce, (N,), (64,), [a, np.uint32(1000)], workers=workers)
+    q.partial_flush()                                 # ...but no cache_op("l1")
+    q.dispatch(produce, (N,), (64,), [b, np.uint32(2000)], workers=workers)
+    q.dispatch(pair, (N,), (64,), [out, a, b], sanitize=True, workers=workers)   # no barrier
+    _release(q)
+    res = q.submit()
+    np.testing.assert_array_equal(out.to_numpy(), IDS * 3 + IDS * 5)      # both old
+    np.testing.assert_array_equal(a.to_numpy(), 1000 + IDS)
+    np.testing.assert_array_equal(b.to_numpy(), 2000 + IDS)
+    assert res[3].workers == workers
+    return res.findings, a, b
+
+
+def test_sanitizer_with_the_uav_example_unsynchronised(prog):
+    """The seed's UAV example without its synchronisation, the consumer sanitized: source a
+    was written behind a barrier but no L1 invalidate (its CUs' L1s hold it stale: stale-l1),
+    source b by a dispatch with no barrier after it (it may still run: missing-sync). The
+    consumer sees both old values; the findings are the same with one or two workers."""
+    seen = []
+    for workers in (1, 2):
+        findings, a, b = _uav_sanitized(prog, workers)
+        stale = [f for f in findings if f.kind == "stale-l1"]
+        sync = [f for f in findings if f.kind == "missing-sync"]
+        assert _kinds(findings) == {"stale-l1", "missing-sync"}    # the kernel is race-free
+        assert [f.address // 64 for f in stale] == [a.address // 64]   # workgroup 0's first
+        assert [f.address // 64 for f in sync] == [b.address // 64]
+        assert stale[0].count == sync[0].count == 12 * 4   # 12 waves, 4 lines each
+        assert "#2 produce" in sync[0].detail and "#1 produce" in stale[0].detail
+        seen.append(sorted(str(f) for f in findings))
+    assert seen[0] == seen[1]
+
+
+# out[gid] = in[gid] + 1, the loaded value used before the s_waitcnt that covers its load
+# (tests/test_sanitizer.py's unwaited-read kernel): in, out pointers from the kernarg segment
+_UNWAITED = """
+    s_load_dwordx4 s[4:7], s[0:1], 0x0
+    s_lshl_b32 s3, s2, 6
+    v_add_i32 v1, vcc, s3, v0
+    v_lshlrev_b32 v1, 2, v1
+    s_waitcnt lgkmcnt(0)
+    v_mov_b32 v3, s5
+    v_add_i32 v2, vcc, s4, v1
+    v_addc_u32 v3, vcc, 0, v3, vcc
+    v_mov_b32 v6, s7
+    v_add_i32 v5, vcc, s6, v1
+    v_addc_u32 v6, vcc, 0, v6, vcc
+    flat_load_dword v4, v[2:3]
+    v_add_i32 v4, vcc, 1, v4
+    flat_store_dword v[5:6], v4
+    s_endpgm
+"""
+
+
+def test_unwaited_read_in_coherent_mode(prog, tmp_path):
+    """A consumer that uses its loaded value before the s_waitcnt, reading a UAV whose new
+    data its L1 does not see: one report has the sanitizer's unwaited-read and the mode's
+    stale-l1, the same with one or two workers; the runtime's path (gpu.dispatch) the
+    unwaited-read only, and the new data."""
+    path = tmp_path / "unwaited.s"
+    path.write_text(_UNWAITED)
+    k = gcnemu.load(str(path)).kernel("unwaited")
+    seen = []
+    for workers in (1, 2):
+        g = gcnemu.GPU(coherent_caches=True, waves_per_batch=2)
+        uav, out = g.to_device(IDS * 3), g.empty(N, np.uint32)
+        q = g.queue()
+        q.dispatch(k, (N,), (64,), [uav, out])                 # the L1s take uav's lines
+        q.partial_flush()
+        q.dispatch(prog.kernel("produce"), (N,), (64,), [uav, np.uint32(1000)])
+        q.partial_flush()
+        q.dispatch(k, (N,), (64,), [uav, out], sanitize=True, workers=workers)
+        _release(q)
+        res = q.submit()
+        np.testing.assert_array_equal(out.to_numpy(), IDS * 3 + 1)     # the old uav, + 1
+        assert _kinds(res.findings) == {"unwaited-read", "stale-l1"}
+        [f] = [f for f in res.findings if f.kind == "unwaited-read"]
+        assert f.instruction.startswith("v_add_i32_e32 v4, vcc, 1, v4") and f.count == 12
+        assert (f.wave, f.workgroup) == (0, 0)
+        [s] = [f for f in res.findings if f.kind == "stale-l1"]
+        assert s.instruction.startswith("flat_load_dword v4") and s.count == 12 * 4
+        seen.append(sorted(str(f) for f in res.findings))
+        rep = g.dispatch(k, (N,), (64,), [uav, out], sanitize=True, workers=workers)
+        np.testing.assert_array_equal(out.to_numpy(), 1000 + IDS + 1)
+        assert [f.kind for f in rep.findings] == ["unwaited-read"]
+    assert seen[0] == seen[1]
+
+
+def test_time_limit_holds_for_the_whole_dispatch(prog, monkeypatch):
+    """A dispatch that runs CU by CU (a stale L1) is many engine runs: each gets the same
+    deadline, time_limit seconds after the dispatch began, not a fresh time_limit."""
+    import gcnemu.launch as L
+    deadlines = []
+    run = L.Launch.run
+
+    def spy(self, *a, **k):
+        deadlines.append(k.get("deadline"))
+        return run(self, *a, **k)
+    g = gcnemu.GPU(coherent_caches=True)
+    uav, out = g.to_device(IDS), g.empty(N, np.uint32)
+    q = g.queue()
+    q.dispatch(prog.kernel("consume"), (N,), (64,), [out, uav])
+    q.partial_flush()
+    q.dispatch(prog.kernel("produce"), (N,), (64,), [uav, np.uint32(1)])
+    q.partial_flush()
+    q.submit()
+    monkeypatch.setattr(L.Launch, "run", spy)
+    q = g.queue()
+    q.dispatch(prog.kernel("consume"), (N,), (64,), [out, uav], time_limit=50.0)
+    t0 = time.monotonic()
+    q.submit()
+    t1 = time.monotonic()
+    assert len(deadlines) == 12 and len(set(deadlines)) == 1      # one run per CU
+    assert t0 + 50.0 <= deadlines[0] <= t1 + 50.0
+
+
+# --- 2b. the render target read as a texture: image stores and loads through the L1 ----------
+def _image(g, texels, w, h):
+    """gcnemu's OpenCL image object (gcnemu.loader.climage) of a w x h image of uint (order
+    R, UNSIGNED_INT32) whose texels are the Buffer ``texels``."""
+    from gcnemu.loader.climage import CHANNEL_ORDERS, CHANNEL_TYPES, image_object_words
+    words = image_object_words(texels.address, CHANNEL_ORDERS["R"],
+                               CHANNEL_TYPES["UNSIGNED_INT32"], (w, h))
+    return g.to_device(np.array(words, np.uint32))
+
+
+@pytest.mark.parametrize("invalidate_l1", [True, False])
+def test_render_target_read_as_texture(prog, invalidate_l1):
+    """The seed's second example with image instructions: the consumer's texture reads
+    (image_load) leave the texels in each CU's L1; a render-target write (image_store, from
+    other CUs) and a barrier follow; without the L1 invalidate the seed prescribes the
+    consumer reads the old texels, and a stale-l1 finding names its image_load."""
+    g = gcnemu.GPU(coherent_caches=True)
+    w, h = 64, 12                      # a row of 64 uint texels (4 lines) per workgroup, one per CU
+    texels = g.to_device(IDS * 7)
+    img = _image(g, texels, w, h)
+    out = g.empty(N, np.uint32)
+    read, write = prog.kernel("texture_read"), prog.kernel("render_target_write")
+    q = g.queue()
+    q.dispatch(read, (w, h), (64, 1), [out, img])          # each CU's L1 takes its row
+    q.partial_flush()
+    q.dispatch(write, (w, h), (64, 1), [img, np.uint32(1000)])
+    q.partial_flush()
+    if invalidate_l1:
+        q.cache_op("l1", invalidate=True)
+    q.dispatch(read, (w, h), (64, 1), [out, img])
+    _release(q)
+    res = q.submit()
+    np.testing.assert_array_equal(texels.to_numpy(), 1000 + IDS)
+    np.testing.assert_array_equal(out.to_numpy(), 1000 + IDS if invalidate_l1 else IDS * 7)
+    if invalidate_l1:
+        assert not res.findings, [str(f) for f in res.findings]
+    else:
+        [f] = res.findings
+        assert f.kind == "stale-l1" and f.kernel == "texture_read"
+        assert f.instruction.startswith("image_load") and f.address == texels.address
+        assert f.count == 12 * 4 and "render_target_write" in f.detail
+
+
+# --- capacity: the L1 holds 16 KB ------------------------------------------------------------
+@pytest.mark.parametrize("kb_per_cu, evicted", [(16, True), (8, False)])
+def test_stale_line_evicted_by_capacity_is_read_fresh(prog, kb_per_cu, evicted):
+    """The UAV example without the L1 invalidate, with a dispatch between that reads
+    ``kb_per_cu`` KB on every CU. Each L1 (TimingConfig: 16 KB, 64-way, so 4 sets; line x in
+    set x mod 4) holds a handful of older lines per set (its 4 lines of the UAV, the lines
+    of out its consumer wrote, those the producer's stores left): 16 KB read (64 new lines a
+    set) evicts them all, LRU, and the consumer reads the UAV's new data from the L2; 8 KB
+    (32 a set) leaves them, and it reads the stale data."""
+    g = gcnemu.GPU(coherent_caches=True)
+    uav, out = g.to_device(IDS * 3), g.empty(N, np.uint32)
+    items = kb_per_cu * 1024 // 4 * 12                # per CU kb_per_cu KB: its share
+    big, flag = g.to_device(np.zeros(items, np.uint32)), g.empty(1, np.uint32)
+    consume = prog.kernel("consume")
+    q = g.queue()
+    q.dispatch(consume, (N,), (64,), [out, uav])             # the L1s take uav's lines
+    q.partial_flush()
+    q.dispatch(prog.kernel("produce"), (N,), (64,), [uav, np.uint32(1000)])
+    q.partial_flush()
+    q.dispatch(prog.kernel("touch"), (items,), (64,), [flag, big])
+    q.partial_flush()
+    q.dispatch(consume, (N,), (64,), [out, uav])             # no cache_op("l1")
+    _release(q)
+    res = q.submit()
+    np.testing.assert_array_equal(out.to_numpy(), 2 * (1000 + IDS) if evicted else 2 * IDS * 3)
+    assert (not res.findings) if evicted else _kinds(res.findings) == {"stale-l1"}
+    assert g.coherent.valid_lines("l1") <= 12 * 256                  # 256 lines per CU
+
+
+# --- capacity: the L2 holds 512 KB ------------------------------------------------------------
+@pytest.mark.parametrize("kb, evicted", [(512, True), (256, False)])
+def test_l2_capacity(prog, kb, evicted):
+    """The L2 (TimingConfig: 4 channels of 128 KB, 8-way; line n in channel n mod 4, set
+    n // 4 mod 256) holds what a dispatch wrote, dirty, and a line older than memory after a
+    host write. A dispatch that reads ``kb`` KB of other lines in between: 512 KB is 8 new
+    lines in every set, which evicts the older ones (LRU): the dirty lines go to memory (the
+    host sees them without a write-back) and the old copy is dropped (the next load reads
+    memory: no stale data, no finding); 256 KB (4 a set) evicts none."""
+    g = gcnemu.GPU(coherent_caches=True)
+    uav, src, out = g.to_device(IDS * 3), g.to_device(IDS * 5), g.empty(N, np.uint32)
+    big, flag = g.to_device(np.zeros(kb * 256, np.uint32)), g.empty(1, np.uint32)
+    q = g.queue()
+    q.dispatch(prog.kernel("produce"), (N,), (64,), [uav, np.uint32(1000)])   # dirty in L2
+    q.dispatch(prog.kernel("consume"), (N,), (64,), [out, src])               # src in L2
+    q.partial_flush()
+    q.submit()
+    np.testing.assert_array_equal(uav.to_numpy(), IDS * 3)         # not written back yet
+    src.write(IDS * 7)                                             # the L2's copy is old
+    q = g.queue()
+    q.dispatch(prog.kernel("touch"), (kb * 256,), (64,), [flag, big])
+    q.partial_flush()
+    q.cache_op("l1", invalidate=True)
+    q.dispatch(prog.kernel("consume"), (N,), (64,), [out, src])
+    res = q.submit()
+    np.testing.assert_array_equal(uav.to_numpy(), 1000 + IDS if evicted else IDS * 3)
+    q = g.queue()
+    _release(q)
+    q.submit()
+    np.testing.assert_array_equal(out.to_numpy(), 2 * IDS * (7 if evicted else 5))
+    if evicted:
+        assert not res.findings, [str(f) for f in res.findings]
+    else:
+        [f] = res.findings
+        assert f.kind == "missing-sync" and "L2" in f.detail and f.address == src.address
+    np.testing.assert_array_equal(uav.to_numpy(), 1000 + IDS)
+
+
+def test_reading_a_dirty_line_leaves_no_stale_flag(prog):
+    """A dispatch reads lines another left dirty in the L2 (the engine runs on the L2's
+    data): after it the host has written nothing, and a later consumer gets no finding."""
+    g = gcnemu.GPU(coherent_caches=True)
+    uav, out = g.to_device(IDS * 3), g.empty(N, np.uint32)
+    q = g.queue()
+    q.dispatch(prog.kernel("produce"), (N,), (64,), [uav, np.uint32(1000)])
+    q.partial_flush()
+    q.cache_op("l1", invalidate=True)
+    q.dispatch(prog.kernel("consume"), (N,), (64,), [out, uav])
+    q.partial_flush()
+    q.cache_op("l2", writeback=True, invalidate=False)
+    q.cache_op("l1", invalidate=True)
+    q.dispatch(prog.kernel("consume"), (N,), (64,), [out, uav])
+    _release(q)
+    res = q.submit()
+    np.testing.assert_array_equal(out.to_numpy(), 2 * (1000 + IDS))
+    assert not res.findings, [str(f) for f in res.findings]
+    assert g.coherent.stale_lines("l2") == 0
+
+
+@pytest.mark.parametrize("lines, evicted", [(256, True), (128, False)])
+def test_k_cache_capacity(prog, lines, evicted):
+    """The seed's first example with the L2 invalidate but not the K$'s: the K$ (TimingConfig:
+    16 KB, 4-way, so 64 sets; one per 4 CUs) keeps the constant buffer's old line, unless a
+    dispatch between read enough other lines through it with scalar loads: 256 lines (4 in
+    every set) evict it, LRU; 128 (2 a set) do not."""
+    g = gcnemu.GPU(coherent_caches=True)
+    k = prog.kernel("scale_by_constant")
+    cb, out = g.to_device(np.array([3, 5], np.uint32)), g.empty(N, np.uint32)
+    table, total = g.to_device(np.ones(lines * 16, np.uint32)), g.empty(1, np.uint32)
+    q = g.queue()
+    q.dispatch(k, (N,), (64,), [out, cb])              # every K$ takes cb's line
+    _release(q)
+    q.submit()
+    cb.write(np.array([7, 11], np.uint32))             # the CPU updates the constant buffer
+    q = g.queue()
+    q.dispatch(prog.kernel("scalar_lines"), (N,), (64,), [total, table, np.uint32(lines)])
+    q.partial_flush()
+    q.cache_op("l2", invalidate=True)                  # ...but not cache_op("k")
+    q.dispatch(k, (N,), (64,), [out, cb])
+    _release(q)
+    res = q.submit()
+    assert total.to_numpy()[0] == lines
+    np.testing.assert_array_equal(out.to_numpy(), 7 * IDS + 11 if evicted else 3 * IDS + 5)
+    if evicted:
+        assert not res.findings, [str(f) for f in res.findings]
+    else:
+        assert _kinds(res.findings) == {"missing-sync"} and "K$" in res.findings[0].detail
+
+
+@pytest.mark.parametrize("steps, evicted", [(64, True), (16, False)])
+def test_stale_line_evicted_within_the_dispatch(prog, steps, evicted):
+    """The consumer itself streams through ``steps`` x 256 bytes per wave before it reads the
+    UAV its L1 holds stale: 64 steps are 64 new lines in each of the L1's 4 sets (64-way),
+    which evict the stale lines first, so the read gets the L2's new data; 16 steps do not."""
+    g = gcnemu.GPU(coherent_caches=True)
+    uav, out = g.to_device(IDS * 3), g.empty(N, np.uint32)
+    big = g.to_device(np.zeros(12 * steps * 64, np.uint32))
+    q = g.queue()
+    q.dispatch(prog.kernel("consume"), (N,), (64,), [out, uav])     # the L1s take uav's lines
+    q.partial_flush()
+    q.dispatch(prog.kernel("produce"), (N,), (64,), [uav, np.uint32(1000)])
+    q.partial_flush()                                                # no cache_op("l1")
+    q.dispatch(prog.kernel("consume_after_stream"), (N,), (64,),
+               [out, uav, big, np.uint32(steps)])
+    _release(q)
+    res = q.submit()
+    np.testing.assert_array_equal(out.to_numpy(), 2 * (1000 + IDS) if evicted else 2 * IDS * 3)
+    assert (not res.findings) if evicted else _kinds(res.findings) == {"stale-l1"}

@@ -578,3 +578,53 @@ def test_export_data_overwritten_before_expcnt(tmp_path, wait, bug):
         return
     [f] = rep.findings
     assert (f.kind, f.what, f.pc) == ("store-data-overwritten", "v4", _pc_of(src, "v_mov_b32_e32 v4, 0"))
+
+
+# --- out-of-bounds scratch (private memory) ----------------------------------------------------
+
+_PRIVATE = """
+__kernel void private_past_end(__global const int* idx, __global int* out) {
+    volatile int priv[16];          /* volatile: in scratch, not promoted to registers */
+    int i = get_global_id(0);
+    for (int k = 0; k < 16; k++) priv[k] = i * 16 + k;
+    out[i] = priv[idx[i]];
+}
+"""
+
+
+@pytest.mark.parametrize("bug", [True, False])
+def test_private_array_read_past_its_end(tmp_path, bug):
+    """A private array indexed past its end: on the hardware the read gets another
+    work-item's private bytes (nothing checks it: the scratch V# covers every wave). The
+    address is computed from the ABI's scratch layout (gcnemu/mem/descriptors.py: private
+    byte o of lane l of wave w at base + w * 64 * bpl + 256 (o // 4) + 4 l + o % 4)."""
+    path = tmp_path / "priv.cl"
+    path.write_text(_PRIVATE)
+    k = gcnemu.load(str(path)).kernel("private_past_end")
+    n = 128
+    idx = np.arange(n, dtype=np.int32) % 16
+    if bug:
+        idx[5] = 16                 # wave 0, lane 5: one element past the array
+        idx[64 + 9] = 16            # wave 1, lane 9: past the scratch (a fault, strict=False)
+    outs = []
+    for sanitize in (False, True):
+        gpu = gcnemu.GPU()
+        out = gpu.empty(n, np.int32)
+        rep = gpu.dispatch(k, (n,), (64,), [gpu.to_device(idx), out], sanitize=sanitize,
+                           strict=False)
+        outs.append(out.to_numpy())
+    np.testing.assert_array_equal(outs[0], outs[1])          # the sanitizer changes nothing
+    good = idx < 16
+    np.testing.assert_array_equal(outs[1][good], (np.arange(n) * 16 + idx)[good])
+    if not bug:
+        assert rep.findings == []
+        return
+    [f] = rep.findings
+    bpl = -(-k.info.private_segment_fixed_size // 4) * 4      # the frame ends with priv[15]
+    names = gpu.memory.alloc_names
+    base = int(gpu.memory.alloc_start[names.index("private_past_end.scratch0")])
+    o, lane, wave = bpl, 5, 0                                 # the first byte past the frame
+    assert f.kind == "out-of-bounds" and f.what == "scratch"
+    assert f.instruction.startswith("buffer_load_dword") and (f.wave, f.lane) == (wave, lane)
+    assert f.address == base + wave * 64 * bpl + 256 * (o // 4) + 4 * lane + o % 4
+    assert f.count == 2 and "private segment" in f.detail

@@ -48,8 +48,9 @@ K_UNWAITED, K_STORE_DATA, K_LDS_RACE, K_GLOBAL_RACE, K_UNINIT, K_OOB, K_MISALIGN
 #: columns of ``first``: wave (dispatch-wide), lane, address, register or other row, detail
 F_WAVE, F_LANE, F_ADDR, F_OTHER, F_DETAIL = range(5)
 NF = 5
-#: out-of-bounds details (F_DETAIL)
-OOB_BUFFER, OOB_SCRATCH, OOB_LDS, OOB_GLOBAL = 1, 2, 3, 4
+#: out-of-bounds details (F_DETAIL); OOB_PRIVATE: in the scratch, but not the work-item's
+#: own private bytes (`_private_offset`)
+OOB_BUFFER, OOB_SCRATCH, OOB_LDS, OOB_GLOBAL, OOB_PRIVATE = 1, 2, 3, 4, 5
 #: uninitialized-read details: a register (F_OTHER) or LDS bytes
 UNINIT_REG, UNINIT_LDS = 1, 2
 #: unwaited-read details: which counter the read should have waited for
@@ -138,6 +139,18 @@ def _in_alloc(starts, ends, a, nb):
 
 
 @njit(inline="always")
+def _private_offset(rel, lane, bpl):
+    """The private byte offset of byte ``rel`` of a wave's scratch (from its wave offset) if
+    it is one of lane ``lane``'s, else ``bpl`` (past the end). The ABI's scratch V# (element
+    size 4, index stride 64, add_tid: gcnemu/mem/descriptors.py) puts private byte o of lane l
+    at 256 (o // 4) + 4 l + o % 4; a multi-dword access swizzles each dword alike, so its
+    first byte's offset and its size say whether it stays in the lane's bytes."""
+    if rel < 0 or rel >= 64 * bpl or (rel >> 2) & 63 != lane:
+        return bpl
+    return (rel >> 8) * 4 + (rel & 3)
+
+
+@njit(inline="always")
 def _alloc_of(starts, ends, a):
     """(start, end) of the allocation holding byte ``a`` (which _in_alloc found)."""
     i = _last_start(starts, a)
@@ -147,12 +160,13 @@ def _alloc_of(starts, ends, a):
 @njit
 def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks, locks_at,
             counters, waits, barrier, moves, gwave, wgroup, written, pend, cnt, lds_sh, lds_size, starts, ends,
-            scratch_lo, scratch_hi, counts, first, ev, nev, seq0):
+            scratch_lo, scratch_hi, scratch_bpl, counts, first, ev, nev, seq0):
     """Walk ``tr[start:end]`` (entries after the header). Per batch wave w: ``written[w, r]``,
     ``pend[w, r, c]`` (c: 0 VM, 1 LGKM, 2 EXP; ``seq << 22 | row`` of the outstanding access,
     -1 none), ``cnt[w]`` (issued and done per counter, SMEM outstanding, barrier epoch);
     ``gwave``/``wgroup`` map batch waves to dispatch-wide ones and to the batch's LDS share;
-    ``lds_sh``: see _lds_access. Global accesses go to
+    ``lds_sh``: see _lds_access; ``scratch_lo``/``scratch_hi``: the batch's scratch,
+    ``scratch_bpl`` bytes per lane (`_private_offset`). Global accesses go to
     ``ev`` (int64 [cap, 5]: dword address, row | lane << 22 | mask << 28 | write << 32, wave |
     epoch << 32, dynamic instruction number, the wave's global atomics before it) from
     ``nev`` on; returns (nev, ev, seq) -- ``ev`` grown when needed. ``moves[row]``: 1 for a
@@ -341,11 +355,19 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
                     a &= ~(al - 1)       # what the hardware accesses
                 hi = (a >> 32) & 0xFFFFFFFF
                 if h == H_FLAT and (hi == SHARED_APERTURE_HI or hi == PRIVATE_APERTURE_HI):
-                    continue            # FLAT to LDS or scratch: not checked here
+                    # FLAT to LDS: not checked here; to scratch: the aperture offset is the
+                    # lane's private byte offset (gcnemu/mem/descriptors.py)
+                    if hi == PRIVATE_APERTURE_HI and (a & 0xFFFFFFFF) + nb > scratch_bpl:
+                        _note(counts, first, K_OOB, row, gw, l, a, -1, OOB_PRIVATE)
+                    continue
                 inscratch = scratch_lo <= a < scratch_hi
                 if oor:
                     _note(counts, first, K_OOB, row, gw, l, a, -1,
                           OOB_SCRATCH if inscratch else OOB_BUFFER)
+                    continue
+                if inscratch and h != H_FLAT and _private_offset(
+                        a - scratch_lo - w * 64 * scratch_bpl, l, scratch_bpl) + nb > scratch_bpl:
+                    _note(counts, first, K_OOB, row, gw, l, a, -1, OOB_PRIVATE)
                     continue
                 if not (cur_lo <= a and a + nb <= cur_hi):   # not the last lane's allocation
                     if not _in_alloc(starts, ends, a, nb):

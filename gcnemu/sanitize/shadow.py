@@ -131,7 +131,7 @@ class Sanitizer:
                       f"order between the accesses (no atomic, no barrier in one workgroup)")
         elif k == A.K_OOB:
             what = {A.OOB_BUFFER: "buffer", A.OOB_SCRATCH: "scratch", A.OOB_LDS: "lds",
-                    A.OOB_GLOBAL: "global"}[det]
+                    A.OOB_GLOBAL: "global", A.OOB_PRIVATE: "scratch"}[det]
             detail = {
                 A.OOB_BUFFER: "outside the V#'s range (num_records/stride): the hardware reads "
                               "0 and drops writes",
@@ -139,6 +139,10 @@ class Sanitizer:
                                "hardware reads 0 and drops writes",
                 A.OOB_LDS: f"past the workgroup's LDS allocation of {self.lds_size} bytes",
                 A.OOB_GLOBAL: "outside every allocation of the GPU's memory",
+                A.OOB_PRIVATE: "outside the work-item's own private segment (its bytes of "
+                               "the scratch, in the ABI's swizzled layout): another "
+                               "work-item's private data, or past the scratch; the hardware "
+                               "does not check it",
             }[det]
         else:
             what = ""
@@ -184,8 +188,8 @@ class BatchShadow:
         order = np.argsort(memory.alloc_start, kind="stable")
         self.starts = memory.alloc_start[order].astype(np.int64)
         self.ends = memory.alloc_end[order].astype(np.int64)
-        self.scratch = (scratch.address, scratch.address + scratch.size) if scratch is not None \
-            else (0, 0)
+        self.scratch = (scratch.address, scratch.address + scratch.size,
+                        scratch.bytes_per_lane) if scratch is not None else (0, 0, 0)
         self.trace[0] = 2
         self.trace[1] = 0
 
@@ -196,7 +200,7 @@ class BatchShadow:
             tr, 2, int(tr[0]), self.san.prog.code, self.san.access, s.reads, s.reads_at,
             s.writes, s.writes_at, s.locks, s.locks_at, s.counters, s.waits, s.barrier, s.moves,
             self.gwave, self.wgroup, self.written, self.pend, self.cnt, self.lds,
-            self.san.lds_size, self.starts, self.ends, self.scratch[0], self.scratch[1],
+            self.san.lds_size, self.starts, self.ends, self.scratch[0], self.scratch[1], self.scratch[2],
             self.counts, self.first, self.ev, self.nev, self.seq)
         tr[0] = 2
         tr[1] = 0
