@@ -44,9 +44,10 @@ U64 = np.uint64
 #: then the chain: up to 32 lanes x 2 addresses x 4 dwords as (dword, next) pairs
 _CNT, _HEAD, _NEXT, _CHAIN = 32, 64, 96, 97
 DS_SCRATCH = _CHAIN + 2 * 32 * 2 * 4
-#: room an instruction may need in the trace (row + memory record of up to 128 lines, or a DS
-#: record and its scratch)
-TRACE_SLACK = 2 + DS_SCRATCH
+#: room an instruction may need in the trace: its row and a memory record of up to 128 lines,
+#: below the DS scratch, which lies at the trace's end (trace_memory: there it stays in the
+#: CPU's caches; at the write position it would be new memory at every DS instruction)
+TRACE_SLACK = 2 + 128 + DS_SCRATCH
 #: LDS: 32 banks of 4 bytes (seed clrx-gcn-timings: bank = address bits 2-6)
 LDS_BANKS = 32
 
@@ -121,6 +122,14 @@ def _ds_half_plain(vgpr, row, off, ex, lo):
     """True when the active lanes of the half wave from lane ``lo`` on read one dword each at
     a broadcast address or one bank after the previous active lane's (a row of a tile): one
     pass, conflict free, whatever the other lanes hold."""
+    if (ex >> U64(lo)) & U64(0xFFFFFFFF) == U64(0xFFFFFFFF):
+        # every lane active (the common case): a branch-free loop the compiler vectorises
+        d0 = (np.int64(vgpr[row, lo]) + off) >> 2
+        bad = False
+        for i in range(32):
+            dl = (np.int64(vgpr[row, lo + i]) + off) >> 2
+            bad |= (dl != d0 + i) & (dl != d0)
+        return not bad
     first = -1
     d0 = np.int64(0)
     for l in range(lo, lo + 32):
@@ -139,10 +148,10 @@ def _ds_half_natural(vgpr, row, ndw, lo):
     """True when lane lo + i's address is lane lo's plus 4 ndw i for every lane of the half
     (a row of ndw-dword elements, each lane the next)."""
     a0 = np.int64(vgpr[row, lo])
-    for i in range(1, 32):
-        if np.int64(vgpr[row, lo + i]) != a0 + 4 * ndw * i:
-            return False
-    return True
+    bad = False
+    for i in range(1, 32):    # branch free: vectorised
+        bad |= np.int64(vgpr[row, lo + i]) != a0 + 4 * ndw * i
+    return not bad
 
 
 @njit(inline="always")
@@ -272,6 +281,19 @@ def _image_lines(code, pc, w, sregs, vgpr, vbase, ex, tr, start):
     return _compact_lines(tr, start, n)
 
 
+@njit(inline="always")
+def _flat_contiguous(vgpr, row, nbytes):
+    """True when the 64-bit FLAT addresses of rows ``row``, ``row + 1`` are lane 0's plus
+    ``nbytes`` per lane, all below 2^62 (their lines are then one range, as _add_lines would
+    list them)."""
+    a0 = np.int64(U64(vgpr[row, 0]) | (U64(vgpr[row + 1, 0]) << U64(32)))
+    bad = False
+    for l in range(64):       # branch free: vectorised
+        a = np.int64(U64(vgpr[row, l]) | (U64(vgpr[row + 1, l]) << U64(32)))
+        bad |= a != a0 + nbytes * l
+    return not bad and 0 <= a0 < (np.int64(1) << 62)
+
+
 @njit
 def trace_memory(code, pc, w, sregs, ws, vgpr, tr, tp):
     """Append the memory record of the instruction at row ``pc`` (see the module docstring);
@@ -298,7 +320,7 @@ def trace_memory(code, pc, w, sregs, ws, vgpr, tr, tp):
         else:
             offa = offb = code[pc, C_F0] | (code[pc, C_F1] << 8)
         row = vbase + code[pc, C_F3]
-        tr[tp] = ds_passes(vgpr, row, offa, offb, two, ndw, ex, tr, tp + 1) \
+        tr[tp] = ds_passes(vgpr, row, offa, offb, two, ndw, ex, tr, tr.shape[0] - DS_SCRATCH) \
             if 0 <= row < nrows else 1 | (1 << 16)
         return tp + 1
     start = tp + 1
@@ -331,6 +353,15 @@ def trace_memory(code, pc, w, sregs, ws, vgpr, tr, tp):
     if h == H_FLAT:
         row = vbase + code[pc, C_F2]
         if 0 <= row and row + 1 < nrows:
+            if ex == ~U64(0) and _flat_contiguous(vgpr, row, nbytes):
+                # every lane, each the next element (a row of a buffer): the lines of one
+                # range, already sorted and distinct
+                a = np.int64(U64(vgpr[row, 0]) | (U64(vgpr[row + 1, 0]) << U64(32)))
+                for line in range(a >> 6, ((a + 64 * nbytes - 1) >> 6) + 1):
+                    tr[start + n] = line
+                    n += 1
+                tr[tp] = n
+                return start + n
             for l in range(64):
                 if (ex >> U64(l)) & U64(1):
                     a = np.int64(U64(vgpr[row, l]) | (U64(vgpr[row + 1, l]) << U64(32)))
