@@ -165,8 +165,8 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
             counters, waits, barrier, moves, gwave, wgroup, written, pend, cnt, lds_sh, lds_size, starts, ends,
             scratch_lo, scratch_hi, counts, first, ev, nev, seq0):
     """Walk ``tr[start:end]`` (entries after the header). Per batch wave w: ``written[w, r]``,
-    ``pend[w, r, c]`` (c: 0 VM, 1 LGKM, 2 EXP; ``seq << 22 | row`` of the outstanding access,
-    -1 none), ``cnt[w]`` (issued and done per counter, SMEM outstanding, barrier epoch);
+    ``pend[w, r, c]`` (c: 0 VM, 1 LGKM, 2 EXP; ``seq << 22 | row`` of the last access that
+    writes or reads r, outstanding while seq is not below the counter's done count; -1 none), ``cnt[w]`` (issued and done per counter, SMEM outstanding, barrier epoch);
     ``gwave``/``wgroup`` map batch waves to dispatch-wide ones and to the batch's LDS share;
     ``lds_sh``: see _lds_access. Global accesses go to
     ``ev`` (int64 [cap, NEV]) from ``nev`` on; returns (nev, ev, seq) -- ``ev`` grown when
@@ -680,8 +680,9 @@ def _races(ev, wpg, atomics, counts, first):
         d0, d1 = _dwords_of(ev, e)
         for win in range((d0 - lo) // size, (d1 - lo) // size + 1):
             used[win] = 1
-    lastw = np.empty(size, np.int64)
-    lastr = np.empty(size, np.int64)
+    # int32 (global_races checks that the accesses fit): half the memory traffic of int64
+    lastw = np.empty(size, np.int32)
+    lastr = np.empty(size, np.int32)
     flagged = np.zeros(n, np.uint8)
     found = False
     for win in range(nwin):
@@ -709,9 +710,9 @@ def _races(ev, wpg, atomics, counts, first):
                     if r >= 0 and _unordered(ev, r, e, _mask_at(ev, r, d), me, wpg, atomics):
                         found = True
                         _flag(ev, r, d, e, flagged, counts, first)
-                    lastw[i] = e
+                    lastw[i] = np.int32(e)
                 else:
-                    lastr[i] = e
+                    lastr[i] = np.int32(e)
     return found
 
 
@@ -783,8 +784,15 @@ def global_races(ev, wpg, atomics, counts, first, acc):
     address and count."""
     if ev.shape[0] == 0:
         return
+    if ev.shape[0] >= 2**31:
+        raise ValueError(f"global_races: {ev.shape[0]} global accesses, more than the 2**31 "
+                         f"its int32 shadow can name")
     if not (ev[:, 1] & EV_RANGE).any():
         _races(ev, wpg, atomics, counts, first)
         return
     if _races(ev, wpg, atomics, np.zeros_like(counts), np.zeros_like(first)):
-        _races(expand_ranges(ev, acc), wpg, atomics, counts, first)
+        lanes = expand_ranges(ev, acc)
+        if lanes.shape[0] >= 2**31:
+            raise ValueError(f"global_races: {lanes.shape[0]} global lane accesses, more than "
+                             f"the 2**31 its int32 shadow can name")
+        _races(lanes, wpg, atomics, counts, first)
