@@ -7,10 +7,10 @@ Plain and sanitized dispatches of the same launch alternate within each round (t
 load drifts; alternating keeps the ratio fair); ratio = median sanitized time / median plain
 time. Both must give the same bits.
 
-Measured (AMD EPYC Zen 4 with AVX-512, 2 vCPUs, load average 5-6, 4 Dec 2026), sanitized/plain:
-saxpy n=4000 2.47x, saxpy n=2^20 5.06x, mandelbrot 2.71x, nbody 2.33x, matmul_tiled 7.77x,
-transpose_lds 3.03x, histogram 3.70x, scan_lds 8.28x, loops_break 3.59x (the README's
-sanitizer section has the run before the per-dword analyses beside it).
+Measured (AMD EPYC Zen 4 with AVX-512, 2 vCPUs, load average 4-8, 4 Dec 2026), sanitized/plain:
+saxpy n=4000 2.47x, saxpy n=2^20 3.57x, mandelbrot 2.78x, nbody 2.41x, matmul_tiled 6.64x,
+transpose_lds 4.17x, histogram 4.21x, scan_lds 9.39x, loops_break 3.27x (the README's
+sanitizer section has more runs, and the code before the per-dword analyses beside them).
 """
 from __future__ import annotations
 
