@@ -259,6 +259,53 @@ def test_global_read_write_race_between_workgroups(tmp_path, bug):
     assert f"0x{_pc_of(src, 'flat_store_dword'):x}" in f.detail
 
 
+@pytest.mark.parametrize("bug", [True, False])
+def test_global_race_in_rows_of_lanes(tmp_path, bug):
+    # a 2-D-block pattern: lane l writes out[l % 16] (bug: four rows of 16 lanes each, in two
+    # waves, write the same 16 elements) or out[gid] (fixed). The lanes' addresses form
+    # ascending runs of 16, which the sanitizer takes as ranges, then counts lane by lane
+    body = """
+    v_mov_b32 v4, v0
+    {addr}
+    flat_store_dword v[5:6], v4
+    s_endpgm
+    """.format(addr="v_and_b32 v7, 15, v0\n    v_lshlrev_b32 v7, 2, v7\n    v_mov_b32 v6, s7\n"
+               "    v_add_i32 v5, vcc, s6, v7\n    v_addc_u32 v6, vcc, 0, v6, vcc" if bug else "")
+    rep, src, (inp, out) = _run(tmp_path, "rows", body)
+    if not bug:
+        assert rep.findings == []
+        return
+    [f] = rep.findings
+    assert f.kind == "global-race" and f.pc == _pc_of(src, "flat_store_dword")
+    # lane 16 overwrites lane 0's element in the same instruction, and so on: all 128 race
+    assert (f.wave, f.lane, f.address, f.count) == (0, 0, out.address, 128)
+
+
+def test_expand_ranges_gives_the_lanes_accesses():
+    """A range access (a run of lanes at ascending addresses) expands to what the per-lane
+    path records: one entry per lane and dword with the lane's bytes (worked out by hand)."""
+    from gcnemu.sanitize import analysis as A
+
+    acc = np.zeros((2, 4), np.int64)
+    acc[0, 1], acc[1, 1] = 1, 8               # row 0: byte accesses; row 1: 8 bytes a lane
+    ev = np.zeros((3, A.NEV), np.int64)
+    # row 0, a read by the active lanes 1, 2 and 5 (EXEC 0b100110) of bytes 0x1002-0x1004
+    ev[0] = (0x1002, 0 | (1 << 22) | A.EV_RANGE, 7, 3, 0, 0x1005, 0b100110)
+    # row 1, a write by the run from lane 4 (EXEC also holds lanes 0 and 6, another run)
+    ev[1] = (0x2004, 1 | (4 << 22) | A.EV_RANGE | (1 << 32), 8, 4, 1, 0x2014, 0b1110001)
+    ev[2] = (0x999, 1 | (3 << 22) | (0x3 << 28), 9, 5, 0, 0, 0)   # a lane's entry: as it is
+    got = A.expand_ranges(ev, acc)
+    want = [(0x400, 0 | (1 << 22) | (0b0100 << 28), 7, 3, 0),
+            (0x400, 0 | (2 << 22) | (0b1000 << 28), 7, 3, 0),
+            (0x401, 0 | (5 << 22) | (0b0001 << 28), 7, 3, 0),
+            (0x801, 1 | (4 << 22) | (0xF << 28) | (1 << 32), 8, 4, 1),
+            (0x802, 1 | (4 << 22) | (0xF << 28) | (1 << 32), 8, 4, 1),
+            (0x803, 1 | (5 << 22) | (0xF << 28) | (1 << 32), 8, 4, 1),
+            (0x804, 1 | (5 << 22) | (0xF << 28) | (1 << 32), 8, 4, 1),
+            (0x999, 1 | (3 << 22) | (0x3 << 28), 9, 5, 0)]
+    assert [tuple(int(x) for x in r[:5]) for r in got] == want
+
+
 # --- uninitialized-read --------------------------------------------------------------------
 
 @pytest.mark.parametrize("bug", [True, False])

@@ -6,9 +6,15 @@ wave the registers written, the loads outstanding on each counter and the barrie
 and per LDS byte the last writer and readers (wave and barrier epoch): it finds
 ``unwaited-read``, ``store-data-overwritten``, ``uninitialized-read``, ``lds-race``,
 ``out-of-bounds`` and ``misaligned``, and collects the dispatch's global accesses (one entry
-per lane and dword, with a byte mask). `global_races` sorts those by address after the
-dispatch and finds ``global-race``. The trace may be consumed in pieces (the engine stops when
-it is full): the shadow state carries over.
+per run of lanes that access one ascending range, else one per lane and dword, with a byte
+mask). `global_races` walks those after the dispatch and finds ``global-race``. The
+trace may be consumed in pieces (the engine stops when it is full): the shadow state carries
+over.
+
+The cost is per distinct dword an instruction touches, not per lane, wherever that changes
+no finding: an LDS instruction is first checked over its footprint, global ranges are
+checked as ranges, and the per-lane paths run only where those find something (or where the
+lanes' addresses do not fit them), so that what is found and counted is the same.
 
 Findings are counted per (kind, row): ``counts[kind, row]`` and the first occurrence's wave,
 lane, address, register or other access (``first[kind, row]``, see F_*).
@@ -16,6 +22,7 @@ lane, address, register or other access (``first[kind, row]``, see F_*).
 from __future__ import annotations
 
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ..exec.jit import njit
 from ..exec.layout import (
@@ -38,6 +45,7 @@ from ..exec.layout import (
     PRIVATE_APERTURE_HI,
     SHARED_APERTURE_HI,
 )
+from ..sem.valu_int import popcount64
 from .record import OUT_OF_RANGE, lane_entries
 from .rows import EXP, LGKM, SMEM, VM
 
@@ -61,21 +69,29 @@ NREGS = 512
 A_NONE, A_LOAD, A_STORE, A_ATOMIC = 0, 1, 2, 3
 _ROWBITS = 22
 _ROWMASK = (1 << _ROWBITS) - 1
-_NONE = -1
+#: columns of a global access (``ev``, see consume) and the flag of a range access in column 1
+NEV = 7
+EV_RANGE = np.int64(1) << 33
+#: dwords an LDS instruction's footprint may span to take consume's footprint path (words of
+#: 64 dwords: 1 KB per word, 2 KB in all, the largest LDS-tile strides of the corpus)
+FP_WORDS = 8
 
 
 def access_table(code: np.ndarray) -> np.ndarray:
-    """int64 [n, 3] per row: access kind (A_*), bytes per lane and address, alignment."""
+    """int64 [n, 4] per row: access kind (A_*), bytes per lane and address, alignment, and the
+    trace record's entries per active lane (record.lane_entries: looked up here once rather
+    than called per record, which costs the reference counts of its array argument)."""
     n = code.shape[0]
-    out = np.zeros((n, 3), np.int64)
+    out = np.zeros((n, 4), np.int64)
     for r in range(n):
         h = int(code[r, C_H])
         if not (h == H_SMRD_LOAD or H_DS <= h <= H_MIMG):
             continue
+        out[r, 3] = lane_entries(code, r)
         sub = int(code[r, C_K])
         kind, size, count = sub & 0xFF, (sub >> 8) & 0xFF, (sub >> 16) & 0xF
         if h == H_SMRD_LOAD:
-            out[r] = (A_LOAD, 4 * int(code[r, C_K]), 4)
+            out[r, :3] = (A_LOAD, 4 * int(code[r, C_K]), 4)
             continue
         if h == H_MIMG:
             continue
@@ -102,7 +118,7 @@ def access_table(code: np.ndarray) -> np.ndarray:
             else:
                 # CLRX GcnMemHandling.md: 32-bit and wider align to 4 bytes, 16-bit to 2
                 al = 4 if nb >= 4 else nb
-        out[r] = (a, nb, al)
+        out[r, :3] = (a, nb, al)
     return out
 
 
@@ -162,20 +178,26 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
             counters, waits, barrier, moves, gwave, wgroup, written, pend, cnt, lds_sh, lds_size, starts, ends,
             scratch_lo, scratch_hi, scratch_bpl, counts, first, ev, nev, seq0):
     """Walk ``tr[start:end]`` (entries after the header). Per batch wave w: ``written[w, r]``,
-    ``pend[w, r, c]`` (c: 0 VM, 1 LGKM, 2 EXP; ``seq << 22 | row`` of the outstanding access,
-    -1 none), ``cnt[w]`` (issued and done per counter, SMEM outstanding, barrier epoch);
+    ``pend[w, r, c]`` (c: 0 VM, 1 LGKM, 2 EXP; ``seq << 22 | row`` of the last access that
+    writes or reads r, outstanding while seq is not below the counter's done count; -1 none), ``cnt[w]`` (issued and done per counter, SMEM outstanding, barrier epoch);
     ``gwave``/``wgroup`` map batch waves to dispatch-wide ones and to the batch's LDS share;
     ``lds_sh``: see _lds_access; ``scratch_lo``/``scratch_hi``: the batch's scratch,
     ``scratch_bpl`` bytes per lane (`_private_offset`). Global accesses go to
-    ``ev`` (int64 [cap, 5]: dword address, row | lane << 22 | mask << 28 | write << 32, wave |
-    epoch << 32, dynamic instruction number, the wave's global atomics before it) from
-    ``nev`` on; returns (nev, ev, seq) -- ``ev`` grown when needed. ``moves[row]``: 1 for a
-    copy (its destination is as defined as its sources), 2 for v_writelane."""
+    ``ev`` (int64 [cap, NEV]) from ``nev`` on; returns (nev, ev, seq) -- ``ev`` grown when
+    needed. A global access is one lane's dword: dword address, row | lane << 22 | mask << 28
+    | write << 32, wave | epoch << 32, dynamic instruction number, the wave's global atomics
+    before it, 0, 0; or, where the active lanes' addresses form ascending ranges (lane k of
+    a run of them at ``a + k * bytes``: nearly every access of a real kernel), each run as one
+    *range* access: first byte, row | first lane << 22 | EV_RANGE | write << 32, the same
+    two, end byte, EXEC (`expand_ranges` turns it back into the lanes' entries).
+    ``moves[row]``: 1 for a copy (its destination is as defined as its sources), 2 for
+    v_writelane."""
     p = start
     w = 0
     seq = seq0
     cur_lo = np.int64(0)       # the allocation the last global access fell in
     cur_hi = np.int64(0)
+    fp = np.zeros(FP_WORDS, np.uint64)     # an LDS instruction's footprint (see below)
     while p < end:
         v = tr[p]
         p += 1
@@ -268,7 +290,7 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
             continue
         ex = tr[p]
         p += 1
-        per = lane_entries(code, row)
+        per = acc[row, 3]
         if kind == A_NONE or per == 0:
             exu = np.uint64(ex)
             while exu:                  # step over the record: no addressed bytes
@@ -277,7 +299,79 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
             continue
         seq += 1
         exu = np.uint64(ex)
+        nent = np.int64(popcount64(exu)) * per      # the record's address entries
         if h == H_DS:
+            # The footprint path: an instruction whose lanes all access whole, aligned,
+            # in-bounds dwords is checked once per distinct dword (the set of them as a bit
+            # mask from the lowest), first without changing the shadow; when that finds
+            # nothing, the shadow is updated once per dword. This is the per-lane path's
+            # outcome: its lanes differ from each other only in the dwords they touch, and
+            # what a lane leaves behind (its wave's access, the bytes written) neither makes
+            # nor hides a finding of another lane of the same instruction. When the check
+            # finds something, the per-lane path below runs and counts it lane by lane.
+            if (nb & 3) == 0 and nent > 0:
+                # one pass: bounds, alignment and the footprint, whose dword 0 is ``org``
+                # (the first lane's dword, in the middle)
+                org = tr[p] - 128 * FP_WORDS
+                for j in range(FP_WORDS):
+                    fp[j] = 0
+                lo = tr[p]
+                top = lo
+                bits = np.int64(0)
+                nd = nb >> 2
+                for k in range(p, p + nent):
+                    x = tr[k]
+                    lo = min(lo, x)
+                    top = max(top, x)
+                    bits |= x
+                    # clamped: an address outside the footprint fails the test below
+                    o = min(max((x - org) >> 2, 0), 64 * FP_WORDS - nd)
+                    for j in range(o, o + nd):
+                        fp[j >> 6] |= np.uint64(1) << np.uint64(j & 63)
+                if (bits & (al - 1)) == 0 and top + nb <= lds_size and lo >= org and \
+                        top + nb <= org + 256 * FP_WORDS:
+                    nw = FP_WORDS
+                    i0 = wgroup[w] * ((lds_size + 3) >> 2) + (org >> 2)
+                    wtag = w + 1
+                    ept = ep & 0xFFFFF
+                    found = False
+                    for j in range(nw):
+                        m = fp[j]
+                        while m and not found:
+                            i = i0 + 64 * j + np.int64(trailing_zeros(m))
+                            m &= m - np.uint64(1)
+                            lw = lds_sh[0, i]
+                            if kind != A_STORE and lds_sh[3, i] != 0xF:
+                                found = True            # uninitialised bytes read
+                            if lw != 0 and (lw & 0xFFFF) != wtag and \
+                                    (lw >> _EP_SHIFT) & 0xFFFFF == ept and \
+                                    (kind == A_STORE or not (lw >> _AT_SHIFT) & 1):
+                                found = True            # another wave's write
+                            if kind == A_STORE:
+                                for q in range(1, 3):
+                                    x = lds_sh[q, i]
+                                    if x != 0 and (x & 0xFFFF) != wtag and \
+                                            (x >> _EP_SHIFT) & 0xFFFFF == ept:
+                                        found = True    # another wave's read
+                    if not found:
+                        me = _lds_pack(w, ep, row, kind == A_ATOMIC, 0xF)
+                        for j in range(nw):
+                            m = fp[j]
+                            while m:
+                                i = i0 + 64 * j + np.int64(trailing_zeros(m))
+                                m &= m - np.uint64(1)
+                                if kind == A_LOAD:
+                                    r1 = lds_sh[1, i]
+                                    if r1 == 0 or (r1 & 0xFFFF) == wtag or \
+                                            (r1 >> _EP_SHIFT) & 0xFFFFF != ept:
+                                        lds_sh[1, i] = me
+                                    else:
+                                        lds_sh[2, i] = me
+                                else:
+                                    lds_sh[0, i] = me
+                                    lds_sh[3, i] = 0xF
+                        p += nent
+                        continue
             prev = np.int64(-1)
             # plain loads and stores of whole, aligned, in-bounds dwords (nearly all of them)
             # are checked here, written out: _lds_access's checks with every byte mask 0xF.
@@ -340,6 +434,56 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
                                         lds_size, counts, first)
                     p += 1
             continue
+        # The range path: the active lanes' addresses split into runs, each one ascending
+        # range (lane k of a run at ``a + k * bytes``: a row of a 2-D block, the whole wave
+        # in 1-D); when every run is whole, aligned accesses inside one allocation, clear of
+        # the scratch and of FLAT's LDS and scratch apertures, there is nothing to report and
+        # each run is one range access for global_races. Otherwise the per-lane path below.
+        if per == 1 and nent > 0:
+            bits = np.int64(0)
+            for k in range(p, p + nent):     # branch-free: vectorised
+                bits |= tr[k]
+            ok = (bits & (al - 1)) == 0
+            nev0 = nev
+            rest = exu                  # the lanes of the runs not yet taken
+            k = p
+            while ok and k < p + nent:
+                a0 = tr[k]
+                j = k + 1
+                while j < p + nent and tr[j] == tr[j - 1] + nb:
+                    j += 1
+                aend = tr[j - 1] + nb
+                if h == H_FLAT:
+                    for x in (a0, aend - 1):
+                        hi = (x >> 32) & 0xFFFFFFFF
+                        if hi == SHARED_APERTURE_HI or hi == PRIVATE_APERTURE_HI:
+                            ok = False
+                if a0 < scratch_hi and aend > scratch_lo:
+                    ok = False
+                if ok and not (cur_lo <= a0 and aend <= cur_hi):
+                    if _in_alloc(starts, ends, a0, aend - a0):
+                        cur_lo, cur_hi = _alloc_of(starts, ends, a0)
+                    else:
+                        ok = False
+                if ok and kind != A_ATOMIC:  # atomics do not race
+                    if nev >= ev.shape[0]:
+                        ev = _grown(ev, nev)
+                    ev[nev, 0] = a0
+                    ev[nev, 1] = row | (np.int64(trailing_zeros(rest)) << 22) | EV_RANGE | \
+                        (np.int64(kind == A_STORE) << 32)
+                    ev[nev, 2] = gw | (ep << 32)
+                    ev[nev, 3] = seq
+                    ev[nev, 4] = cnt[w, 8]
+                    ev[nev, 5] = aend
+                    ev[nev, 6] = ex
+                    nev += 1
+                for _ in range(j - k):
+                    rest &= rest - np.uint64(1)
+                k = j
+            if ok:
+                p += nent
+                continue
+            nev = nev0                  # the per-lane path records them
         for l in range(64):
             if not (exu >> np.uint64(l)) & np.uint64(1):
                 continue
@@ -384,17 +528,25 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
                     hiB = min(a + nb, d * 4 + 4) - d * 4
                     mask = ((1 << hiB) - 1) ^ ((1 << lo) - 1)
                     if nev >= ev.shape[0]:
-                        grown = np.empty((2 * ev.shape[0], 5), np.int64)
-                        grown[:nev] = ev[:nev]
-                        ev = grown
+                        ev = _grown(ev, nev)
                     ev[nev, 0] = d
                     ev[nev, 1] = row | (np.int64(l) << 22) | (np.int64(mask) << 28) | \
                         (np.int64(kind == A_STORE) << 32)
                     ev[nev, 2] = gw | (ep << 32)
                     ev[nev, 3] = seq
                     ev[nev, 4] = cnt[w, 8]
+                    ev[nev, 5] = 0
+                    ev[nev, 6] = 0
                     nev += 1
     return nev, ev, seq
+
+
+@njit
+def _grown(ev, nev):
+    """``ev`` with twice the room, its first ``nev`` accesses kept."""
+    grown = np.empty((2 * ev.shape[0], NEV), np.int64)
+    grown[:nev] = ev[:nev]
+    return grown
 
 
 #: the LDS shadow packs, per dword: wave + 1 (bits 0-15), barrier epoch (16-35), row (36-57),
@@ -481,16 +633,35 @@ WINDOW_SHIFT = 22
 
 
 @njit(inline="always")
-def _unordered(ev, a, b, wpg, atomics):
-    """True when global accesses ``a`` and ``b`` (rows of ``ev``) overlap and nothing orders
-    them (see global_races)."""
-    ma, mb = ev[a, 1], ev[b, 1]
-    if not ((ma >> 28) & (mb >> 28) & 0xF):
+def _dwords_of(ev, e):
+    """First and last dword of global access ``e`` (a lane's dword or a range access)."""
+    if ev[e, 1] & EV_RANGE:
+        return ev[e, 0] >> 2, (ev[e, 5] - 1) >> 2
+    return ev[e, 0], ev[e, 0]
+
+
+@njit(inline="always")
+def _mask_at(ev, e, d):
+    """The bytes of dword ``d`` that global access ``e`` touches (a 4-bit mask)."""
+    if ev[e, 1] & EV_RANGE:
+        lo = max(ev[e, 0], 4 * d) - 4 * d
+        hi = min(ev[e, 5], 4 * d + 4) - 4 * d
+        return ((1 << hi) - 1) ^ ((1 << lo) - 1)
+    return (ev[e, 1] >> 28) & 0xF
+
+
+@njit(inline="always")
+def _unordered(ev, a, b, ma, mb, wpg, atomics):
+    """True when global accesses ``a`` and ``b`` (rows of ``ev``), which touch the bytes
+    ``ma`` and ``mb`` of one dword, overlap and nothing orders them (see global_races)."""
+    if not (ma & mb):
         return False
     wa, wb = ev[a, 2] & 0xFFFFFFFF, ev[b, 2] & 0xFFFFFFFF
     ka, kb = ev[a, 4], ev[b, 4]
     if wa == wb:
-        return ev[a, 3] == ev[b, 3] and ((ma >> 22) & 63) != ((mb >> 22) & 63)
+        # one instruction's lanes (a range access is never compared with itself: its lanes'
+        # bytes are disjoint)
+        return ev[a, 3] == ev[b, 3] and ((ev[a, 1] >> 22) & 63) != ((ev[b, 1] >> 22) & 63)
     if (atomics[wa] > ka and kb > 0) or (atomics[wb] > kb and ka > 0):
         return False
     if wa // wpg != wb // wpg:
@@ -499,16 +670,121 @@ def _unordered(ev, a, b, wpg, atomics):
 
 
 @njit(inline="always")
-def _flag(ev, e, other, flagged, counts, first):
+def _flag(ev, e, d, other, flagged, counts, first):
     if not flagged[e]:
         flagged[e] = 1
         m = ev[e, 1]
         _note(counts, first, K_GLOBAL_RACE, m & _ROWMASK, ev[e, 2] & 0xFFFFFFFF,
-              (m >> 22) & 63, ev[e, 0] * 4, ev[other, 1] & _ROWMASK, 0)
+              (m >> 22) & 63, d * 4, ev[other, 1] & _ROWMASK, 0)
 
 
 @njit
-def global_races(ev, wpg, atomics, counts, first):
+def _races(ev, wpg, atomics, counts, first):
+    """global_races' walk over ``ev`` (lane and range accesses alike); returns whether it
+    flagged any access."""
+    n = ev.shape[0]
+    if n == 0:
+        return False
+    lo, hi = _dwords_of(ev, 0)
+    for e in range(n):
+        d0, d1 = _dwords_of(ev, e)
+        lo = min(lo, d0)
+        hi = max(hi, d1)
+    if hi - lo < (1 << WINDOW_SHIFT):
+        size = hi - lo + 1          # one window from the lowest dword
+        nwin = 1
+    else:
+        size = 1 << WINDOW_SHIFT
+        nwin = ((hi - lo) >> WINDOW_SHIFT) + 1
+    # the windows any access falls in (one, as a rule: the buffers lie together)
+    used = np.zeros(nwin, np.uint8)
+    for e in range(n):
+        d0, d1 = _dwords_of(ev, e)
+        for win in range((d0 - lo) // size, (d1 - lo) // size + 1):
+            used[win] = 1
+    # int32 (global_races checks that the accesses fit): half the memory traffic of int64
+    lastw = np.empty(size, np.int32)
+    lastr = np.empty(size, np.int32)
+    flagged = np.zeros(n, np.uint8)
+    found = False
+    for win in range(nwin):
+        if not used[win]:
+            continue
+        lastw[:] = -1
+        lastr[:] = -1
+        wlo = lo + win * size
+        for e in range(n):
+            d0, d1 = _dwords_of(ev, e)
+            d0 = max(d0, wlo)
+            d1 = min(d1, wlo + size - 1)
+            write = (ev[e, 1] >> 32) & 1
+            for d in range(d0, d1 + 1):
+                i = d - wlo
+                me = _mask_at(ev, e, d)
+                o = lastw[i]
+                if o >= 0 and _unordered(ev, e, o, me, _mask_at(ev, o, d), wpg, atomics):
+                    found = True
+                    if write:
+                        _flag(ev, o, d, e, flagged, counts, first)
+                    _flag(ev, e, d, o, flagged, counts, first)
+                if write:
+                    r = lastr[i]
+                    if r >= 0 and _unordered(ev, r, e, _mask_at(ev, r, d), me, wpg, atomics):
+                        found = True
+                        _flag(ev, r, d, e, flagged, counts, first)
+                    lastw[i] = np.int32(e)
+                else:
+                    lastr[i] = np.int32(e)
+    return found
+
+
+@njit
+def expand_ranges(ev, acc):
+    """``ev`` with each range access replaced by its lanes' accesses, one per lane and dword,
+    as consume's per-lane path writes them (``acc``: access_table, for the bytes per lane).
+    A range's lanes are the active ones (EXEC, column 6) from its first, one per ``bytes``."""
+    n = 0
+    for e in range(ev.shape[0]):
+        if ev[e, 1] & EV_RANGE:
+            nb = acc[ev[e, 1] & _ROWMASK, 1]
+            a = ev[e, 0]
+            while a < ev[e, 5]:
+                n += ((a + nb - 1) >> 2) - (a >> 2) + 1
+                a += nb
+        else:
+            n += 1
+    out = np.zeros((n, NEV), np.int64)
+    k = 0
+    for e in range(ev.shape[0]):
+        m = ev[e, 1]
+        if not m & EV_RANGE:
+            out[k] = ev[e]
+            k += 1
+            continue
+        nb = acc[m & _ROWMASK, 1]
+        a = ev[e, 0]
+        exu = np.uint64(ev[e, 6])
+        for l in range((m >> 22) & 63, 64):
+            if not (exu >> np.uint64(l)) & np.uint64(1):
+                continue
+            if a >= ev[e, 5]:
+                break
+            for d in range(a >> 2, ((a + nb - 1) >> 2) + 1):
+                lo = max(a, d * 4) - d * 4
+                hiB = min(a + nb, d * 4 + 4) - d * 4
+                mask = ((1 << hiB) - 1) ^ ((1 << lo) - 1)
+                out[k, 0] = d
+                out[k, 1] = (m & _ROWMASK) | (np.int64(l) << 22) | (np.int64(mask) << 28) | \
+                    (((m >> 32) & 1) << 32)
+                out[k, 2] = ev[e, 2]
+                out[k, 3] = ev[e, 3]
+                out[k, 4] = ev[e, 4]
+                k += 1
+            a += nb
+    return out
+
+
+def global_races(ev, wpg, atomics, counts, first, acc):
     """Races among the dispatch's global accesses ``ev`` (consume's entries, in batch order):
     an access that overlaps a write by another work-item with no order between them --
     another workgroup, another wave of the group in the same barrier epoch, or another lane
@@ -521,48 +797,24 @@ def global_races(ev, wpg, atomics, counts, first):
     access made before its wave's last global atomic (``atomics[wave]``, the wave's total)
     and one made after the other wave's first are taken as ordered. This cannot tell which
     atomics a kernel synchronises through, so races hidden behind unrelated atomics are
-    missed."""
-    n = ev.shape[0]
-    if n == 0:
+    missed.
+
+    Range accesses are walked as they are first, into scratch counts: a range's bytes in a
+    dword are the union of its lanes' there, and its attributes theirs, so this walk flags
+    whatever the lanes' walk would (and maybe more). Only when it flags anything are the
+    ranges expanded (expand_ranges) and the lanes walked, which gives each finding its lane,
+    address and count."""
+    if ev.shape[0] == 0:
         return
-    lo = ev[0, 0]
-    hi = lo
-    for e in range(n):
-        lo = min(lo, ev[e, 0])
-        hi = max(hi, ev[e, 0])
-    if hi - lo < (1 << WINDOW_SHIFT):
-        size = hi - lo + 1          # one window from the lowest dword
-        shift = 62
-    else:
-        size = 1 << WINDOW_SHIFT
-        shift = WINDOW_SHIFT
-    # the windows any access falls in (one, as a rule: the buffers lie together)
-    used = np.zeros(((hi - lo) >> shift) + 1 if shift != 62 else 1, np.uint8)
-    if shift != 62:
-        for e in range(n):
-            used[(ev[e, 0] - lo) >> shift] = 1
-    lastw = np.empty(size, np.int64)
-    lastr = np.empty(size, np.int64)
-    flagged = np.zeros(n, np.uint8)
-    for win in range(used.shape[0]):
-        if shift != 62 and not used[win]:
-            continue
-        lastw[:] = -1
-        lastr[:] = -1
-        for e in range(n):
-            if shift != 62 and (ev[e, 0] - lo) >> shift != win:
-                continue
-            d = (ev[e, 0] - lo) & (size - 1) if shift != 62 else ev[e, 0] - lo
-            o = lastw[d]
-            write = (ev[e, 1] >> 32) & 1
-            if o >= 0 and _unordered(ev, e, o, wpg, atomics):
-                if write:
-                    _flag(ev, o, e, flagged, counts, first)
-                _flag(ev, e, o, flagged, counts, first)
-            if write:
-                r = lastr[d]
-                if r >= 0 and _unordered(ev, r, e, wpg, atomics):
-                    _flag(ev, r, e, flagged, counts, first)
-                lastw[d] = e
-            else:
-                lastr[d] = e
+    if ev.shape[0] >= 2**31:
+        raise ValueError(f"global_races: {ev.shape[0]} global accesses, more than the 2**31 "
+                         f"its int32 shadow can name")
+    if not (ev[:, 1] & EV_RANGE).any():
+        _races(ev, wpg, atomics, counts, first)
+        return
+    if _races(ev, wpg, atomics, np.zeros_like(counts), np.zeros_like(first)):
+        lanes = expand_ranges(ev, acc)
+        if lanes.shape[0] >= 2**31:
+            raise ValueError(f"global_races: {lanes.shape[0]} global lane accesses, more than "
+                             f"the 2**31 its int32 shadow can name")
+        _races(lanes, wpg, atomics, counts, first)

@@ -117,23 +117,35 @@ def record_access(code, pc, w, sregs, ws, vgpr, tr, tp):
             offb = code[pc, C_F1] * scale
         else:
             offa = offb = code[pc, C_F0] | (code[pc, C_F1] << 8)
-        for l in range(64):
-            if (ex >> U64(l)) & U64(1):
-                a = np.int64(vgpr[row, l])
-                tr[start + n] = (a + offa) & 0xFFFFFFFF
-                n += 1
-                if per == 2:
-                    tr[start + n] = (a + offb) & 0xFFFFFFFF
+        if ex == ~U64(0) and per == 1:
+            # a whole wave (nearly every access): a loop without branches, vectorised
+            for l in range(64):
+                tr[start + l] = (np.int64(vgpr[row, l]) + offa) & 0xFFFFFFFF
+            n = 64
+        else:
+            for l in range(64):
+                if (ex >> U64(l)) & U64(1):
+                    a = np.int64(vgpr[row, l])
+                    tr[start + n] = (a + offa) & 0xFFFFFFFF
                     n += 1
+                    if per == 2:
+                        tr[start + n] = (a + offb) & 0xFFFFFFFF
+                        n += 1
     elif h == H_FLAT:
         row = vbase + code[pc, C_F2]
         if not (0 <= row and row + 1 < nrows):
             tr[tp] = 0
             return start
-        for l in range(64):
-            if (ex >> U64(l)) & U64(1):
-                tr[start + n] = np.int64(U64(vgpr[row, l]) | (U64(vgpr[row + 1, l]) << U64(32)))
-                n += 1
+        if ex == ~U64(0):
+            for l in range(64):     # a whole wave: vectorised, as above
+                tr[start + l] = np.int64(U64(vgpr[row, l]) | (U64(vgpr[row + 1, l]) << U64(32)))
+            n = 64
+        else:
+            for l in range(64):
+                if (ex >> U64(l)) & U64(1):
+                    tr[start + n] = np.int64(U64(vgpr[row, l]) |
+                                             (U64(vgpr[row + 1, l]) << U64(32)))
+                    n += 1
     else:    # MUBUF, MTBUF
         offen = code[pc, C_F0]
         idxen = code[pc, C_F1]
