@@ -64,7 +64,8 @@ KEEP_LAUNCHES = 8
 #: ...unless one holds more than this many bytes of state arrays and scratch: big launches
 #: spend their time emulating, not setting up, and should not pin host or GPU memory
 KEEP_LAUNCH_BYTES = 64 << 20
-_COUNTER_COLS = np.array(list(COUNTER_COLUMNS.values()))
+#: (counter name, ws column) of the counters a batch reports
+_COUNTER_PAIRS = tuple(COUNTER_COLUMNS.items())
 
 
 def compile_plan(timing: bool):
@@ -483,26 +484,31 @@ class Launch:
         # per-batch Python work is a fixed cost per 128 waves: a few whole-array numpy ops, on
         # whole columns, because the rows of waves not in the batch are zero (_init_batch sets
         # the arrays whole) and stay so (the engine runs the waves of ``ids`` only)
-        sums = ws.sum(axis=0)[_COUNTER_COLS]
-        res.totals = dict(zip(COUNTER_COLUMNS, sums.tolist()))
-        for w in np.flatnonzero(ws[:, WS_FAULTS]).tolist():
-            nf = int(ws[w, WS_FAULTS])
-            for i in range(min(nf, st.faults.shape[1])):
-                addr, row, lane, wr = (int(x) for x in st.faults[w, i])
-                res.faults.append(self._describe_fault(gpu.memory, batch, w, addr, row, lane, wr))
-        for w in np.flatnonzero(ws[:, WS_LDS_OVERRUNS]).tolist():
-            res.faults.append(self._describe_lds_overrun(batch, w, int(ws[w, WS_LDS_OVERRUN_ADDR]),
-                                                         int(ws[w, WS_LDS_OVERRUN_ROW]),
-                                                         int(ws[w, WS_LDS_OVERRUN_LANE])))
+        # every column's sum at once (the counters, the faults, the VALU lanes): one pass
+        # over ws, and the per-wave loops below only where a sum says there is something
+        col = ws.sum(axis=0).tolist()
+        res.totals = {name: col[c] for name, c in _COUNTER_PAIRS}
+        if col[WS_FAULTS]:
+            for w in np.flatnonzero(ws[:, WS_FAULTS]).tolist():
+                nf = int(ws[w, WS_FAULTS])
+                for i in range(min(nf, st.faults.shape[1])):
+                    addr, row, lane, wr = (int(x) for x in st.faults[w, i])
+                    res.faults.append(self._describe_fault(gpu.memory, batch, w, addr, row, lane, wr))
+        if col[WS_LDS_OVERRUNS]:
+            for w in np.flatnonzero(ws[:, WS_LDS_OVERRUNS]).tolist():
+                res.faults.append(self._describe_lds_overrun(batch, w, int(ws[w, WS_LDS_OVERRUN_ADDR]),
+                                                             int(ws[w, WS_LDS_OVERRUN_ROW]),
+                                                             int(ws[w, WS_LDS_OVERRUN_LANE])))
         nmsg = min(int(st.msgs[0, 0]), st.msgs.shape[0] - 1)
         res.messages = [(int(st.msgs[i, 0]), int(st.msgs[i, 1]), int(st.msgs[i, 2]))
                         for i in range(1, nmsg + 1)]
-        res.halted = int(np.count_nonzero(ws[:, WS_STATUS] == ST_HALTED))
-        res.valu_lanes = int(ws[:, WS_VALU_LANES].sum())
+        # waves that halted, and those left at a barrier (an error below)
+        status = np.bincount(ws[:, WS_STATUS], minlength=ST_HALTED + 1)
+        res.halted = int(status[ST_HALTED])
+        res.valu_lanes = col[WS_VALU_LANES]
         # what did not fit in the record buffers is counted, not lost without a word
         res.dropped = {"s_sendmsg": int(st.msgs[0, 0]) - nmsg,
-                       "faults": int(ws[:, WS_FAULTS].sum() + ws[:, WS_LDS_OVERRUNS].sum())
-                       - len(res.faults),
+                       "faults": col[WS_FAULTS] + col[WS_LDS_OVERRUNS] - len(res.faults),
                        "exports": int(st.exports[0, 0]) - len(res.exports)}
         if bad >= 0:
             g = batch[bad // wpg]
@@ -510,7 +516,7 @@ class Launch:
             res.error = error_from_wave(prog, ws, int(bad), kernel=info.name,
                                         wave_label=f"{bad % wpg} of workgroup {gid}")
         else:
-            stuck = np.count_nonzero(ws[:, WS_STATUS] == ST_BARRIER)
+            stuck = int(status[ST_BARRIER])
             if stuck:
                 res.error = DispatchError(f"kernel {info.name}: {stuck} wave(s) wait at s_barrier "
                                           f"that the rest of their workgroup never reaches")

@@ -399,3 +399,70 @@ def test_ds_write_address_patterns(op, count, ex_kind):
                 _wr(mem, ((int(addr[l]) + off) & M32) & ~(align - 1), lim,
                     [data[i][l] for i in range(count)])
         assert _bytes_from(r) == bytes(mem), kinds
+
+
+# A row whose 64 lanes are all on and address one run of 256n bytes (scan_lds' buf[lid]) is
+# one vector load or store (lanes._lds_whole_row, n = 1, 2, 4); runs that must not take that
+# form: one crossing the M0 limit, one that wraps at 2^32 (in ADDR, or only after the
+# offset), one whose ADDR is not aligned to the access (the alignment mask then moves its
+# lanes), partial EXEC, and b96 (16-byte alignment for 12-byte elements).
+WHOLE_LDS = 2048     # room for a run of 64 b128 accesses below the limit
+WHOLE_RUNS = ["inside", "crossing_limit", "wrapping", "offset_wraps", "unaligned", "partial"]
+
+
+def _whole_run(kind, nb, lim):
+    start = {"inside": 8 * nb, "crossing_limit": lim - 62 * nb, "wrapping": (1 << 32) - 20 * nb,
+             "offset_wraps": (1 << 32) - 64 * nb, "unaligned": 8 * nb + 4 if nb > 4 else 8 * nb + 2,
+             "partial": 8 * nb}[kind]
+    return ((start + nb * np.arange(64, dtype=np.int64)) & M32).astype(np.uint32)
+
+
+@pytest.mark.parametrize("kind", WHOLE_RUNS)
+@pytest.mark.parametrize("op,count", LOADS)
+def test_ds_read_whole_row_runs(op, count, kind):
+    rng = np.random.default_rng(zlib.crc32(f"{op}{kind}whole".encode()))
+    init = bytes(rng.integers(0, 256, WHOLE_LDS, dtype=np.uint8).tobytes())
+    nb = 4 * count
+    align = nb if nb <= 8 else 16
+    lim = WHOLE_LDS - 16
+    addr = _whole_run(kind, nb, lim)
+    off = 4 * count if kind != "offset_wraps" else 64 * nb - 8
+    ex = _exec(rng, "partial" if kind == "partial" else "full")
+    old = rng.integers(0, 1 << 32, (4, 64), dtype=np.uint64).astype(np.uint32)
+    vg = {10 + i: old[i] for i in range(count)}
+    vg[2] = addr
+    r = run(f"{op} v[10:{9 + count}], v2 offset:{off}", vgpr=vg, lds=init, lds_bytes=WHOLE_LDS,
+            m0=lim, exec_mask=ex)
+    for l in range(64):
+        if ex >> l & 1:
+            exp = _rd(init, ((int(addr[l]) + off) & M32) & ~(align - 1), lim, nb)
+        else:
+            exp = [int(old[i][l]) for i in range(count)]
+        assert [int(r.vgpr[10 + i][l]) for i in range(count)] == exp, (l, hex(int(addr[l])))
+
+
+@pytest.mark.parametrize("kind", WHOLE_RUNS)
+@pytest.mark.parametrize("op,count", STORES)
+def test_ds_write_whole_row_runs(op, count, kind):
+    rng = np.random.default_rng(zlib.crc32(f"{op}{kind}wwhole".encode()))
+    init = bytearray(rng.integers(0, 256, WHOLE_LDS, dtype=np.uint8).tobytes())
+    nb = 4 * count
+    align = nb if nb <= 8 else 16
+    lim = WHOLE_LDS - 16
+    addr = _whole_run(kind, nb, lim)
+    off = 4 * count if kind != "offset_wraps" else 64 * nb - 8
+    ex = _exec(rng, "partial" if kind == "partial" else "full")
+    data = rng.integers(0, 1 << 32, (4, 64), dtype=np.uint64).astype(np.uint32)
+    vg = {10 + i: data[i] for i in range(count)}
+    vg[1] = addr
+    vg[98] = np.arange(64, dtype=np.uint32)
+    d = f"v[10:{9 + count}]" if count > 1 else "v10"
+    r = run(f"{op} v1, {d} offset:{off}\ns_mov_b64 exec, -1\ns_mov_b32 m0, -1\n" +
+            _readback_code(nbytes=WHOLE_LDS), vgpr=vg, lds=bytes(init), lds_bytes=WHOLE_LDS,
+            m0=lim, exec_mask=ex)
+    mem = bytearray(init)
+    for l in range(64):
+        if ex >> l & 1:
+            _wr(mem, ((int(addr[l]) + off) & M32) & ~(align - 1), lim,
+                [data[i][l] for i in range(count)])
+    assert _bytes_from(r, nbytes=WHOLE_LDS) == bytes(mem)

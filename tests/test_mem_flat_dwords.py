@@ -394,3 +394,81 @@ def test_flat_store_address_patterns(n, ex):
                         faults.append((a, lane, 1))
             assert mem.read(buf, size) == bytes(out)
             assert [(f[0], f[2], f[3]) for f in r.faults] == faults[:64]
+
+
+# A row whose 64 lanes are all on and address one run of 256n bytes (an array indexed by the
+# work-item id) loads and stores with one vector access (lanes._flat_whole_row); runs that
+# must not take that form: one reaching into the guard page, one starting unaligned (its
+# dwords go through the byte path), one lane's high half off the run (an unmapped address),
+# partial EXEC; and an x2 load into its own address pair (all addresses read first).
+RUNS = ["inside", "into_guard", "unaligned", "high_half", "partial_exec"]
+
+
+def _run_case(kind, n, buf, size):
+    start = buf + 4 * 37
+    if kind == "into_guard":
+        start = buf + size - 256 * n + 4 * n * 3      # the last three lanes past the end
+    elif kind == "unaligned":
+        start = buf + 4 * 37 + 2
+    addr = (start + 4 * n * np.arange(64)).astype(np.uint64)
+    if kind == "high_half":
+        addr[40] += np.uint64(1 << 32)
+    ex = EXEC if kind == "partial_exec" else (1 << 64) - 1
+    return addr, ex
+
+
+@pytest.mark.parametrize("kind", RUNS)
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_flat_load_whole_row_runs(n, kind):
+    mem = Memory()
+    buf, size, words = _buffer(mem, 8, 300 + n)
+    addr, ex = _run_case(kind, n, buf, size)
+    if kind == "unaligned":
+        # dwords across two words: the little-endian bytes of the buffer
+        lo, hi = _rows(addr)
+        name = "flat_load_dword" + ("" if n == 1 else f"x{n}")
+        regs = "v10" if n == 1 else f"v[10:{9 + n}]"
+        r = run(f"{name} {regs}, v[2:3]", vgpr={2: lo, 3: hi}, mem=mem)
+        raw = words.tobytes()
+        for lane in range(64):
+            for i in range(n):
+                o = int(addr[lane]) - buf + 4 * i
+                assert int(r.vgpr[10 + i, lane]) == int.from_bytes(raw[o:o + 4], "little"), (lane, i)
+        assert r.faults == []
+        return
+    _load_and_check(n, addr, ex, mem, buf, size, words)
+
+
+def test_flat_load_dwordx2_whole_row_into_its_address_pair():
+    mem = Memory()
+    buf, size, words = _buffer(mem, 8, 302)
+    addr, _ = _run_case("inside", 2, buf, size)
+    lo, hi = _rows(addr)
+    r = run("flat_load_dwordx2 v[2:3], v[2:3]", vgpr={2: lo, 3: hi}, mem=mem)
+    o = (addr - np.uint64(buf)) // np.uint64(4)
+    assert np.array_equal(r.vgpr[2], words[o]) and np.array_equal(r.vgpr[3], words[o + 1])
+    assert r.faults == []
+
+
+@pytest.mark.parametrize("kind", RUNS)
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_flat_store_whole_row_runs(n, kind):
+    mem = Memory()
+    buf, size, words = _buffer(mem, 8, 400 + n)
+    addr, ex = _run_case(kind, n, buf, size)
+    rng = np.random.default_rng(500 + n)
+    data = [rng.integers(0, 1 << 32, 64, dtype=np.uint64).astype(np.uint32) for _ in range(n)]
+    r = _store(n, addr, mem, ex, data)
+    want = bytearray(words.tobytes())
+    want_faults = []
+    for lane in range(64):
+        if not (ex >> lane) & 1:
+            continue
+        for i in range(n):
+            a = int(addr[lane]) + 4 * i
+            if buf <= a and a + 4 <= buf + size:
+                want[a - buf:a - buf + 4] = int(data[i][lane]).to_bytes(4, "little")
+            else:
+                want_faults.append((a, lane, 1))
+    assert mem.read(buf, size) == bytes(want)
+    assert [(f[0], f[2], f[3]) for f in r.faults] == want_faults[:64]

@@ -459,6 +459,34 @@ def _splat16(builder, x):
     return builder.shuffle_vector(vec, vec, ir.Constant(ir.VectorType(i32, 16), [0] * 16))
 
 
+
+def _lds_whole_row(builder, addr, uo, amask, ulim, ex, n):
+    """(ok, a0): whether a DS access of n dwords per lane at one address per lane is one run
+    of 256n bytes of the LDS window: every lane on, lane l's ADDR addr0 + 4n l (without a
+    32-bit wrap), a0 = (addr0 + uo) & amask equal to the 32-bit sum itself (aligned: amask
+    then keeps every lane's address as it is) with the run's end a0 + 256n within the wrap
+    and the limit ``ulim``. Such a row (scan_lds' buf[lid]) is then one vector load or store
+    of the same lanes and bytes as _grouped_rows / _grouped_store would access."""
+    i32, i64 = ir.IntType(32), ir.IntType(64)
+    row = ir.VectorType(i32, 64)
+    a0r = builder.extract_element(addr, ir.Constant(i32, 0))
+    step = ir.Constant(row, [4 * n * l for l in range(64)])
+    diff = builder.xor(addr, builder.add(_splat(builder, a0r, i32), step))
+    reduce_or = _declare(builder, "llvm.vector.reduce.or.v64i32", i32, [row])
+    run = builder.icmp_unsigned("==", builder.call(reduce_or, [diff]), ir.Constant(i32, 0))
+    run = builder.and_(run, builder.icmp_unsigned("==", ex, ir.Constant(i64, -1)))
+    run = builder.and_(run, builder.icmp_unsigned("<=", a0r, ir.Constant(i32, (1 << 32) - 256 * n)))
+    b = builder.and_(builder.add(builder.zext(a0r, i64), uo), ir.Constant(i64, 0xFFFFFFFF))
+    a0 = builder.and_(b, amask)
+    run = builder.and_(run, builder.icmp_unsigned("==", a0, b))
+    run = builder.and_(run, builder.icmp_unsigned("==", builder.or_(amask, ir.Constant(i64, 4 * n - 1)),
+                                                  ir.Constant(i64, 0xFFFFFFFF)))
+    end = builder.add(a0, ir.Constant(i64, 256 * n))
+    run = builder.and_(run, builder.icmp_unsigned("<=", end, ir.Constant(i64, 1 << 32)))
+    run = builder.and_(run, builder.icmp_unsigned("<=", end, ulim))
+    return run, a0
+
+
 def _lds_gather_intrinsic(n, pairs):
     """An intrinsic for the dword DS loads (n dwords at each of ``pairs`` addresses per lane):
 
@@ -473,29 +501,48 @@ def _lds_gather_intrinsic(n, pairs):
     values. All addresses are read, and all loads done, before the first store (the
     destination may overlap the address row). Lanes that are not loaded never read memory
     (_grouped_rows), so out-of-range lanes never read outside the LDS. Returns the mask of
-    the lanes of ``ex`` with an access out of range."""
+    the lanes of ``ex`` with an access out of range. One address per lane whose row is one
+    run of 256n bytes (_lds_whole_row; n = 1, 2, 4) is one vector load."""
     def gather(typingctx, dst, lds, src, uo0, uo1, amask, ulim, ex):
         sig = types.uint64(dst, lds, src, uo0, uo1, amask, ulim, ex)
 
         def codegen(context, builder, signature, args):
+            from numba.core import cgutils
             i32, i64 = ir.IntType(32), ir.IntType(64)
             row = ir.VectorType(i32, 64)
             ptr = row.as_pointer()
             dst_, lds_, src_, uo0_, uo1_, amask_, ulim_, ex_ = [
                 builder.zext(a, i64) if a.type.width < 64 else a for a in args]
             addr = builder.load(builder.inttoptr(src_, ptr), align=4)
-            values = []
-            bad = ir.Constant(i64, 0)
-            for uo in (uo0_, uo1_)[:pairs]:
-                a, ok = _lds_addresses(builder, addr, uo, amask_, ulim_, n)
-                good, out = _ok_bits(builder, ex_, ok)
-                bad = builder.or_(bad, out)
-                values.extend(_grouped_rows(context, builder, lds_, a, good, n))
-            exv = lane_predicate(builder, ex_)
-            for k, v in enumerate(values):
-                d = builder.add(dst_, ir.Constant(i64, 256 * k)) if k else dst_
-                store_row_under(builder, v, builder.inttoptr(d, ptr), exv)
-            return bad
+            res = cgutils.alloca_once_value(builder, ir.Constant(i64, 0))
+            whole = ir.Constant(ir.IntType(1), 0)
+            if pairs == 1 and n != 3:     # (ds_read_b96's 16-byte alignment: no runs)
+                whole, a0 = _lds_whole_row(builder, addr, uo0_, amask_, ulim_, ex_, n)
+            with builder.if_else(whole, likely=True) as (run, lanes):
+                with run:
+                    if pairs == 1 and n != 3:
+                        wide = ir.VectorType(i32, 64 * n)
+                        vals = builder.load(builder.inttoptr(builder.add(lds_, a0),
+                                                             wide.as_pointer()), align=4)
+                        for k in range(n):
+                            v = vals if n == 1 else builder.shuffle_vector(vals, vals, ir.Constant(
+                                row, [n * l + k for l in range(64)]))
+                            d = builder.add(dst_, ir.Constant(i64, 256 * k)) if k else dst_
+                            builder.store(v, builder.inttoptr(d, ptr), align=4)
+                with lanes:
+                    values = []
+                    bad = ir.Constant(i64, 0)
+                    for uo in (uo0_, uo1_)[:pairs]:
+                        a, ok = _lds_addresses(builder, addr, uo, amask_, ulim_, n)
+                        good, out = _ok_bits(builder, ex_, ok)
+                        bad = builder.or_(bad, out)
+                        values.extend(_grouped_rows(context, builder, lds_, a, good, n))
+                    exv = lane_predicate(builder, ex_)
+                    for k, v in enumerate(values):
+                        d = builder.add(dst_, ir.Constant(i64, 256 * k)) if k else dst_
+                        store_row_under(builder, v, builder.inttoptr(d, ptr), exv)
+                    builder.store(bad, res)
+            return builder.load(res)
         return sig, codegen
     gather.__name__ = f"lds_gather{pairs}_{n}"
     return intrinsic(gather)
@@ -544,6 +591,72 @@ def _mapped_lanes(context, builder, m, o, mapped, ps, last):
     return builder.load(res)
 
 
+
+def _concat_rows(builder, parts):
+    """The <64 x i32> rows ``parts`` interleaved lane by lane into one <64n x i32> vector:
+    element n l + k is lane l of row k (the layout of n consecutive dwords per lane)."""
+    i32 = ir.IntType(32)
+    n = len(parts)
+    if n == 1:
+        return parts[0]
+    parts = list(parts)
+    while len(parts) & (len(parts) - 1):
+        parts.append(ir.Constant(parts[0].type, None))
+    while len(parts) > 1:        # concatenate: row k at elements 64k..64k+63
+        w = 2 * parts[0].type.count
+        parts = [builder.shuffle_vector(parts[i], parts[i + 1], ir.Constant(
+            ir.VectorType(i32, w), list(range(w)))) for i in range(0, len(parts), 2)]
+    return builder.shuffle_vector(parts[0], parts[0], ir.Constant(
+        ir.VectorType(i32, 64 * n), [(j % n) * 64 + j // n for j in range(64 * n)]))
+
+
+def _flat_whole_row(context, builder, src, ubase, dlim, priv, mapped, ps, ex, n):
+    """(ok, o0): whether a FLAT access of n dwords per lane is one run of 256n bytes: every
+    lane active, lane l's address ua0 + 4n l (ua0: lane 0's; the low halves consecutive
+    without a carry into the high half, the high halves equal), ua0 outside the private
+    aperture, 4-aligned, the run inside the backing array with every page it touches
+    mapped; o0 = ua0 - ubase. The rows' common case (an array indexed by the work-item id:
+    saxpy's loads and store), checked with a few whole-row operations instead of
+    _flat_fast_lanes' per-lane 64-bit arithmetic, and then accessed with one vector load
+    or store (the same lanes and bytes that path would access: this is a shortcut, not
+    other semantics)."""
+    from numba.core import cgutils
+    i1, i8, i32, i64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
+    row = ir.VectorType(i32, 64)
+    lo = builder.load(builder.inttoptr(src, row.as_pointer()), align=4)
+    hi = builder.load(builder.inttoptr(builder.add(src, ir.Constant(i64, 256)), row.as_pointer()),
+                      align=4)
+    lo0 = builder.extract_element(lo, ir.Constant(i32, 0))
+    hi0 = builder.extract_element(hi, ir.Constant(i32, 0))
+    step = ir.Constant(row, [4 * n * l for l in range(64)])
+    diff = builder.or_(builder.xor(lo, builder.add(_splat(builder, lo0, i32), step)),
+                       builder.xor(hi, _splat(builder, hi0, i32)))
+    reduce_or = _declare(builder, "llvm.vector.reduce.or.v64i32", i32, [row])
+    run = builder.icmp_unsigned("==", builder.call(reduce_or, [diff]), ir.Constant(i32, 0))
+    run = builder.and_(run, builder.icmp_unsigned("==", ex, ir.Constant(i64, -1)))
+    # no carry out of the low halves: lane 63's last byte lo0 + 256n - 1 < 2^32
+    run = builder.and_(run, builder.icmp_unsigned("<=", lo0, ir.Constant(i32, (1 << 32) - 256 * n)))
+    ua0 = builder.or_(builder.zext(lo0, i64), builder.shl(builder.zext(hi0, i64), ir.Constant(i64, 32)))
+    o0 = builder.sub(ua0, ubase)
+    olast = builder.add(o0, ir.Constant(i64, 4 * n * 63))
+    run = builder.and_(run, builder.icmp_unsigned("!=", builder.zext(hi0, i64), priv))
+    run = builder.and_(run, builder.icmp_unsigned(">=", ua0, ubase))
+    run = builder.and_(run, builder.icmp_unsigned("<=", o0, dlim))
+    run = builder.and_(run, builder.icmp_unsigned("<=", olast, dlim))
+    run = builder.and_(run, builder.icmp_unsigned("==", builder.and_(o0, ir.Constant(i64, 3)),
+                                                  ir.Constant(i64, 0)))
+    ok = cgutils.alloca_once_value(builder, ir.Constant(i1, 0))
+    with builder.if_then(run, likely=True):
+        builder.store(ir.Constant(i1, 1), ok)
+        first = builder.lshr(o0, ps)
+        last = builder.lshr(builder.add(o0, ir.Constant(i64, 256 * n - 1)), ps)
+        with cgutils.for_range(builder, builder.add(builder.sub(last, first), ir.Constant(i64, 1))) as loop:
+            pg = builder.inttoptr(builder.add(mapped, builder.add(first, loop.index)), i8.as_pointer())
+            with builder.if_then(builder.icmp_unsigned("==", builder.load(pg), ir.Constant(i8, 0))):
+                builder.store(ir.Constant(i1, 0), ok)
+    return builder.load(ok), o0
+
+
 def _flat_fast_lanes(context, builder, src, ubase, dlim, priv, mapped, ps, ex, n):
     """(m, o): the fast lanes of a FLAT dword access of n dwords (see _flat_gather_intrinsic),
     an i64 mask, and every lane's offset o = ua - ubase into the backing array (<64 x i64>)."""
@@ -578,26 +691,44 @@ def _flat_gather_intrinsic(n):
     all addresses read before the first store, and it returns 0. Otherwise it loads nothing
     and returns the mask of the active lanes that are not fast (the caller then runs the
     load lane by lane: it can, since nothing was written, even where the destination
-    overlaps the address)."""
+    overlaps the address). A row whose lanes are all on and read one run of 256n bytes
+    (_flat_whole_row) is one vector load instead."""
     def gather(typingctx, dst, src, data, mapped, ubase, dlim, ps, priv, ex):
         sig = types.uint64(dst, src, data, mapped, ubase, dlim, ps, priv, ex)
 
         def codegen(context, builder, signature, args):
+            from numba.core import cgutils
             i32, i64 = ir.IntType(32), ir.IntType(64)
             ptr = ir.VectorType(i32, 64).as_pointer()
             dst_, src_, data_, mapped_, ubase_, dlim_, ps_, priv_, ex_ = [
                 builder.zext(a, i64) if a.type.width < 64 else a for a in args]
-            m, o = _flat_fast_lanes(context, builder, src_, ubase_, dlim_, priv_, mapped_, ps_,
-                                    ex_, n)
-            slow = builder.and_(ex_, builder.not_(m))
-            with builder.if_then(builder.icmp_unsigned("==", slow, ir.Constant(i64, 0)),
-                                 likely=True):
-                values = _grouped_rows(context, builder, data_, o, m, n)
-                mv = lane_predicate(builder, m)
-                for k, v in enumerate(values):
-                    d = builder.add(dst_, ir.Constant(i64, 256 * k)) if k else dst_
-                    store_row_under(builder, v, builder.inttoptr(d, ptr), mv)
-            return slow
+            res = cgutils.alloca_once_value(builder, ir.Constant(i64, 0))
+            whole, o0 = _flat_whole_row(context, builder, src_, ubase_, dlim_, priv_, mapped_,
+                                        ps_, ex_, n)
+            with builder.if_else(whole, likely=True) as (run, lanes):
+                with run:
+                    # every lane on: plain row stores (all loads done before the first)
+                    wide = ir.VectorType(i32, 64 * n)
+                    vals = builder.load(builder.inttoptr(builder.add(data_, o0), wide.as_pointer()),
+                                        align=4)
+                    for k in range(n):
+                        v = vals if n == 1 else builder.shuffle_vector(vals, vals, ir.Constant(
+                            ir.VectorType(i32, 64), [n * l + k for l in range(64)]))
+                        d = builder.add(dst_, ir.Constant(i64, 256 * k)) if k else dst_
+                        builder.store(v, builder.inttoptr(d, ptr), align=4)
+                with lanes:
+                    m, o = _flat_fast_lanes(context, builder, src_, ubase_, dlim_, priv_, mapped_,
+                                            ps_, ex_, n)
+                    slow = builder.and_(ex_, builder.not_(m))
+                    builder.store(slow, res)
+                    with builder.if_then(builder.icmp_unsigned("==", slow, ir.Constant(i64, 0)),
+                                         likely=True):
+                        values = _grouped_rows(context, builder, data_, o, m, n)
+                        mv = lane_predicate(builder, m)
+                        for k, v in enumerate(values):
+                            d = builder.add(dst_, ir.Constant(i64, 256 * k)) if k else dst_
+                            store_row_under(builder, v, builder.inttoptr(d, ptr), mv)
+            return builder.load(res)
         return sig, codegen
     gather.__name__ = f"flat_gather_{n}"
     return intrinsic(gather)
@@ -617,8 +748,9 @@ def _lds_scatter_intrinsic(n, pairs):
     (data1 for the second address), 256 bytes apart, are stored at lds + a: a later lane's (and
     a lane's second address's) store wins where accesses meet, as in the hardware's lane order.
     One address: by groups of 16 lanes (_grouped_store). Two: a lane that is off or out of
-    range stores to a stack slot instead (one branch-free loop). Returns the mask of the lanes
-    of ``ex`` with an access out of range."""
+    range stores to a stack slot instead (one branch-free loop); a row that is one run of 256n
+    bytes (_lds_whole_row; n = 1, 2, 4) one vector store. Returns the mask of the lanes of
+    ``ex`` with an access out of range."""
     def scatter(typingctx, lds, src, data0, data1, uo0, uo1, amask, ulim, ex):
         sig = types.uint64(lds, src, data0, data1, uo0, uo1, amask, ulim, ex)
 
@@ -632,10 +764,26 @@ def _lds_scatter_intrinsic(n, pairs):
             exv = lane_predicate(builder, ex_)
             addr = builder.load(builder.inttoptr(src_, row.as_pointer()), align=4)
             if pairs == 1:
-                a, ok = _lds_addresses(builder, addr, uo0_, amask_, ulim_, n)
-                good, bad = _ok_bits(builder, ex_, ok)
-                _grouped_store(context, builder, lds_, a, good, n, data0_)
-                return bad
+                res = cgutils.alloca_once_value(builder, ir.Constant(i64, 0))
+                whole = ir.Constant(ir.IntType(1), 0)
+                if n != 3:                # (ds_write_b96's 16-byte alignment: no runs)
+                    whole, a0 = _lds_whole_row(builder, addr, uo0_, amask_, ulim_, ex_, n)
+                with builder.if_else(whole, likely=True) as (run, lanes):
+                    with run:
+                        if n != 3:
+                            # distinct addresses, every lane on: the lane order cannot show
+                            parts = [builder.load(builder.inttoptr(builder.add(
+                                data0_, ir.Constant(i64, 256 * k)), row.as_pointer()), align=4)
+                                for k in range(n)]
+                            vals = _concat_rows(builder, parts)
+                            builder.store(vals, builder.inttoptr(builder.add(lds_, a0),
+                                                                 vals.type.as_pointer()), align=4)
+                    with lanes:
+                        a, ok = _lds_addresses(builder, addr, uo0_, amask_, ulim_, n)
+                        good, bad = _ok_bits(builder, ex_, ok)
+                        _grouped_store(context, builder, lds_, a, good, n, data0_)
+                        builder.store(bad, res)
+                return builder.load(res)
             sink = builder.ptrtoint(cgutils.alloca_once(builder, i32, size=ir.Constant(i64, 4)), i64)
             pbuf = cgutils.alloca_once(builder, row64, size=ir.Constant(i64, pairs))
             all_ok = None
@@ -676,20 +824,38 @@ def _flat_scatter_intrinsic(n):
     _grouped_store), the n dwords of the rows at ``vdata`` (256 bytes apart) at data + o, and
     returns 0. Otherwise stores nothing and returns
     the mask of the active lanes that are not fast: the caller then runs the whole store lane by
-    lane, since a slow lane's store must keep its place in the lane order."""
+    lane, since a slow lane's store must keep its place in the lane order. A row whose lanes
+    are all on and write one run of 256n bytes (_flat_whole_row) is one vector store."""
     def scatter(typingctx, src, vdata, data, mapped, ubase, dlim, ps, priv, ex):
         sig = types.uint64(src, vdata, data, mapped, ubase, dlim, ps, priv, ex)
 
         def codegen(context, builder, signature, args):
-            i64 = ir.IntType(64)
+            from numba.core import cgutils
+            i32, i64 = ir.IntType(32), ir.IntType(64)
+            row = ir.VectorType(i32, 64)
             src_, vdata_, data_, mapped_, ubase_, dlim_, ps_, priv_, ex_ = [
                 builder.zext(a, i64) if a.type.width < 64 else a for a in args]
-            m, o = _flat_fast_lanes(context, builder, src_, ubase_, dlim_, priv_, mapped_, ps_,
-                                    ex_, n)
-            slow = builder.and_(ex_, builder.not_(m))
-            with builder.if_then(builder.icmp_unsigned("==", slow, ir.Constant(i64, 0)), likely=True):
-                _grouped_store(context, builder, data_, o, m, n, vdata_)
-            return slow
+            res = cgutils.alloca_once_value(builder, ir.Constant(i64, 0))
+            whole, o0 = _flat_whole_row(context, builder, src_, ubase_, dlim_, priv_, mapped_,
+                                        ps_, ex_, n)
+            with builder.if_else(whole, likely=True) as (run, lanes):
+                with run:
+                    # distinct addresses, every lane on: the lane order cannot show
+                    parts = [builder.load(builder.inttoptr(builder.add(
+                        vdata_, ir.Constant(i64, 256 * k)), row.as_pointer()), align=4)
+                        for k in range(n)]
+                    vals = _concat_rows(builder, parts)
+                    builder.store(vals, builder.inttoptr(builder.add(data_, o0),
+                                                         vals.type.as_pointer()), align=4)
+                with lanes:
+                    m, o = _flat_fast_lanes(context, builder, src_, ubase_, dlim_, priv_, mapped_,
+                                            ps_, ex_, n)
+                    slow = builder.and_(ex_, builder.not_(m))
+                    builder.store(slow, res)
+                    with builder.if_then(builder.icmp_unsigned("==", slow, ir.Constant(i64, 0)),
+                                         likely=True):
+                        _grouped_store(context, builder, data_, o, m, n, vdata_)
+            return builder.load(res)
         return sig, codegen
     scatter.__name__ = f"flat_scatter_{n}"
     return intrinsic(scatter)

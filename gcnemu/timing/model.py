@@ -133,10 +133,13 @@ def split_trace_kinds(tr, nwaves, rec, out, base):
     offsets = np.cumsum(counts)
     if one_run:
         # every wave ran in one go (no barrier, no refill): its entries are one slice
+        # (a loop, not a slice assignment, which compiles numba's shape-mismatch message:
+        # ~1 s of string formatting code in the first timing run)
         for w in range(nwaves):
-            n = counts[w + 1]
-            if n > 0:
-                out[offsets[w]:offsets[w] + n] = tr[header[w] + 1:header[w] + 1 + n]
+            q = offsets[w]
+            h = header[w] + 1
+            for j in range(counts[w + 1]):
+                out[q + j] = tr[h + j]
         return offsets
     pos = offsets[:nwaves].copy()
     i = 2
