@@ -125,6 +125,10 @@ class TimingConfig:
             if ways < 1 or total < 64 * ways or total % (64 * ways):
                 raise ValueError(f"TimingConfig {what}: {total} bytes is not a whole number of "
                                  f"sets of {ways} ways of 64-byte lines")
+        sets = self.icache_bytes // (64 * max(self.icache_ways, 1))
+        if sets & (sets - 1):
+            raise ValueError(f"TimingConfig icache: {sets} sets ({self.icache_bytes} bytes of "
+                             f"{self.icache_ways} ways of 64-byte lines) is not a power of two")
         if self.icache_fetch_bytes not in (4, 8, 16, 32, 64):
             raise ValueError(f"TimingConfig icache_fetch_bytes: {self.icache_fetch_bytes} is not "
                              f"4, 8, 16, 32 or 64 (a power of two that divides the 64-byte line)")

@@ -60,23 +60,61 @@ CAT_MASK = 7
 INF = np.int64(1) << 62
 
 # header of ``ic``
-(IC_BASE, IC_SETS, IC_WAYS, IC_CUS, IC_SHIFT, IC_TAGS, IC_STAMPS, IC_RDY, IC_SMALL, IC_ROWS,
+(IC_BASE, IC_SETS, IC_WAYS, IC_GROUP, IC_SHIFT, IC_TAGS, IC_STAMPS, IC_RDY, IC_SMALL, IC_ROWS,
  IC_NROWS, IC_NMISS, IC_MISS, NHEAD) = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 16)
-#: (IC_MISS: entry, line of at most two misses of the fetch being resolved in order)
-# counters (indices into the model's counter array, set by the model: see bind_counters)
+#: (IC_MISS: entry, line of at most two misses of the fetch being resolved in order; IC_GROUP:
+#: where the table of the first entry of each CU's I$ lies, one per CU)
+
+
+@njit(inline="always")
+def seq_fetch(ic, row):
+    """PEND_SEQ when a wave that enters ``row`` in sequence fetches (the row has bytes in a
+    block after the previous row's last), else 0."""
+    r = ic[IC_ROWS] + 3 * row
+    return PEND_SEQ if ic[r] <= ic[r + 2] else 0
 
 
 @njit(inline="always")
 def pending(ic, row, nxt):
     """The pending-fetch bits of the row ``nxt`` a wave goes to from ``row``: PEND_JUMP when
-    it is not the next row in the program (a taken branch), PEND_SEQ when it is and starts a
-    block the wave has not fetched, else 0."""
+    it is not the next row in the program (a taken branch), else seq_fetch."""
     if nxt != row + 1:
         return PEND_JUMP
-    r = ic[IC_ROWS] + 3 * nxt
-    if ic[r] <= ic[r + 2]:
-        return PEND_SEQ
-    return 0
+    return seq_fetch(ic, nxt)
+
+
+@njit(inline="always")
+def fetch_one(ic, cu, row, pend, t, ctr, x_fetch):
+    """``fetch(..., ordered=False, ...)`` for the common case, a fetch of one line, inlined
+    into the model's loops (the same result); a fetch of two lines goes to ``fetch``."""
+    r = ic[IC_ROWS] + 3 * row
+    first = ic[r + 1] if pend & PEND_JUMP else ic[r]
+    last = ic[r + 2]
+    sh = ic[IC_SHIFT]
+    line = first >> sh
+    if last >> sh != line:
+        return fetch(ic, cu, row, pend, t, False, ctr, x_fetch)
+    s = line & (ic[IC_SETS] - 1)
+    if ic[ic[IC_SMALL] + s] == 0:
+        return np.int64(-1)
+    ways = ic[IC_WAYS]
+    e = ic[IC_TAGS] + ic[ic[IC_GROUP] + cu] + s * ways
+    for i in range(e, e + ways):
+        if ic[i] == line:
+            h = i - ic[IC_TAGS]
+            st = ic[IC_STAMPS] + h
+            base = ic[IC_BASE]
+            if ic[st] < base:
+                return np.int64(-1)
+            ctr[x_fetch] += last - first + 1
+            ic[st] = max(ic[st], base + t)
+            rdy = ic[ic[IC_RDY] + h]
+            if rdy > t:
+                ctr[x_fetch + 3] += 1
+                return rdy
+            ctr[x_fetch + 1] += 1
+            return t
+    return np.int64(-1)
 
 
 @njit(_nrt=False)
@@ -92,42 +130,65 @@ def fetch(ic, cu, row, pend, t, ordered, ctr, x_fetch):
     first = ic[r + 1] if pend & PEND_JUMP else ic[r]
     last = ic[r + 2]
     sh = ic[IC_SHIFT]
-    sets = ic[IC_SETS]
+    mask = ic[IC_SETS] - 1        # (a power of two: TimingConfig checks)
     ways = ic[IC_WAYS]
     base = ic[IC_BASE]
-    grp = (cu // ic[IC_CUS]) * sets
+    grp = ic[ic[IC_GROUP] + cu]
+    tags = ic[IC_TAGS]
+    stamps = ic[IC_STAMPS]
     l0 = first >> sh
     l1 = last >> sh
     if not ordered:
+        # each line held, looked up in this dispatch, in a small set: hits whatever the order
+        # (found entries in h0, h1)
+        h0 = np.int64(-1)
+        h1 = np.int64(-1)
         for line in range(l0, l1 + 1):
-            s = line % sets
+            s = line & mask
             if ic[ic[IC_SMALL] + s] == 0:
                 return np.int64(-1)
-            e = (grp + s) * ways
-            found = False
+            e = grp + s * ways
+            h = np.int64(-1)
             for i in range(e, e + ways):
-                if ic[ic[IC_TAGS] + i] == line and ic[ic[IC_STAMPS] + i] >= base:
-                    found = True
+                if ic[tags + i] == line:
+                    h = i
                     break
-            if not found:
+            if h < 0 or ic[stamps + h] < base:
                 return np.int64(-1)
+            if line == l0:
+                h0 = h
+            else:
+                h1 = h
+        ctr[x_fetch] += last - first + 1
+        arrive = t
+        for h in (h0, h1):
+            if h < 0:
+                continue
+            ic[stamps + h] = max(ic[stamps + h], base + t)
+            rdy = ic[ic[IC_RDY] + h]
+            if rdy > t:
+                ctr[x_fetch + 3] += 1
+                arrive = max(arrive, rdy)
+            else:
+                ctr[x_fetch + 1] += 1
+        return arrive
     ctr[x_fetch] += last - first + 1
     arrive = t
     nmiss = 0
     for line in range(l0, l1 + 1):
-        e = (grp + line % sets) * ways
+        e = grp + (line & mask) * ways
         hit = -1
         victim = e
         for i in range(e, e + ways):
-            if ic[ic[IC_TAGS] + i] == line:
+            if ic[tags + i] == line:
                 hit = i
                 break
             # invalid entries first, then the least recently used (lowest way on a tie)
-            if ic[ic[IC_TAGS] + victim] >= 0 and (ic[ic[IC_TAGS] + i] < 0 or
-                                                  ic[ic[IC_STAMPS] + i] < ic[ic[IC_STAMPS] + victim]):
+            if ic[tags + victim] >= 0 and (ic[tags + i] < 0 or
+                                           ic[stamps + i] < ic[stamps + victim]):
                 victim = i
         if hit >= 0:
-            ic[ic[IC_STAMPS] + hit] = max(ic[ic[IC_STAMPS] + hit], base + t)
+            ic[stamps + hit] = max(ic[stamps + hit], base + t)
             rdy = ic[ic[IC_RDY] + hit]
             if rdy > t:
                 ctr[x_fetch + 3] += 1
@@ -136,8 +197,8 @@ def fetch(ic, cu, row, pend, t, ordered, ctr, x_fetch):
                 ctr[x_fetch + 1] += 1
             continue
         ctr[x_fetch + 2] += 1
-        ic[ic[IC_TAGS] + victim] = line
-        ic[ic[IC_STAMPS] + victim] = base + t
+        ic[tags + victim] = line
+        ic[stamps + victim] = base + t
         ic[ic[IC_RDY] + victim] = INF
         ic[IC_MISS + 2 * nmiss] = victim
         ic[IC_MISS + 2 * nmiss + 1] = line
@@ -192,22 +253,25 @@ def prepare(tags, stamps, base: int, ngroups: int, tc, rows: np.ndarray) -> np.n
     n = tags.shape[0]
     nrows = rows.shape[0]
     sh = 6 - int(tc.icache_fetch_bytes).bit_length() + 1    # blocks per line: 1 << sh
-    ic = np.zeros(NHEAD + 3 * n + sets + 3 * nrows, np.int64)
+    cus = ngroups * tc.kcache_cus
+    ic = np.zeros(NHEAD + cus + 3 * n + sets + 3 * nrows, np.int64)
     ic[IC_BASE] = base
     ic[IC_SETS] = sets
     ic[IC_WAYS] = tc.icache_ways
-    ic[IC_CUS] = tc.kcache_cus
     ic[IC_SHIFT] = sh
-    ic[IC_TAGS] = NHEAD
-    ic[IC_STAMPS] = NHEAD + n
-    ic[IC_RDY] = NHEAD + 2 * n
-    ic[IC_SMALL] = NHEAD + 3 * n
-    ic[IC_ROWS] = NHEAD + 3 * n + sets
+    ic[IC_GROUP] = NHEAD
+    ic[NHEAD:NHEAD + cus] = (np.arange(cus) // tc.kcache_cus) * sets * tc.icache_ways
+    o = NHEAD + cus
+    ic[IC_TAGS] = o
+    ic[IC_STAMPS] = o + n
+    ic[IC_RDY] = o + 2 * n
+    ic[IC_SMALL] = o + 3 * n
+    ic[IC_ROWS] = o + 3 * n + sets
     ic[IC_NROWS] = nrows
     if n != ngroups * sets * tc.icache_ways:
         raise ValueError("icache.prepare: the tag arrays do not match the configuration")
-    ic[NHEAD:NHEAD + n] = tags
-    ic[NHEAD + n:NHEAD + 2 * n] = stamps
+    ic[o:o + n] = tags
+    ic[o + n:o + 2 * n] = stamps
     # small sets: those that at most ``ways`` of the program's lines map to (the program's
     # code is one range of lines, so each set holds the quotient or one more)
     if nrows:
@@ -224,6 +288,6 @@ def finish(ic: np.ndarray, tags, stamps, cycles: int) -> int:
     """Write a dispatch's I$ state back into the GPU's ``tags`` and ``stamps``; returns the
     LRU base of the next dispatch (newer than every stamp this one gave)."""
     n = tags.shape[0]
-    tags[:] = ic[NHEAD:NHEAD + n]
-    stamps[:] = ic[NHEAD + n:NHEAD + 2 * n]
+    tags[:] = ic[ic[IC_TAGS]:ic[IC_TAGS] + n]
+    stamps[:] = ic[ic[IC_STAMPS]:ic[IC_STAMPS] + n]
     return int(ic[IC_BASE]) + max(int(cycles), 0) + 1

@@ -305,14 +305,14 @@ SHARED_FLAGS = C.F_VMEM | C.F_SMEM | C.F_END
 # the resident waves oldest first, then the cycle at which each of them may issue (kept with
 # the SIMD, not with the wave: a scan reads every resident wave's ready cycle, and from one
 # row that stays in the CPU's L1 this costs ~5-10% less than from the waves' scattered state
-# in WV). Per row, rinfo packs cost, category, a flag for rows that
-# need the full path, and the taken-branch cost:
+# in WV). Per row, rinfo packs cost, category (with icache.PEND_SEQ when a wave entering it in
+# sequence fetches), a flag for rows that need the full path, and the taken-branch cost:
 INFO_COST_MASK = (1 << 20) - 1
 INFO_CAT_SHIFT = 20
-INFO_CAT_MASK = 7
-INFO_SLOW = 1 << 23
-INFO_VW = 1 << 24         # a VALU row that writes scalar registers
-INFO_SR = 1 << 25         # a scalar row that reads scalar registers
+INFO_CAT_MASK = 15
+INFO_SLOW = 1 << 24
+INFO_VW = 1 << 25         # a VALU row that writes scalar registers
+INFO_SR = 1 << 26         # a scalar row that reads scalar registers
 INFO_TAKEN_SHIFT = 32
 #: scans the full path runs itself after a _fast_run call that could not finish one scan
 #: (memory or barriers every few instructions: the hand-over would cost more than it saves)
@@ -321,13 +321,14 @@ U1, U2, U3, U4 = np.uint64(1), np.uint64(2), np.uint64(3), np.uint64(4)
 
 
 @njit
-def _row_info(rcat, rflags, rcost, rtaken):
+def _row_info(rcat, rflags, rcost, rtaken, ic):
     """The per-row table of _fast_run (see INFO_*)."""
     info = np.empty(rcost.shape[0], np.int64)
     for r in range(rcost.shape[0]):
-        if not (0 <= rcost[r] <= INFO_COST_MASK and 0 <= rcat[r] <= INFO_CAT_MASK):
+        if not (0 <= rcost[r] <= INFO_COST_MASK and 0 <= rcat[r] <= IC.CAT_MASK):
             raise ValueError("timing model: a row's cost or category is out of range")
-        info[r] = (rcost[r] | (rcat[r] << INFO_CAT_SHIFT) | (rtaken[r] << INFO_TAKEN_SHIFT)
+        info[r] = (rcost[r] | ((rcat[r] | IC.seq_fetch(ic, r)) << INFO_CAT_SHIFT)
+                   | (rtaken[r] << INFO_TAKEN_SHIFT)
                    | (INFO_SLOW if rflags[r] & ~DEP_FLAGS != 0 else 0)
                    | (INFO_VW if rflags[r] & C.F_VSDST else 0)
                    | (INFO_SR if rflags[r] & C.F_SREAD else 0))
@@ -433,8 +434,10 @@ def _advance_plain(WV, wq, streams, rinfo, t, cat, cost, p, row, info, pcc, rsg,
     # replay ~5% faster
     _prefetch(streams, nxt + PREFETCH)
     nr = streams[np.uint64(nxt)]
-    WV[wq + U1] = (((rinfo[np.uint64(nr)] >> INFO_CAT_SHIFT) & INFO_CAT_MASK)
-                   | IC.pending(ic, row, nr))
+    c = (rinfo[np.uint64(nr)] >> INFO_CAT_SHIFT) & INFO_CAT_MASK
+    if nr != row + 1:
+        c |= IC.PEND_JUMP       # (as IC.pending: with the static PEND_SEQ of rinfo)
+    WV[wq + U1] = c
     busy = cost
     if cat == C.CAT_BRANCH and nr != row + 1:
         busy = info >> INFO_TAKEN_SHIFT
@@ -492,7 +495,7 @@ def _fast_run(cu, t, nsimd, SS, sstride, WV, streams, rinfo, acc, rs_si, rs_used
                     break
                 # --- instruction fetch (gcnemu/timing/icache.py), as in simulate ---
                 if cat >= IC.PEND_SEQ:
-                    a = IC.fetch(ic, cu, row, cat, t, False, ctr, X_IFETCH)
+                    a = IC.fetch_one(ic, cu, row, cat, t, ctr, X_IFETCH)
                     if a < 0:
                         rs_si[cu] = si
                         rs_used[cu] = used
@@ -748,7 +751,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     rs_floor = np.zeros(ncu, np.int64)
     acc = np.zeros(5, np.int64)             # _fast_run's counters
     fr_skip = np.zeros(ncu, np.int64)       # scans left before _fast_run is tried again
-    rinfo = _row_info(rcat, rflags, rcost, rtaken)
+    rinfo = _row_info(rcat, rflags, rcost, rtaken, ic)
     rsg = rsg2.ravel()
     vslat = P[P_VS_LAT]
     while done_waves < nw:
