@@ -95,9 +95,10 @@ NPC = len(PC_COLUMNS)
 #: instruction fetch (a wave's ready cycle, the one field every scan reads for every wave,
 #: lives in its SIMD's row of the SIMD table SS), category of its next row (with
 #: icache.PEND_* bits while a fetch is pending), stream position, stream end, the cycle
-#: since which it has been waiting to issue its next row (its previous row's issue end), the stall cycles of that wait known so far (unit
-#: busy, barrier, dependency), and the wave's last VALU write of scalar registers: when it
-#: retires and which registers (the 128-bit mask of costs.scalar_masks)
+#: since which it has been waiting to issue its next row (its previous row's issue end),
+#: the stall cycles of that wait known so far (unit busy, barrier, dependency), and the
+#: wave's last VALU write of scalar registers: when it retires and which registers (the
+#: 128-bit mask of costs.scalar_masks)
 WVS = 12
 WV_FETCH, WV_CAT, WV_POS, WV_END, WV_SINCE, WV_UNIT, WV_BAR, WV_DEP, WV_DEPST, WV_DMLO, \
     WV_DMHI = range(11)
@@ -540,8 +541,8 @@ def _fast_run(cu, t, nsimd, SS, sstride, WV, streams, rinfo, acc, rs_si, rs_used
                     a_misc += cost
                 if cat != C.CAT_INTERNAL:
                     used |= 1 << cat
-                r = _advance_plain(WV, wq, streams, rinfo, t, cat, cost, p, row, info, pcc, rsg, vslat,
-                                   ic)
+                r = _advance_plain(WV, wq, streams, rinfo, t, cat, cost, p, row, info, pcc, rsg,
+                                   vslat, ic)
                 SS[sri] = r
                 smin = min(smin, r)
             if out < INF:
