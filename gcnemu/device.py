@@ -135,7 +135,8 @@ class GPU:
 
         Keyword overrides of the preset (see OVERRIDES): ``num_cus``, ``clock_mhz``,
         ``dpfactor`` (any mode), ``l1_bytes`` (per CU), ``l2_bytes`` (the whole L2, split
-        among its channels), ``dram_gbps``, ``esram_gbps`` (timing mode), e.g. ``GPU("xbox-one",
+        among its channels), ``dram_gbps``, ``esram_gbps``, ``icache_bytes`` and
+        ``icache_ways`` (each CU group's instruction cache) (timing mode), e.g. ``GPU("xbox-one",
         timing=True, num_cus=4, dram_gbps=34)``. An unknown keyword is a GcnEmuError that
         lists the known ones.
 
@@ -642,6 +643,8 @@ OVERRIDES = {
     "l2_bytes": ("timing", "l2_channel_bytes", int),
     "dram_gbps": ("timing", "dram_gbps", float),
     "esram_gbps": ("timing", "esram_gbps", float),
+    "icache_bytes": ("timing", "icache_bytes", int),
+    "icache_ways": ("timing", "icache_ways", int),
 }
 
 

@@ -344,7 +344,8 @@ class Launch:
             streams = [st.streams[:st.streams_used] for st in states]
             gpu.caches.check(gpu.config.compute_units, gpu.timing_config)
             t = time_dispatch(prog, traces, streams, gpu.config, gpu.timing_config, occ,
-                              ctx["waves_per_group"], gpu.caches, gpu.esram_buffers.items())
+                              ctx["waves_per_group"], gpu.caches, gpu.esram_buffers.items(),
+                              ctx["code_base"])
             rep.cycles = t.cycles
             rep.counters.update(t.counters)
             # rocprof's thread-cycles: each VALU wave-instruction's cycles times its active

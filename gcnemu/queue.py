@@ -377,9 +377,8 @@ class _Run:
                     pass     # the TCC has Writeback+Invalidate only (see cache_op)
                 written = caches.invalidate(level, gpu.memory, skip)
         elif self.timing:
-            if level != "i":
-                fn = gpu.caches.invalidate if invalidate else gpu.caches.writeback
-                written = fn(level)
+            fn = gpu.caches.invalidate if invalidate else gpu.caches.writeback
+            written = fn(level)
         if self.timing:
             # the written-back lines at the DRAM's bandwidth, then the write-confirm (one
             # memory transaction: "It also ensures that the write-confirms of memory writes

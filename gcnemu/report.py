@@ -33,8 +33,9 @@ class DispatchReport:
       on the instruction after the barrier), ``unit_busy`` (its unit was busy: the SIMD's
       VALU, the texture unit, the LDS, export/GDS), ``arbiter`` (ready but not selected:
       another wave of its SIMD took the port, or its SIMD's round-robin turn had not come),
-      ``fetch`` (instruction fetch: the extra cycles of 8-byte instructions when
-      TimingConfig.long_instruction_cycles is set), ``dependency`` (a scalar instruction
+      ``fetch`` (instruction fetch: waiting for the instruction's bytes from the CU group's
+      I$ after a miss, gcnemu/timing/icache.py, and the extra cycles of 8-byte instructions
+      when TimingConfig.long_instruction_cycles is set), ``dependency`` (a scalar instruction
       waiting for scalar registers a VALU instruction of its wave writes, e.g. VCC of a
       v_cmp: TimingConfig.valu_sgpr_latency). Each wave's lifetime, from its launch to
       the end of its last instruction, is split exactly among its instructions: the sum of

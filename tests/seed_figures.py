@@ -206,6 +206,17 @@ def _gpu(cus=None, **kw):
     return gcnemu.GPU(timing=True, **({"num_cus": cus} if cus else {}), **kw)
 
 
+def _warm(gpu, k, **kw):
+    """``gpu.dispatch(k, **kw)`` with the kernel's code in the I$ and the data caches cold:
+    the seeds' micro-kernels measure rates and latencies of a shader that runs, not the first
+    fetches of its code (gcnemu/timing/icache.py), so a first dispatch brings the code in and
+    the L1, K$ and L2 are emptied again (gpu.caches.invalidate)."""
+    gpu.dispatch(k, **kw)
+    for level in ("l1", "k", "l2"):
+        gpu.caches.invalidate(level)
+    return gpu.dispatch(k, **kw)
+
+
 def _local():
     """1 KB of LDS per workgroup: room for every DS form's lanes at their strides."""
     import gcnemu
@@ -225,7 +236,8 @@ def _row(rep, k, name, nth=0):
 @_memo
 def valu_80x300():
     k = _kernel("v80", "\n".join(["v_add_f32 v1, v1, v0"] * 80 + ["s_endpgm"]) + "\n")
-    return _gpu(1).dispatch(k, grid=(64 * 300,), block=(64,)).cycles
+    # (the code in the I$: the seed's "ideally"; its 6 lines' cold misses add ~160 cycles)
+    return _warm(_gpu(1), k, grid=(64 * 300,), block=(64,)).cycles
 
 
 FLAT_ADDR = """
@@ -265,7 +277,9 @@ def valu_to_scalar():
 
 @_memo
 def _mubuf_x2(n):
-    """One wave: n buffer_load_dwordx2 back to back (CLRX: 18 cycles each), then s_waitcnt."""
+    """One wave: n buffer_load_dwordx2 back to back (CLRX: 18 cycles each), then s_waitcnt;
+    the code in the I$ (with a cold one the 8 loads' kernel misses on a line more than the
+    4 loads' and the difference measures that, 58 cycles a load instead of 20)."""
     from gcnemu.mem.descriptors import encode_vsharp
     body = ("s_load_dwordx2 s[2:3], s[0:1], 0x0\ns_waitcnt lgkmcnt(0)\n"
             "s_load_dwordx4 s[4:7], s[2:3], 0x0\nv_lshlrev_b32 v1, 3, v0\ns_waitcnt lgkmcnt(0)\n"
@@ -276,7 +290,7 @@ def _mubuf_x2(n):
     data = gpu.to_device(np.zeros(128, np.uint32))
     vs = gpu.to_device(encode_vsharp(data.address, 512))
     ptr = gpu.to_device(np.array([vs.address], np.uint64))
-    return gpu.dispatch(k, grid=(64,), block=(64,), args=[ptr]).cycles
+    return _warm(gpu, k, grid=(64,), block=(64,), args=[ptr]).cycles
 
 
 def simd_turn_cost():
@@ -330,12 +344,13 @@ B96 = ("ds_read_b96/ds_write_b96 are 16-byte aligned: at that stride a half wave
 @_memo
 def ds_rate(form, waves=40, n=32):
     """Cycles per wave-instruction of ``form`` with 40 waves on one CU, each issuing ``n`` of
-    them (conflict free): the LDS unit's sustained rate."""
+    them (conflict free): the LDS unit's sustained rate, with the code in the I$ (the cold
+    misses of the first waves added ~3 %)."""
     op, stride = DS_FORMS[form]
     shift = {4: 2, 8: 3, 16: 4}[stride]
     body = f"v_lshlrev_b32 v1, {shift}, v0\n" + "\n".join([op] * n) + "\ns_endpgm\n"
     k = _kernel(f"rate_{form}", body)
-    rep = _gpu(1).dispatch(k, grid=(64 * waves,), block=(64,), args=[_local()])
+    rep = _warm(_gpu(1), k, grid=(64 * waves,), block=(64,), args=[_local()])
     return rep.counters["SQ_BUSY_CYCLES"] / (waves * n)
 
 

@@ -82,8 +82,14 @@ def test_hotspots_one_wave_issue_costs(capsys):
     assert all(float(ln.split()[5]) == int(ln.split()[0]) for ln in body)   # one execution
     assert issue["v_mul_lo_u32"] == 16 and issue["v_add_f32_e32"] == 4
     assert issue["v_mov_b32_e32"] == 4 and issue["s_add_u32"] == 4
-    # 6 instructions at 4 (s_endpgm included) and one at 16: the dispatch's cycles
-    assert total == 6 * 4 + 16 and f"dispatch {total} cycles" in head
+    # 6 instructions at 4 (s_endpgm included) and one at 16, and before the first the
+    # fetch of the program's one line (32 bytes) into a new GPU's cold I$: an L2 and DRAM
+    # miss (l2_latency + dram_latency, gcnemu/timing/icache.py), then SIMD 0's next turn (+2)
+    from gcnemu.timing import TimingConfig
+    tc = TimingConfig()
+    fetch = tc.l2_latency + tc.dram_latency
+    assert total == 6 * 4 + 16 + fetch + 2 and f"dispatch {total} cycles" in head
+    assert f"[fetch {fetch}, arbiter 2]" in body[0]
 
 
 def test_hotspots_sum_to_wave_cycles_of_a_dispatch(tmp_path, capsys):

@@ -28,6 +28,17 @@ def asm_kernel(tmp_path, name, body, vgprs=8, sgprs=16):
     return k
 
 
+def warm(gpu, k, **kw):
+    """``gpu.dispatch(k, **kw)`` on a GPU that has run ``k`` once: its code is in the I$ (the
+    derivations here count issue and memory, not the first fetches of the code, which
+    tests/test_timing_icache.py derives), and the data caches are emptied in between
+    (gpu.caches.invalidate), as on a new GPU."""
+    gpu.dispatch(k, **kw)
+    for level in ("l1", "k", "l2"):
+        gpu.caches.invalidate(level)
+    return gpu.dispatch(k, **kw)
+
+
 def valu_program(n, op="v_add_f32 v1, v1, v0"):
     return "\n".join([op] * n + ["s_endpgm"]) + "\n"
 
@@ -39,7 +50,7 @@ def one_cu(**kw):
 def test_n_valu_on_one_wave_take_4n_cycles(tmp_path):
     n = 20
     k = asm_kernel(tmp_path, "chain", valu_program(n))
-    rep = gcnemu.GPU(timing=True).dispatch(k, grid=(64,), block=(64,))
+    rep = warm(gcnemu.GPU(timing=True), k, grid=(64,), block=(64,))
     # v_add at 0, 4, ..., 4(n-1); s_endpgm at 4n, done 4 cycles later
     assert rep.cycles == 4 * n + 4
     assert rep.counters["SQ_ACTIVE_INST_VALU"] == 4 * n
@@ -49,7 +60,7 @@ def test_n_valu_on_one_wave_take_4n_cycles(tmp_path):
 def test_transcendentals_are_quarter_rate(tmp_path):
     n = 10
     k = asm_kernel(tmp_path, "rsq", valu_program(n, "v_rsq_f32 v1, v0"))
-    rep = gcnemu.GPU(timing=True).dispatch(k, grid=(64,), block=(64,))
+    rep = warm(gcnemu.GPU(timing=True), k, grid=(64,), block=(64,))
     assert rep.cycles == 16 * n + 4      # CLRX: V_RSQ_F32 16 cycles
 
 
@@ -57,14 +68,14 @@ def test_f64_cost_follows_the_dpfactor(tmp_path):
     n = 10
     k = asm_kernel(tmp_path, "dadd", valu_program(n, "v_add_f64 v[2:3], v[2:3], v[2:3]"))
     for preset, dpf in (("xbox-one", 8), ("hd7970", 2)):
-        rep = gcnemu.GPU(preset, timing=True).dispatch(k, grid=(64,), block=(64,))
+        rep = warm(gcnemu.GPU(preset, timing=True), k, grid=(64,), block=(64,))
         assert rep.cycles == 4 * dpf * n + 4     # CLRX: V_ADD_F64 DPFACTOR*4
 
 
 def test_four_waves_overlap_on_four_simds(tmp_path):
     n = 20
     k = asm_kernel(tmp_path, "four", valu_program(n))
-    rep = gcnemu.GPU(timing=True).dispatch(k, grid=(256,), block=(256,))
+    rep = warm(gcnemu.GPU(timing=True), k, grid=(256,), block=(256,))
     # one wave per SIMD, SIMD s starts at cycle s: the last ends at 3 + 4n + 4
     assert rep.cycles == 3 + 4 * n + 4
     assert sorted(rep.wave_cycles[:, 1].tolist()) == [4 * n + 4 + s for s in range(4)]
@@ -73,7 +84,7 @@ def test_four_waves_overlap_on_four_simds(tmp_path):
 def test_two_waves_per_simd_share_its_valu(tmp_path):
     n = 20
     k = asm_kernel(tmp_path, "eight", valu_program(n))
-    rep = gcnemu.GPU(timing=True).dispatch(k, grid=(512,), block=(512,))
+    rep = warm(gcnemu.GPU(timing=True), k, grid=(512,), block=(512,))
     # per SIMD: 2n VALU slots back to back (the older wave's s_endpgm issues beside the younger
     # wave's VALU), then the younger wave's s_endpgm; SIMD 3 is 3 cycles late
     assert rep.cycles == 3 + 4 * 2 * n + 4
@@ -84,7 +95,7 @@ def test_seed_80_instructions_300_waves_24000_cycles_on_one_cu(tmp_path):
     take 24,000 cycles to execute on a single CU" (one full-rate instruction per cycle per CU)."""
     k = asm_kernel(tmp_path, "eighty", valu_program(80))
     gpu = gcnemu.GPU(one_cu(), timing=True)
-    rep = gpu.dispatch(k, grid=(300 * 64,), block=(64,))
+    rep = warm(gpu, k, grid=(300 * 64,), block=(64,))
     assert rep.waves == 300
     # 75 waves per SIMD x 80 x 4 cycles = 24,000 VALU cycles per SIMD back to back; plus SIMD 3's
     # 3-cycle phase and the last wave's s_endpgm (4)
@@ -94,7 +105,7 @@ def test_seed_80_instructions_300_waves_24000_cycles_on_one_cu(tmp_path):
 
 def test_timing_counters_present(tmp_path):
     k = asm_kernel(tmp_path, "ctr", valu_program(4))
-    rep = gcnemu.GPU(timing=True).dispatch(k, grid=(64,), block=(64,))
+    rep = warm(gcnemu.GPU(timing=True), k, grid=(64,), block=(64,))
     for name in ("GRBM_GUI_ACTIVE", "SQ_WAVE_CYCLES", "SQ_BUSY_CYCLES", "SQ_WAIT_INST_ANY",
                  "SQ_ACTIVE_INST_VALU", "TCP_TCC_READ_REQ", "TCC_HIT", "TCC_MISS",
                  "SQ_LDS_BANK_CONFLICT", "SQC_DCACHE_HITS"):
@@ -123,8 +134,13 @@ def test_cli_run_timing(tmp_path, capsys):
     p.write_text(valu_program(20))
     assert main(["run", str(p), "--kernel", "chain", "--grid", "64", "--timing"]) == 0
     out = capsys.readouterr().out
-    # assembly kernels claim 256 VGPRs (one wave per SIMD); one wave: 20 v_add + s_endpgm
-    assert "timing: 84 cycles (1 waves)" in out
+    # assembly kernels claim 256 VGPRs (one wave per SIMD); one wave: 20 v_add + s_endpgm,
+    # 84 cycles with its code in the I$. A new GPU's is cold: the 84 bytes are 2 lines, each
+    # an I$ miss, an L2 miss and a DRAM read (the bus idle): the wave waits l2_latency +
+    # dram_latency = 150 cycles at its start and at byte 64 (row 16), then its SIMD's next
+    # turn (150 = 2 mod 4: +2 each)
+    tc = TimingConfig()
+    assert "timing: %d cycles (1 waves)" % (84 + 2 * (tc.l2_latency + tc.dram_latency + 2)) in out
     assert "SQ_ACTIVE_INST_VALU" in out
 
 
@@ -149,7 +165,7 @@ def test_barrier_waits_for_the_slowest_wave(tmp_path):
     SIMD's next turn 32 + 16m, ending at 36 + 16m."""
     m = 5
     k = asm_kernel(tmp_path, "bar", BARRIER.format(slow="\n".join(["v_rsq_f32 v1, v0"] * m)))
-    rep = gcnemu.GPU(timing=True).dispatch(k, grid=(128,), block=(128,))
+    rep = warm(gcnemu.GPU(timing=True), k, grid=(128,), block=(128,))
     assert rep.cycles == 36 + 16 * m
     assert rep.wave_cycles.tolist() == [[0, 36 + 16 * m], [0, 33 + 16 * m]]
     assert rep.counters["SQ_WAIT_ANY"] == (29 + 16 * m) - 44
@@ -161,9 +177,9 @@ def test_long_instruction_penalty_is_a_parameter(tmp_path):
     (TimingConfig.long_instruction_cycles = 0), 8 cycles per v_mad_f32 (VOP3) when set to 4."""
     n = 10
     k = asm_kernel(tmp_path, "mad", valu_program(n, "v_mad_f32 v1, v1, v0, v0"))
-    off = gcnemu.GPU(timing=True).dispatch(k, grid=(64,), block=(64,))
-    on = gcnemu.GPU(timing=True, timing_config=TimingConfig(long_instruction_cycles=4)).dispatch(
-        k, grid=(64,), block=(64,))
+    off = warm(gcnemu.GPU(timing=True), k, grid=(64,), block=(64,))
+    on = warm(gcnemu.GPU(timing=True, timing_config=TimingConfig(long_instruction_cycles=4)), k,
+              grid=(64,), block=(64,))
     assert off.cycles == 4 * n + 4
     assert on.cycles == 8 * n + 4
 
@@ -172,7 +188,7 @@ def test_s_sleep_and_s_nop_durations(tmp_path):
     """CLRX GcnInstrsSopp.md: s_sleep sleeps (SIMM16 & 7) x 64 cycles; s_nop waits
     (SIMM16 & 7) + 1 cycles, within its 4-cycle issue here."""
     k = asm_kernel(tmp_path, "slp", "s_sleep 3\ns_nop 7\ns_nop 1\ns_endpgm\n")
-    rep = gcnemu.GPU(timing=True).dispatch(k, grid=(64,), block=(64,))
+    rep = warm(gcnemu.GPU(timing=True), k, grid=(64,), block=(64,))
     assert rep.cycles == 3 * 64 + 8 + 4 + 4
 
 

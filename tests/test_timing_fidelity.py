@@ -10,7 +10,7 @@ import gcnemu
 from gcnemu.errors import GcnEmuError
 from gcnemu.timing import TimingConfig
 
-from test_timing import asm_kernel
+from test_timing import asm_kernel, warm
 
 ADDR = """
 s_load_dwordx2 s[4:5], s[0:1], 0x0
@@ -75,8 +75,8 @@ def test_lds_unit_sustains_one_b32_write_per_4_clocks(tmp_path):
     plus the last write's latency and the start."""
     k = asm_kernel(tmp_path, "dsw", "v_lshlrev_b32 v1, 2, v0\n" + "ds_write_b32 v1, v0\n" * 32
                    + "s_endpgm\n")
-    rep = gcnemu.GPU(timing=True, num_cus=1).dispatch(k, grid=(64 * 40,), block=(64,),
-                                                      args=[gcnemu.Local(1024)])
+    rep = warm(gcnemu.GPU(timing=True, num_cus=1), k, grid=(64 * 40,), block=(64,),
+               args=[gcnemu.Local(1024)])
     assert 40 * 32 * 4 <= rep.cycles <= 40 * 32 * 4 * 1.03
 
 
@@ -218,7 +218,7 @@ def test_pc_cycles_split_a_wave_exactly(tmp_path):
            "v_add_f32 v2, v1, v1\ns_endpgm\n"
     k = asm_kernel(tmp_path, "pcs", body)
     gpu = gcnemu.GPU(timing=True)
-    rep = gpu.dispatch(k, grid=(64,), block=(64,), args=[gpu.to_device(np.zeros(4, np.uint32))])
+    rep = warm(gpu, k, grid=(64,), block=(64,), args=[gpu.to_device(np.zeros(4, np.uint32))])
     pc = rep.pc_cycles
     assert pc["pc"].tolist() == [ins.offset for ins in k.program.instructions]
     assert pc["count"].tolist() == [1] * 5
@@ -241,12 +241,12 @@ def test_barrier_and_unit_stalls(tmp_path):
     wave 4's v_rsq waits while wave 0's holds the VALU for 16 cycles ('unit_busy')."""
     body = "v_cmp_eq_u32 vcc, 0, v0\ns_barrier\nv_add_f32 v1, v0, v0\ns_endpgm\n"
     k = asm_kernel(tmp_path, "bar", body)
-    rep = gcnemu.GPU(timing=True).dispatch(k, grid=(128,), block=(128,))
+    rep = warm(gcnemu.GPU(timing=True), k, grid=(128,), block=(128,))
     assert rep.stalls["barrier"] >= 1
     assert _row(rep, k, "v_add_f32")["barrier"] == rep.stalls["barrier"]
     assert rep.stalls["barrier"] == 1
     k2 = asm_kernel(tmp_path, "busy", "v_rsq_f32 v1, v0\ns_endpgm\n")
-    rep2 = gcnemu.GPU(timing=True).dispatch(k2, grid=(320,), block=(320,))
+    rep2 = warm(gcnemu.GPU(timing=True), k2, grid=(320,), block=(320,))
     # wave 4: at 0 the VALU port is wave 0's (arbiter), at 4, 8, 12 the VALU is busy
     assert rep2.stalls["unit_busy"] == 12 and rep2.wave_cycles[4].tolist() == [0, 36]
 
@@ -265,7 +265,7 @@ def test_overrides(tmp_path):
     tc = g.timing_config
     assert (tc.l1_bytes, tc.l2_channels * tc.l2_channel_bytes, tc.dram_gbps) == (8192, 1 << 20, 34)
     k = asm_kernel(tmp_path, "v", "v_add_f64 v[2:3], v[2:3], v[2:3]\ns_endpgm\n")
-    rep = g.dispatch(k, grid=(64,), block=(64,))
+    rep = warm(g, k, grid=(64,), block=(64,))
     assert rep.cycles == 8 * 4 + 4 and rep.time_us == pytest.approx(36 / 500)
 
 
@@ -321,7 +321,7 @@ def test_esram_buffers(tmp_path):
 ])
 def test_valu_to_scalar_latency(tmp_path, scalar, cycles, stall):
     k = asm_kernel(tmp_path, "dep", f"v_cmp_eq_u32 vcc, 0, v0\n{scalar}\ns_endpgm\n")
-    rep = gcnemu.GPU(timing=True).dispatch(k, grid=(64,), block=(64,))
+    rep = warm(gcnemu.GPU(timing=True), k, grid=(64,), block=(64,))
     assert rep.cycles == cycles and rep.stalls["dependency"] == stall
 
 
@@ -349,7 +349,7 @@ def test_image_loads_go_through_the_caches(tmp_path):
         "image_load v4, v[1:2], s[8:15] dmask:0x1 unorm\ns_waitcnt vmcnt(0)\n" * 2 + \
         "v_lshlrev_b32 v3, 2, v0\nv_add_i32 v1, vcc, s4, v3\nv_mov_b32 v2, s5\n" \
         "v_addc_u32 v2, vcc, v2, 0, vcc\nflat_store_dword v[1:2], v4\ns_waitcnt vmcnt(0)\ns_endpgm\n"
-    rep = gpu.dispatch(asm_kernel(tmp_path, "img", body), grid=(64,), block=(64,), args=[buf])
+    rep = warm(gpu, asm_kernel(tmp_path, "img", body), grid=(64,), block=(64,), args=[buf])
     assert np.array_equal(buf.to_numpy(np.uint32, 64), np.arange(64))   # (the texels, stored back)
     c = rep.counters
     # 2 image loads + the store, 4 lines each, through the L1 (the store does not count as a

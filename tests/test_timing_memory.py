@@ -11,7 +11,7 @@ import pytest
 import gcnemu
 from gcnemu.timing.config import TimingConfig
 
-from test_timing import asm_kernel
+from test_timing import asm_kernel, warm
 
 
 LOAD_AND_WAIT = """
@@ -30,7 +30,7 @@ def _run_load(tmp_path, tc=None):
     gpu = gcnemu.GPU(timing=True, timing_config=tc)
     buf = gpu.to_device(np.arange(64, dtype=np.float32))
     k = asm_kernel(tmp_path, "ldw", LOAD_AND_WAIT)
-    return gpu.dispatch(k, grid=(64,), block=(64,), args=[buf])
+    return warm(gpu, k, grid=(64,), block=(64,), args=[buf])
 
 
 def test_waitcnt_waits_the_modelled_latency(tmp_path):
@@ -79,7 +79,7 @@ s_endpgm
 def _lds_cycles(tmp_path, shift, m):
     src = LDS_READS.format(shift=shift, reads="\n".join(["ds_read_b32 v2, v1"] * m))
     k = asm_kernel(tmp_path, f"lds{shift}", src)
-    rep = gcnemu.GPU(timing=True).dispatch(k, grid=(64,), block=(64,), args=[gcnemu.Local(8192)])
+    rep = warm(gcnemu.GPU(timing=True), k, grid=(64,), block=(64,), args=[gcnemu.Local(8192)])
     return rep
 
 
@@ -118,7 +118,7 @@ s_endpgm
 def test_stores_write_through_to_the_l2(tmp_path):
     gpu = gcnemu.GPU(timing=True)
     out = gpu.empty(256)
-    rep = gpu.dispatch(asm_kernel(tmp_path, "st", STORE), grid=(64,), block=(64,), args=[out])
+    rep = warm(gpu, asm_kernel(tmp_path, "st", STORE), grid=(64,), block=(64,), args=[out])
     assert np.array_equal(out.to_numpy(np.uint32), np.arange(64))
     # 64 dwords = 4 lines written through (and kept in the L1: MISS_LRU), allocated in the
     # L2 without a DRAM read; the kernel-argument line is the only DRAM read

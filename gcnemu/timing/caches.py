@@ -15,17 +15,18 @@ import numpy as np
 from ..errors import GcnEmuError
 
 #: the levels and the operations the seed's table ("Supported cache operations") gives them:
-#: TCP (L1) and TCC (L2): writeback+invalidate; K-cache (SQC): invalidate. The L1 is
-#: write-through, so it never holds dirty lines; the I-cache is not modelled.
-LEVELS = ("l1", "l2", "k")
+#: TCP (L1) and TCC (L2): writeback+invalidate; K-cache and I-cache (SQC): invalidate. The L1
+#: is write-through, so it never holds dirty lines.
+LEVELS = ("l1", "l2", "k", "i")
 
 
 class GPUCaches:
-    """Tags of the L1s (one per CU), the L2 and the K$s (one per ``kcache_cus`` CUs) of a GPU
-    in timing mode, as the cycle model (gcnemu/timing/model.py) reads and updates them.
+    """Tags of the L1s (one per CU), the L2, the K$s and the I$s (one of each per
+    ``kcache_cus`` CUs) of a GPU in timing mode, as the cycle model (gcnemu/timing/model.py,
+    gcnemu/timing/icache.py) reads and updates them.
 
     ``invalidate(level)``, ``writeback(level)``, ``flush(level)`` (writeback then
-    invalidate) take "l1", "l2", "k" or "all" and return the number of dirty lines they
+    invalidate) take "l1", "l2", "k", "i" or "all" and return the number of dirty lines they
     wrote back to memory (only the L2 holds any); ``valid_lines(level)`` and
     ``dirty_lines()`` say what the caches hold."""
 
@@ -43,13 +44,24 @@ class GPUCaches:
         self.l2_dirty = np.zeros(l2, np.int64)
         self.k_tags = np.full(k, -1, np.int64)
         self.k_stamps = np.zeros(k, np.int64)
+        #: the I$s: one per K$ group; ``i_base``: the LRU stamp base of the next dispatch
+        #: (gcnemu/timing/icache.py: stamps are base + cycle)
+        self.i_groups = nk
+        ni = nk * (tc.icache_bytes // 64)
+        self.i_tags = np.full(ni, -1, np.int64)
+        self.i_stamps = np.zeros(ni, np.int64)
+        self.i_base = 1
+        #: programs without a code object in GPU memory: id -> (program, the address their
+        #: code has for the I$ and the L2), see icache.code_address
+        self.unmapped_code = {}
         #: the LRU clock: one tick per line looked up, over all dispatches
         self.lru = np.zeros(1, np.int64)
 
     @staticmethod
     def _geometry(compute_units: int, tc) -> tuple:
         return (compute_units, tc.l1_bytes, tc.l1_ways, tc.l2_channels, tc.l2_channel_bytes,
-                tc.l2_ways, tc.kcache_bytes, tc.kcache_ways, tc.kcache_cus)
+                tc.l2_ways, tc.kcache_bytes, tc.kcache_ways, tc.kcache_cus, tc.icache_bytes,
+                tc.icache_ways)
 
     def check(self, compute_units: int, tc) -> None:
         """Raise a GcnEmuError unless the caches were made for this GPU's CU count and cache
@@ -68,11 +80,11 @@ class GPUCaches:
 
     def _arrays(self, level: str):
         return {"l1": (self.l1_tags, self.l1_stamps), "l2": (self.l2_tags, self.l2_stamps),
-                "k": (self.k_tags, self.k_stamps)}[level]
+                "k": (self.k_tags, self.k_stamps), "i": (self.i_tags, self.i_stamps)}[level]
 
     def writeback(self, level: str = "l2") -> int:
         """Write the level's dirty lines back to memory (they stay valid); returns how many.
-        The L1 is write-through and the K$ read-only: 0 for them."""
+        The L1 is write-through and the K$ and I$ read-only: 0 for them."""
         n = 0
         for lv in self._levels(level):
             if lv == "l2":

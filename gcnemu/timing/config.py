@@ -62,7 +62,22 @@ class TimingConfig:
     kcache_latency: int = 20
     kcache_bytes: int = 16384
     kcache_ways: int = 4
+    #: CUs that share one SQC, the K$ and the I$ (see icache_bytes) of a group of CUs
     kcache_cus: int = 4
+    #: instruction cache (I$, in the SQC): AMD's "GCN Architecture" whitepaper (2012): "A
+    #: cluster of up to 4 Compute Units share a single 32KB L1 instruction cache that is
+    #: 4-way associative and backed by the L2 cache. Cache lines are 64B long" (the seeds
+    #: name the I-cache (SQC) and its invalidate, caches-and-coherency.txt, without its
+    #: geometry). One per ``kcache_cus`` CUs, LRU. A miss reads the line through the L2
+    #: (l2_latency on an L2 hit, DRAM on a miss): the whitepaper's "backed by the L2 cache".
+    icache_bytes: int = 32768
+    icache_ways: int = 4
+    #: bytes a wave fetches at a time: the whitepaper: the I$ "can sustain 32B instruction
+    #: fetch per cycle"; clrx-gcn-timings: "program divided by in 32-byte blocks" (its
+    #: alignment rules for 2-dword instructions). A wave fetches the block of its next
+    #: instruction when that lies outside the block it holds, and after every taken branch
+    #: (gpu-overview: "Taken branches require a read from the instruction cache").
+    icache_fetch_bytes: int = 32
     #: cycles from a VALU instruction that writes scalar registers (v_cmp to VCC, carry-outs,
     #: v_readfirstlane, ...) to the first scalar instruction (SALU, branch, SMEM) that may read
     #: them: cu-whitepaper: "although a full-speed instruction takes only 4 cycles to issue, it
@@ -105,9 +120,17 @@ class TimingConfig:
             raise ValueError("TimingConfig bandwidths and lds_pass_cycles must be positive")
         for total, ways, what in ((self.l1_bytes, self.l1_ways, "l1"),
                                   (self.l2_channel_bytes, self.l2_ways, "l2"),
-                                  (self.kcache_bytes, self.kcache_ways, "kcache")):
+                                  (self.kcache_bytes, self.kcache_ways, "kcache"),
+                                  (self.icache_bytes, self.icache_ways, "icache")):
             if ways < 1 or total < 64 * ways or total % (64 * ways):
                 raise ValueError(f"TimingConfig {what}: {total} bytes is not a whole number of "
                                  f"sets of {ways} ways of 64-byte lines")
+        sets = self.icache_bytes // (64 * max(self.icache_ways, 1))
+        if sets & (sets - 1):
+            raise ValueError(f"TimingConfig icache: {sets} sets ({self.icache_bytes} bytes of "
+                             f"{self.icache_ways} ways of 64-byte lines) is not a power of two")
+        if self.icache_fetch_bytes not in (4, 8, 16, 32, 64):
+            raise ValueError(f"TimingConfig icache_fetch_bytes: {self.icache_fetch_bytes} is not "
+                             f"4, 8, 16, 32 or 64 (a power of two that divides the 64-byte line)")
         if self.l2_channels < 1 or self.kcache_cus < 1:
             raise ValueError("TimingConfig: l2_channels and kcache_cus must be at least 1")

@@ -35,7 +35,9 @@ from numba.core import cgutils, types
 from numba.extending import intrinsic
 
 from ..exec.jit import njit
+from ..exec.layout import C_PC, C_SIZE
 from . import costs as C
+from . import icache as IC
 from .trace import entry_length, record_kinds
 
 INF = np.int64(1) << 62
@@ -69,11 +71,15 @@ COUNTER_NAMES = (
     "TCC_EA_WRREQ",              # dirty L2 lines written back to DRAM
     "SQC_DCACHE_HITS",           # K$ (scalar data cache) line hits
     "SQC_DCACHE_MISSES",
+    "SQ_IFETCH",                 # instruction blocks fetched (gcnemu/timing/icache.py)
+    "SQC_ICACHE_HITS",           # I$ line lookups that hit
+    "SQC_ICACHE_MISSES",         # I$ lines read from the L2
+    "SQC_ICACHE_MISSES_DUPLICATE",   # lookups of a line an earlier miss is still bringing in
 )
 (X_CYCLES, X_WAVES, X_WAVE_CYCLES, X_BUSY, X_BUSY_CU, X_WAIT_ANY, X_WAIT_INST, X_ACT_ANY,
  X_ACT_VALU, X_ACT_SCA, X_ACT_VMEM, X_ACT_LDS, X_ACT_EXP, X_ACT_MISC, X_LDS_CONFLICT,
  X_TCP_ACC, X_TCP_HIT, X_TCP_RD, X_TCP_WR, X_TCP_AT, X_TCC_HIT, X_TCC_MISS, X_EA_RD, X_EA_WR,
- X_K_HIT, X_K_MISS) = range(len(COUNTER_NAMES))
+ X_K_HIT, X_K_MISS, X_IFETCH, _X_IC_HIT, _X_IC_MISS, _X_IC_DUP) = range(len(COUNTER_NAMES))
 
 # parameter vector indices (TimingConfig, flattened for numba)
 (P_L1_LAT, P_L2_LAT, P_DRAM_LAT, P_DRAM_LINE_FP, P_TA_BYTES, P_IMAGE, P_L1_SETS, P_L1_WAYS,
@@ -85,14 +91,16 @@ PC_COLUMNS = C.PC_COLUMNS
 NPC = len(PC_COLUMNS)
 (PC_COUNT, PC_ISSUE, PC_VM, PC_LGKM, PC_EXP, PC_BARRIER, PC_UNIT, PC_ARBITER,
  PC_FETCH, PC_DEP) = range(NPC)
-#: per-wave table (WV) stride and fields: (unused: a wave's ready cycle, the one field every
-#: scan reads for every wave, lives in its SIMD's row of the SIMD table SS), category of its next
-#: row, stream position, stream end, the cycle since which it has been waiting to issue its
-#: next row (its previous row's issue end), the stall cycles of that wait known so far (unit
-#: busy, barrier, dependency), and the wave's last VALU write of scalar registers: when it
-#: retires and which registers (the 128-bit mask of costs.scalar_masks)
+#: per-wave table (WV) stride and fields: the cycles it has waited for its next row's
+#: instruction fetch (a wave's ready cycle, the one field every scan reads for every wave,
+#: lives in its SIMD's row of the SIMD table SS), category of its next row (with
+#: icache.PEND_* bits while a fetch is pending), stream position, stream end, the cycle
+#: since which it has been waiting to issue its next row (its previous row's issue end),
+#: the stall cycles of that wait known so far (unit busy, barrier, dependency), and the
+#: wave's last VALU write of scalar registers: when it retires and which registers (the
+#: 128-bit mask of costs.scalar_masks)
 WVS = 12
-_WV_UNUSED, WV_CAT, WV_POS, WV_END, WV_SINCE, WV_UNIT, WV_BAR, WV_DEP, WV_DEPST, WV_DMLO, \
+WV_FETCH, WV_CAT, WV_POS, WV_END, WV_SINCE, WV_UNIT, WV_BAR, WV_DEP, WV_DEPST, WV_DMLO, \
     WV_DMHI = range(11)
 #: rows whose dependency flags alone do not take them off the fast path
 DEP_FLAGS = C.F_VSDST | C.F_SREAD
@@ -301,14 +309,14 @@ SHARED_FLAGS = C.F_VMEM | C.F_SMEM | C.F_END
 # the resident waves oldest first, then the cycle at which each of them may issue (kept with
 # the SIMD, not with the wave: a scan reads every resident wave's ready cycle, and from one
 # row that stays in the CPU's L1 this costs ~5-10% less than from the waves' scattered state
-# in WV). Per row, rinfo packs cost, category, a flag for rows that
-# need the full path, and the taken-branch cost:
+# in WV). Per row, rinfo packs cost, category (with icache.PEND_SEQ when a wave entering it in
+# sequence fetches), a flag for rows that need the full path, and the taken-branch cost:
 INFO_COST_MASK = (1 << 20) - 1
 INFO_CAT_SHIFT = 20
-INFO_CAT_MASK = 7
-INFO_SLOW = 1 << 23
-INFO_VW = 1 << 24         # a VALU row that writes scalar registers
-INFO_SR = 1 << 25         # a scalar row that reads scalar registers
+INFO_CAT_MASK = 15
+INFO_SLOW = 1 << 24
+INFO_VW = 1 << 25         # a VALU row that writes scalar registers
+INFO_SR = 1 << 26         # a scalar row that reads scalar registers
 INFO_TAKEN_SHIFT = 32
 #: scans the full path runs itself after a _fast_run call that could not finish one scan
 #: (memory or barriers every few instructions: the hand-over would cost more than it saves)
@@ -317,13 +325,14 @@ U1, U2, U3, U4 = np.uint64(1), np.uint64(2), np.uint64(3), np.uint64(4)
 
 
 @njit
-def _row_info(rcat, rflags, rcost, rtaken):
+def _row_info(rcat, rflags, rcost, rtaken, ic):
     """The per-row table of _fast_run (see INFO_*)."""
     info = np.empty(rcost.shape[0], np.int64)
     for r in range(rcost.shape[0]):
-        if not (0 <= rcost[r] <= INFO_COST_MASK and 0 <= rcat[r] <= INFO_CAT_MASK):
+        if not (0 <= rcost[r] <= INFO_COST_MASK and 0 <= rcat[r] <= IC.CAT_MASK):
             raise ValueError("timing model: a row's cost or category is out of range")
-        info[r] = (rcost[r] | (rcat[r] << INFO_CAT_SHIFT) | (rtaken[r] << INFO_TAKEN_SHIFT)
+        info[r] = (rcost[r] | ((rcat[r] | IC.seq_fetch(ic, r)) << INFO_CAT_SHIFT)
+                   | (rtaken[r] << INFO_TAKEN_SHIFT)
                    | (INFO_SLOW if rflags[r] & ~DEP_FLAGS != 0 else 0)
                    | (INFO_VW if rflags[r] & C.F_VSDST else 0)
                    | (INFO_SR if rflags[r] & C.F_SREAD else 0))
@@ -369,16 +378,19 @@ def _account(pcc, WV, wq, row, t, busy):
     u = WV[wq + np.uint64(WV_UNIT)]
     b = WV[wq + np.uint64(WV_BAR)]
     d = WV[wq + np.uint64(WV_DEPST)]
+    f = WV[wq + np.uint64(WV_FETCH)]
     pcc[pr] += 1
     pcc[pr + U1] += busy
     pcc[pr + np.uint64(PC_UNIT)] += u
     pcc[pr + np.uint64(PC_BARRIER)] += b
     pcc[pr + np.uint64(PC_DEP)] += d
-    pcc[pr + np.uint64(PC_ARBITER)] += t - WV[wq + np.uint64(WV_SINCE)] - u - b - d
+    pcc[pr + np.uint64(PC_FETCH)] += f
+    pcc[pr + np.uint64(PC_ARBITER)] += t - WV[wq + np.uint64(WV_SINCE)] - u - b - d - f
     WV[wq + np.uint64(WV_SINCE)] = t + busy
     WV[wq + np.uint64(WV_UNIT)] = 0
     WV[wq + np.uint64(WV_BAR)] = 0
     WV[wq + np.uint64(WV_DEPST)] = 0
+    WV[wq + np.uint64(WV_FETCH)] = 0
 
 
 @njit(inline="always")
@@ -414,10 +426,11 @@ def _dep_write(WV, wq, rsg, row, at):
 
 
 @njit(inline="always")
-def _advance_plain(WV, wq, streams, rinfo, t, cat, cost, p, row, info, pcc, rsg, vslat):
+def _advance_plain(WV, wq, streams, rinfo, t, cat, cost, p, row, info, pcc, rsg, vslat, ic):
     """Move the wave at WV[wq:] past the plain instruction it issues at cycle t (stream
     position p, row ``row``, rinfo ``info``, category ``cat``, issue cost ``cost``): its next
-    position and category, and the cycle at which it may issue again (returned)."""
+    position and category (and whether it must fetch it), and the cycle at which it may issue
+    again (returned)."""
     nxt = p + 1
     WV[wq + U2] = nxt
     # the waves' streams (~10 MB for mandelbrot 256x192) are read by hundreds of waves in
@@ -425,7 +438,10 @@ def _advance_plain(WV, wq, streams, rinfo, t, cat, cost, p, row, info, pcc, rsg,
     # replay ~5% faster
     _prefetch(streams, nxt + PREFETCH)
     nr = streams[np.uint64(nxt)]
-    WV[wq + U1] = (rinfo[np.uint64(nr)] >> INFO_CAT_SHIFT) & INFO_CAT_MASK
+    c = (rinfo[np.uint64(nr)] >> INFO_CAT_SHIFT) & INFO_CAT_MASK
+    if nr != row + 1:
+        c |= IC.PEND_JUMP       # (as IC.pending: with the static PEND_SEQ of rinfo)
+    WV[wq + U1] = c
     busy = cost
     if cat == C.CAT_BRANCH and nr != row + 1:
         busy = info >> INFO_TAKEN_SHIFT
@@ -437,13 +453,15 @@ def _advance_plain(WV, wq, streams, rinfo, t, cat, cost, p, row, info, pcc, rsg,
 
 @njit(_nrt=False)
 def _fast_run(cu, t, nsimd, SS, sstride, WV, streams, rinfo, acc, rs_si, rs_used, rs_smin, pcc,
-              rsg, vslat):
+              rsg, vslat, ic, ctr):
     """Run CU cu's scans from cycle t while they need only the fast path (plain VALU, SALU,
     branch and internal instructions that are not a wave's last). Returns the cycle of the
     first scan that needs more, with rs_si/rs_used/rs_smin[cu] set to resume it there, or INF
     when no wave of the CU can issue any more. acc: the issue counters (a_wait, a_any,
     a_valu, a_sca, a_misc), updated. SS: per SIMD (wake, waves, VALU free, slots...), WV:
-    per wave (see WV_*); pcc: the per-row cycle table (see _account)."""
+    per wave (see WV_*); pcc: the per-row cycle table (see _account); ic: the I$s
+    (gcnemu/timing/icache.py): a fetch that needs (cycle, CU) order (a possible miss) ends
+    the run like a row that needs the full path; ctr: the counters."""
     nblocked = np.int64(0)
     a_valu = np.int64(0)
     a_sca = np.int64(0)
@@ -479,6 +497,27 @@ def _fast_run(cu, t, nsimd, SS, sstride, WV, streams, rinfo, acc, rs_si, rs_used
                     rs_smin[cu] = smin
                     out = t
                     break
+                # --- instruction fetch (gcnemu/timing/icache.py), as in simulate ---
+                if cat >= IC.PEND_SEQ:
+                    a = IC.fetch_one(ic, cu, row, cat, t, ctr, X_IFETCH)
+                    if a < 0:
+                        rs_si[cu] = si
+                        rs_used[cu] = used
+                        rs_smin[cu] = smin
+                        out = t
+                        break
+                    cat &= IC.CAT_MASK
+                    WV[wq + U1] = cat
+                    if a > t:
+                        WV[wq + np.uint64(WV_FETCH)] += a - t
+                        SS[sri] = a
+                        smin = min(smin, a)
+                        continue
+                    if (used >> cat) & 1:
+                        nblocked += 1
+                        smin = t + 1
+                        continue
+                # --- end of instruction fetch ---
                 cost = info & INFO_COST_MASK
                 if info & INFO_SR:
                     dw = _dep_wait(WV, wq, rsg, row, t)
@@ -505,7 +544,8 @@ def _fast_run(cu, t, nsimd, SS, sstride, WV, streams, rinfo, acc, rs_si, rs_used
                     a_misc += cost
                 if cat != C.CAT_INTERNAL:
                     used |= 1 << cat
-                r = _advance_plain(WV, wq, streams, rinfo, t, cat, cost, p, row, info, pcc, rsg, vslat)
+                r = _advance_plain(WV, wq, streams, rinfo, t, cat, cost, p, row, info, pcc, rsg,
+                                   vslat, ic)
                 SS[sri] = r
                 smin = min(smin, r)
             if out < INF:
@@ -585,7 +625,7 @@ def _push(q, n, w, done, t):
 @njit
 def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
              rcat, rflags, rcost, rtaken, rwait, rsg2, P, wave_out, wave_cu, ctr, pcc,
-             l1tags, l1stamps, l2tags, l2stamps, l2dirty, ktags, kstamps, lru, esram,
+             l1tags, l1stamps, l2tags, l2stamps, l2dirty, ktags, kstamps, lru, esram, ic,
              lockstep=False):
     """Run the model; fills wave_out[w] = (start, end), wave_cu[w], the counters and the
     per-row cycle table pcc (rows x NPC, flat; see PC_COLUMNS); returns the cycles. The
@@ -593,7 +633,8 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     from one dispatch to the next, as is ``lru[0]``, the LRU clock; all their data has
     arrived when a dispatch starts. ``rsg2``: int64 [rows, 2], the scalar registers a row
     writes (VALU) or reads (scalar), see costs.scalar_masks. ``esram``: the line ranges [first, end) of the GPU's
-    ESRAM buffers, flat and in address order. ``lockstep``: the plainest replay, for tests: no
+    ESRAM buffers, flat and in address order. ``ic``: the I$s and the rows' fetch blocks
+    (gcnemu/timing/icache.py), updated. ``lockstep``: the plainest replay, for tests: no
     _fast_run, and every CU yields after each scan, so the scans run in (cycle, CU) order;
     the results are the same bits."""
     nw = wbeg.shape[0]
@@ -610,7 +651,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     wacc = np.zeros(3 * nw, np.int64)
     for w in range(nw):
         if wbeg[w] < wend[w]:
-            ncat[w] = rcat[streams[wbeg[w]]]
+            ncat[w] = rcat[streams[wbeg[w]]] | IC.PEND_JUMP    # (a wave starts by fetching)
     status = np.zeros(nw, np.int64)       # 0 pending, 1 active, 2 at barrier, 3 done
     wsimd = np.zeros(nw, np.int64)
     wgrp = np.zeros(nw, np.int64)
@@ -714,7 +755,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     rs_floor = np.zeros(ncu, np.int64)
     acc = np.zeros(5, np.int64)             # _fast_run's counters
     fr_skip = np.zeros(ncu, np.int64)       # scans left before _fast_run is tried again
-    rinfo = _row_info(rcat, rflags, rcost, rtaken)
+    rinfo = _row_info(rcat, rflags, rcost, rtaken, ic)
     rsg = rsg2.ravel()
     vslat = P[P_VS_LAT]
     while done_waves < nw:
@@ -753,7 +794,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                 acc[3] = a_sca
                 acc[4] = a_misc
                 t = _fast_run(cu, t, nsimd, SSflat, sstride, WV, streams, rinfo, acc,
-                              rs_si, rs_used, rs_smin, pcc, rsg, vslat)
+                              rs_si, rs_used, rs_smin, pcc, rsg, vslat, ic, ctr)
                 a_wait = acc[0]
                 a_any = acc[1]
                 a_valu = acc[2]
@@ -809,6 +850,34 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                     row = streams[np.uint64(p)]
                     ru = np.uint64(row)
                     fl = rflags[ru]
+                    # --- instruction fetch (gcnemu/timing/icache.py): the row's blocks are not
+                    # in the wave's buffer; a fetch that may miss waits for (cycle, CU) order
+                    if cat >= IC.PEND_SEQ:
+                        a = IC.fetch(ic, cu, row, cat, t, False, ctr, X_IFETCH)
+                        if a < 0:
+                            if not shared_ok:
+                                rs_si[cuu] = si
+                                rs_used[cuu] = used
+                                rs_nmem[cuu] = nmem
+                                rs_ended[cuu] = ended
+                                rs_smin[cuu] = smin
+                                rs_floor[cuu] = floor
+                                paused = True
+                                break
+                            a, clock = _ifetch_ordered(ic, cu, row, cat, t, clock, l2tags, l2stamps,
+                                                       l2dirty, l2rdy, P, dram, ctr)
+                        cat &= IC.CAT_MASK
+                        ncat[wu] = cat
+                        if a > t:
+                            WV[wq + np.uint64(WV_FETCH)] += a - t
+                            SSflat[sri] = a
+                            smin = min(smin, a)
+                            continue
+                        if cat != C.CAT_INTERNAL and (used >> cat) & 1:
+                            a_wait += nsimd
+                            smin = t + 1
+                            continue
+                    # --- end of instruction fetch ---
                     if fl & C.F_SREAD:
                         dw = _dep_wait(WV, wq, rsg, row, t)
                         if dw > 0:
@@ -839,7 +908,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                             used |= 1 << cat
                         a_any += cost
                         rv = _advance_plain(WV, wq, streams, rinfo, t, cat, cost, p, row, rinfo[ru],
-                                            pcc, rsg, vslat)
+                                            pcc, rsg, vslat, ic)
                         SSflat[sri] = rv
                         smin = min(smin, rv)
                         continue
@@ -1056,7 +1125,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                     a_any += cost
                     ptr[wu] = nxt
                     if nxt < wend[wu]:
-                        ncat[wu] = rcat[streams[nxt]]
+                        ncat[wu] = rcat[streams[nxt]] | IC.pending(ic, row, streams[nxt])
                     busy = cost
                     if cat == C.CAT_BRANCH and nxt < wend[wu] and streams[nxt] != row + 1:
                         busy = rtaken[ru]
@@ -1168,6 +1237,20 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     ctr[X_WAVES] = nw
     lru[0] = clock
     return cycles
+
+
+@njit(_nrt=False)
+def _ifetch_ordered(ic, cu, row, pend, t, clock, l2tags, l2stamps, l2dirty, l2rdy, P, dram, ctr):
+    """A wave's instruction fetch in (cycle, CU) order (gcnemu/timing/icache.py): its I$
+    lookups, and each missing line read through the L2 (and DRAM). Returns (the cycle at which
+    its blocks have arrived, the LRU clock)."""
+    a = IC.fetch(ic, cu, row, pend, t, True, ctr, X_IFETCH)
+    for k in range(ic[IC.IC_NMISS]):
+        clock += 1
+        lat = _l2_access(l2tags, l2stamps, l2dirty, l2rdy, P, ic[IC.IC_MISS + 2 * k + 1], clock,
+                         t, dram, L2_READ, ctr)
+        a = max(a, IC.filled(ic, k, t + lat))
+    return a, clock
 
 
 @njit(_nrt=False)
@@ -1327,12 +1410,13 @@ def tables_for(prog, config, tc):
 
 
 def time_dispatch(prog, traces, streams, config, tc, occ, waves_per_group, caches,
-                  esram=()) -> TimingResult:
+                  esram=(), code_base=0) -> TimingResult:
     """Run the model over a dispatch's traces: ``streams``, a list of arrays that hold the
     waves' streams (one per worker, see split_trace), and ``traces``, one tuple per batch:
     (group id of each wave, index in group, stream start, stream end, index in ``streams``);
     ``caches``: the GPU's (gcnemu.timing.caches.GPUCaches), updated; ``esram``: the (address,
-    bytes) of the GPU's ESRAM buffers."""
+    bytes) of the GPU's ESRAM buffers; ``code_base``: the GPU address of the program's first
+    byte (its rows' lines in the I$ and the L2)."""
     # one worker (the common case): its array is the model's, else they are joined
     bases = np.cumsum([0] + [len(s) for s in streams])
     groups, ks, begs, ends = [], [], [], []
@@ -1360,12 +1444,16 @@ def time_dispatch(prog, traces, streams, config, tc, occ, waves_per_group, cache
     ctr = np.zeros(len(COUNTER_NAMES), np.int64)
     pcc = np.zeros(len(cat) * NPC, np.int64)
     c = caches
+    ic = IC.prepare(c.i_tags, c.i_stamps, c.i_base, c.i_groups, tc,
+                    IC.blocks(prog.code[:, C_PC], prog.code[:, C_SIZE],
+                              IC.code_address(c, prog, code_base), tc.icache_fetch_bytes))
     cycles = simulate(streams, wbeg, wend, group_first, config.compute_units,
                       config.simds_per_cu, occ.waves_per_simd, occ.workgroups_per_cu,
                       cat, flags, cost, taken, wait, sregs, P, wave_out, wave_cu, ctr, pcc,
                       c.l1_tags, c.l1_stamps, c.l2_tags, c.l2_stamps, c.l2_dirty, c.k_tags,
-                      c.k_stamps, c.lru, esram_lines(esram), False)
+                      c.k_stamps, c.lru, esram_lines(esram), ic, False)
     if cycles < 0:
         raise RuntimeError("timing model: no wave can issue (internal error)")
+    c.i_base = IC.finish(ic, c.i_tags, c.i_stamps, cycles)
     counters = {name: int(ctr[i]) for i, name in enumerate(COUNTER_NAMES)}
     return TimingResult(int(cycles), counters, wave_out, wave_cu, pcc.reshape(len(cat), NPC))

@@ -1,0 +1,156 @@
+"""Timing mode: the instruction cache of each CU group (gcnemu/timing/icache.py).
+
+Expected counts follow by hand from the code's size and address and the cache geometry of
+gcnemu/timing/config.py (the GCN whitepaper's 32 KB, 4-way, 64-byte lines, one I$ per 4 CUs;
+32-byte fetches), never from the model's output:
+
+* a wave fetches the 32-byte block of its first instruction, then each block it enters in
+  sequence, and after a taken branch the target's block(s); each fetch looks up its line;
+* a loop that spans more than 4 lines of every one of the 128 sets (> 5 x 128 lines) misses
+  on every line in every iteration (LRU over a cyclic sweep of more lines than ways);
+* a loop that fits misses on each of its lines once, in its first iteration.
+"""
+import numpy as np
+import pytest
+
+import gcnemu
+from gcnemu.profile.counters import result_row
+from gcnemu.timing import icache as IC
+from gcnemu.timing.config import TimingConfig
+
+from test_timing import asm_kernel
+
+LINE = 64
+
+
+def loop_kernel(tmp_path, name, body_ops, iterations):
+    """s_mov s4, N; loop: body_ops x v_add_f32, s_sub, s_cmp, s_cbranch_scc1 loop; s_endpgm:
+    every instruction 4 bytes."""
+    src = (f"s_mov_b32 s4, {iterations}\nloop:\n" + "v_add_f32 v1, v1, v0\n" * body_ops +
+           "s_sub_u32 s4, s4, 1\ns_cmp_lg_u32 s4, 0\ns_cbranch_scc1 loop\ns_endpgm\n")
+    return asm_kernel(tmp_path, name, src)
+
+
+def code_start(gpu, k):
+    """The address of the kernel's first instruction that the I$ and the L2 see (assembly
+    kernels have no code object in GPU memory: a range of their own, icache.code_address)."""
+    return IC.code_address(gpu.caches, k.program, gpu.code_image_address(k) + k.code_address)
+
+
+def ic(rep):
+    c = rep.counters
+    return (c["SQ_IFETCH"], c["SQC_ICACHE_HITS"], c["SQC_ICACHE_MISSES"],
+            c["SQC_ICACHE_MISSES_DUPLICATE"])
+
+
+def test_loop_larger_than_the_icache_misses_every_iteration(tmp_path):
+    tc = TimingConfig()
+    assert (tc.icache_bytes, tc.icache_ways, tc.icache_fetch_bytes) == (32768, 4, 32)
+    sets = tc.icache_bytes // (LINE * tc.icache_ways)                   # 128
+    ops = 5 * sets * LINE // 4                                          # 40 KB of v_add
+    nbytes = 4 + 4 * ops + 3 * 4 + 4                                    # 40980
+    lines = -(-nbytes // LINE)                                          # 641
+    per_iter_fetches = -(-(nbytes - 4) // 32)     # blocks 0 .. of the s_cbranch: 1281
+    reps = {}
+    for n in (2, 3):
+        k = loop_kernel(tmp_path, f"big{n}", ops, n)
+        gpu = gcnemu.GPU(timing=True, num_cus=1)
+        rep = gpu.dispatch(k, grid=(64,), block=(64,))
+        assert code_start(gpu, k) % LINE == 0
+        # every line of the loop (all of the code) misses once per iteration; the second
+        # block of each line hits (its wave waited for the line)
+        assert ic(rep) == (n * per_iter_fetches, n * (per_iter_fetches - lines), n * lines, 0)
+        reps[n] = rep
+    # the third iteration's misses hit the L2 (the code is there since the first): each
+    # holds the wave l2_latency cycles, booked as "fetch" stalls
+    assert reps[3].stalls["fetch"] - reps[2].stalls["fetch"] == lines * tc.l2_latency
+    assert reps[3].pc_cycles["fetch"].sum() == reps[3].stalls["fetch"]
+
+
+def test_small_loop_misses_in_its_first_iteration_only(tmp_path):
+    nbytes = 4 + 4 * 16 + 3 * 4 + 4                                     # 84: 2 lines
+    for n in (1, 5):
+        k = loop_kernel(tmp_path, f"small{n}", 16, n)
+        gpu = gcnemu.GPU(timing=True, num_cus=1)
+        rep = gpu.dispatch(k, grid=(64,), block=(64,))
+        assert code_start(gpu, k) % LINE == 0
+        fetches, hits, misses, dup = ic(rep)
+        assert misses == -(-nbytes // LINE) and dup == 0
+        # blocks: 0, 1, 2 in the first iteration (84 bytes: 3 blocks), then 0 (the branch
+        # target, offset 4), 1, 2 in each later one; all of them hit but the 2 misses
+        assert fetches == 3 * n and hits == fetches - misses
+        # the same dispatch again: the code is in the I$ (it outlives the dispatch)
+        rep2 = gpu.dispatch(k, grid=(64,), block=(64,))
+        assert ic(rep2) == (3 * n, 3 * n, 0, 0)
+        assert rep2.stalls["fetch"] == 0 and rep.stalls["fetch"] > 0
+        assert rep2.cycles < rep.cycles
+
+
+def test_cu_groups_have_their_own_icache(tmp_path):
+    # one wave on each CU: 4 CUs are one group (one I$), 8 CUs two
+    k = asm_kernel(tmp_path, "straight", "v_add_f32 v1, v1, v0\n" * 40 + "s_endpgm\n")
+    lines = -(-(41 * 4) // LINE)                                         # 3
+    for cus, groups in ((4, 1), (8, 2)):
+        gpu = gcnemu.GPU(timing=True, num_cus=cus)
+        rep = gpu.dispatch(k, grid=(64 * cus,), block=(64,))
+        assert code_start(gpu, k) % LINE == 0
+        # every wave fetches every block (41 x 4 bytes: 6 blocks, 2 per line). The waves run
+        # in step (one per CU, SIMD 0, from cycle 0): at each line's first block the group's
+        # lowest CU misses and its other 3 find the line on its way (duplicate misses); the
+        # second block of each line hits, the line having arrived
+        assert ic(rep) == (cus * 6, cus * 3, groups * lines, (cus - groups) * lines)
+        assert gpu.caches.valid_lines("i") == groups * lines
+        assert len(gpu.caches.i_tags) == groups * 32768 // LINE
+
+
+def test_queue_icache_invalidate_makes_the_next_dispatch_miss(tmp_path):
+    k = asm_kernel(tmp_path, "inv", "v_add_f32 v1, v1, v0\n" * 40 + "s_endpgm\n")
+    lines = 3
+    gpu = gcnemu.GPU(timing=True, num_cus=1)
+    q = gpu.queue()
+    q.dispatch(k, (64,), (64,))
+    q.dispatch(k, (64,), (64,))            # warm: no miss
+    q.cache_op("l1", invalidate=True)      # not the I$
+    q.dispatch(k, (64,), (64,))
+    q.cache_op("i", invalidate=True)       # the command processor's I$ invalidate
+    q.dispatch(k, (64,), (64,))
+    reps = q.submit().reports
+    assert [r.counters["SQC_ICACHE_MISSES"] for r in reps] == [lines, 0, 0, lines]
+    assert gpu.caches.valid_lines("i") == lines
+    gpu.caches.invalidate("all")
+    assert gpu.caches.valid_lines("i") == 0
+    assert gpu.dispatch(k, grid=(64,), block=(64,)).counters["SQC_ICACHE_MISSES"] == lines
+
+
+def test_two_kernels_conflict_where_their_code_maps_to_the_same_sets(tmp_path):
+    # a direct-mapped I$ of 4 lines (overrides of the preset): kernel A's lines are evicted
+    # by kernel B's that map to the same sets, computed from the two code addresses
+    ka = asm_kernel(tmp_path, "ka", "v_add_f32 v1, v1, v0\n" * 20 + "s_endpgm\n")
+    kb = asm_kernel(tmp_path, "kb", "v_mul_f32 v1, v1, v0\n" * 20 + "s_endpgm\n")
+    gpu = gcnemu.GPU(timing=True, num_cus=1, icache_bytes=4 * LINE, icache_ways=1)
+    sets = 4
+
+    def lines(k):
+        a = code_start(gpu, k)
+        return set(range(a // LINE, (a + 21 * 4 - 1) // LINE + 1))
+
+    assert gpu.dispatch(ka, grid=(64,), block=(64,)).counters["SQC_ICACHE_MISSES"] == len(lines(ka))
+    la, lb = lines(ka), lines(kb)
+    assert la.isdisjoint(lb)
+    gpu.dispatch(kb, grid=(64,), block=(64,))
+    evicted = sum(1 for x in la if x % sets in {y % sets for y in lb})
+    assert gpu.dispatch(ka, grid=(64,), block=(64,)).counters["SQC_ICACHE_MISSES"] == evicted
+
+
+def test_icache_overrides_and_profile_counters(tmp_path):
+    with pytest.raises(gcnemu.GcnEmuError, match="icache"):
+        gcnemu.GPU(timing=True, icache_bytes=1000)
+    with pytest.raises(gcnemu.GcnEmuError, match="timing is off"):
+        gcnemu.GPU(icache_bytes=65536)
+    gpu = gcnemu.GPU(timing=True, icache_bytes=65536, icache_ways=8)
+    assert (gpu.timing_config.icache_bytes, gpu.timing_config.icache_ways) == (65536, 8)
+    k = asm_kernel(tmp_path, "pmc", "v_add_f32 v1, v1, v0\n" * 40 + "s_endpgm\n")
+    rep = gpu.dispatch(k, grid=(64,), block=(64,))
+    row = result_row(rep, k, gpu.config, ["SQ_IFETCH", "SQC_ICACHE_HITS", "SQC_ICACHE_MISSES"])
+    assert (row["SQ_IFETCH"], row["SQC_ICACHE_MISSES"]) == (6, 3)
+    assert row["SQC_ICACHE_HITS"] == 3
