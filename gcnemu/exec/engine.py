@@ -531,8 +531,10 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
     `step_generic` with the locals written back to ws first and reloaded after.
 
     VALU instructions whose operands are all 32-bit (FL_ROW32) call their 32-bit row kernel
-    on the VGPR rows themselves: only scalar operands, absent ones and modified copies go
-    through the uint32 scratch rows ``t32``, and the kernel stores the result under EXEC.
+    on the VGPR rows themselves: only scalar operands, modified copies and the absent ones of
+    rows that are not FL_PLAIN32 go through the uint32 scratch rows ``t32`` (FL_PLAIN32 rows
+    read constants and absent sources from program.CONSTANT_ROWS), and the kernel stores the
+    result under EXEC.
 
     Memory families are called with ``frame`` (gcnemu/mem/entry.py, layout.FR_*): the
     state arrays' addresses and shapes, written once here; each instruction sets only its row address.
