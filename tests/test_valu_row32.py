@@ -236,3 +236,40 @@ def test_engine_constant_rows_sgpr_pairs_and_absent_sources():
     check(13, np.float32(0.25) + x)
     check(14, np.float32(-8.0) + x)
     check(15, np.float32(2.0) * x)
+
+
+def test_plain_rows_are_marked_and_point_at_their_constant_rows():
+    """program._row32_operands: FL_PLAIN32 marks the 32-bit rows whose sources are VGPRs
+    without abs/neg, constants or absent ones, which the engine reads through C_V* (a
+    constant's row with its modifiers applied, the zero row); an SGPR source, a VGPR with
+    abs or neg, a carry-in from an SGPR pair and 64-bit operands keep the other paths.
+    Rows are read back from their addresses and compared with struct-packed floats."""
+    import ctypes
+
+    from gcnemu.exec import layout as L
+    from gcnemu.exec.program import build_program
+    from gcnemu.isa.decoder import decode
+    from snippets import code
+
+    prog = build_program(decode(code("""
+    v_add_f32 v1, v2, v3
+    v_mul_f32 v1, 0.5, v2
+    v_mad_f32 v1, v2, -|2.0|, v3
+    v_not_b32 v1, v2
+    v_cndmask_b32 v1, v2, v3, vcc
+    v_add_f32 v1, s2, v3
+    v_mad_f32 v1, -v2, v3, v4
+    v_cndmask_b32 v1, v2, v3, s[4:5]
+    v_add_f64 v[1:2], v[2:3], v[4:5]
+    """)))
+    rows = prog.code
+    want = [True, True, True, True, True, False, False, False, False]
+    assert [bool(int(r[L.C_FLAGS]) & L.FL_PLAIN32) for r in rows[:len(want)]] == want
+
+    def row(addr):
+        return np.array((ctypes.c_uint32 * 64).from_address(int(addr)), np.uint32)
+
+    assert np.all(row(rows[1, L.C_V0]) == f2u(0.5))
+    assert np.all(row(rows[2, L.C_V1]) == f2u(-2.0))
+    assert np.all(row(rows[3, L.C_V1]) == 0) and np.all(row(rows[3, L.C_V2]) == 0)
+    assert np.all(row(rows[4, L.C_V2]) == 0)   # VOP2's select comes from VCC, src2 absent

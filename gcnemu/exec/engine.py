@@ -33,6 +33,7 @@ from .layout import (ALL_LANES, C_ABS, C_CLAMP, C_DST, C_DS_AMASK, C_DS_FN, C_DS
                      ERR_BRANCH_TARGET, ERR_FORK_STACK, ERR_FORMAT, ERR_PC_RANGE, ERR_SGPR_RANGE,
                      ERR_STEP_LIMIT, ERR_TRAP, ERR_UNIMPLEMENTED, ERR_VGPR_RANGE, EXEC_HI, EXEC_LO,
                      FL_CIN_S2, FL_CIN_VCC, FL_CMP, FL_CMPX, FL_FLAGS_TO_SDST, FL_LIT_HIGH,
+                     FL_PLAIN32,
                      FL_ROW32, C_SFN, FR_BASE, FR_CODE, FR_DATA, FR_EXPORTS, FR_FAULTS, FR_GENERIC,
                      FR_INS, FR_LDS, FR_MAPPED, FR_MSGS, FR_NCOLS, FR_NDATA, FR_NEED, FR_NEXP, FR_NEXPC,
                      FR_NF0, FR_NF1, FR_NLDS, FR_NMAPPED, FR_NMSGS, FR_NROWS, FR_NV, FR_NW, FR_NWS,
@@ -463,8 +464,9 @@ T32_ZERO = 6   # the t32 row that stays zero: the source row of absent operands
 
 
 @njit(inline="always")
-def row32_source(code, pc, i, sregs, w, pv, vbase, vstride, q32):
-    """Address of source row i of a 32-bit row kernel call: a VGPR row in place, a
+def row32_source(code, pc, i, sregs, w, pvb, vstride, q32):
+    """Address of source row i of a 32-bit row kernel call (pvb: the address VGPR code 0
+    would have, so that code c's row is at pvb + c * vstride): a VGPR row in place, a
     constant's row (C_V*: program.CONSTANT_ROWS, modifiers applied), the zero row of t32 (at
     q32) for an absent operand; an SGPR broadcast into t32 row i, and an abs/neg VGPR copied
     there with the modifier applied."""
@@ -473,7 +475,7 @@ def row32_source(code, pc, i, sregs, w, pv, vbase, vstride, q32):
     am = np.uint32(0x80000000) if (code[pc, C_ABS] >> i) & 1 else np.uint32(0)
     nm = np.uint32(0x80000000) if (code[pc, C_NEG] >> i) & 1 else np.uint32(0)
     if k == OP_VGPR:
-        q = pv + (vbase + c - 256) * vstride
+        q = pvb + c * vstride
         if am | nm:
             copy_row_modified(q32 + i * 256, q, am, nm)
             q = q32 + i * 256
@@ -489,13 +491,13 @@ def row32_source(code, pc, i, sregs, w, pv, vbase, vstride, q32):
 @njit(inline="always")
 def _wave_locals(ws, w):
     """What run_wave keeps in locals between general-path steps: (SCC, steps, instructions,
-    SALU, VALU and taken-branch counts, MODE)."""
+    SALU, VALU and taken-branch counts, active VALU lanes, MODE)."""
     return (ws[w, WS_SCC], ws[w, WS_STEPS], ws[w, WS_INSTS], ws[w, WS_SALU], ws[w, WS_VALU],
-            ws[w, WS_TAKEN], ws[w, WS_MODE])
+            ws[w, WS_TAKEN], ws[w, WS_VALU_LANES], ws[w, WS_MODE])
 
 
 @njit(inline="always")
-def _store_wave_locals(ws, w, scc, steps, insts, nsalu, nvalu, ntaken):
+def _store_wave_locals(ws, w, scc, steps, insts, nsalu, nvalu, ntaken, nlanes):
     """Write run_wave's locals back (MODE is written where it changes)."""
     ws[w, WS_SCC] = scc
     ws[w, WS_STEPS] = steps
@@ -503,6 +505,7 @@ def _store_wave_locals(ws, w, scc, steps, insts, nsalu, nvalu, ntaken):
     ws[w, WS_SALU] = nsalu
     ws[w, WS_VALU] = nvalu
     ws[w, WS_TAKEN] = ntaken
+    ws[w, WS_VALU_LANES] = nlanes
 
 
 #: the work of a memory instruction (DS, FLAT, MUBUF, MTBUF, MIMG, EXP) in wave-instructions:
@@ -528,8 +531,10 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
     `step_generic` with the locals written back to ws first and reloaded after.
 
     VALU instructions whose operands are all 32-bit (FL_ROW32) call their 32-bit row kernel
-    on the VGPR rows themselves: only scalar operands, absent ones and modified copies go
-    through the uint32 scratch rows ``t32``, and the kernel stores the result under EXEC.
+    on the VGPR rows themselves: only scalar operands, modified copies and the absent ones of
+    rows that are not FL_PLAIN32 go through the uint32 scratch rows ``t32`` (FL_PLAIN32 rows
+    read constants and absent sources from program.CONSTANT_ROWS), and the kernel stores the
+    result under EXEC.
 
     Memory families are called with ``frame`` (gcnemu/mem/entry.py, layout.FR_*): the
     state arrays' addresses and shapes, written once here; each instruction sets only its row address.
@@ -548,7 +553,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
     vcount = ws[w, WS_VCOUNT]
     vbase = ws[w, WS_VBASE]
     pc = ws[w, WS_PC]
-    scc, steps, insts, nsalu, nvalu, ntaken, mode = _wave_locals(ws, w)
+    scc, steps, insts, nsalu, nvalu, ntaken, nlanes, mode = _wave_locals(ws, w)
     zmask = 0
     nl = tmp.shape[1]
     # the scratch rows by address (views of them would cost reference counting every call)
@@ -558,6 +563,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
     pres = p0 + 1536
     pv = np.int64(vgpr.ctypes.data)   # int64 addresses: uint64 + int64 would be float64
     vstride = np.int64(vgpr.strides[0])
+    pvb = pv + (vbase - 256) * vstride   # VGPR operand code c (256 + v) is the row at pvb + c * vstride
     q32 = np.int64(t32.ctypes.data)
     plds = np.int64(lds.ctypes.data)
     pdata = np.int64(mem_data.ctypes.data)
@@ -678,16 +684,26 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             flags = code[pc, C_FLAGS]
             cin = U64(0)
             if flags & FL_ROW32:
-                # 32-bit operands in place where they are rows (row32_source)
-                q0 = row32_source(code, pc, 0, sregs, w, pv, vbase, vstride, q32)
-                q1 = row32_source(code, pc, 1, sregs, w, pv, vbase, vstride, q32)
-                if flags & FL_CIN_S2:
-                    c = code[pc, C_S2]
-                    cin = U64(sregs[w, c]) | (U64(sregs[w, c + 1]) << U64(32)) \
-                        if code[pc, C_K2] == OP_SREG else U64(code[pc, C_V2])
-                    q2 = q32 + T32_ZERO * 256
+                if flags & FL_PLAIN32:
+                    # every source a VGPR row in place or a row whose address the decoder put in
+                    # C_V* (a constant's, the zero row): one test each (program._row32_operands)
+                    q0 = pvb + code[pc, C_S0] * vstride if code[pc, C_K0] == OP_VGPR \
+                        else code[pc, C_V0]
+                    q1 = pvb + code[pc, C_S1] * vstride if code[pc, C_K1] == OP_VGPR \
+                        else code[pc, C_V1]
+                    q2 = pvb + code[pc, C_S2] * vstride if code[pc, C_K2] == OP_VGPR \
+                        else code[pc, C_V2]
                 else:
-                    q2 = row32_source(code, pc, 2, sregs, w, pv, vbase, vstride, q32)
+                    # 32-bit operands in place where they are rows (row32_source)
+                    q0 = row32_source(code, pc, 0, sregs, w, pvb, vstride, q32)
+                    q1 = row32_source(code, pc, 1, sregs, w, pvb, vstride, q32)
+                    if flags & FL_CIN_S2:
+                        c = code[pc, C_S2]
+                        cin = U64(sregs[w, c]) | (U64(sregs[w, c + 1]) << U64(32)) \
+                            if code[pc, C_K2] == OP_SREG else U64(code[pc, C_V2])
+                        q2 = q32 + T32_ZERO * 256
+                    else:
+                        q2 = row32_source(code, pc, 2, sregs, w, pvb, vstride, q32)
                 if flags & FL_CIN_VCC:
                     cin = (U64(sregs[w, VCC_LO]) | (U64(sregs[w, VCC_HI]) << U64(32)))
                 pd = q32 + 3 * 256
@@ -786,7 +802,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
                         sregs[w, sp] = np.uint32(sv & MASK32)
                         sregs[w, sp + 1] = np.uint32(sv >> U64(32))
             nvalu += 1
-            ws[w, WS_VALU_LANES] += np.int64(popcount64(ex))
+            nlanes += np.int64(popcount64(ex))
         elif h == H_DS and code[pc, C_FAST] != 0 and code[pc, C_VMAX] <= vcount and \
                 (ws[w, WS_LDS_BASE] & 3) == 0:
             # LDS dword loads and stores: the row kernel the decoder picked (see
@@ -900,7 +916,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
                 need = True
                 break
             ws[w, WS_PC] = pc
-            _store_wave_locals(ws, w, scc, steps, insts, nsalu, nvalu, ntaken)
+            _store_wave_locals(ws, w, scc, steps, insts, nsalu, nvalu, ntaken, nlanes)
             zmask = 0
             if h >= H_DS and h <= H_EXP:
                 frame[FR_INS] = U64(code_base + pc * code_stride)
@@ -915,7 +931,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
                 frame[FR_NMSGS] = U64(msgs.shape[0])
                 frame[FR_T32] = U64(q32)
                 next_pc = call_with_frame(fn, pframe)
-            scc, steps, insts, nsalu, nvalu, ntaken, mode = _wave_locals(ws, w)
+            scc, steps, insts, nsalu, nvalu, ntaken, nlanes, mode = _wave_locals(ws, w)
             st = ws[w, WS_STATUS]
             if st != ST_READY:
                 if st == ST_ERROR:
@@ -925,7 +941,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
                 break
         insts += 1
         pc = next_pc
-    _store_wave_locals(ws, w, scc, steps, insts, nsalu, nvalu, ntaken)
+    _store_wave_locals(ws, w, scc, steps, insts, nsalu, nvalu, ntaken, nlanes)
     ws[w, WS_WORK] = work
     if tr is not None:
         tr[0] = tp

@@ -99,6 +99,8 @@ FL_FLAGS_TO_SDST = 8   # carry-out / div_scale flag mask to SDST
 FL_CIN_VCC = 16        # per-lane carry-in/select from VCC
 FL_CIN_S2 = 32         # per-lane carry-in/select from the SGPR pair in src2
 FL_ROW32 = 64          # C_K is the op's 32-bit row kernel (opkernels.valu32_address)
+FL_PLAIN32 = 128       # FL_ROW32 and every source a VGPR without abs/neg, a constant or absent:
+                       # C_V* hold the constant's (or the zero) row's address (program._row32_operands)
 
 #: operand kinds of the fast path (columns C_K0, C_K1, C_K2, C_KD): absent, a register read
 #: from sregs, a constant (its value in C_V0/1/2), a VGPR. Any other operand (SCC, VCCZ,

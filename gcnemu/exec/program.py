@@ -372,15 +372,27 @@ CONSTANT_ROWS = _ConstantRows()
 
 def _row32_operands(r: np.ndarray) -> None:
     """For a 32-bit row kernel instruction (FL_ROW32): a constant source's C_V column becomes
-    the address of its row in CONSTANT_ROWS, abs/neg applied (engine.row32_source); a
-    constant carry-in mask in src2 (FL_CIN_S2) stays a value."""
+    the address of its row in CONSTANT_ROWS, abs/neg applied (engine.row32_source), an absent
+    source's the address of the zero row; a constant carry-in mask in src2 (FL_CIN_S2) stays
+    a value. Rows whose sources are all such rows or VGPRs without abs/neg get FL_PLAIN32:
+    the engine then finds each source row with one test (a VGPR or C_V) instead of resolving
+    kinds, modifiers and SGPR broadcasts at every execution."""
     flags = int(r[C_FLAGS])
+    plain = not flags & L.FL_CIN_S2
     for i in range(3):
-        if int(r[C_K0 + i]) != L.OP_CONST or (i == 2 and flags & L.FL_CIN_S2):
+        if i == 2 and flags & L.FL_CIN_S2:
             continue
+        kind = int(r[C_K0 + i])
         absb, negb = (int(r[C_ABS]) >> i) & 1, (int(r[C_NEG]) >> i) & 1
-        v = ((int(r[C_V0 + i]) & _M32) & ~(absb << 31)) ^ (negb << 31)
-        r[C_V0 + i] = CONSTANT_ROWS.address(v)
+        if kind == L.OP_CONST:
+            v = ((int(r[C_V0 + i]) & _M32) & ~(absb << 31)) ^ (negb << 31)
+            r[C_V0 + i] = CONSTANT_ROWS.address(v)
+        elif kind == L.OP_NONE:
+            r[C_V0 + i] = CONSTANT_ROWS.address(0)
+        elif kind != L.OP_VGPR or absb or negb:
+            plain = False
+    if plain:
+        r[C_FLAGS] = flags | L.FL_PLAIN32
 
 
 def _scalar_operand(code: int, ndw: int, lit: int, lit_high: bool):
