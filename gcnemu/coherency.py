@@ -150,19 +150,19 @@ def row_classes(prog):
 
 
 @njit
-def trace_accesses(tr, rec, cls, first_group, wpg, line0, ex):
+def trace_accesses(tr, rec, cls, first_group, wpg, line0, ex, out, j):
     """The memory accesses of a batch's raw trace (gcnemu/timing/trace.py) of the consecutive
-    workgroups from ``first_group`` on, ``wpg`` waves each: int64 [n, 6] of (workgroup, wave
-    in the workgroup, program row, line index = 64-byte line number - ``line0``, 0, 0: the
-    CU and the effective class, set later) for every line of every traced SMRD, FLAT, MUBUF,
-    MTBUF and MIMG instruction of a class other than A_NONE, but lines outside ``ex`` or marked in
-    it; one entry (line 0) for each L1 invalidate (A_INV). ``rec`` is the trace's
-    record_kinds(prog) (gcnemu/timing/trace.py)."""
+    workgroups from ``first_group`` on, ``wpg`` waves each, written to ``out`` (int64 [>= j +
+    tr[0], 6]: a trace of tr[0] entries has fewer accesses) from row ``j`` on; returns the
+    row after the last. Each row is (workgroup, wave in the workgroup, program row, line
+    index = 64-byte line number - ``line0``, 0, 0: the CU and the effective class, set
+    later), one for every line of every traced SMRD, FLAT, MUBUF, MTBUF and MIMG instruction
+    of a class other than A_NONE, but lines outside ``ex`` or marked in it; one (line 0) for
+    each L1 invalidate (A_INV). ``rec`` is the trace's record_kinds(prog)
+    (gcnemu/timing/trace.py). The caller sizes ``out`` for all its batches at once (the sum of
+    their tr[0]): one pass over each trace and no copy to join them."""
     end = tr[0]
-    # one pass: an access per line entry, or per row entry of an invalidate, at most
-    out = np.empty((max(end, 0), 6), np.int64)
     nl = ex.shape[0]
-    j = 0
     w = 0
     i = 2
     while i < end:
@@ -193,7 +193,7 @@ def trace_accesses(tr, rec, cls, first_group, wpg, line0, ex):
                         out[j, 5] = 0
                         j += 1
         i += entry_length(tr, i, rec[v])
-    return out[:j]
+    return j
 
 
 # --- the caches' replacement: LRU, one linked list per set ------------------------------------
@@ -381,6 +381,30 @@ def apply_policies(acc, slc, l1_valid, k_valid, touched, own, kcus, last_inv, l1
 
 
 @njit
+def _held_copies(changed, written, l1_valid, k_valid, own, out):
+    """How many (cache, line) pairs hold a line ``written[i]`` whose data ``changed[i]``: the
+    L1s (but their writers', ``own`` bits) and the K$s; with ``out`` (not None), written to
+    it as settle_lines returns them. Cache by cache, then line by line: each cache's valid
+    row is read in order (a line's column across the caches costs a cache miss per cache)."""
+    ncu = l1_valid.shape[0]
+    n = 0
+    for c in range(ncu + k_valid.shape[0]):
+        is_k = c >= ncu
+        bit = np.uint64(0) if is_k else np.uint64(1) << np.uint64(c)
+        for i in range(written.shape[0]):
+            if not changed[i]:
+                continue
+            x = written[i]
+            if k_valid[c - ncu, x] if is_k else (l1_valid[c, x] and not own[x] & bit):
+                if out is not None:
+                    out[n, 0] = c - ncu if is_k else c
+                    out[n, 1] = x
+                    out[n, 2] = 1 if is_k else 0
+                n += 1
+    return n
+
+
+@njit
 def settle_lines(touched, written, dl, sl, l2img, seen, l2_valid, l2_dirty, l2_stale, l1_valid,
                  k_valid, own, release, l2_before):
     """The L2's data after a dispatch (all [lines, 8] uint64 line views, line index arrays
@@ -395,36 +419,17 @@ def settle_lines(touched, written, dl, sl, l2img, seen, l2_valid, l2_dirty, l2_s
     for x in touched:
         if l2_valid[x] and not l2_before[x]:
             l2img[x, :] = sl[x, :]
-    ncu = l1_valid.shape[0]
-    nk = k_valid.shape[0]
-    n = 0
-    for x in written:
+    nw = written.shape[0]
+    changed = np.zeros(nw, np.bool_)
+    for i in range(nw):
+        x = written[i]
         for j in range(8):
             if dl[x, j] != sl[x, j]:
-                for c in range(ncu):
-                    if l1_valid[c, x] and not (own[x] >> np.uint64(c)) & np.uint64(1):
-                        n += 1
-                for k in range(nk):
-                    if k_valid[k, x]:
-                        n += 1
+                changed[i] = True
                 break
-    out = np.zeros((n, 3), np.int64)
-    i = 0
+    out = np.zeros((_held_copies(changed, written, l1_valid, k_valid, own, None), 3), np.int64)
+    _held_copies(changed, written, l1_valid, k_valid, own, out)
     for x in written:
-        for j in range(8):
-            if dl[x, j] != sl[x, j]:
-                for c in range(ncu):
-                    if l1_valid[c, x] and not (own[x] >> np.uint64(c)) & np.uint64(1):
-                        out[i, 0] = c
-                        out[i, 1] = x
-                        i += 1
-                for k in range(nk):
-                    if k_valid[k, x]:
-                        out[i, 0] = k
-                        out[i, 1] = x
-                        out[i, 2] = 1
-                        i += 1
-                break
         l2_stale[x] = False
         if not l2_valid[x]:
             l2_dirty[x] = False           # evicted after the write: written back
@@ -514,6 +519,16 @@ def first_writers(acc, minw):
         if (k == A_HIT or k == A_SMRD) and minw[acc[i, 3]] < acc[i, 4]:
             return True
     return False
+
+
+def _trace_accesses_of(parts, ctx) -> np.ndarray:
+    """trace_accesses of the traces ``parts`` ((trace, first workgroup, waves per
+    workgroup) each), joined in their order: int64 [n, 6]."""
+    out = np.empty((sum(max(int(tr[0]), 0) for tr, _g, _w in parts), 6), np.int64)
+    j = 0
+    for tr, g, wpg in parts:
+        j = trace_accesses(tr, ctx["rec"], ctx["cls"], g, wpg, BASE // LINE, ctx["ex"], out, j)
+    return out[:j]
 
 
 def _lines_of(data: np.ndarray) -> np.ndarray:
@@ -1062,12 +1077,9 @@ class CoherentCaches:
         """int64 [n, 6]: (workgroup, wave in workgroup, row, line index in memory, CU and
         effective class: set by the caller and _classify) of the memory accesses of the last
         launch.run, exempt lines dropped."""
-        parts = [trace_accesses(tr, ctx["rec"], ctx["cls"], batch.start, ctx["wpg"],
-                                BASE // LINE, ctx["ex"])
-                 for batch, _ids, tr in launch.raw_traces or ()]
-        if not parts:
-            return np.zeros((0, 6), np.int64)
-        return np.concatenate(parts) if len(parts) > 1 else parts[0]
+        traces = launch.raw_traces or ()
+        return _trace_accesses_of([(tr, batch.start, ctx["wpg"]) for batch, _ids, tr in traces],
+                                  ctx)
 
     def _classify(self, acc, ctx) -> np.ndarray:
         """Column 5 of ``acc`` (CU in column 4): each access's class, where a vector load
@@ -1263,7 +1275,7 @@ class CoherentCaches:
         for st in launch.states or ():
             if st.trace is None:
                 continue
-            a = trace_accesses(st.trace, ctx["rec"], ctx["cls"], 0, 1, BASE // LINE, ctx["ex"])
+            a = _trace_accesses_of([(st.trace, 0, 1)], ctx)
             for row, x in {(int(r), int(x)) for r, x in a[:, 2:4]}:
                 if ctx["cls"][row] in (A_HIT, A_SMRD) and (x in view or minw[x] < c):
                     stale.append((row, x))

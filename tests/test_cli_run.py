@@ -205,3 +205,57 @@ def test_run_help_keeps_its_layout(capsys):
 def gcnemu_errors():
     import gcnemu.errors
     return gcnemu.errors
+
+
+# --- --coherent: coherency-accurate mode ----------------------------------------------------
+#: work-item i writes a[i] and reads a[i - 64] (mod n), which the previous workgroup writes:
+#: a race between workgroups. On the xbox-one preset (12 CUs) grid 768 in workgroups of 64
+#: gives workgroup g to CU g, so CU g reads a line CU g - 1 writes in the same dispatch
+#: without GLC: its L1 may hold the line from before the write (the mode shows that case).
+_NEIGHBOUR = """
+__kernel void neighbour(__global uint* out, __global uint* a) {
+  uint i = get_global_id(0), n = get_global_size(0);
+  a[i] = i + 1000u;
+  out[i] = a[(i + n - 64u) % n];
+}
+"""
+
+
+def test_coherent_mode_shows_a_stale_read(tmp_path, capsys):
+    src = tmp_path / "neighbour.cl"
+    src.write_text(_NEIGHBOUR)
+    a0 = np.arange(768, dtype=np.uint32) * 7
+    np.save(tmp_path / "a.npy", a0)
+    code, out, err = _run(capsys, "run", str(src), "--kernel", "neighbour", "--grid", "768",
+                          "--block", "64", "--coherent",
+                          "--arg", f"out:{tmp_path / 'o.npy'}:u32:768",
+                          "--arg", f"inout:{tmp_path / 'a.npy'}")
+    assert code == 1, err
+    # the worst case, every time: each read sees a as it was before the dispatch
+    np.testing.assert_array_equal(np.load(tmp_path / "o.npy"), np.roll(a0, 64))
+    np.testing.assert_array_equal(np.load(tmp_path / "a.npy"), np.arange(768) + 1000)
+    assert "coherency: 1 finding:" in out and "stale-l1: neighbour" in out
+    assert "is written in this dispatch by CU" in out
+    # with the sanitizer as well: its global race joins the mode's stale read
+    code, out, err = _run(capsys, "run", str(src), "--kernel", "neighbour", "--grid", "768",
+                          "--block", "64", "--coherent", "--sanitize",
+                          "--arg", f"out:{tmp_path / 'o.npy'}:u32:768",
+                          "--arg", f"in:{tmp_path / 'a.npy'}")
+    assert code == 1, err
+    assert "sanitizer+coherency:" in out and "stale-l1: neighbour" in out
+    assert "global-race: neighbour" in out
+
+
+def test_coherent_mode_keeps_a_race_free_result(tmp_path, capsys):
+    code, out, err = _run(capsys, "run", "--example", "--coherent")
+    assert code == 0, err
+    assert "matches numpy bit for bit" in out
+
+
+@pytest.mark.parametrize("flag", ["--timing", "--trace=t.json"])
+def test_coherent_mode_is_not_a_timing_mode(capsys, flag):
+    code, out, err = _run(capsys, "run", SAXPY, "--kernel", "saxpy", "--grid", "64", "--coherent",
+                          flag)
+    assert code in (1, 2)
+    assert err.startswith("gcnemu: error: ") and err.count("\n") == 1, err
+    assert f"--coherent does not combine with {flag.split('=')[0]}" in err

@@ -675,3 +675,85 @@ def test_private_array_read_past_its_end(tmp_path, bug):
     assert f.instruction.startswith("buffer_load_dword") and (f.wave, f.lane) == (wave, lane)
     assert f.address == base + wave * 64 * bpl + 256 * (o // 4) + 4 * lane + o % 4
     assert f.count == 2 and "private segment" in f.detail
+
+
+def test_last_wave_private_overflow_past_the_scratch_is_scratch(tmp_path):
+    """The last wave's private array read past its end lands past the scratch allocation (no
+    other allocation there: a fault, strict=False): still the work-item's private overflow,
+    reported as out-of-bounds "scratch", at the address of the ABI's layout (wave w's byte
+    o of lane l at base + w * 64 * bpl + 256 (o // 4) + 4 l + o % 4)."""
+    path = tmp_path / "priv.cl"
+    path.write_text(_PRIVATE)
+    k = gcnemu.load(str(path)).kernel("private_past_end")
+    n = 128
+    idx = np.arange(n, dtype=np.int32) % 16
+    idx[64 + 9] = 16                 # wave 1 (the last), lane 9: one element past the array
+    gpu = gcnemu.GPU()
+    rep = gpu.dispatch(k, (n,), (64,), [gpu.to_device(idx), gpu.empty(n, np.int32)],
+                       sanitize=True, strict=False)
+    [f] = rep.findings
+    bpl = -(-k.info.private_segment_fixed_size // 4) * 4      # the frame ends with priv[15]
+    names = gpu.memory.alloc_names
+    base = int(gpu.memory.alloc_start[names.index("private_past_end.scratch0")])
+    o, lane, wave = bpl, 9, 1
+    assert (f.kind, f.what, f.wave, f.lane, f.count) == ("out-of-bounds", "scratch", wave, lane, 1)
+    assert f.address == base + wave * 64 * bpl + 256 * (o // 4) + 4 * lane + o % 4
+    assert f.address >= base + 2 * 64 * bpl                    # past the scratch's two waves
+    assert "private segment" in f.detail
+
+
+# a private array read through a generic pointer (OpenCL 2.0): `pick` loads with FLAT, through
+# the private aperture (the aperture offset is the work-item's private byte offset)
+_FLAT_PRIVATE = """
+__attribute__((noinline)) int pick(volatile int* p, int j) { return p[j]; }
+__kernel void flat_private_past_end(__global const int* idx, __global int* out) {
+    volatile int priv[16];
+    int i = get_global_id(0);
+    for (int k = 0; k < 16; k++) priv[k] = i * 16 + k;
+    out[i] = pick(priv, idx[i]);
+}
+"""
+
+
+@pytest.mark.parametrize("bug", [True, False])
+def test_flat_private_aperture_read_past_the_private_bytes(tmp_path, bug):
+    """FLAT through the private aperture past the work-item's private bytes: reported at the
+    scratch byte it reaches, by the ABI's swizzled layout (gcnemu/mem/descriptors.py: the
+    aperture offset o of lane l of wave w at base + w * 64 * bpl + 256 (o // 4) + 4 l + o % 4)."""
+    path = tmp_path / "flatpriv.cl"
+    path.write_text(_FLAT_PRIVATE)
+    k = gcnemu.load(str(path), options=["-cl-std=CL2.0"]).kernel("flat_private_past_end")
+    text = [format_instruction(i) for i in k.program.instructions]
+    # where priv lives: the kernel's 16 stores of priv[k] (buffer_store_dword ... offset:N),
+    # the lowest N is priv[0]'s private offset
+    stores = sorted(int(t.rsplit("offset:", 1)[1]) for t in text
+                    if t.startswith("buffer_store_dword") and "offset:" in t)
+    assert len(stores) == 16 and stores == list(range(stores[0], stores[0] + 64, 4))
+    assert any(t.startswith("flat_load_dword") and "glc" in t for t in text)   # in pick
+    bpl = -(-k.info.private_segment_fixed_size // 4) * 4
+    far = (bpl - stores[0]) // 4          # the first element at or past the private bytes
+    n = 128
+    idx = np.arange(n, dtype=np.int32) % 16
+    if bug:
+        idx[5] = far                      # wave 0, lane 5
+    outs = []
+    for sanitize in (False, True):
+        gpu = gcnemu.GPU()
+        out = gpu.empty(n, np.int32)
+        rep = gpu.dispatch(k, (n,), (64,), [gpu.to_device(idx), out], sanitize=sanitize,
+                           strict=False)
+        outs.append(out.to_numpy())
+    np.testing.assert_array_equal(outs[0], outs[1])          # the sanitizer changes nothing
+    good = idx < 16
+    np.testing.assert_array_equal(outs[1][good], (np.arange(n) * 16 + idx)[good])
+    if not bug:
+        assert rep.findings == []
+        return
+    [f] = rep.findings
+    names = gpu.memory.alloc_names
+    base = int(gpu.memory.alloc_start[names.index("flat_private_past_end.scratch0")])
+    o, lane, wave = stores[0] + 4 * far, 5, 0
+    assert o + 4 > bpl
+    assert (f.kind, f.what, f.wave, f.lane, f.count) == ("out-of-bounds", "scratch", wave, lane, 1)
+    assert f.instruction.startswith("flat_load_dword")
+    assert f.address == base + wave * 64 * bpl + 256 * (o // 4) + 4 * lane + o % 4

@@ -9,6 +9,10 @@
     gcnemu run ... --timing         # also print simulated cycles and timing counters
     gcnemu run ... --sanitize       # look for hazards (unwaited loads, races, uninitialised
                                     # reads, out-of-bounds, misaligned); exit status 1 if any
+    gcnemu run ... --coherent       # coherency-accurate mode (GPU(coherent_caches=True)):
+                                    # memory through the L1s, K$s and L2; prints its findings
+                                    # (stale reads); exit status 1 if any. Combines with
+                                    # --sanitize, not with --timing or --trace
 
 Argument forms (in kernel argument order):
   in:PATH.npy          input buffer
@@ -145,9 +149,9 @@ def _watch_compiles(timing: bool):
     return CompileWatch(progress, lambda: compile_plan(timing)), progress
 
 
-def run_example(out=None, timing: bool = False) -> int:
+def run_example(out=None, timing: bool = False, coherent: bool = False) -> int:
     """Run the built-in saxpy example and check it against numpy (printing to ``out``,
-    default the current sys.stdout)."""
+    default the current sys.stdout); ``coherent``: in coherency-accurate mode."""
     import gcnemu
 
     out = out if out is not None else sys.stdout
@@ -157,7 +161,7 @@ def run_example(out=None, timing: bool = False) -> int:
     rng = np.random.default_rng(0)
     x = rng.standard_normal(n).astype(np.float32)
     y = rng.standard_normal(n).astype(np.float32)
-    gpu = gcnemu.GPU(timing=timing)
+    gpu = gcnemu.GPU(timing=timing, coherent_caches=coherent)
     yb, xb = gpu.to_device(y, name="y"), gpu.to_device(x, name="x")
     watch, progress = _watch_compiles(timing)
     try:
@@ -193,7 +197,8 @@ def dispatch_from_args(args, timing: bool):
     if not args.file or not args.kernel or not args.grid:
         raise GcnEmuError(f"gcnemu {args.command} needs FILE, --kernel and --grid"
                           + (" (or --example)" if args.command == "run" else ""))
-    gpu = gcnemu.GPU(args.gpu, timing=timing)
+    coherent = bool(getattr(args, "coherent", False))
+    gpu = gcnemu.GPU(args.gpu, timing=timing, coherent_caches=coherent)
     # the trace writer reads each wave's rows and lines back from the traces (gcnemu/profile)
     gpu.summarize_traces = bool(getattr(args, "trace", None))
     if args.build_option and not args.file.endswith(".cl"):
@@ -220,19 +225,31 @@ def check_faults(rep, args) -> None:
         raise unmapped_access_error(rep, "--allow-faults reports them instead.")
 
 
+def _check_modes(args) -> None:
+    """--coherent is a functional mode: the timing mode (--timing, --trace) models the
+    caches' tags instead of their data (gcnemu.GPU), so the two do not combine."""
+    if args.coherent and (args.timing or args.trace):
+        flag = "--timing" if args.timing else "--trace"
+        raise GcnEmuError(f"--coherent does not combine with {flag}: coherency-accurate mode is "
+                          f"a functional mode, and the timing mode models the caches' tags, not "
+                          f"their data; run the two separately")
+
+
 def cmd_run(args) -> int:
+    _check_modes(args)
     if args.example:
-        return run_example(timing=args.timing)
+        return run_example(timing=args.timing, coherent=args.coherent)
     timing = args.timing or bool(args.trace)
     rep, kernel, gpu, writeback = dispatch_from_args(args, timing)
-    if args.sanitize and rep.faults and not args.allow_faults:
-        print(sanitizer_summary(rep))    # check_faults ends the command; the findings first
+    report_findings = args.sanitize or args.coherent
+    if report_findings and rep.faults and not args.allow_faults:
+        print(sanitizer_summary(rep, args))   # check_faults ends the command; the findings first
     check_faults(rep, args)
     for buf, path in writeback:
         np.save(path, buf.to_numpy())
     print(rep.summary())
-    if args.sanitize:
-        print(sanitizer_summary(rep))
+    if report_findings:
+        print(sanitizer_summary(rep, args))
     if args.timing:
         print(timing_summary(rep))
     if args.trace:
@@ -240,13 +257,18 @@ def cmd_run(args) -> int:
         print(write_trace(args.trace, rep, kernel, gpu.config, args.trace_level, gpu))
     for f in rep.faults[:10]:
         print("fault:", f)
-    return 1 if args.sanitize and rep.findings else 0
+    return 1 if report_findings and rep.findings else 0
 
 
-def sanitizer_summary(rep) -> str:
-    """The sanitizer's findings of a report, one line each, after a count."""
+def sanitizer_summary(rep, args=None) -> str:
+    """The findings of a report (the sanitizer's, and with --coherent those of
+    coherency-accurate mode: stale reads), one line each, after a count headed by what
+    looked: "sanitizer", "coherency" or "sanitizer+coherency"."""
     n = len(rep.findings)
-    head = f"sanitizer: {n} finding{'s' if n != 1 else ''}" + (":" if n else " (no hazard seen)")
+    looked = [("sanitizer", args is None or args.sanitize),
+              ("coherency", args is not None and args.coherent)]
+    who = "+".join(name for name, on in looked if on)
+    head = f"{who}: {n} finding{'s' if n != 1 else ''}" + (":" if n else " (no hazard seen)")
     return "\n".join([head] + [f"  {f}" for f in rep.findings])
 
 
@@ -286,6 +308,11 @@ def add_parser(sub) -> None:
     r.add_argument("--sanitize", action="store_true",
                    help="look for hazards (gcnemu.sanitize) and print the findings; exit "
                         "status 1 when there are any")
+    r.add_argument("--coherent", action="store_true",
+                   help="coherency-accurate mode (GPU(coherent_caches=True)): memory accesses "
+                        "go through each CU's L1, the K$s and the L2, and stale reads are "
+                        "findings (printed; exit status 1 when there are any); combines with "
+                        "--sanitize, not with --timing or --trace")
     add_trace_arguments(r)
     r.add_argument("--example", action="store_true", help="run the built-in saxpy example")
     r.set_defaults(func=cmd_run)

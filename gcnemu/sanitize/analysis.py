@@ -500,9 +500,13 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
                 hi = (a >> 32) & 0xFFFFFFFF
                 if h == H_FLAT and (hi == SHARED_APERTURE_HI or hi == PRIVATE_APERTURE_HI):
                     # FLAT to LDS: not checked here; to scratch: the aperture offset is the
-                    # lane's private byte offset (gcnemu/mem/descriptors.py)
-                    if hi == PRIVATE_APERTURE_HI and (a & 0xFFFFFFFF) + nb > scratch_bpl:
-                        _note(counts, first, K_OOB, row, gw, l, a, -1, OOB_PRIVATE)
+                    # lane's private byte offset (gcnemu/mem/descriptors.py), reported at the
+                    # scratch byte it reaches (the swizzle of the MUBUF path's addresses)
+                    o = a & 0xFFFFFFFF
+                    if hi == PRIVATE_APERTURE_HI and o + nb > scratch_bpl:
+                        _note(counts, first, K_OOB, row, gw, l,
+                              scratch_lo + w * 64 * scratch_bpl + (o >> 2) * 256 + 4 * l + (o & 3),
+                              -1, OOB_PRIVATE)
                     continue
                 inscratch = scratch_lo <= a < scratch_hi
                 if oor:
@@ -515,7 +519,12 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
                     continue
                 if not (cur_lo <= a and a + nb <= cur_hi):   # not the last lane's allocation
                     if not _in_alloc(starts, ends, a, nb):
-                        _note(counts, first, K_OOB, row, gw, l, a, -1, OOB_GLOBAL)
+                        # past the end of the scratch (the last wave's private overflow: the
+                        # scratch is the allocation below) it is the work-item's, not global
+                        past = h != H_FLAT and scratch_hi > scratch_lo and a >= scratch_hi and \
+                            _last_start(starts, a) == _last_start(starts, scratch_lo)
+                        _note(counts, first, K_OOB, row, gw, l, a, -1,
+                              OOB_PRIVATE if past else OOB_GLOBAL)
                         continue
                     cur_lo, cur_hi = _alloc_of(starts, ends, a)
                 if inscratch or kind == A_ATOMIC:
