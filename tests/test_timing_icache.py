@@ -86,6 +86,64 @@ def test_small_loop_misses_in_its_first_iteration_only(tmp_path):
         assert rep2.cycles < rep.cycles
 
 
+def inv_loop_kernel(tmp_path, name, iterations, invalidate="s_icache_inv"):
+    """s_mov s4, N; loop: 15 x v_add_f32 (bytes 4..63), s_cmp_eq_u32 s2, 0 (64: s2 holds the
+    workgroup id x), s_cbranch_scc0 skip (68), ``invalidate`` (72), skip: s_sub (76), s_cmp
+    (80), s_cbranch_scc1 loop (84), s_endpgm (88): 92 bytes, lines 0 and 1, blocks 0-2;
+    workgroup 0 runs s_icache_inv in every iteration, the others jump over it."""
+    src = (f"s_mov_b32 s4, {iterations}\nloop:\n" + "v_add_f32 v1, v1, v0\n" * 15 +
+           f"s_cmp_eq_u32 s2, 0\ns_cbranch_scc0 skip\n{invalidate}\nskip:\n"
+           "s_sub_u32 s4, s4, 1\ns_cmp_lg_u32 s4, 0\ns_cbranch_scc1 loop\ns_endpgm\n")
+    return asm_kernel(tmp_path, name, src)
+
+
+def test_icache_inv_in_a_loop_misses_every_iteration(tmp_path):
+    """One wave (workgroup 0). Each iteration fetches block 0 (the branch target at byte 4;
+    the wave's start in the first) on line 0, block 1 on line 0 (a hit: the wave waited for
+    the line) and block 2 (byte 64) on line 1. Without s_icache_inv (an s_nop in its place)
+    the two lines miss once; with it, the invalidate at byte 72 drops both, so they miss in
+    every iteration, and from the second on each miss is an L2 hit: l2_latency cycles of
+    "fetch" stall at rows 1 (byte 4) and 16 (byte 64)."""
+    tc = TimingConfig()
+    reps = {}
+    for inv in ("s_icache_inv", "s_nop 0"):
+        for n in (2, 3):
+            k = inv_loop_kernel(tmp_path, f"inv{n}{inv[2]}", n, inv)
+            gpu = gcnemu.GPU(timing=True, num_cus=1)
+            reps[inv, n] = rep = gpu.dispatch(k, grid=(64,), block=(64,))
+            assert code_start(gpu, k) % LINE == 0
+            misses = 2 * n if inv == "s_icache_inv" else 2
+            assert ic(rep) == (3 * n, 3 * n - misses, misses, 0)
+            # the last iteration's invalidate (after its fetches) leaves the I$ empty
+            assert gpu.caches.valid_lines("i") == (0 if inv == "s_icache_inv" else 2)
+    d = {inv: (reps[inv, 3].pc_cycles["fetch"] - reps[inv, 2].pc_cycles["fetch"])
+         for inv in ("s_icache_inv", "s_nop 0")}
+    expected = np.zeros_like(d["s_nop 0"])
+    assert np.array_equal(d["s_nop 0"], expected)
+    expected[[1, 16]] = tc.l2_latency
+    assert np.array_equal(d["s_icache_inv"], expected)
+    assert reps["s_icache_inv", 3].stalls["fetch"] - reps["s_icache_inv", 2].stalls["fetch"] == \
+        2 * tc.l2_latency
+
+
+def test_icache_inv_leaves_other_groups_alone(tmp_path):
+    """Two workgroups, one wave each, on CUs 0 and 1, one CU per I$ (two groups). The wave of
+    workgroup 0 invalidates its own I$ only: it misses 2 lines in each of its n iterations (3
+    fetches each, as above); the other wave misses its 2 lines once: 4 fetches an iteration
+    (blocks 0, 1, 2, and block 2 again at the jump to skip, a hit). (Were the other group's
+    I$ emptied too, that wave would miss again in the iterations after.)"""
+    n = 3
+    k = inv_loop_kernel(tmp_path, "groups", n)
+    gpu = gcnemu.GPU(timing=True, num_cus=2, timing_config=TimingConfig(kcache_cus=1))
+    assert gpu.caches.i_groups == 2
+    rep = gpu.dispatch(k, grid=(128,), block=(64,))
+    assert rep.wave_cu.tolist() == [0, 1]
+    assert ic(rep) == (7 * n, 7 * n - (2 * n + 2), 2 * n + 2, 0)
+    # workgroup 0's I$ ends empty (its last invalidate follows its last fetch), the other
+    # holds both lines
+    assert gpu.caches.valid_lines("i") == 2
+
+
 def test_cu_groups_have_their_own_icache(tmp_path):
     # one wave on each CU: 4 CUs are one group (one I$), 8 CUs two
     k = asm_kernel(tmp_path, "straight", "v_add_f32 v1, v1, v0\n" * 40 + "s_endpgm\n")

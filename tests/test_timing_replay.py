@@ -97,7 +97,9 @@ _ROWS = [
     (C.CAT_EXPGDS, C.F_EXP, 4, 4, None),
     (C.CAT_SALU, C.F_SMEM, 4, 4, None),                                 # s_load
     (C.CAT_SALU, C.F_SMEM | C.F_NOREC, 4, 4, None),                     # s_memtime
+    (C.CAT_INTERNAL, C.F_ICINV, 1, 1, None),                            # s_icache_inv
 ]
+_ICINV = len(_ROWS) - 1
 _END = len(_ROWS)   # s_endpgm
 
 
@@ -133,6 +135,9 @@ def _random_case(seed):
     ngroups = int(rng.integers(1, 40))
     pool = rng.integers(0, 1 << 40, 24)          # the lines the waves touch
     weights = rng.random(len(_ROWS)) + 0.05
+    invalidates = rng.random() < 0.5       # else no wave runs s_icache_inv: small sets
+    if not invalidates:
+        weights[_ICINV] = 0
     weights /= weights.sum()
     streams, wbeg, wend = [], [], []
     for _ in range(ngroups * gsize):
@@ -170,7 +175,8 @@ def _random_case(seed):
         caches.i_tags[rng.integers(0, len(caches.i_tags), 8)] = rng.integers(0, 8, 8) + (4096 >> 6)
         caches.i_base = 1000
     ic = IC.prepare(caches.i_tags, caches.i_stamps, caches.i_base, caches.i_groups, tc,
-                    IC.blocks(pcs, sizes, 4096 + 32 * int(rng.integers(0, 2)), tc.icache_fetch_bytes))
+                    IC.blocks(pcs, sizes, 4096 + 32 * int(rng.integers(0, 2)), tc.icache_fetch_bytes),
+                    invalidates=invalidates)
     return [np.array(streams, np.int64), np.array(wbeg, np.int64), np.array(wend, np.int64),
             group_first, ncu, nsimd, wps, gpc, cat, flags, cost, taken, wait, sregs, P,
             np.zeros((nw, 2), np.int64), np.zeros(nw, np.int64),
@@ -183,3 +189,28 @@ def _random_case(seed):
 @pytest.mark.parametrize("seed", range(60))
 def test_random_replay_matches_lockstep(seed):
     _assert_same(_random_case(seed), f"random case {seed}")
+
+
+def test_icache_inv_replay_matches_lockstep(tmp_path, monkeypatch):
+    """A real program with s_icache_inv (every fetch of its dispatch takes the ordered path):
+    8 CUs, two I$ groups, many waves per CU running a loop that invalidates in every other
+    workgroup."""
+    from test_timing import asm_kernel
+    src = ("s_mov_b32 s4, 3\nloop:\n" + "v_add_f32 v1, v1, v0\n" * 40 +
+           "s_and_b32 s5, s2, 1\ns_cmp_eq_u32 s5, 0\ns_cbranch_scc0 skip\ns_icache_inv\nskip:\n"
+           "s_sub_u32 s4, s4, 1\ns_cmp_lg_u32 s4, 0\ns_cbranch_scc1 loop\ns_endpgm\n")
+    k = asm_kernel(tmp_path, "icinv", src)
+    captured = []
+    simulate = M.simulate
+
+    def keep(*args):
+        captured.append([x.copy() if isinstance(x, np.ndarray) else x for x in args[:-1]])
+        return simulate(*args)
+
+    monkeypatch.setattr(M, "simulate", keep)
+    gpu = gcnemu.GPU(timing=True, num_cus=8)
+    rep = gpu.dispatch(k, grid=(64 * 48,), block=(128,))
+    monkeypatch.undo()
+    assert rep.counters["SQC_ICACHE_MISSES"] > 2 * 3      # (more than the cold misses)
+    assert len(captured) == 1
+    _assert_same(captured[0], "s_icache_inv loop")

@@ -26,9 +26,11 @@ STALL_REASONS = PC_COLUMNS[2:]
 
 # row flags
 # (F_UNTRACED: an image instruction whose addresses the trace does not hold: sampling, gather4,
-# get_lod, get_resinfo; gcnemu/timing/trace.py)
+# get_lod, get_resinfo; gcnemu/timing/trace.py. F_ICINV: s_icache_inv, which invalidates the
+# I$ of its CU group, gcnemu/timing/icache.py)
 F_WAITCNT, F_BARRIER, F_END, F_SMEM, F_VMEM, F_STORE, F_ATOMIC, F_FLAT, F_LDS, F_GDS, F_EXP, \
-    F_MIMG, F_LONG, F_NOREC, F_GLC, F_SLC, F_VSDST, F_SREAD, F_UNTRACED = (1 << i for i in range(19))
+    F_MIMG, F_LONG, F_NOREC, F_GLC, F_SLC, F_VSDST, F_SREAD, F_UNTRACED, F_ICINV = \
+    (1 << i for i in range(20))
 
 #: scalar register codes of the masks below (SGPR n is bit n): VCC, M0, EXEC
 _IMPLICIT_REGS = {"VCC": (106, 107), "M0": (124,), "EXEC": (126, 127)}
@@ -141,6 +143,8 @@ def row_tables(prog, dpfactor: int, default_cycles: int, long_cycles: int):
             wait[i] = (vm if vm < 15 else -1, ex if ex < 7 else -1, lgkm if lgkm < 15 else -1)
         elif d.name == "s_barrier":
             flags[i] |= F_BARRIER
+        elif d.name == "s_icache_inv":
+            flags[i] |= F_ICINV
         elif h == H_ENDPGM:
             flags[i] |= F_END
         elif h == H_SMRD_LOAD:

@@ -18,8 +18,16 @@ What is modelled (parameters in gcnemu/timing/config.py, each with its source):
   for the line from the L2 (the model's L2 and DRAM latencies and queue), and a wave that
   finds a line another wave's miss is still bringing in waits for the same arrival. The
   wave's wait is booked as the "fetch" stall of the instruction it was about to issue.
+* ``s_icache_inv`` (CLRX GcnInstrsSopp.md: "Invalidate entire L1 instruction cache") empties
+  the I$ of the issuing wave's CU group when it issues, in (cycle, CU) order like a fetch
+  that may miss: every wave of the group misses on its next fetch of a line (the blocks a
+  wave already holds in its buffer stay there: the next row of the same block needs no
+  fetch). Neither document gives it a cost of its own: it issues at the sequencer's
+  ``default_cycles`` as the other internal s_* instructions; its price is the misses after.
+  Other groups' I$s are not touched (the command processor's invalidate of every I$ between
+  dispatches is ``GPUCaches.invalidate("i")``).
 * Not modelled: prefetching of the next line, the I$'s bandwidth (32 B a cycle shared by
-  the group: one fetch a cycle is more than the CUs' issue needs), ``s_icache_inv``.
+  the group: one fetch a cycle is more than the CUs' issue needs).
 
 Counters (rocprof's names): SQ_IFETCH (blocks fetched), SQC_ICACHE_HITS,
 SQC_ICACHE_MISSES (lines read from the L2), SQC_ICACHE_MISSES_DUPLICATE (lookups of a line a
@@ -37,7 +45,10 @@ dispatch: only the program's lines are fetched, a miss evicts the least recently
 entry not looked up in it, of which a small set always holds one when it misses. LRU stamps
 only grow (the larger of the old stamp and the access's), so their final values do not
 depend on the order of those hits either. (The replay tests check this against a replay in
-strict (cycle, CU) order.)
+strict (cycle, CU) order.) ``s_icache_inv`` breaks the first premise (a line held can leave
+during the dispatch, and a CU running ahead could hit on a line another CU's earlier
+invalidate has dropped), so a dispatch whose program contains it has no small sets: all its
+fetches take the ordered path (``prepare(..., invalidates=True)``).
 
 The state is one int64 array, ``ic``, laid out below: the persistent tags and stamps of the
 GPU's I$s (gcnemu.timing.caches.GPUCaches) copied in by ``prepare`` and back by ``finish``,
@@ -207,6 +218,18 @@ def fetch(ic, cu, row, pend, t, ordered, ctr, x_fetch):
     return arrive
 
 
+@njit(_nrt=False)
+def invalidate(ic, cu):
+    """``s_icache_inv`` issued on CU ``cu``: every entry of its group's I$ becomes invalid
+    (tag -1, stamp 0: taken first by the next miss of its set). Called in (cycle, CU) order.
+    A wave already waiting for a line keeps the arrival cycle its fetch returned."""
+    ways = ic[IC_WAYS]
+    e = ic[IC_TAGS] + ic[ic[IC_GROUP] + cu]
+    for i in range(e, e + ic[IC_SETS] * ways):
+        ic[i] = -1
+        ic[i - ic[IC_TAGS] + ic[IC_STAMPS]] = 0
+
+
 @njit(inline="always")
 def filled(ic, k, at):
     """The k-th miss of the last ordered fetch arrives at cycle ``at``; returns ``at``."""
@@ -245,10 +268,13 @@ def blocks(pcs, sizes, code_base: int, fetch_bytes: int) -> np.ndarray:
     return np.stack([seq, first, last], axis=1).astype(np.int64)
 
 
-def prepare(tags, stamps, base: int, ngroups: int, tc, rows: np.ndarray) -> np.ndarray:
+def prepare(tags, stamps, base: int, ngroups: int, tc, rows: np.ndarray,
+            invalidates: bool = False) -> np.ndarray:
     """The ``ic`` array of a dispatch: header, the GPU's I$ ``tags`` and ``stamps`` (copies;
     ``finish`` writes them back), arrival cycles (every line held has arrived when a dispatch
-    starts), the small sets of this program and ``rows`` (``blocks``: int64 [rows, 3])."""
+    starts), the small sets of this program and ``rows`` (``blocks``: int64 [rows, 3]).
+    ``invalidates``: the program contains ``s_icache_inv``; then no set is small (see the
+    module docstring)."""
     sets = tc.icache_bytes // (64 * tc.icache_ways)
     n = tags.shape[0]
     nrows = rows.shape[0]
@@ -274,12 +300,13 @@ def prepare(tags, stamps, base: int, ngroups: int, tc, rows: np.ndarray) -> np.n
     ic[o + n:o + 2 * n] = stamps
     # small sets: those that at most ``ways`` of the program's lines map to (the program's
     # code is one range of lines, so each set holds the quotient or one more)
-    if nrows:
+    if nrows and not invalidates:
         lo = int(rows[:, 1].min()) >> sh
         hi = int(rows[:, 2].max()) >> sh
         count = np.zeros(sets, np.int64)
         np.add.at(count, np.arange(lo, hi + 1) % sets, 1)
         ic[ic[IC_SMALL]:ic[IC_SMALL] + sets] = count <= tc.icache_ways
+    if nrows:
         ic[ic[IC_ROWS]:] = rows.ravel()
     return ic
 

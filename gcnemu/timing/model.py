@@ -300,7 +300,8 @@ def _prefetch(typingctx, arr, idx):
 # Such an instruction at cycle t on CU c waits until no other CU is behind (t, c), so the
 # shared state sees the accesses in (cycle, CU) order, the order of a replay that visits every
 # CU on every cycle. Everything else a CU does touches only its own SIMDs, waves and units.
-SHARED_FLAGS = C.F_VMEM | C.F_SMEM | C.F_END
+# (s_icache_inv, F_ICINV, invalidates its CU group's I$: shared too.)
+SHARED_FLAGS = C.F_VMEM | C.F_SMEM | C.F_END | C.F_ICINV
 
 # A CU's scans that need nothing but plain VALU, SALU, branch and internal instructions run
 # in _fast_run, a small loop whose state fits in registers, over two interleaved tables:
@@ -1122,6 +1123,9 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                         a_sca += cost
                     else:
                         a_misc += cost
+                    if fl & C.F_ICINV:
+                        # s_icache_inv: the group's waves miss on their next fetches
+                        IC.invalidate(ic, cu)
                     a_any += cost
                     ptr[wu] = nxt
                     if nxt < wend[wu]:
@@ -1446,7 +1450,8 @@ def time_dispatch(prog, traces, streams, config, tc, occ, waves_per_group, cache
     c = caches
     ic = IC.prepare(c.i_tags, c.i_stamps, c.i_base, c.i_groups, tc,
                     IC.blocks(prog.code[:, C_PC], prog.code[:, C_SIZE],
-                              IC.code_address(c, prog, code_base), tc.icache_fetch_bytes))
+                              IC.code_address(c, prog, code_base), tc.icache_fetch_bytes),
+                    invalidates=bool((flags & C.F_ICINV).any()))
     cycles = simulate(streams, wbeg, wend, group_first, config.compute_units,
                       config.simds_per_cu, occ.waves_per_simd, occ.workgroups_per_cu,
                       cat, flags, cost, taken, wait, sregs, P, wave_out, wave_cu, ctr, pcc,
