@@ -277,6 +277,61 @@ def test_swizzled_buffer_addressing():
             assert int(r.vgpr[1 + i, lane]) == want, (lane, i)
 
 
+def _doc_swizzled_offset(aoffset, aindex, stride, element_size, index_stride):
+    """GcnMemHandling.md's swizzle-mode BUFOFFSET."""
+    return (aoffset % element_size + element_size * (aindex % index_stride)
+            + index_stride * ((aindex // index_stride) * stride + (aoffset // element_size) * element_size))
+
+
+def test_scratch_vsharp_range_is_relative_to_soffset_not_a_moved_base():
+    """The ABI's scratch V# (stride 0, swizzle, element size 4, index stride 64, add_tid,
+    num_records = the whole scratch in bytes, as ROCr's InitScratchSRD builds it) under
+    GcnMemHandling.md's rule for STRIDE == 0: out of range iff BUFOFFSET >= NUM_RECORDS -
+    SGPR_OFFSET. Two waves of 8 private bytes per lane (1024 bytes); the test reads wave 1's
+    private dwords 0..3 (dwords 2 and 3 lie past its 8 bytes, i.e. past the scratch).
+    With the wave offset in SOFFSET the overflow is out of range (reads 0, stores dropped).
+    With the wave offset added to the V# base instead, as LLVM's gfx7 kernel prologue does
+    (s_add_u32 s0, s0, s_wave_offset; soffset 0), NUM_RECORDS still counts from the moved
+    base: the last wave's overflow is in range and reaches the bytes after the scratch, so no
+    range check catches it on the hardware either."""
+    bpl, waves = 8, 2
+    size = bpl * 64 * waves
+    wave_off = bpl * 64                          # wave 1
+    mem = Memory()
+    buf = mem.allocate(4 * size)                 # the scratch, then bytes that are not scratch
+    words = (np.arange(size, dtype=np.uint32) * 2654435761) & np.uint32(0xFFFFFFFF)
+    mem.write(buf, words)
+    o = (LANES % 4) * 4                          # private byte offset of each lane's dword
+    bo = [_doc_swizzled_offset(int(o[l]), l, 0, 4, 64) for l in range(64)]
+
+    def vsharp(base):
+        return sgprs_from(encode_vsharp(base, size, 0, swizzle_enable=1, element_size_code=1,
+                                        index_stride_code=3, add_tid_enable=1), 4)
+
+    # wave offset in SOFFSET
+    r = run("buffer_load_dword v1, v0, s[4:7], s1 offen", sgpr={**vsharp(buf), 1: wave_off},
+            vgpr={0: o}, mem=mem)
+    for lane in range(64):
+        inr = _doc_range(bo[lane], 0, 0, size, wave_off, 0)
+        assert inr == (o[lane] < bpl), lane
+        want = int(words[(wave_off + bo[lane]) // 4]) if inr else 0
+        assert int(r.vgpr[1, lane]) == want, lane
+    run("buffer_store_dword v1, v0, s[4:7], s1 offen", sgpr={**vsharp(buf), 1: wave_off},
+        vgpr={0: o, 1: 0xDEAD0000 + LANES}, mem=mem)
+    got = mem.read_array(buf, np.uint32, size)
+    for lane in range(64):
+        a = (wave_off + bo[lane]) // 4
+        assert int(got[a]) == (0xDEAD0000 + lane if o[lane] < bpl else int(words[a])), lane
+    mem.write(buf, words)
+    # wave offset added to the base (LLVM's prologue): every lane in range, overflow read
+    r = run("buffer_load_dword v1, v0, s[4:7], 0 offen", sgpr=vsharp(buf + wave_off),
+            vgpr={0: o}, mem=mem)
+    for lane in range(64):
+        assert _doc_range(bo[lane], 0, 0, size, 0, 0)
+        assert int(r.vgpr[1, lane]) == int(words[(wave_off + bo[lane]) // 4]), lane
+    assert max(wave_off + b for b in bo) >= size           # some of it past the scratch
+
+
 # --- atomics -------------------------------------------------------------------------------
 def _ref_atomic(op, old, v, c, bits):
     m = (1 << bits) - 1

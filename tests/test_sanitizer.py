@@ -6,6 +6,8 @@ Expected places come from the kernels' text (the instruction is found by its dis
 its byte offset computed from the assembled code), never from the sanitizer's own output."""
 from __future__ import annotations
 
+import subprocess
+
 import numpy as np
 import pytest
 
@@ -13,6 +15,7 @@ import gcnemu
 from gcnemu.isa.assembler import assemble
 from gcnemu.isa.decoder import decode
 from gcnemu.isa.disassembler import format_instruction
+from gcnemu.loader.opencl import CL_FLAGS, toolchain
 
 # in, out pointers from the kernarg segment; v1 = gid * 4; v[2:3] = &in[gid]; v[5:6] = &out[gid]
 _PROLOGUE = """
@@ -700,6 +703,47 @@ def test_last_wave_private_overflow_past_the_scratch_is_scratch(tmp_path):
     assert f.address == base + wave * 64 * bpl + 256 * (o // 4) + 4 * lane + o % 4
     assert f.address >= base + 2 * 64 * bpl                    # past the scratch's two waves
     assert "private segment" in f.detail
+
+
+def test_last_wave_private_overflow_with_the_wave_offset_in_soffset(tmp_path):
+    """The same kernel with the wave offset passed in SOFFSET instead of added to the V# base
+    (clang -S's text with LLVM's s_add_u32 s0, s0, s11 / s_addc_u32 s1, s1, 0 removed and
+    SOFFSET s11 on every scratch access): by GcnMemHandling.md's rule for STRIDE == 0 (out
+    of range iff BUFOFFSET >= NUM_RECORDS - SOFFSET, NUM_RECORDS the scratch's bytes) the
+    last wave's overflow is now out of the V#'s range: the load reads 0, nothing faults, and
+    the sanitizer reports it as out-of-bounds "scratch" at base + SOFFSET + BUFOFFSET."""
+    clang, _ = toolchain()
+    cl = tmp_path / "priv.cl"
+    cl.write_text(_PRIVATE)
+    asm = subprocess.run([clang, *CL_FLAGS, "-S", str(cl), "-o", "-"], capture_output=True,
+                         text=True, check=True).stdout
+    moved = ["s_add_u32 s0, s0, s11", "s_addc_u32 s1, s1, 0"]
+    assert all(asm.count(m) == 1 for m in moved) and asm.count("s[0:3], 0 ") == 17
+    for m in moved:
+        asm = asm.replace(m, "")
+    path = tmp_path / "priv_soffset.s"
+    path.write_text(asm.replace("s[0:3], 0 ", "s[0:3], s11 "))
+    k = gcnemu.load(str(path)).kernel("private_past_end")
+    n = 128
+    idx = np.arange(n, dtype=np.int32) % 16
+    idx[64 + 9] = 16                 # wave 1 (the last), lane 9: one element past the array
+    gpu = gcnemu.GPU()
+    out = gpu.empty(n, np.int32)
+    rep = gpu.dispatch(k, (n,), (64,), [gpu.to_device(idx), out], sanitize=True, strict=False)
+    bpl = -(-k.info.private_segment_fixed_size // 4) * 4
+    o, lane, wave = bpl, 9, 1
+    bufoffset = 256 * (o // 4) + 4 * lane + o % 4     # swizzled: element 4, index stride 64
+    assert bufoffset >= 2 * 64 * bpl - wave * 64 * bpl    # >= NUM_RECORDS - SOFFSET
+    got = out.to_numpy()
+    want = np.arange(n) * 16 + idx
+    want[64 + 9] = 0
+    np.testing.assert_array_equal(got, want)
+    assert rep.faults == []
+    [f] = rep.findings
+    base = int(gpu.memory.alloc_start[gpu.memory.alloc_names.index("private_past_end.scratch0")])
+    assert (f.kind, f.what, f.wave, f.lane, f.count) == ("out-of-bounds", "scratch", wave, lane, 1)
+    assert f.address == base + wave * 64 * bpl + bufoffset
+    assert "reads 0" in f.detail
 
 
 # a private array read through a generic pointer (OpenCL 2.0): `pick` loads with FLAT, through

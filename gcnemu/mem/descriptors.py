@@ -11,7 +11,14 @@ Scratch (private segment) on gfx7 under the AMDHSA ABI:
 * :meth:`gcnemu.mem.space.Memory.allocate_scratch` reserves ``bytes_per_lane`` for each lane of a whole number of
   waves. The private segment buffer V# (user SGPRs 0-3 of the kernel) is
   :func:`scratch_vsharp`: base = scratch base, stride 0, swizzle_enable 1, element_size 4 bytes,
-  index_stride 64, add_tid_enable 1, num_records = scratch size, data format 32 / UINT.
+  index_stride 64, add_tid_enable 1, num_records = scratch size, data format 32 / UINT
+  (ROCr's InitScratchSRD builds the same: num_records the scratch's bytes).
+* Its range check (GcnMemHandling.md, STRIDE == 0): out of range iff BUFOFFSET >=
+  NUM_RECORDS - SOFFSET, BUFOFFSET the swizzled offset. A kernel passing the wave offset in
+  SOFFSET has its last wave's overflow past the scratch dropped; LLVM's gfx7 prologue
+  instead adds it to the V# base (``s_add_u32 s0, s0, s_wave_offset``, SOFFSET 0), so the
+  range runs NUM_RECORDS bytes from the wave's own part and the last wave's overflow reaches
+  the bytes after the scratch (here unmapped: a fault) on the hardware too.
 * The private_segment_wave_offset system SGPR of wave ``w`` is ``w * 64 * bytes_per_lane``; the
   kernel passes it as SOFFSET. With that V#, :func:`buffer_address` puts private byte ``o`` of
   lane ``l`` at ``base + wave_offset + (o // 4) * 256 + l * 4 + o % 4`` (see

@@ -148,6 +148,15 @@ def _last_start(starts, a):
 
 
 @njit(inline="always")
+def _past_scratch(starts, a, scratch_lo, scratch_hi):
+    """True when byte ``a`` lies past the end of the scratch with no allocation starting in
+    between: where the last wave's private overflow goes (the scratch is the allocation
+    below it)."""
+    return scratch_hi > scratch_lo and a >= scratch_hi and \
+        _last_start(starts, a) == _last_start(starts, scratch_lo)
+
+
+@njit(inline="always")
 def _in_alloc(starts, ends, a, nb):
     """True when [a, a + nb) lies inside one allocation (starts sorted)."""
     i = _last_start(starts, a)
@@ -510,8 +519,12 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
                     continue
                 inscratch = scratch_lo <= a < scratch_hi
                 if oor:
+                    # dropped by the V#; past the scratch's end too when the kernel passes the
+                    # wave offset in SOFFSET (GcnMemHandling.md, STRIDE == 0: out of range iff
+                    # BUFOFFSET >= NUM_RECORDS - SOFFSET), the last wave's private overflow
+                    scr = inscratch or _past_scratch(starts, a, scratch_lo, scratch_hi)
                     _note(counts, first, K_OOB, row, gw, l, a, -1,
-                          OOB_SCRATCH if inscratch else OOB_BUFFER)
+                          OOB_SCRATCH if scr else OOB_BUFFER)
                     continue
                 if inscratch and h != H_FLAT and _private_offset(
                         a - scratch_lo - w * 64 * scratch_bpl, l, scratch_bpl) + nb > scratch_bpl:
@@ -521,8 +534,7 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
                     if not _in_alloc(starts, ends, a, nb):
                         # past the end of the scratch (the last wave's private overflow: the
                         # scratch is the allocation below) it is the work-item's, not global
-                        past = h != H_FLAT and scratch_hi > scratch_lo and a >= scratch_hi and \
-                            _last_start(starts, a) == _last_start(starts, scratch_lo)
+                        past = h != H_FLAT and _past_scratch(starts, a, scratch_lo, scratch_hi)
                         _note(counts, first, K_OOB, row, gw, l, a, -1,
                               OOB_PRIVATE if past else OOB_GLOBAL)
                         continue
