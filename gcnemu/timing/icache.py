@@ -104,7 +104,7 @@ def fetch_one(ic, cu, row, pend, t, ctr, x_fetch):
     sh = ic[IC_SHIFT]
     line = first >> sh
     if last >> sh != line:
-        return fetch(ic, cu, row, pend, t, False, ctr, x_fetch)
+        return fetch(ic, cu, row, pend, t, np.bool_(False), ctr, x_fetch)
     s = line & (ic[IC_SETS] - 1)
     if ic[ic[IC_SMALL] + s] == 0:
         return np.int64(-1)

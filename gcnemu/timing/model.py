@@ -645,8 +645,10 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     WV = np.zeros(WVS * nw, np.int64)
     ncat = WV[WV_CAT::WVS]
     ptr = WV[WV_POS::WVS]
-    ptr[:] = wbeg
-    WV[WV_END::WVS] = wend
+    for i in range(nw):     # (loops, not slice assignments: see split_trace_kinds)
+        ptr[i] = wbeg[i]
+    for i in range(nw):
+        WV[WV_END + i * WVS] = wend[i]
     since = WV[WV_SINCE::WVS]
     # s_waitcnt stall cycles of a wave's next row (vmcnt, lgkmcnt, expcnt)
     wacc = np.zeros(3 * nw, np.int64)
@@ -713,7 +715,8 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     wown = np.zeros(nw, np.int64)
     krdy = np.zeros(ktags.shape[0], np.int64)
     dram = np.zeros(MEM_RANGES + esram.shape[0], np.int64)
-    dram[MEM_RANGES:] = esram
+    for i in range(len(esram)):
+        dram[MEM_RANGES + i] = esram[i]
     clock = lru[0]
     last_mem = np.int64(0)
     done_waves = 0
@@ -725,7 +728,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     while placed:
         placed = False
         for cu in range(ncu):
-            fin, n = _launch(cu, t, 1, gnext, ng, cu_ngroups, cu_rr, group_first, nsimd, wps, gpc,
+            fin, n = _launch(cu, t, np.int64(1), gnext, ng, cu_ngroups, cu_rr, group_first, nsimd, wps, gpc,
                              slots, nslot, status, since, wsimd, glive, wbeg, wend, wave_out,
                              wave_cu, qrow, qfree, qtop, vn, ln, en, P, lpick, lload, sready, wloc)
             done_waves += fin
@@ -762,7 +765,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     while done_waves < nw:
         # the CU furthest behind runs; it may touch shared state while it stays before the
         # next one (ties: the lower CU first, as in a replay that visits the CUs in order)
-        cu = -1
+        cu = np.int64(-1)      # (not a literal: numba would compile its callees twice)
         t = INF
         t2 = INF
         cu2 = ncu
@@ -854,7 +857,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                     # --- instruction fetch (gcnemu/timing/icache.py): the row's blocks are not
                     # in the wave's buffer; a fetch that may miss waits for (cycle, CU) order
                     if cat >= IC.PEND_SEQ:
-                        a = IC.fetch(ic, cu, row, cat, t, False, ctr, X_IFETCH)
+                        a = IC.fetch(ic, cu, row, cat, t, np.bool_(False), ctr, X_IFETCH)
                         if a < 0:
                             if not shared_ok:
                                 rs_si[cuu] = si
@@ -1014,7 +1017,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                                 ctr[X_TCP_AT] += 1
                                 _cache_drop(l1tags, l1stamps, b, l1_ways, line)
                                 lt = _l2_access(l2tags, l2stamps, l2dirty, l2rdy, P, line, clock, tj,
-                                                dram, L2_ATOMIC, ctr)
+                                                dram, np.int64(L2_ATOMIC), ctr)
                             elif fl & C.F_STORE:
                                 # write-through to the write-back L2; L1 policy MISS_LRU (the
                                 # driver's default: the line stays for later reads) or, with
@@ -1025,14 +1028,14 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                                 l1rdy[i1] = tj
                                 l1own[i1] = own
                                 lt = _l2_access(l2tags, l2stamps, l2dirty, l2rdy, P, line, clock, tj,
-                                                dram, L2_WRITE, ctr)
+                                                dram, np.int64(L2_WRITE), ctr)
                             elif fl & C.F_GLC:
                                 # MISS_LRU (GLC) or MISS_EVICT (GLC SLC): no hit on what the
                                 # L1 holds; the line read is kept (LRU) or kept until the wave
                                 # ends (EVICT)
                                 ctr[X_TCP_RD] += 1
                                 lt = _l2_access(l2tags, l2stamps, l2dirty, l2rdy, P, line, clock, tj,
-                                                dram, L2_READ, ctr)
+                                                dram, np.int64(L2_READ), ctr)
                                 _h, i1, _e = _cache_access(l1tags, l1stamps, b, l1_ways, line,
                                                            clock)
                                 l1rdy[i1] = tj + lt
@@ -1047,7 +1050,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                                 else:
                                     ctr[X_TCP_RD] += 1
                                     lt = _l2_access(l2tags, l2stamps, l2dirty, l2rdy, P, line, clock, tj,
-                                                    dram, L2_READ, ctr)
+                                                    dram, np.int64(L2_READ), ctr)
                                     l1rdy[i1] = tj + lt
                                     l1own[i1] = own
                             if tj + lt > done:
@@ -1107,7 +1110,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                             else:
                                 ctr[X_K_MISS] += 1
                                 lt = P[P_K_LAT] + _l2_access(l2tags, l2stamps, l2dirty, l2rdy, P, line,
-                                                             clock, t, dram, L2_READ, ctr)
+                                                             clock, t, dram, np.int64(L2_READ), ctr)
                                 krdy[ik] = t + lt
                             if lt > lat:
                                 lat = lt
@@ -1248,11 +1251,11 @@ def _ifetch_ordered(ic, cu, row, pend, t, clock, l2tags, l2stamps, l2dirty, l2rd
     """A wave's instruction fetch in (cycle, CU) order (gcnemu/timing/icache.py): its I$
     lookups, and each missing line read through the L2 (and DRAM). Returns (the cycle at which
     its blocks have arrived, the LRU clock)."""
-    a = IC.fetch(ic, cu, row, pend, t, True, ctr, X_IFETCH)
+    a = IC.fetch(ic, cu, row, pend, t, np.bool_(True), ctr, X_IFETCH)
     for k in range(ic[IC.IC_NMISS]):
         clock += 1
         lat = _l2_access(l2tags, l2stamps, l2dirty, l2rdy, P, ic[IC.IC_MISS + 2 * k + 1], clock,
-                         t, dram, L2_READ, ctr)
+                         t, dram, np.int64(L2_READ), ctr)
         a = max(a, IC.filled(ic, k, t + lat))
     return a, clock
 

@@ -266,7 +266,7 @@ def _image_lines(code, pc, w, sregs, vgpr, vbase, ex, tr, start):
     if row < 0 or row + ncoord + has_mip > vgpr.shape[0]:
         return 0
     bpe = FMT_BYTES[dfmt] if dfmt <= 14 else 4
-    n = 0
+    n = np.int64(0)
     for l in range(64):
         if not (ex >> U64(l)) & U64(1):
             continue
@@ -328,7 +328,7 @@ def trace_memory(code, pc, w, sregs, ws, vgpr, tr, tp):
         n = _image_lines(code, pc, w, sregs, vgpr, vbase, ex, tr, start)
         tr[tp] = n
         return start + n
-    n = 0
+    n = np.int64(0)
     if h == H_SMRD_LOAD:
         ndw = code[pc, C_K]
         if code[pc, C_F1] != 0:
