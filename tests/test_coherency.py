@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_sanitizer import _PROLOGUE, _VMCNT
 
 import gcnemu
 from gcnemu.errors import ExecutionError
@@ -312,25 +313,9 @@ def test_sanitizer_with_the_uav_example_unsynchronised(prog):
     assert seen[0] == seen[1]
 
 
-# out[gid] = in[gid] + 1, the loaded value used before the s_waitcnt that covers its load
-# (tests/test_sanitizer.py's unwaited-read kernel): in, out pointers from the kernarg segment
-_UNWAITED = """
-    s_load_dwordx4 s[4:7], s[0:1], 0x0
-    s_lshl_b32 s3, s2, 6
-    v_add_i32 v1, vcc, s3, v0
-    v_lshlrev_b32 v1, 2, v1
-    s_waitcnt lgkmcnt(0)
-    v_mov_b32 v3, s5
-    v_add_i32 v2, vcc, s4, v1
-    v_addc_u32 v3, vcc, 0, v3, vcc
-    v_mov_b32 v6, s7
-    v_add_i32 v5, vcc, s6, v1
-    v_addc_u32 v6, vcc, 0, v6, vcc
-    flat_load_dword v4, v[2:3]
-    v_add_i32 v4, vcc, 1, v4
-    flat_store_dword v[5:6], v4
-    s_endpgm
-"""
+# out[gid] = in[gid] + 1, the loaded value used before the s_waitcnt that covers its load:
+# tests/test_sanitizer.py's unwaited-read kernel
+_UNWAITED = _PROLOGUE + _VMCNT.format(wait="")
 
 
 def test_unwaited_read_in_coherent_mode(prog, tmp_path):
