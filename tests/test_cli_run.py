@@ -246,10 +246,15 @@ def test_coherent_mode_shows_a_stale_read(tmp_path, capsys):
     assert "global-race: neighbour" in out
 
 
-def test_coherent_mode_keeps_a_race_free_result(tmp_path, capsys):
-    code, out, err = _run(capsys, "run", "--example", "--coherent")
+@pytest.mark.parametrize("flags, head", [(("--coherent",), "coherency"),
+                                         (("--sanitize",), "sanitizer"),
+                                         (("--coherent", "--sanitize"), "sanitizer+coherency")])
+def test_example_in_the_checking_modes(capsys, flags, head):
+    """saxpy has no race and no hazard: each mode keeps its result and says it looked."""
+    code, out, err = _run(capsys, "run", "--example", *flags)
     assert code == 0, err
     assert "matches numpy bit for bit" in out
+    assert f"{head}: 0 findings (no hazard seen)" in out
 
 
 @pytest.mark.parametrize("flag", ["--timing", "--trace=t.json"])
