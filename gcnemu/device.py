@@ -136,7 +136,8 @@ class GPU:
         Keyword overrides of the preset (see OVERRIDES): ``num_cus``, ``clock_mhz``,
         ``dpfactor`` (any mode), ``l1_bytes`` (per CU), ``l2_bytes`` (the whole L2, split
         among its channels), ``dram_gbps``, ``esram_gbps``, ``icache_bytes`` and
-        ``icache_ways`` (each CU group's instruction cache) (timing mode), e.g. ``GPU("xbox-one",
+        ``icache_ways`` (each CU group's instruction cache), ``kcache_cus`` (the CUs that
+        share one SQC: its K$ and I$) (timing mode), e.g. ``GPU("xbox-one",
         timing=True, num_cus=4, dram_gbps=34)``. An unknown keyword is a GcnEmuError that
         lists the known ones.
 
@@ -645,6 +646,7 @@ OVERRIDES = {
     "esram_gbps": ("timing", "esram_gbps", float),
     "icache_bytes": ("timing", "icache_bytes", int),
     "icache_ways": ("timing", "icache_ways", int),
+    "kcache_cus": ("timing", "kcache_cus", int),
 }
 
 

@@ -212,3 +212,20 @@ def test_icache_overrides_and_profile_counters(tmp_path):
     row = result_row(rep, k, gpu.config, ["SQ_IFETCH", "SQC_ICACHE_HITS", "SQC_ICACHE_MISSES"])
     assert (row["SQ_IFETCH"], row["SQC_ICACHE_MISSES"]) == (6, 3)
     assert row["SQC_ICACHE_HITS"] == 3
+
+
+@pytest.mark.parametrize("kcache_cus", [1, 2, 4])
+def test_cus_per_icache_override(tmp_path, kcache_cus):
+    """One wave on each of 4 CUs runs the same straight-line code: each I$ (one per
+    ``kcache_cus`` CUs) fetches each of the code's lines from the L2 once, so the unique
+    misses are the lines times the number of I$s; the other CUs of a group hit or wait on
+    the same miss (duplicate)."""
+    ops = 63                                                    # 64 instructions, 256 bytes
+    k = asm_kernel(tmp_path, f"grp{kcache_cus}", "v_add_f32 v1, v1, v0\n" * ops + "s_endpgm\n")
+    gpu = gcnemu.GPU(timing=True, num_cus=4, kcache_cus=kcache_cus)
+    assert gpu.timing_config.kcache_cus == kcache_cus
+    a = code_start(gpu, k)
+    lines = (a + 4 * (ops + 1) - 1) // LINE - a // LINE + 1
+    fetches, hits, misses, duplicate = ic(gpu.dispatch(k, grid=(4 * 64,), block=(64,)))
+    assert misses == lines * (4 // kcache_cus)
+    assert hits + misses + duplicate == fetches
