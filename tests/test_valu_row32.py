@@ -313,3 +313,38 @@ def test_vop3_forms_of_two_source_ops_read_no_third_source():
     assert np.array_equal(st.vgpr[4], i.astype(np.float32).view(np.uint32))
     assert np.array_equal(st.vgpr[5], (x * x + acc).view(np.uint32))
 
+
+def test_runs_of_row32_and_salu_instructions_see_exec_changes_and_stop_at_the_step_limit():
+    """run_wave runs consecutive 32-bit VALU rows, and consecutive inline SALU ones, in inner
+    loops (functional mode): a v_cmpx inside such a run, or a VOP3 compare whose destination
+    is EXEC, changes EXEC for the rows after it; the instruction count is that of single
+    steps, and a step limit that falls inside a run stops the wave at that instruction."""
+    lane = np.arange(64, dtype=np.uint32)
+    src = """
+    v_add_i32 v1, vcc, 1, v0
+    v_cmpx_gt_u32 vcc, 32, v0
+    v_add_i32 v2, vcc, v1, v1
+    v_cmp_gt_u32_e64 exec, 16, v0
+    v_mov_b32 v3, 7
+    """
+    init = {0: lane, 2: np.full(64, SENTINEL, np.uint32), 3: np.full(64, SENTINEL, np.uint32)}
+    st = run(src, vgpr=init)
+    assert st.instructions == 6 and st.exec == (1 << 16) - 1
+    assert np.array_equal(st.vgpr[1], lane + 1)
+    assert np.array_equal(st.vgpr[2], np.where(lane < 32, 2 * (lane + 1), SENTINEL))
+    assert np.array_equal(st.vgpr[3], np.where(lane < 16, 7, SENTINEL))
+    from snippets import ExecutionError
+    with pytest.raises(ExecutionError, match="step limit") as ei:
+        run(src, vgpr=init, step_limit=3)       # runs three, stops before the fourth (pc 12)
+    assert ei.value.pc == 12
+    salu = """
+    s_mov_b32 s0, 3
+    s_add_u32 s1, s0, s0
+    s_lshl_b32 s2, s1, 2
+    s_or_b32 s3, s2, s0
+    """
+    st = run(salu)
+    assert st.instructions == 5 and list(st.sgpr[:4]) == [3, 6, 24, 27] and st.scc == 1
+    with pytest.raises(ExecutionError, match="step limit") as ei:
+        run(salu, step_limit=2)
+    assert ei.value.pc == 8

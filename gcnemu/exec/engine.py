@@ -534,7 +534,9 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
     on the VGPR rows themselves: only scalar operands, modified copies and the absent ones of
     rows that are not FL_PLAIN32 go through the uint32 scratch rows ``t32`` (FL_PLAIN32 rows
     read constants and absent sources from program.CONSTANT_ROWS), and the kernel stores the
-    result under EXEC.
+    result under EXEC. In functional mode (``tr`` None) a run of such instructions goes on in
+    an inner loop, each next row checked (handler, C_FAST, register bounds, step limit) and
+    EXEC reloaded, without the general dispatch in between (nbody +6 %).
 
     Memory families are called with ``frame`` (gcnemu/mem/entry.py, layout.FR_*): the
     state arrays' addresses and shapes, written once here; each instruction sets only its row address.
@@ -644,80 +646,117 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             pc = next_pc
             break
         elif h == H_SALU and code[pc, C_FAST] != 0 and code[pc, C_SMAX] <= nsg:
-            kd = code[pc, C_KD]
-            dc = code[pc, C_DST]
-            wd = code[pc, C_WD]
-            # operands written out here (see the note above run_wave)
-            a = U64(code[pc, C_V0])
-            if code[pc, C_K0] == OP_SREG:
-                c = code[pc, C_S0]
-                a = U64(sregs[w, c])
-                if code[pc, C_W0] >= 2:
-                    a |= U64(sregs[w, c + 1]) << U64(32)
-            b = U64(code[pc, C_V1])
-            if code[pc, C_K1] == OP_SREG:
-                c = code[pc, C_S1]
-                b = U64(sregs[w, c])
-                if code[pc, C_W1] >= 2:
-                    b |= U64(sregs[w, c + 1]) << U64(32)
-            d = U64(0)
-            if kd == OP_SREG:
-                d = U64(sregs[w, dc])
-                if wd >= 2:
-                    d |= U64(sregs[w, dc + 1]) << U64(32)
-            q = code[pc, C_V2]
-            if q == SQ_NONE:
-                r = call_salu(code[pc, C_SFN], a, b, d, U64(scc), pscc)
-                scc = np.int64(frame[FR_SCC])
-            else:
-                r = salu_quick(q, a, b, wd)
-                if q != SQ_MOV:
-                    scc = 1 if r != U64(0) else 0
-            if kd == OP_SREG:
-                sregs[w, dc] = np.uint32(r & MASK32)
-                if wd >= 2:
-                    sregs[w, dc + 1] = np.uint32(r >> U64(32))
-            nsalu += 1
+            # a run of such SALU instructions goes on here (functional mode only), as the
+            # runs of 32-bit VALU rows below
+            while True:
+                kd = code[pc, C_KD]
+                dc = code[pc, C_DST]
+                wd = code[pc, C_WD]
+                # operands written out here (see the note above run_wave)
+                a = U64(code[pc, C_V0])
+                if code[pc, C_K0] == OP_SREG:
+                    c = code[pc, C_S0]
+                    a = U64(sregs[w, c])
+                    if code[pc, C_W0] >= 2:
+                        a |= U64(sregs[w, c + 1]) << U64(32)
+                b = U64(code[pc, C_V1])
+                if code[pc, C_K1] == OP_SREG:
+                    c = code[pc, C_S1]
+                    b = U64(sregs[w, c])
+                    if code[pc, C_W1] >= 2:
+                        b |= U64(sregs[w, c + 1]) << U64(32)
+                d = U64(0)
+                if kd == OP_SREG:
+                    d = U64(sregs[w, dc])
+                    if wd >= 2:
+                        d |= U64(sregs[w, dc + 1]) << U64(32)
+                q = code[pc, C_V2]
+                if q == SQ_NONE:
+                    r = call_salu(code[pc, C_SFN], a, b, d, U64(scc), pscc)
+                    scc = np.int64(frame[FR_SCC])
+                else:
+                    r = salu_quick(q, a, b, wd)
+                    if q != SQ_MOV:
+                        scc = 1 if r != U64(0) else 0
+                if kd == OP_SREG:
+                    sregs[w, dc] = np.uint32(r & MASK32)
+                    if wd >= 2:
+                        sregs[w, dc + 1] = np.uint32(r >> U64(32))
+                nsalu += 1
+                if tr is not None:
+                    break
+                nx = pc + 1
+                if nx >= n or steps >= step_stop or code[nx, C_H] != H_SALU or \
+                        code[nx, C_FAST] == 0 or code[nx, C_SMAX] > nsg:
+                    break
+                steps += 1
+                insts += 1
+                pc = nx
+                next_pc = nx + 1
         elif (h == H_VALU or h == H_VCMP) and code[pc, C_FAST] != 0 and \
                 code[pc, C_SMAX] <= nsg and code[pc, C_VMAX] <= vcount:
             ex = (U64(sregs[w, EXEC_LO]) | (U64(sregs[w, EXEC_HI]) << U64(32)))
             flags = code[pc, C_FLAGS]
             cin = U64(0)
             if flags & FL_ROW32:
-                if flags & FL_PLAIN32:
-                    # every source a VGPR row in place or a row whose address the decoder put in
-                    # C_V* (a constant's, the zero row): one test each (program._row32_operands)
-                    q0 = pvb + code[pc, C_S0] * vstride if code[pc, C_K0] == OP_VGPR \
-                        else code[pc, C_V0]
-                    q1 = pvb + code[pc, C_S1] * vstride if code[pc, C_K1] == OP_VGPR \
-                        else code[pc, C_V1]
-                    q2 = pvb + code[pc, C_S2] * vstride if code[pc, C_K2] == OP_VGPR \
-                        else code[pc, C_V2]
-                else:
-                    # 32-bit operands in place where they are rows (row32_source)
-                    q0 = row32_source(code, pc, 0, sregs, w, pvb, vstride, q32)
-                    q1 = row32_source(code, pc, 1, sregs, w, pvb, vstride, q32)
-                    if flags & FL_CIN_S2:
-                        c = code[pc, C_S2]
-                        cin = U64(sregs[w, c]) | (U64(sregs[w, c + 1]) << U64(32)) \
-                            if code[pc, C_K2] == OP_SREG else U64(code[pc, C_V2])
-                        q2 = q32 + T32_ZERO * 256
+                # a run of 32-bit row kernel instructions goes on here, without the general
+                # dispatch between them (functional mode only: with a trace every
+                # instruction is recorded at the top of the loop)
+                while True:
+                    if flags & FL_PLAIN32:
+                        # every source a VGPR row in place or a row whose address the decoder put in
+                        # C_V* (a constant's, the zero row): one test each (program._row32_operands)
+                        q0 = pvb + code[pc, C_S0] * vstride if code[pc, C_K0] == OP_VGPR \
+                            else code[pc, C_V0]
+                        q1 = pvb + code[pc, C_S1] * vstride if code[pc, C_K1] == OP_VGPR \
+                            else code[pc, C_V1]
+                        q2 = pvb + code[pc, C_S2] * vstride if code[pc, C_K2] == OP_VGPR \
+                            else code[pc, C_V2]
                     else:
-                        q2 = row32_source(code, pc, 2, sregs, w, pvb, vstride, q32)
-                if flags & FL_CIN_VCC:
-                    cin = (U64(sregs[w, VCC_LO]) | (U64(sregs[w, VCC_HI]) << U64(32)))
-                pd = q32 + 3 * 256
-                if not flags & FL_CMP:
-                    pd = pv + (vbase + code[pc, C_DST]) * vstride
-                fl = call_valu32(code[pc, C_K], pd, q0, q1, q2, q32 + 3 * 256, cin, ex, mode)
-                if flags & (FL_CMP | FL_FLAGS_TO_SDST):
-                    m = fl & ex
-                    sp = code[pc, C_SDST]
-                    sregs[w, sp] = np.uint32(m & MASK32)
-                    sregs[w, sp + 1] = np.uint32(m >> U64(32))
-                    if flags & FL_CMPX:
-                        sregs[w, EXEC_LO] = np.uint32(m & MASK32)
-                        sregs[w, EXEC_HI] = np.uint32(m >> U64(32))
+                        # 32-bit operands in place where they are rows (row32_source)
+                        q0 = row32_source(code, pc, 0, sregs, w, pvb, vstride, q32)
+                        q1 = row32_source(code, pc, 1, sregs, w, pvb, vstride, q32)
+                        if flags & FL_CIN_S2:
+                            c = code[pc, C_S2]
+                            cin = U64(sregs[w, c]) | (U64(sregs[w, c + 1]) << U64(32)) \
+                                if code[pc, C_K2] == OP_SREG else U64(code[pc, C_V2])
+                            q2 = q32 + T32_ZERO * 256
+                        else:
+                            q2 = row32_source(code, pc, 2, sregs, w, pvb, vstride, q32)
+                    if flags & FL_CIN_VCC:
+                        cin = (U64(sregs[w, VCC_LO]) | (U64(sregs[w, VCC_HI]) << U64(32)))
+                    pd = q32 + 3 * 256
+                    if not flags & FL_CMP:
+                        pd = pv + (vbase + code[pc, C_DST]) * vstride
+                    fl = call_valu32(code[pc, C_K], pd, q0, q1, q2, q32 + 3 * 256, cin, ex, mode)
+                    if flags & (FL_CMP | FL_FLAGS_TO_SDST):
+                        m = fl & ex
+                        sp = code[pc, C_SDST]
+                        sregs[w, sp] = np.uint32(m & MASK32)
+                        sregs[w, sp + 1] = np.uint32(m >> U64(32))
+                        if flags & FL_CMPX:
+                            sregs[w, EXEC_LO] = np.uint32(m & MASK32)
+                            sregs[w, EXEC_HI] = np.uint32(m >> U64(32))
+                    nvalu += 1
+                    nlanes += np.int64(popcount64(ex))
+                    if tr is not None:
+                        break
+                    nx = pc + 1
+                    if nx >= n or steps >= step_stop:
+                        break
+                    hn = code[nx, C_H]
+                    if (hn != H_VALU and hn != H_VCMP) or code[nx, C_FAST] == 0 or \
+                            not code[nx, C_FLAGS] & FL_ROW32 or code[nx, C_SMAX] > nsg or \
+                            code[nx, C_VMAX] > vcount:
+                        break
+                    steps += 1
+                    insts += 1
+                    pc = nx
+                    next_pc = nx + 1
+                    # the last instruction may have written EXEC (v_cmpx, a VOP3 v_cmp to exec)
+                    ex = (U64(sregs[w, EXEC_LO]) | (U64(sregs[w, EXEC_HI]) << U64(32)))
+                    flags = code[pc, C_FLAGS]
+                    cin = U64(0)
             else:
                 # sources into tmp rows 0..2, written out here (no helper taking arrays: see
                 # the note above run_wave); absent sources are zero rows, zmask remembers rows already zero
@@ -801,8 +840,8 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
                         sv = fl & ex
                         sregs[w, sp] = np.uint32(sv & MASK32)
                         sregs[w, sp + 1] = np.uint32(sv >> U64(32))
-            nvalu += 1
-            nlanes += np.int64(popcount64(ex))
+                nvalu += 1
+                nlanes += np.int64(popcount64(ex))
         elif h == H_DS and code[pc, C_FAST] != 0 and code[pc, C_VMAX] <= vcount and \
                 (ws[w, WS_LDS_BASE] & 3) == 0:
             # LDS dword loads and stores: the row kernel the decoder picked (see
