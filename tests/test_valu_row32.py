@@ -315,8 +315,8 @@ def test_vop3_forms_of_two_source_ops_read_no_third_source():
 
 
 def test_runs_of_row32_and_salu_instructions_see_exec_changes_and_stop_at_the_step_limit():
-    """run_wave runs consecutive 32-bit VALU rows, and consecutive inline SALU ones, in inner
-    loops (functional mode): a v_cmpx inside such a run, or a VOP3 compare whose destination
+    """run_wave runs consecutive fast rows (VALU, SALU, branches: engine.fast_row) in an inner
+    loop (functional mode): a v_cmpx inside such a run, or a VOP3 compare whose destination
     is EXEC, changes EXEC for the rows after it; the instruction count is that of single
     steps, and a step limit that falls inside a run stops the wave at that instruction."""
     lane = np.arange(64, dtype=np.uint32)
