@@ -273,3 +273,78 @@ def test_plain_rows_are_marked_and_point_at_their_constant_rows():
     assert np.all(row(rows[2, L.C_V1]) == f2u(-2.0))
     assert np.all(row(rows[3, L.C_V1]) == 0) and np.all(row(rows[3, L.C_V2]) == 0)
     assert np.all(row(rows[4, L.C_V2]) == 0)   # VOP2's select comes from VCC, src2 absent
+
+
+def test_vop3_forms_of_two_source_ops_read_no_third_source():
+    """A VOP3 word always has src1 and src2 fields; an op without such an operand
+    (v_cmp_*_e64, v_add_i32_e64, a VOP1 op as VOP3) ignores them. The decoder marks them
+    absent, as the short encodings do, so these rows are FL_PLAIN32 (before, src2 = 0 made
+    them read s0 as a third source, off the pre-resolved path). v_mac_f32_e64 keeps its
+    destination as src2. Through the engine, with s0 set, they give numpy's bits."""
+    from gcnemu.exec import layout as L
+    from gcnemu.exec.program import build_program
+    from gcnemu.isa.decoder import decode
+    from snippets import code
+
+    src = """
+    v_cmp_nlt_f32_e64 s[6:7], 4.0, v1
+    v_add_i32_e64 v3, s[8:9], 1, v2
+    v_cvt_f32_i32_e64 v4, v2
+    v_mac_f32_e64 v5, v1, v1
+    """
+    rows = build_program(decode(code(src))).code
+    assert [bool(int(r[L.C_FLAGS]) & L.FL_PLAIN32) for r in rows[:4]] == [True] * 4
+    assert [int(r[L.C_S2]) for r in rows[:3]] == [-1, -1, -1]
+    assert int(rows[2, L.C_S1]) == -1
+    assert int(rows[3, L.C_S2]) == 256 + 5
+
+    rng = np.random.default_rng(5)
+    x = rng.uniform(-6, 6, 64).astype(np.float32)
+    i = rng.integers(-2**31, 2**31, 64, dtype=np.int64).astype(np.int32)
+    i[:4] = [-1, 2**31 - 1, -2**31, 0]          # carries out of the add, exact and rounded cvt
+    acc = rng.uniform(-3, 3, 64).astype(np.float32)
+    st = run(src, sgpr={0: 0x40800000},         # s0 = 4.0: nothing may read it
+             vgpr={1: x.view(np.uint32), 2: i.view(np.uint32), 5: acc.view(np.uint32)})
+    nlt = sum(1 << l for l in range(64) if not np.float32(4.0) < x[l])
+    assert int(st.sgpr[6]) | int(st.sgpr[7]) << 32 == nlt
+    u = i.view(np.uint32).astype(np.uint64)
+    assert np.array_equal(st.vgpr[3], ((u + 1) & M32).astype(np.uint32))
+    assert int(st.sgpr[8]) | int(st.sgpr[9]) << 32 == sum(1 << l for l in range(64) if u[l] + 1 > M32)
+    assert np.array_equal(st.vgpr[4], i.astype(np.float32).view(np.uint32))
+    assert np.array_equal(st.vgpr[5], (x * x + acc).view(np.uint32))
+
+
+def test_runs_of_row32_and_salu_instructions_see_exec_changes_and_stop_at_the_step_limit():
+    """run_wave runs consecutive fast rows (VALU, SALU, branches: engine.fast_row) in an inner
+    loop (functional mode): a v_cmpx inside such a run, or a VOP3 compare whose destination
+    is EXEC, changes EXEC for the rows after it; the instruction count is that of single
+    steps, and a step limit that falls inside a run stops the wave at that instruction."""
+    lane = np.arange(64, dtype=np.uint32)
+    src = """
+    v_add_i32 v1, vcc, 1, v0
+    v_cmpx_gt_u32 vcc, 32, v0
+    v_add_i32 v2, vcc, v1, v1
+    v_cmp_gt_u32_e64 exec, 16, v0
+    v_mov_b32 v3, 7
+    """
+    init = {0: lane, 2: np.full(64, SENTINEL, np.uint32), 3: np.full(64, SENTINEL, np.uint32)}
+    st = run(src, vgpr=init)
+    assert st.instructions == 6 and st.exec == (1 << 16) - 1
+    assert np.array_equal(st.vgpr[1], lane + 1)
+    assert np.array_equal(st.vgpr[2], np.where(lane < 32, 2 * (lane + 1), SENTINEL))
+    assert np.array_equal(st.vgpr[3], np.where(lane < 16, 7, SENTINEL))
+    from snippets import ExecutionError
+    with pytest.raises(ExecutionError, match="step limit") as ei:
+        run(src, vgpr=init, step_limit=3)       # runs three, stops before the fourth (pc 12)
+    assert ei.value.pc == 12
+    salu = """
+    s_mov_b32 s0, 3
+    s_add_u32 s1, s0, s0
+    s_lshl_b32 s2, s1, 2
+    s_or_b32 s3, s2, s0
+    """
+    st = run(salu)
+    assert st.instructions == 5 and list(st.sgpr[:4]) == [3, 6, 24, 27] and st.scc == 1
+    with pytest.raises(ExecutionError, match="step limit") as ei:
+        run(salu, step_limit=2)
+    assert ei.value.pc == 8

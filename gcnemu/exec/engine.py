@@ -508,6 +508,27 @@ def _store_wave_locals(ws, w, scc, steps, insts, nsalu, nvalu, ntaken, nlanes):
     ws[w, WS_VALU_LANES] = nlanes
 
 
+@njit(inline="always")
+def fast_row(code, pc, h, nsg, vcount):
+    """Whether run_wave's hot loop runs row ``pc`` (handler ``h``): nops and s_waitcnt,
+    branches to a row of the program, SALU, VALU and saveexec rows the decoder marked C_FAST
+    whose registers lie inside the wave's allocation (``nsg`` SGPRs, ``vcount`` VGPRs), and
+    s_setreg of MODE from a literal or an allocated SGPR. Any other row goes to the memory
+    fast paths or to step_generic."""
+    if h == H_NOP or h == H_WAITCNT or h == H_CBRANCH:
+        return True
+    if h == H_BRANCH:
+        return code[pc, C_TGT] >= 0
+    if h == H_SALU or h == H_SAVEEXEC:
+        return code[pc, C_FAST] != 0 and code[pc, C_SMAX] <= nsg
+    if h == H_VALU or h == H_VCMP:
+        return code[pc, C_FAST] != 0 and code[pc, C_SMAX] <= nsg and code[pc, C_VMAX] <= vcount
+    if h == H_SETREG:
+        c = code[pc, C_S0]
+        return (code[pc, C_IMM] & 0x3F) == 1 and (c == 255 or (c <= 103 and c < nsg))
+    return False
+
+
 #: the work of a memory instruction (DS, FLAT, MUBUF, MTBUF, MIMG, EXP) in wave-instructions:
 #: 64 lanes' address checks and copies (flat_load_dwordx4: ~1.5 us, v_add_f32: ~0.05 us)
 MEMORY_WORK = 32
@@ -526,9 +547,12 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
 
     The hot handlers (SALU, VALU, compares, branches, saveexec, nop) run here on local copies
     of PC, SCC, the step and instruction counters, using operand kinds and constants the
-    decoder precomputed (gcnemu/exec/program.py: C_K*, C_V*, C_SMAX, C_VMAX, C_FAST). Everything
-    else -- and any instruction whose operands need a run-time check that fails -- goes to
-    `step_generic` with the locals written back to ws first and reloaded after.
+    decoder precomputed (gcnemu/exec/program.py: C_K*, C_V*, C_SMAX, C_VMAX, C_FAST), in an
+    inner loop of their own (`fast_row` says which rows): in functional mode a run of them goes
+    on there without the outer loop's dispatch (mandelbrot's loop never leaves it). The memory
+    fast paths follow; everything else -- and any instruction whose operands need a run-time
+    check that fails -- goes to `step_generic` with the locals written back to ws first and
+    reloaded after.
 
     VALU instructions whose operands are all 32-bit (FL_ROW32) call their 32-bit row kernel
     on the VGPR rows themselves: only scalar operands, modified copies and the absent ones of
@@ -634,8 +658,244 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             work += MEMORY_WORK
             step_stop = min(step_limit, step_pause - work)
         next_pc = pc + 1
-        if h == H_NOP or h == H_WAITCNT:
-            pass
+        if fast_row(code, pc, h, nsg, vcount):
+            # the hot handlers (SALU with inline moves and bitwise ops, 32-bit and other fast
+            # VALU, branches, saveexec, s_setreg of MODE, nops) in a loop of their own: in
+            # functional mode a run of such instructions goes on here, each next row checked
+            # by fast_row and the step limit, without the general dispatch between them
+            # (LLVM keeps this small loop's state in registers). With a trace (tr) it runs one
+            # instruction and the top of the outer loop records the next.
+            stop = False
+            while True:
+                if h == H_SALU:
+                    kd = code[pc, C_KD]
+                    dc = code[pc, C_DST]
+                    wd = code[pc, C_WD]
+                    # operands written out here (see the note above run_wave)
+                    a = U64(code[pc, C_V0])
+                    if code[pc, C_K0] == OP_SREG:
+                        c = code[pc, C_S0]
+                        a = U64(sregs[w, c])
+                        if code[pc, C_W0] >= 2:
+                            a |= U64(sregs[w, c + 1]) << U64(32)
+                    b = U64(code[pc, C_V1])
+                    if code[pc, C_K1] == OP_SREG:
+                        c = code[pc, C_S1]
+                        b = U64(sregs[w, c])
+                        if code[pc, C_W1] >= 2:
+                            b |= U64(sregs[w, c + 1]) << U64(32)
+                    d = U64(0)
+                    if kd == OP_SREG:
+                        d = U64(sregs[w, dc])
+                        if wd >= 2:
+                            d |= U64(sregs[w, dc + 1]) << U64(32)
+                    q = code[pc, C_V2]
+                    if q == SQ_NONE:
+                        r = call_salu(code[pc, C_SFN], a, b, d, U64(scc), pscc)
+                        scc = np.int64(frame[FR_SCC])
+                    else:
+                        r = salu_quick(q, a, b, wd)
+                        if q != SQ_MOV:
+                            scc = 1 if r != U64(0) else 0
+                    if kd == OP_SREG:
+                        sregs[w, dc] = np.uint32(r & MASK32)
+                        if wd >= 2:
+                            sregs[w, dc + 1] = np.uint32(r >> U64(32))
+                    nsalu += 1
+                elif h == H_VALU or h == H_VCMP:
+                    ex = (U64(sregs[w, EXEC_LO]) | (U64(sregs[w, EXEC_HI]) << U64(32)))
+                    flags = code[pc, C_FLAGS]
+                    cin = U64(0)
+                    if flags & FL_ROW32:
+                        if flags & FL_PLAIN32:
+                            # every source a VGPR row in place or a row whose address the decoder put in
+                            # C_V* (a constant's, the zero row): one test each (program._row32_operands)
+                            q0 = pvb + code[pc, C_S0] * vstride if code[pc, C_K0] == OP_VGPR \
+                                else code[pc, C_V0]
+                            q1 = pvb + code[pc, C_S1] * vstride if code[pc, C_K1] == OP_VGPR \
+                                else code[pc, C_V1]
+                            q2 = pvb + code[pc, C_S2] * vstride if code[pc, C_K2] == OP_VGPR \
+                                else code[pc, C_V2]
+                        else:
+                            # 32-bit operands in place where they are rows (row32_source)
+                            q0 = row32_source(code, pc, 0, sregs, w, pvb, vstride, q32)
+                            q1 = row32_source(code, pc, 1, sregs, w, pvb, vstride, q32)
+                            if flags & FL_CIN_S2:
+                                c = code[pc, C_S2]
+                                cin = U64(sregs[w, c]) | (U64(sregs[w, c + 1]) << U64(32)) \
+                                    if code[pc, C_K2] == OP_SREG else U64(code[pc, C_V2])
+                                q2 = q32 + T32_ZERO * 256
+                            else:
+                                q2 = row32_source(code, pc, 2, sregs, w, pvb, vstride, q32)
+                        if flags & FL_CIN_VCC:
+                            cin = (U64(sregs[w, VCC_LO]) | (U64(sregs[w, VCC_HI]) << U64(32)))
+                        pd = q32 + 3 * 256
+                        if not flags & FL_CMP:
+                            pd = pv + (vbase + code[pc, C_DST]) * vstride
+                        fl = call_valu32(code[pc, C_K], pd, q0, q1, q2, q32 + 3 * 256, cin, ex, mode)
+                        if flags & (FL_CMP | FL_FLAGS_TO_SDST):
+                            m = fl & ex
+                            sp = code[pc, C_SDST]
+                            sregs[w, sp] = np.uint32(m & MASK32)
+                            sregs[w, sp + 1] = np.uint32(m >> U64(32))
+                            if flags & FL_CMPX:
+                                sregs[w, EXEC_LO] = np.uint32(m & MASK32)
+                                sregs[w, EXEC_HI] = np.uint32(m >> U64(32))
+                    else:
+                        # sources into tmp rows 0..2, written out here (no helper taking arrays: see
+                        # the note above run_wave); absent sources are zero rows, zmask remembers rows already zero
+                        for i in range(3):
+                            kind = code[pc, C_K0 + i]
+                            c = code[pc, C_S0 + i]
+                            ndw = code[pc, C_W0 + i]
+                            if i == 2 and flags & FL_CIN_S2:
+                                cin = U64(sregs[w, c]) | (U64(sregs[w, c + 1]) << U64(32)) \
+                                    if kind == OP_SREG else U64(code[pc, C_V2])
+                                kind = OP_NONE
+                            if kind == OP_NONE:
+                                if not (zmask >> i) & 1:
+                                    for l in range(nl):
+                                        tmp[i, l] = U64(0)
+                                    zmask |= 1 << i
+                                continue
+                            zmask &= ~(1 << i)
+                            if kind == OP_VGPR:
+                                row = vbase + c - 256
+                                if ndw >= 2:
+                                    for l in range(nl):
+                                        tmp[i, l] = U64(vgpr[row, l]) | (U64(vgpr[row + 1, l]) << U64(32))
+                                else:
+                                    for l in range(nl):
+                                        tmp[i, l] = U64(vgpr[row, l])
+                                continue
+                            if kind == OP_SREG:
+                                v = U64(sregs[w, c])
+                                if ndw >= 2:
+                                    v |= U64(sregs[w, c + 1]) << U64(32)
+                            else:
+                                v = U64(code[pc, C_V0 + i])
+                            for l in range(nl):
+                                tmp[i, l] = v
+                        if flags & FL_CIN_VCC:
+                            cin = (U64(sregs[w, VCC_LO]) | (U64(sregs[w, VCC_HI]) << U64(32)))
+                        if code[pc, C_ABS] | code[pc, C_NEG]:
+                            # input modifiers (as apply_input_mods), on all three rows like the general path
+                            for i in range(3):
+                                sign = U64(1) << U64(63 if code[pc, C_W0 + i] >= 2 else 31)
+                                am = sign if (code[pc, C_ABS] >> i) & 1 else U64(0)
+                                nm = sign if (code[pc, C_NEG] >> i) & 1 else U64(0)
+                                if am | nm:
+                                    for l in range(nl):
+                                        tmp[i, l] = (tmp[i, l] & ~am) ^ nm
+                            zmask = 0
+                        fl = call_valu(code[pc, C_K], p0, p1, p2,
+                                       pres, cin, ex, mode)
+                        if code[pc, C_OMODW] != 0 and (code[pc, C_OMOD] | code[pc, C_CLAMP]) != 0:
+                            apply_output_mods(tmp[3], ex, code[pc, C_OMODW], code[pc, C_OMOD], code[pc, C_CLAMP], mode)
+                        if flags & FL_CMP:
+                            m = fl & ex
+                            sp = code[pc, C_SDST]
+                            sv = m
+                            sregs[w, sp] = np.uint32(sv & MASK32)
+                            sregs[w, sp + 1] = np.uint32(sv >> U64(32))
+                            if flags & FL_CMPX:
+                                sp = EXEC_LO
+                                sv = m
+                                sregs[w, sp] = np.uint32(sv & MASK32)
+                                sregs[w, sp + 1] = np.uint32(sv >> U64(32))
+                        else:
+                            row = vbase + code[pc, C_DST]
+                            if ex == ALL_LANES:
+                                for l in range(nl):
+                                    vgpr[row, l] = np.uint32(tmp[3, l] & MASK32)
+                                if code[pc, C_WD] >= 2:
+                                    for l in range(nl):
+                                        vgpr[row + 1, l] = np.uint32(tmp[3, l] >> U64(32))
+                            else:
+                                for l in range(nl):
+                                    vgpr[row, l] = np.uint32(tmp[3, l] & MASK32) if (ex >> U64(l)) & U64(1) \
+                                        else vgpr[row, l]
+                                if code[pc, C_WD] >= 2:
+                                    for l in range(nl):
+                                        vgpr[row + 1, l] = np.uint32(tmp[3, l] >> U64(32)) \
+                                            if (ex >> U64(l)) & U64(1) else vgpr[row + 1, l]
+                            if flags & FL_FLAGS_TO_SDST:
+                                sp = code[pc, C_SDST]
+                                sv = fl & ex
+                                sregs[w, sp] = np.uint32(sv & MASK32)
+                                sregs[w, sp + 1] = np.uint32(sv >> U64(32))
+                    nvalu += 1
+                    nlanes += np.int64(popcount64(ex))
+                elif h == H_CBRANCH:
+                    k = code[pc, C_K]
+                    take = False
+                    if k == 0:
+                        take = scc == 0
+                    elif k == 1:
+                        take = scc != 0
+                    elif k == 2:
+                        take = (U64(sregs[w, VCC_LO]) | (U64(sregs[w, VCC_HI]) << U64(32))) == U64(0)
+                    elif k == 3:
+                        take = (U64(sregs[w, VCC_LO]) | (U64(sregs[w, VCC_HI]) << U64(32))) != U64(0)
+                    elif k == 4:
+                        take = (U64(sregs[w, EXEC_LO]) | (U64(sregs[w, EXEC_HI]) << U64(32))) == U64(0)
+                    elif k == 5:
+                        take = (U64(sregs[w, EXEC_LO]) | (U64(sregs[w, EXEC_HI]) << U64(32))) != U64(0)
+                    if take:
+                        t = code[pc, C_TGT]
+                        ntaken += 1
+                        if t < 0:
+                            stop = True
+                            break
+                        next_pc = t
+                elif h == H_BRANCH:
+                    next_pc = code[pc, C_TGT]
+                elif h == H_SAVEEXEC:
+                    ex = (U64(sregs[w, EXEC_LO]) | (U64(sregs[w, EXEC_HI]) << U64(32)))
+                    s = U64(code[pc, C_V0])
+                    if code[pc, C_K0] == OP_SREG:
+                        c = code[pc, C_S0]
+                        s = U64(sregs[w, c]) | (U64(sregs[w, c + 1]) << U64(32))
+                    nx = saveexec_result(code[pc, C_K], s, ex)
+                    sp = code[pc, C_DST]
+                    sv = ex
+                    sregs[w, sp] = np.uint32(sv & MASK32)
+                    sregs[w, sp + 1] = np.uint32(sv >> U64(32))
+                    sp = EXEC_LO
+                    sv = nx
+                    sregs[w, sp] = np.uint32(sv & MASK32)
+                    sregs[w, sp + 1] = np.uint32(sv >> U64(32))
+                    scc = 1 if nx != U64(0) else 0
+                    nsalu += 1
+                elif h == H_SETREG:
+                    # s_setreg of MODE from an SGPR or a literal (clang toggles the f32 denormal bits
+                    # around every f32 division), as step_generic does it, on the local mode
+                    simm = code[pc, C_IMM]
+                    off = U64((simm >> 6) & 0x1F)
+                    mask = (((U64(1) << U64(((simm >> 11) & 0x1F) + 1)) - U64(1)) << off) & MASK32
+                    c = code[pc, C_S0]
+                    v = U64(code[pc, C_LIT]) & MASK32 if c == 255 else U64(sregs[w, c])
+                    cur = (U64(mode) & U64(0x1FFFFFFF)) | (U64(ws[w, WS_CSP] & 7) << U64(29))
+                    new = (cur & ~mask) | ((v << off) & mask)
+                    mode = np.int64(new)
+                    ws[w, WS_MODE] = mode
+                    ws[w, WS_CSP] = np.int64((new >> U64(29)) & U64(7))
+                    nsalu += 1
+                # H_NOP, H_WAITCNT: nothing to do
+                insts += 1
+                pc = next_pc
+                if tr is not None:
+                    break
+                if pc < 0 or pc >= n or steps >= step_stop:
+                    break
+                h = code[pc, C_H]
+                if not fast_row(code, pc, h, nsg, vcount):
+                    break
+                steps += 1
+                next_pc = pc + 1
+            if stop:
+                break
+            continue
         elif h == H_ENDPGM or h == H_BARRIER:
             # here rather than in step_generic: a call there costs ~90 ns (its array
             # arguments' reference counts, among others)
@@ -643,166 +903,6 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             insts += 1
             pc = next_pc
             break
-        elif h == H_SALU and code[pc, C_FAST] != 0 and code[pc, C_SMAX] <= nsg:
-            kd = code[pc, C_KD]
-            dc = code[pc, C_DST]
-            wd = code[pc, C_WD]
-            # operands written out here (see the note above run_wave)
-            a = U64(code[pc, C_V0])
-            if code[pc, C_K0] == OP_SREG:
-                c = code[pc, C_S0]
-                a = U64(sregs[w, c])
-                if code[pc, C_W0] >= 2:
-                    a |= U64(sregs[w, c + 1]) << U64(32)
-            b = U64(code[pc, C_V1])
-            if code[pc, C_K1] == OP_SREG:
-                c = code[pc, C_S1]
-                b = U64(sregs[w, c])
-                if code[pc, C_W1] >= 2:
-                    b |= U64(sregs[w, c + 1]) << U64(32)
-            d = U64(0)
-            if kd == OP_SREG:
-                d = U64(sregs[w, dc])
-                if wd >= 2:
-                    d |= U64(sregs[w, dc + 1]) << U64(32)
-            q = code[pc, C_V2]
-            if q == SQ_NONE:
-                r = call_salu(code[pc, C_SFN], a, b, d, U64(scc), pscc)
-                scc = np.int64(frame[FR_SCC])
-            else:
-                r = salu_quick(q, a, b, wd)
-                if q != SQ_MOV:
-                    scc = 1 if r != U64(0) else 0
-            if kd == OP_SREG:
-                sregs[w, dc] = np.uint32(r & MASK32)
-                if wd >= 2:
-                    sregs[w, dc + 1] = np.uint32(r >> U64(32))
-            nsalu += 1
-        elif (h == H_VALU or h == H_VCMP) and code[pc, C_FAST] != 0 and \
-                code[pc, C_SMAX] <= nsg and code[pc, C_VMAX] <= vcount:
-            ex = (U64(sregs[w, EXEC_LO]) | (U64(sregs[w, EXEC_HI]) << U64(32)))
-            flags = code[pc, C_FLAGS]
-            cin = U64(0)
-            if flags & FL_ROW32:
-                if flags & FL_PLAIN32:
-                    # every source a VGPR row in place or a row whose address the decoder put in
-                    # C_V* (a constant's, the zero row): one test each (program._row32_operands)
-                    q0 = pvb + code[pc, C_S0] * vstride if code[pc, C_K0] == OP_VGPR \
-                        else code[pc, C_V0]
-                    q1 = pvb + code[pc, C_S1] * vstride if code[pc, C_K1] == OP_VGPR \
-                        else code[pc, C_V1]
-                    q2 = pvb + code[pc, C_S2] * vstride if code[pc, C_K2] == OP_VGPR \
-                        else code[pc, C_V2]
-                else:
-                    # 32-bit operands in place where they are rows (row32_source)
-                    q0 = row32_source(code, pc, 0, sregs, w, pvb, vstride, q32)
-                    q1 = row32_source(code, pc, 1, sregs, w, pvb, vstride, q32)
-                    if flags & FL_CIN_S2:
-                        c = code[pc, C_S2]
-                        cin = U64(sregs[w, c]) | (U64(sregs[w, c + 1]) << U64(32)) \
-                            if code[pc, C_K2] == OP_SREG else U64(code[pc, C_V2])
-                        q2 = q32 + T32_ZERO * 256
-                    else:
-                        q2 = row32_source(code, pc, 2, sregs, w, pvb, vstride, q32)
-                if flags & FL_CIN_VCC:
-                    cin = (U64(sregs[w, VCC_LO]) | (U64(sregs[w, VCC_HI]) << U64(32)))
-                pd = q32 + 3 * 256
-                if not flags & FL_CMP:
-                    pd = pv + (vbase + code[pc, C_DST]) * vstride
-                fl = call_valu32(code[pc, C_K], pd, q0, q1, q2, q32 + 3 * 256, cin, ex, mode)
-                if flags & (FL_CMP | FL_FLAGS_TO_SDST):
-                    m = fl & ex
-                    sp = code[pc, C_SDST]
-                    sregs[w, sp] = np.uint32(m & MASK32)
-                    sregs[w, sp + 1] = np.uint32(m >> U64(32))
-                    if flags & FL_CMPX:
-                        sregs[w, EXEC_LO] = np.uint32(m & MASK32)
-                        sregs[w, EXEC_HI] = np.uint32(m >> U64(32))
-            else:
-                # sources into tmp rows 0..2, written out here (no helper taking arrays: see
-                # the note above run_wave); absent sources are zero rows, zmask remembers rows already zero
-                for i in range(3):
-                    kind = code[pc, C_K0 + i]
-                    c = code[pc, C_S0 + i]
-                    ndw = code[pc, C_W0 + i]
-                    if i == 2 and flags & FL_CIN_S2:
-                        cin = U64(sregs[w, c]) | (U64(sregs[w, c + 1]) << U64(32)) \
-                            if kind == OP_SREG else U64(code[pc, C_V2])
-                        kind = OP_NONE
-                    if kind == OP_NONE:
-                        if not (zmask >> i) & 1:
-                            for l in range(nl):
-                                tmp[i, l] = U64(0)
-                            zmask |= 1 << i
-                        continue
-                    zmask &= ~(1 << i)
-                    if kind == OP_VGPR:
-                        row = vbase + c - 256
-                        if ndw >= 2:
-                            for l in range(nl):
-                                tmp[i, l] = U64(vgpr[row, l]) | (U64(vgpr[row + 1, l]) << U64(32))
-                        else:
-                            for l in range(nl):
-                                tmp[i, l] = U64(vgpr[row, l])
-                        continue
-                    if kind == OP_SREG:
-                        v = U64(sregs[w, c])
-                        if ndw >= 2:
-                            v |= U64(sregs[w, c + 1]) << U64(32)
-                    else:
-                        v = U64(code[pc, C_V0 + i])
-                    for l in range(nl):
-                        tmp[i, l] = v
-                if flags & FL_CIN_VCC:
-                    cin = (U64(sregs[w, VCC_LO]) | (U64(sregs[w, VCC_HI]) << U64(32)))
-                if code[pc, C_ABS] | code[pc, C_NEG]:
-                    # input modifiers (as apply_input_mods), on all three rows like the general path
-                    for i in range(3):
-                        sign = U64(1) << U64(63 if code[pc, C_W0 + i] >= 2 else 31)
-                        am = sign if (code[pc, C_ABS] >> i) & 1 else U64(0)
-                        nm = sign if (code[pc, C_NEG] >> i) & 1 else U64(0)
-                        if am | nm:
-                            for l in range(nl):
-                                tmp[i, l] = (tmp[i, l] & ~am) ^ nm
-                    zmask = 0
-                fl = call_valu(code[pc, C_K], p0, p1, p2,
-                               pres, cin, ex, mode)
-                if code[pc, C_OMODW] != 0 and (code[pc, C_OMOD] | code[pc, C_CLAMP]) != 0:
-                    apply_output_mods(tmp[3], ex, code[pc, C_OMODW], code[pc, C_OMOD], code[pc, C_CLAMP], mode)
-                if flags & FL_CMP:
-                    m = fl & ex
-                    sp = code[pc, C_SDST]
-                    sv = m
-                    sregs[w, sp] = np.uint32(sv & MASK32)
-                    sregs[w, sp + 1] = np.uint32(sv >> U64(32))
-                    if flags & FL_CMPX:
-                        sp = EXEC_LO
-                        sv = m
-                        sregs[w, sp] = np.uint32(sv & MASK32)
-                        sregs[w, sp + 1] = np.uint32(sv >> U64(32))
-                else:
-                    row = vbase + code[pc, C_DST]
-                    if ex == ALL_LANES:
-                        for l in range(nl):
-                            vgpr[row, l] = np.uint32(tmp[3, l] & MASK32)
-                        if code[pc, C_WD] >= 2:
-                            for l in range(nl):
-                                vgpr[row + 1, l] = np.uint32(tmp[3, l] >> U64(32))
-                    else:
-                        for l in range(nl):
-                            vgpr[row, l] = np.uint32(tmp[3, l] & MASK32) if (ex >> U64(l)) & U64(1) \
-                                else vgpr[row, l]
-                        if code[pc, C_WD] >= 2:
-                            for l in range(nl):
-                                vgpr[row + 1, l] = np.uint32(tmp[3, l] >> U64(32)) \
-                                    if (ex >> U64(l)) & U64(1) else vgpr[row + 1, l]
-                    if flags & FL_FLAGS_TO_SDST:
-                        sp = code[pc, C_SDST]
-                        sv = fl & ex
-                        sregs[w, sp] = np.uint32(sv & MASK32)
-                        sregs[w, sp + 1] = np.uint32(sv >> U64(32))
-            nvalu += 1
-            nlanes += np.int64(popcount64(ex))
         elif h == H_DS and code[pc, C_FAST] != 0 and code[pc, C_VMAX] <= vcount and \
                 (ws[w, WS_LDS_BASE] & 3) == 0:
             # LDS dword loads and stores: the row kernel the decoder picked (see
@@ -843,61 +943,6 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             # s_load_dword[xN] in mapped memory, without the general path's round trip of the
             # locals (clang's kernels start with three to five); else smem below
             ws[w, WS_SMEM] += 1
-        elif h == H_CBRANCH:
-            k = code[pc, C_K]
-            take = False
-            if k == 0:
-                take = scc == 0
-            elif k == 1:
-                take = scc != 0
-            elif k == 2:
-                take = (U64(sregs[w, VCC_LO]) | (U64(sregs[w, VCC_HI]) << U64(32))) == U64(0)
-            elif k == 3:
-                take = (U64(sregs[w, VCC_LO]) | (U64(sregs[w, VCC_HI]) << U64(32))) != U64(0)
-            elif k == 4:
-                take = (U64(sregs[w, EXEC_LO]) | (U64(sregs[w, EXEC_HI]) << U64(32))) == U64(0)
-            elif k == 5:
-                take = (U64(sregs[w, EXEC_LO]) | (U64(sregs[w, EXEC_HI]) << U64(32))) != U64(0)
-            if take:
-                t = code[pc, C_TGT]
-                ntaken += 1
-                if t < 0:
-                    break
-                next_pc = t
-        elif h == H_BRANCH and code[pc, C_TGT] >= 0:
-            next_pc = code[pc, C_TGT]
-        elif h == H_SAVEEXEC and code[pc, C_FAST] != 0 and code[pc, C_SMAX] <= nsg:
-            ex = (U64(sregs[w, EXEC_LO]) | (U64(sregs[w, EXEC_HI]) << U64(32)))
-            s = U64(code[pc, C_V0])
-            if code[pc, C_K0] == OP_SREG:
-                c = code[pc, C_S0]
-                s = U64(sregs[w, c]) | (U64(sregs[w, c + 1]) << U64(32))
-            nx = saveexec_result(code[pc, C_K], s, ex)
-            sp = code[pc, C_DST]
-            sv = ex
-            sregs[w, sp] = np.uint32(sv & MASK32)
-            sregs[w, sp + 1] = np.uint32(sv >> U64(32))
-            sp = EXEC_LO
-            sv = nx
-            sregs[w, sp] = np.uint32(sv & MASK32)
-            sregs[w, sp + 1] = np.uint32(sv >> U64(32))
-            scc = 1 if nx != U64(0) else 0
-            nsalu += 1
-        elif h == H_SETREG and (code[pc, C_IMM] & 0x3F) == 1 and (
-                code[pc, C_S0] == 255 or (code[pc, C_S0] <= 103 and code[pc, C_S0] < nsg)):
-            # s_setreg of MODE from an SGPR or a literal (clang toggles the f32 denormal bits
-            # around every f32 division), as step_generic does it, on the local mode
-            simm = code[pc, C_IMM]
-            off = U64((simm >> 6) & 0x1F)
-            mask = (((U64(1) << U64(((simm >> 11) & 0x1F) + 1)) - U64(1)) << off) & MASK32
-            c = code[pc, C_S0]
-            v = U64(code[pc, C_LIT]) & MASK32 if c == 255 else U64(sregs[w, c])
-            cur = (U64(mode) & U64(0x1FFFFFFF)) | (U64(ws[w, WS_CSP] & 7) << U64(29))
-            new = (cur & ~mask) | ((v << off) & mask)
-            mode = np.int64(new)
-            ws[w, WS_MODE] = mode
-            ws[w, WS_CSP] = np.int64((new >> U64(29)) & U64(7))
-            nsalu += 1
         else:
             # the general path, on ws: write the locals back, run, reload. The memory
             # families and step_generic are compiled on first use and called by address with

@@ -223,6 +223,14 @@ def _row(ins: Instruction, pc_index: dict, prog_name: str, gen: str) -> np.ndarr
             r[C_NEG] = f["neg"]
             r[C_CLAMP] = f.get("clamp", 0)
             r[C_OMOD] = f["omod"]
+            # VOP3 always encodes src1 and src2; an op without such an operand ignores the
+            # field (usually 0: s0). Absent, as in the VOP1/VOP2/VOPC forms, so that the
+            # engine reads nothing for it (a v_cmp_*_e64 or v_add_i32_e64 with VGPR and
+            # constant sources stays on the pre-resolved FL_PLAIN32 path)
+            if not any(k in kinds for k in ("src1", "ssrc1", "vsrc1")):
+                r[C_S1] = -1
+            if not any(k in kinds for k in ("src2", "ssrc2", "vsrc2")):
+                r[C_S2] = -1
         elif enc in ("VOP2", "VOPC"):
             r[C_S1] = 256 + f["vsrc1"]
             r[C_W1] = _width(kinds.get("vsrc1", "32"))
