@@ -25,6 +25,7 @@ Recording never changes functional state: it only reads registers.
 from __future__ import annotations
 
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ..exec.jit import njit
 from ..exec.layout import (C_F0, C_F1, C_F2, C_F3, C_F4, C_F5, C_F6, C_F7, C_H, C_IMM, C_K, C_LIT,
@@ -37,13 +38,19 @@ from ..mem.formats import FMT_BYTES
 from ..mem.image import (IMG_1D, IMG_1D_ARRAY, IMG_2D, IMG_2D_ARRAY, IMG_3D, LINEAR_TILING_INDEX,
                          image_geometry, texel_address, tsharp_fields)
 from ..mem.subops import subop_fields
+from ..sem.valu_int import popcount64
 
 U64 = np.uint64
 #: ds_passes' scratch after the record: per bank its first dword, its count of distinct
 #: dwords and the head of its chain of further ones (3 x 32), the chain's next free entry,
-#: then the chain: up to 32 lanes x 2 addresses x 4 dwords as (dword, next) pairs
+#: then the chain: up to 32 lanes x 2 addresses x 4 dwords as (dword, next) pairs; then the
+#: last access counted (_KEY: ndw, the distance of the two addresses (0 for one), the first
+#: active lane's byte within its dword, EXEC, the result, then per lane its address less the
+#: first active lane's, 0 when inactive)
 _CNT, _HEAD, _NEXT, _CHAIN = 32, 64, 96, 97
-DS_SCRATCH = _CHAIN + 2 * 32 * 2 * 4
+_KEY = _CHAIN + 2 * 32 * 2 * 4
+_KEY_RESULT, _KEY_REL = 4, 5
+DS_SCRATCH = _KEY + _KEY_REL + 64
 #: room an instruction may need in the trace: its row and a memory record of up to 128 lines,
 #: below the DS scratch, which lies at the trace's end (trace_memory: there it stays in the
 #: CPU's caches; at the write position it would be new memory at every DS instruction)
@@ -118,29 +125,19 @@ def _add_lines(tr, start, n, a, nbytes):
 
 
 @njit(inline="always")
-def _ds_half_plain(vgpr, row, off, ex, lo):
-    """True when the active lanes of the half wave from lane ``lo`` on read one dword each at
-    a broadcast address or one bank after the previous active lane's (a row of a tile): one
-    pass, conflict free, whatever the other lanes hold."""
-    if (ex >> U64(lo)) & U64(0xFFFFFFFF) == U64(0xFFFFFFFF):
-        # every lane active (the common case): a branch-free loop the compiler vectorises
-        d0 = (np.int64(vgpr[row, lo]) + off) >> 2
-        bad = False
-        for i in range(32):
-            dl = (np.int64(vgpr[row, lo + i]) + off) >> 2
-            bad |= (dl != d0 + i) & (dl != d0)
-        return not bad
-    first = -1
-    d0 = np.int64(0)
-    for l in range(lo, lo + 32):
-        if (ex >> U64(l)) & U64(1):
-            dl = (np.int64(vgpr[row, l]) + off) >> 2
-            if first < 0:
-                first = l
-                d0 = dl
-            elif dl != d0 + (l - first) and dl != d0:
-                return False
-    return True
+def _ds_half_plain(vgpr, row, off, ndw, am, lo, f):
+    """True when the active lanes (bit i of ``am``: lane lo + i) of the half wave from lane
+    ``lo`` on all access the same ``ndw`` dwords (a broadcast) or, one dword each, a
+    broadcast or the bank after the previous active lane's (a row of a tile): one pass,
+    conflict free, whatever the other lanes hold. ``f``: the first active lane."""
+    d0 = (np.int64(vgpr[row, f]) + off) >> 2
+    step = 1 if ndw == 1 else 0
+    bad = False
+    for i in range(32):       # branch free: vectorised
+        dl = (np.int64(vgpr[row, lo + i]) + off) >> 2
+        act = ((am >> U64(i)) & U64(1)) != U64(0)
+        bad |= act & (dl != d0 + step * (lo + i - f)) & (dl != d0)
+    return not bad
 
 
 @njit(inline="always")
@@ -152,6 +149,85 @@ def _ds_half_natural(vgpr, row, ndw, lo):
     for i in range(1, 32):    # branch free: vectorised
         bad |= np.int64(vgpr[row, lo + i]) != a0 + 4 * ndw * i
     return not bad
+
+
+#: _ds_half_rows takes halves whose dwords lie in at most 16 rows of 32 dwords, when it
+#: needs at most this many passes over the lanes (a pass: two rows, of one address and
+#: dword of a lane): histogram's 256 bins, 9 rows, take 5
+ROW_PASSES = 8
+
+
+@njit(inline="always")
+def _add_bits(c0, c1, c2, c3, c4, mask):
+    """Add 1 to the 5-bit counters (bit planes c0..c4) of the lanes set in ``mask``."""
+    t = c0 & mask
+    c0 ^= mask
+    t2 = c1 & t
+    c1 ^= t
+    t3 = c2 & t2
+    c2 ^= t2
+    c4 |= c3 & t3
+    c3 ^= t3
+    return c0, c1, c2, c3, c4
+
+
+@njit(inline="always")
+def _ds_half_rows(vgpr, row, offa, offb, nk, ndw, am, lo):
+    """The passes and conflict-free passes of a half wave (as ds_passes, packed) whose
+    dwords lie in few 32-dword rows, or -1 when there are more (ROW_PASSES).
+
+    A row's dwords are one per bank: per row a 32-bit mask of the banks its dwords use,
+    two rows a 64-bit word, made by one branch-free (vectorised) pass over the lanes; a
+    dword is a (row, bank) pair, so a bank's distinct dwords are the rows whose mask holds
+    it, counted for all banks at once in bit-sliced counters. No step depends on the
+    addresses by a branch: random addresses (a histogram's bins) cost what regular ones do."""
+    big = np.int64(1) << 62
+    dmin = big
+    dmax = np.int64(-1)
+    for k in range(nk):
+        off = offb if k else offa
+        for l in range(32):       # branch free: vectorised
+            d = (np.int64(vgpr[row, lo + l]) + off) >> 2
+            act = ((am >> U64(l)) & U64(1)) != U64(0)
+            dmin = min(dmin, d if act else big)
+            dmax = max(dmax, d if act else np.int64(-1))
+    base = (dmin >> 5) << 5
+    words = ((dmax + ndw - 1 - base) >> 6) + 1
+    if words > 8 or words * nk * ndw > ROW_PASSES:
+        return np.int64(-1)
+    # per bank, the count of rows holding one of its dwords, as 5 bit planes (up to 16 rows)
+    c0 = c1 = c2 = c3 = c4 = U64(0)
+    m = 0
+    for wd in range(words):
+        mask = U64(0)
+        for k in range(nk):
+            off = offb if k else offa
+            for i in range(ndw):
+                for l in range(32):   # branch free: vectorised
+                    q = ((np.int64(vgpr[row, lo + l]) + off) >> 2) + i - base
+                    hit = (((am >> U64(l)) & U64(1)) != U64(0)) & ((q >> 6) == wd)
+                    mask |= (U64(1) << U64(q & 63)) if hit else U64(0)
+        m += popcount64(mask)
+        c0, c1, c2, c3, c4 = _add_bits(c0, c1, c2, c3, c4, mask & U64(0xFFFFFFFF))
+        c0, c1, c2, c3, c4 = _add_bits(c0, c1, c2, c3, c4, mask >> U64(32))
+    # the largest count: from the top plane down, keep the banks that have each bit
+    worst = 0
+    cand = U64(0xFFFFFFFF)
+    if cand & c4:
+        worst |= 16
+        cand &= c4
+    if cand & c3:
+        worst |= 8
+        cand &= c3
+    if cand & c2:
+        worst |= 4
+        cand &= c2
+    if cand & c1:
+        worst |= 2
+        cand &= c1
+    if cand & c0:
+        worst |= 1
+    return np.int64(worst) | (np.int64((m + LDS_BANKS - 1) // LDS_BANKS) << 16)
 
 
 @njit(inline="always")
@@ -196,24 +272,65 @@ def ds_passes(vgpr, row, offa, offb, two, ndw, ex, tr, s):
     half without active lanes). ``tr[s:s + DS_SCRATCH]`` is scratch: the engine calls this
     without reference counting, where it must not allocate.
 
-    Each bank's distinct dwords are counted as they come (its first dword in a table, the
-    others in a chain): a lane order that is a permutation of banks, a broadcast or a tile
-    row read twice costs one comparison a dword."""
+    Moving every address by the same number of dwords changes no bank conflict, so the
+    answer depends only on the lanes' addresses relative to the first active lane's, that
+    lane's byte within its dword, EXEC, the width and the distance of the two addresses (a
+    ds_read2 at distance 0 reads the dwords of one address twice: the same answer). The
+    last access counted is kept in the scratch (_KEY); one that matches it (a loop reading a
+    tile with the same address register at growing offsets, the next wave's same pattern)
+    costs one vectorised comparison. The scratch holds no valid key until the first count
+    (ndw is never 0 there, and a fresh trace's tail is zeros)."""
+    if ex == U64(0):
+        return np.int64(0)
+    af = np.int64(vgpr[row, np.int64(trailing_zeros(ex))])
+    c = s + _KEY
+    dist = offb - offa if two else np.int64(0)
+    same = (tr[c] == ndw) & (tr[c + 1] == dist) & (tr[c + 2] == ((af + offa) & 3)) & \
+        (tr[c + 3] == np.int64(ex))
+    r = c + _KEY_REL
+    for l in range(64):       # branch free: vectorised
+        rel = np.int64(vgpr[row, l]) - af if (ex >> U64(l)) & U64(1) else np.int64(0)
+        same &= tr[r + l] == rel
+        tr[r + l] = rel
+    if same:
+        return tr[c + _KEY_RESULT]
+    res = _ds_count(vgpr, row, offa, offb, two, ndw, ex, tr, s)
+    tr[c] = ndw
+    tr[c + 1] = dist
+    tr[c + 2] = (af + offa) & 3
+    tr[c + 3] = np.int64(ex)
+    tr[c + _KEY_RESULT] = res
+    return res
+
+
+@njit(inline="always")
+def _ds_count(vgpr, row, offa, offb, two, ndw, ex, tr, s):
+    """ds_passes without its memory of the last access: per half wave, a row of a tile or a
+    broadcast, a full row of multi-dword elements (one vectorised comparison each), dwords
+    in few rows of banks (_ds_half_rows), or else each bank's distinct dwords counted as
+    they come (its first dword in a table, the others in a chain)."""
     passes = 0
     ideal = 0
+    nk = 2 if two else 1
     for half in range(2):
         lo = 32 * half
-        if not (ex >> U64(lo)) & U64(0xFFFFFFFF):
+        am = (ex >> U64(lo)) & U64(0xFFFFFFFF)
+        if am == U64(0):
             continue
-        if ndw == 1 and not two and _ds_half_plain(vgpr, row, offa, ex, lo):
+        if not two and \
+                _ds_half_plain(vgpr, row, offa, ndw, am, lo, lo + np.int64(trailing_zeros(am))):
             passes += 1
             ideal += 1
             continue
-        if not two and (ex >> U64(lo)) & U64(0xFFFFFFFF) == U64(0xFFFFFFFF) and \
-                _ds_half_natural(vgpr, row, ndw, lo):
+        if not two and am == U64(0xFFFFFFFF) and _ds_half_natural(vgpr, row, ndw, lo):
             # 32 lanes at the natural stride: 32 x ndw consecutive dwords, ndw a bank
             passes += ndw
             ideal += ndw
+            continue
+        pi = _ds_half_rows(vgpr, row, offa, offb, nk, ndw, am, lo)
+        if pi >= 0:
+            passes += pi & 0xFFFF
+            ideal += pi >> 16
             continue
         for b in range(LDS_BANKS):
             tr[s + _CNT + b] = 0
