@@ -411,6 +411,40 @@ def _flat_contiguous(vgpr, row, nbytes):
     return not bad and 0 <= a0 < (np.int64(1) << 62)
 
 
+@njit(inline="always")
+def _flat_lines_in_order(vgpr, row, ex, nbytes, tr, start):
+    """The lines of a FLAT access whose active lanes' addresses (rows ``row``, ``row + 1``)
+    do not go back (each lane's first and last line at least the previous active lane's;
+    rows of a tile, a strided walk), written at tr[start:] sorted and distinct as
+    _add_lines and _compact_lines would list them; returns their count, or -1 when the
+    addresses go back or one is 2^63 or more, which _add_lines takes as negative (nothing
+    usable written then).
+
+    One pass without data-dependent branches: a lane adds the lines after the previous
+    lane's last one (at most two: an access of at most 16 bytes spans at most two lines),
+    written always and counted only when new."""
+    ok = True
+    lp = np.int64(-1)      # the previous active lane's first and last line
+    hp = np.int64(-1)
+    pos = start
+    for l in range(64):
+        a = np.int64(U64(vgpr[row, l]) | (U64(vgpr[row + 1, l]) << U64(32)))
+        first = a >> 6
+        last = (a + nbytes - 1) >> 6
+        if not (ex >> U64(l)) & U64(1):
+            first = lp
+            last = hp
+        else:
+            ok &= (a >= 0) & (first >= lp) & (last >= hp)
+        st = max(first, hp + 1)
+        tr[pos] = st
+        tr[pos + 1] = st + 1
+        pos += max(np.int64(0), last - st + 1)
+        lp = first
+        hp = last
+    return pos - start if ok else np.int64(-1)
+
+
 @njit
 def trace_memory(code, pc, w, sregs, ws, vgpr, tr, tp):
     """Append the memory record of the instruction at row ``pc`` (see the module docstring);
@@ -479,6 +513,11 @@ def trace_memory(code, pc, w, sregs, ws, vgpr, tr, tp):
                     n += 1
                 tr[tp] = n
                 return start + n
+            n = _flat_lines_in_order(vgpr, row, ex, nbytes, tr, start)
+            if n >= 0:
+                tr[tp] = n
+                return start + n
+            n = np.int64(0)
             for l in range(64):
                 if (ex >> U64(l)) & U64(1):
                     a = np.int64(U64(vgpr[row, l]) | (U64(vgpr[row + 1, l]) << U64(32)))
