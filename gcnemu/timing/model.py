@@ -117,52 +117,51 @@ def split_trace_kinds(tr, nwaves, rec, out, base):
     """Per-wave streams from a batch trace, written to ``out`` from ``base`` on (it must have
     room for tr[0] - 2 entries): returns offsets[nwaves + 1], absolute in ``out``; wave w's
     entries are out[offsets[w]:offsets[w + 1]]. ``rec[row]`` says what follows a row entry: 0
-    nothing, 1 one entry, 2 a count n and n entries."""
+    nothing, 1 one entry, 2 a count n and n entries.
+
+    One walk over the entries finds the runs of each wave (a wave runs until it ends, waits
+    at a barrier or is paused; each run starts with its header); each run is then copied as
+    one block (a loop, not a slice assignment, which compiles numba's shape-mismatch message:
+    ~1 s of string formatting code in the first timing run)."""
     end = tr[0]
-    counts = np.zeros(nwaves + 1, np.int64)
-    header = np.full(nwaves, -1, np.int64)   # where each wave's entries start, if one run
-    one_run = True
-    w = 0
+    # the runs in trace order: wave, first entry, end
+    runs = np.empty((max(nwaves, 16), 3), np.int64)
+    nr = 0
     i = 2
     # unsigned indices: no negative-index fix-up per access (see simulate)
     while i < end:
         v = tr[np.uint64(i)]
         if v < 0:
-            w = -v - 1
-            if header[w] >= 0:
-                one_run = False
-            header[w] = i
+            if nr == runs.shape[0]:
+                grown = np.empty((2 * nr, 3), np.int64)
+                for j in range(nr):
+                    for c in range(3):
+                        grown[j, c] = runs[j, c]
+                runs = grown
+            if nr > 0:
+                runs[nr - 1, 2] = i
+            runs[nr, 0] = -v - 1
+            runs[nr, 1] = i + 1
+            nr += 1
             i += 1
             continue
-        k = entry_length(tr, i, rec[np.uint64(v)])
-        counts[np.uint64(w + 1)] += k
-        i += k
+        i += entry_length(tr, i, rec[np.uint64(v)])
+    if nr > 0:
+        runs[nr - 1, 2] = end
+    counts = np.zeros(nwaves + 1, np.int64)
+    for j in range(nr):
+        counts[runs[j, 0] + 1] += runs[j, 2] - runs[j, 1]
     counts[0] = base
     offsets = np.cumsum(counts)
-    if one_run:
-        # every wave ran in one go (no barrier, no refill): its entries are one slice
-        # (a loop, not a slice assignment, which compiles numba's shape-mismatch message:
-        # ~1 s of string formatting code in the first timing run)
-        for w in range(nwaves):
-            q = offsets[w]
-            h = header[w] + 1
-            for j in range(counts[w + 1]):
-                out[q + j] = tr[h + j]
-        return offsets
     pos = offsets[:nwaves].copy()
-    i = 2
-    while i < end:
-        v = tr[i]
-        if v < 0:
-            w = -v - 1
-            i += 1
-            continue
-        k = entry_length(tr, i, rec[v])
+    for j in range(nr):
+        w = runs[j, 0]
         q = pos[w]
-        for j in range(k):
-            out[q + j] = tr[i + j]
-        pos[w] = q + k
-        i += k
+        a = runs[j, 1]
+        n = runs[j, 2] - a
+        for k in range(n):
+            out[q + k] = tr[a + k]
+        pos[w] = q + n
     return offsets
 
 
