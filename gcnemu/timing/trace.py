@@ -20,7 +20,10 @@ The engine appends to one int64 array per batch of waves (``tr``):
   - DS: the LDS passes of the access and how many it would need conflict free, packed
     (see `ds_passes`).
 
-Recording never changes functional state: it only reads registers.
+Recording never changes functional state: it only reads registers. The recording functions
+allocate nothing and are compiled without reference counting (``_nrt=False``): the engine
+calls trace_memory for every memory instruction, and numba's atomic increments and
+decrements of its five array arguments cost more than the record of a regular access.
 """
 from __future__ import annotations
 
@@ -79,14 +82,14 @@ def entry_length(tr, i, r):
     return 1 if r == 0 else (2 if r == 1 else 2 + tr[i + 1])
 
 
-@njit
+@njit(_nrt=False)
 def _scalar_reg(sregs, w, code):
     if 0 <= code < 128:
         return np.int64(sregs[w, code])
     return np.int64(0)
 
 
-@njit
+@njit(_nrt=False)
 def _compact_lines(tr, start, n):
     """Sort tr[start:start+n] in place and drop duplicates; returns the distinct count.
 
@@ -125,6 +128,15 @@ def _add_lines(tr, start, n, a, nbytes):
 
 
 @njit(inline="always")
+def _lane_active(mask, l):
+    """1 when bit ``l`` of ``mask`` is set, else 0, as an int64. The lane loops below use
+    it as a factor, never as a condition, and index with unsigned integers (no negative-index
+    fix-up): a select or a fix-up there made LLVM emit a scalar loop with a branch per lane
+    (the remembered-access comparison: ~54 ns against ~6 vectorised)."""
+    return np.int64((mask >> U64(l)) & U64(1))
+
+
+@njit(inline="always")
 def _ds_half_plain(vgpr, row, off, ndw, am, lo, f):
     """True when the active lanes (bit i of ``am``: lane lo + i) of the half wave from lane
     ``lo`` on all access the same ``ndw`` dwords (a broadcast) or, one dword each, a
@@ -132,23 +144,25 @@ def _ds_half_plain(vgpr, row, off, ndw, am, lo, f):
     conflict free, whatever the other lanes hold. ``f``: the first active lane."""
     d0 = (np.int64(vgpr[row, f]) + off) >> 2
     step = 1 if ndw == 1 else 0
-    bad = False
-    for i in range(32):       # branch free: vectorised
-        dl = (np.int64(vgpr[row, lo + i]) + off) >> 2
-        act = ((am >> U64(i)) & U64(1)) != U64(0)
-        bad |= act & (dl != d0 + step * (lo + i - f)) & (dl != d0)
-    return not bad
+    ur = U64(row)
+    bad = np.int64(0)
+    for i in range(32):       # branch free (see _lane_active): vectorised
+        dl = (np.int64(vgpr[ur, U64(lo + i)]) + off) >> 2
+        bad |= _lane_active(am, i) & np.int64(dl != d0 + step * (lo + i - f)) & \
+            np.int64(dl != d0)
+    return bad == 0
 
 
 @njit(inline="always")
 def _ds_half_natural(vgpr, row, ndw, lo):
     """True when lane lo + i's address is lane lo's plus 4 ndw i for every lane of the half
     (a row of ndw-dword elements, each lane the next)."""
-    a0 = np.int64(vgpr[row, lo])
-    bad = False
+    ur = U64(row)
+    a0 = np.int64(vgpr[ur, U64(lo)])
+    bad = np.int64(0)
     for i in range(1, 32):    # branch free: vectorised
-        bad |= np.int64(vgpr[row, lo + i]) != a0 + 4 * ndw * i
-    return not bad
+        bad |= np.int64(np.int64(vgpr[ur, U64(lo + i)]) != a0 + 4 * ndw * i)
+    return bad == 0
 
 
 #: _ds_half_rows takes halves whose dwords lie in at most 16 rows of 32 dwords, when it
@@ -182,15 +196,16 @@ def _ds_half_rows(vgpr, row, offa, offb, nk, ndw, am, lo):
     it, counted for all banks at once in bit-sliced counters. No step depends on the
     addresses by a branch: random addresses (a histogram's bins) cost what regular ones do."""
     big = np.int64(1) << 62
+    ur = U64(row)
     dmin = big
     dmax = np.int64(-1)
     for k in range(nk):
         off = offb if k else offa
-        for l in range(32):       # branch free: vectorised
-            d = (np.int64(vgpr[row, lo + l]) + off) >> 2
-            act = ((am >> U64(l)) & U64(1)) != U64(0)
-            dmin = min(dmin, d if act else big)
-            dmax = max(dmax, d if act else np.int64(-1))
+        for l in range(32):       # branch free (see _lane_active): vectorised
+            d = (np.int64(vgpr[ur, U64(lo + l)]) + off) >> 2
+            act = _lane_active(am, l)
+            dmin = min(dmin, d * act + big * (1 - act))
+            dmax = max(dmax, (d + 1) * act - 1)
     base = (dmin >> 5) << 5
     words = ((dmax + ndw - 1 - base) >> 6) + 1
     if words > 8 or words * nk * ndw > ROW_PASSES:
@@ -203,10 +218,10 @@ def _ds_half_rows(vgpr, row, offa, offb, nk, ndw, am, lo):
         for k in range(nk):
             off = offb if k else offa
             for i in range(ndw):
-                for l in range(32):   # branch free: vectorised
-                    q = ((np.int64(vgpr[row, lo + l]) + off) >> 2) + i - base
-                    hit = (((am >> U64(l)) & U64(1)) != U64(0)) & ((q >> 6) == wd)
-                    mask |= (U64(1) << U64(q & 63)) if hit else U64(0)
+                for l in range(32):   # branch free (see _lane_active): vectorised
+                    q = ((np.int64(vgpr[ur, U64(lo + l)]) + off) >> 2) + i - base
+                    hit = _lane_active(am, l) & np.int64((q >> 6) == wd)
+                    mask |= (U64(1) << U64(q & 63)) * U64(hit)
         m += popcount64(mask)
         c0, c1, c2, c3, c4 = _add_bits(c0, c1, c2, c3, c4, mask & U64(0xFFFFFFFF))
         c0, c1, c2, c3, c4 = _add_bits(c0, c1, c2, c3, c4, mask >> U64(32))
@@ -257,7 +272,7 @@ def _bank_add(tr, s, d):
     return 1
 
 
-@njit
+@njit(_nrt=False)
 def ds_passes(vgpr, row, offa, offb, two, ndw, ex, tr, s):
     """LDS passes of one wave access, packed as ``passes | conflict_free << 16``.
 
@@ -287,13 +302,15 @@ def ds_passes(vgpr, row, offa, offb, two, ndw, ex, tr, s):
     dist = offb - offa if two else np.int64(0)
     same = (tr[c] == ndw) & (tr[c + 1] == dist) & (tr[c + 2] == ((af + offa) & 3)) & \
         (tr[c + 3] == np.int64(ex))
-    r = c + _KEY_REL
-    for l in range(64):       # branch free: vectorised
-        rel = np.int64(vgpr[row, l]) - af if (ex >> U64(l)) & U64(1) else np.int64(0)
-        same &= tr[r + l] == rel
-        tr[r + l] = rel
-    if same:
+    r = U64(c + _KEY_REL)
+    ur = U64(row)
+    diff = np.int64(0)
+    for l in range(64):       # branch free (see _lane_active): vectorised
+        diff |= tr[r + U64(l)] ^ ((np.int64(vgpr[ur, U64(l)]) - af) * _lane_active(ex, l))
+    if same and diff == 0:
         return tr[c + _KEY_RESULT]
+    for l in range(64):
+        tr[r + U64(l)] = (np.int64(vgpr[ur, U64(l)]) - af) * _lane_active(ex, l)
     res = _ds_count(vgpr, row, offa, offb, two, ndw, ex, tr, s)
     tr[c] = ndw
     tr[c + 1] = dist
@@ -358,7 +375,7 @@ def _ds_count(vgpr, row, offa, offb, two, ndw, ex, tr, s):
     return passes | (ideal << 16)
 
 
-@njit
+@njit(_nrt=False)
 def _image_lines(code, pc, w, sregs, vgpr, vbase, ex, tr, start):
     """The distinct 64-byte lines (sorted, at tr[start:]) of the texels an image_load, store
     or atomic at row ``pc`` touches, addressed as gcnemu/mem/image.py's image_instruction does;
@@ -445,7 +462,7 @@ def _flat_lines_in_order(vgpr, row, ex, nbytes, tr, start):
     return pos - start if ok else np.int64(-1)
 
 
-@njit
+@njit(_nrt=False)
 def trace_memory(code, pc, w, sregs, ws, vgpr, tr, tp):
     """Append the memory record of the instruction at row ``pc`` (see the module docstring);
     returns the new write position. Registers outside the wave's allocation are read as the
