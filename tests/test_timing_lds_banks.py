@@ -5,7 +5,7 @@ multi-dword access counts."""
 import numpy as np
 import pytest
 
-from gcnemu.timing.trace import DS_SCRATCH, ds_passes
+from gcnemu.timing.trace import DS_SCRATCH, KEYS, ds_passes
 
 
 def _reference(addrs, offa, offb, two, ndw, ex):
@@ -100,3 +100,23 @@ def test_remembered_access():
                 assert (got & 0xFFFF, got >> 16) == want, change
                 answers.add(want)
     assert len(answers) > 4      # the changes matter: a stale answer would show
+
+
+def test_remembered_accesses_replaced_in_turn():
+    # more patterns than ds_passes remembers (KEYS), visited round and round with their
+    # addresses moved each round: every answer the set model's, whichever entry holds it
+    lanes = np.arange(64)
+    rng = np.random.default_rng(12)
+    pats = [lanes * 4, (lanes % 16) * 68, rng.integers(0, 64, 64) * 4, lanes * 8,
+            (lanes // 4) * 4, rng.integers(0, 300, 64) * 4]
+    assert len(pats) > KEYS
+    tr = np.zeros(DS_SCRATCH + 1, np.int64)
+    vgpr = np.zeros((2, 64), np.uint32)
+    for rnd in range(3):
+        for i, addrs in enumerate(pats):
+            vgpr[1] = addrs + 4 * rnd
+            two = i % 2 == 1
+            got = ds_passes(vgpr, 1, np.int64(0), np.int64(64), two, 1, np.uint64((1 << 64) - 1),
+                            tr, 1)
+            want = _reference(vgpr[1], 0, 64, two, 1, (1 << 64) - 1)
+            assert (got & 0xFFFF, got >> 16) == want, (rnd, i)

@@ -38,7 +38,7 @@ from ..exec.jit import njit
 from ..exec.layout import C_PC, C_SIZE
 from . import costs as C
 from . import icache as IC
-from .trace import entry_length, record_kinds
+from .trace import RUNS_COUNT, run_at
 
 INF = np.int64(1) << 62
 Q = 32           # outstanding operations remembered per wave and counter
@@ -113,63 +113,31 @@ PREFETCH = 16
 
 # --- trace demultiplexing ---------------------------------------------------------------------
 @njit
-def split_trace_kinds(tr, nwaves, rec, out, base):
-    """Per-wave streams from a batch trace, written to ``out`` from ``base`` on (it must have
-    room for tr[0] - 2 entries): returns offsets[nwaves + 1], absolute in ``out``; wave w's
-    entries are out[offsets[w]:offsets[w + 1]]. ``rec[row]`` says what follows a row entry: 0
-    nothing, 1 one entry, 2 a count n and n entries.
+def split_trace(tr, nwaves, out, base):
+    """Per-wave streams from a batch trace (gcnemu/timing/trace.py), written to ``out`` from
+    ``base`` on (it must have room for tr[0] - 2 entries): returns offsets[nwaves + 1],
+    absolute in ``out``; wave w's entries are out[offsets[w]:offsets[w + 1]].
 
-    One walk over the entries finds the runs of each wave (a wave runs until it ends, waits
-    at a barrier or is paused; each run starts with its header); each run is then copied as
-    one block (a loop, not a slice assignment, which compiles numba's shape-mismatch message:
-    ~1 s of string formatting code in the first timing run)."""
-    end = tr[0]
-    # the runs in trace order: wave, first entry, end
-    runs = np.empty((max(nwaves, 16), 3), np.int64)
-    nr = 0
-    i = 2
-    # unsigned indices: no negative-index fix-up per access (see simulate)
-    while i < end:
-        v = tr[np.uint64(i)]
-        if v < 0:
-            if nr == runs.shape[0]:
-                grown = np.empty((2 * nr, 3), np.int64)
-                for j in range(nr):
-                    for c in range(3):
-                        grown[j, c] = runs[j, c]
-                runs = grown
-            if nr > 0:
-                runs[nr - 1, 2] = i
-            runs[nr, 0] = -v - 1
-            runs[nr, 1] = i + 1
-            nr += 1
-            i += 1
-            continue
-        i += entry_length(tr, i, rec[np.uint64(v)])
-    if nr > 0:
-        runs[nr - 1, 2] = end
+    The trace's table of runs says where each run of a wave (until it ends, waits at a
+    barrier or is paused) starts and ends: each is copied as one block, with no walk over
+    the entries (a loop, not a slice assignment, which compiles numba's shape-mismatch
+    message: ~1 s of string formatting code in the first timing run)."""
+    nr = tr[tr.shape[0] - RUNS_COUNT]
     counts = np.zeros(nwaves + 1, np.int64)
     for j in range(nr):
-        counts[runs[j, 0] + 1] += runs[j, 2] - runs[j, 1]
+        h, e = run_at(tr, j)
+        counts[-tr[h]] += e - h - 1
     counts[0] = base
     offsets = np.cumsum(counts)
     pos = offsets[:nwaves].copy()
     for j in range(nr):
-        w = runs[j, 0]
+        h, e = run_at(tr, j)
+        w = -tr[h] - 1
         q = pos[w]
-        a = runs[j, 1]
-        n = runs[j, 2] - a
-        for k in range(n):
-            out[q + k] = tr[a + k]
-        pos[w] = q + n
+        for k in range(e - h - 1):
+            out[q + k] = tr[h + 1 + k]
+        pos[w] = q + e - h - 1
     return offsets
-
-
-def split_trace(tr, nwaves, prog, out, base):
-    """Per-wave streams of a batch trace (see gcnemu/timing/trace.py) written to ``out`` from
-    ``base`` on (room for tr[0] - 2 entries): offsets, absolute in ``out``; wave w's entries
-    are out[offsets[w]:offsets[w + 1]]."""
-    return split_trace_kinds(tr, nwaves, record_kinds(prog), out, np.int64(base))
 
 
 # --- caches ------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ The engine appends to one int64 array per batch of waves (``tr``):
   which reads the lines only: DS records are written as one conflict-free pass, uncounted;
 * ``-(w + 1)``: the following entries belong to wave ``w`` of the batch (written each time
   ``run_wave`` starts running a wave, since waves run one at a time until end or barrier);
+  each such run of a wave is also listed in the table of runs at the trace's end (below);
 * ``row``: the program row of each executed instruction, in execution order;
 * after the row of a memory instruction, a record computed *before* it executes (a load may
   overwrite its own address registers):
@@ -19,6 +20,13 @@ The engine appends to one int64 array per batch of waves (``tr``):
     not traced: the model times them at the texture rate as L1 hits) and image_get_resinfo;
   - DS: the LDS passes of the access and how many it would need conflict free, packed
     (see `ds_passes`).
+
+The trace's tail is not part of the entries: the DS scratch (``DS_SCRATCH`` entries, see
+`ds_passes`) ends the array, the count of runs lies before it, and before that the table of
+runs grows downwards, two entries a run: the positions of its header and of its end (timing
+mode; `add_run`, `run_at`). A reader of the per-wave streams takes the runs from there
+instead of walking the entries (gcnemu/timing/model.py split_trace); the trace fills up
+when the entries would reach the table.
 
 Recording never changes functional state: it only reads registers. The recording functions
 allocate nothing and are compiled without reference counting (``_nrt=False``): the engine
@@ -47,19 +55,57 @@ U64 = np.uint64
 #: ds_passes' scratch after the record: per bank its first dword, its count of distinct
 #: dwords and the head of its chain of further ones (3 x 32), the chain's next free entry,
 #: then the chain: up to 32 lanes x 2 addresses x 4 dwords as (dword, next) pairs; then the
-#: last access counted (_KEY: ndw, the distance of the two addresses (0 for one), the first
-#: active lane's byte within its dword, EXEC, the result, then per lane its address less the
-#: first active lane's, 0 when inactive)
+#: last KEYS accesses counted, _KEY_LEN entries each (ndw, the distance of the two addresses
+#: (0 for one), the first active lane's byte within its dword, EXEC, the result, then per
+#: lane its address less the first active lane's, 0 when inactive), the one to compare
+#: first (the last one used) and the next one to replace
 _CNT, _HEAD, _NEXT, _CHAIN = 32, 64, 96, 97
+KEYS = 4
 _KEY = _CHAIN + 2 * 32 * 2 * 4
 _KEY_RESULT, _KEY_REL = 4, 5
-DS_SCRATCH = _KEY + _KEY_REL + 64
+_KEY_LEN = _KEY_REL + 64
+_KEY_LAST = _KEY + KEYS * _KEY_LEN
+_KEY_NEXT = _KEY_LAST + 1
+DS_SCRATCH = _KEY_NEXT + 1
 #: room an instruction may need in the trace: its row and a memory record of up to 128 lines,
 #: below the DS scratch, which lies at the trace's end (trace_memory: there it stays in the
 #: CPU's caches; at the write position it would be new memory at every DS instruction)
 TRACE_SLACK = 2 + 128 + DS_SCRATCH
 #: LDS: 32 banks of 4 bytes (seed clrx-gcn-timings: bank = address bits 2-6)
 LDS_BANKS = 32
+#: the count of runs: this many entries before a trace's end (the module docstring)
+RUNS_COUNT = DS_SCRATCH + 1
+
+
+@njit(inline="always")
+def runs_limit(tr):
+    """The end the entries of a trace must stay below while a wave runs: room is kept for
+    the run being recorded and those before it in the table of runs."""
+    return tr.shape[0] - 2 * (tr[tr.shape[0] - RUNS_COUNT] + 1)
+
+
+@njit(inline="always")
+def add_run(tr, header, end):
+    """List the run of a wave whose header is at ``header`` and whose entries end at ``end``
+    in the trace's table of runs (its room was kept: runs_limit)."""
+    c = tr.shape[0] - RUNS_COUNT
+    j = tr[c]
+    tr[c - 2 - 2 * j] = header
+    tr[c - 1 - 2 * j] = end
+    tr[c] = j + 1
+
+
+@njit(inline="always")
+def run_at(tr, j):
+    """The header and end positions of run ``j`` (in trace order) of the table of runs."""
+    c = tr.shape[0] - RUNS_COUNT
+    return tr[c - 2 - 2 * j], tr[c - 1 - 2 * j]
+
+
+def tail_length(tr) -> int:
+    """Entries at the end of a trace that are not entries (the DS scratch, the count and
+    table of runs): what a grown trace must keep at its own end."""
+    return int(RUNS_COUNT + 2 * tr[tr.shape[0] - RUNS_COUNT])
 
 
 def record_kinds(prog) -> np.ndarray:
@@ -291,30 +337,40 @@ def ds_passes(vgpr, row, offa, offb, two, ndw, ex, tr, s):
     answer depends only on the lanes' addresses relative to the first active lane's, that
     lane's byte within its dword, EXEC, the width and the distance of the two addresses (a
     ds_read2 at distance 0 reads the dwords of one address twice: the same answer). The
-    last access counted is kept in the scratch (_KEY); one that matches it (a loop reading a
-    tile with the same address register at growing offsets, the next wave's same pattern)
-    costs one vectorised comparison. The scratch holds no valid key until the first count
-    (ndw is never 0 there, and a fresh trace's tail is zeros)."""
+    last KEYS accesses counted are kept in the scratch (_KEY); one that matches (a loop
+    reading a tile with the same address registers at growing offsets, the next wave's same
+    pattern) costs a vectorised comparison or a few. Keys hold ndw >= 1: zeros (a fresh
+    trace's tail) match nothing."""
     if ex == U64(0):
         return np.int64(0)
     af = np.int64(vgpr[row, np.int64(trailing_zeros(ex))])
-    c = s + _KEY
     dist = offb - offa if two else np.int64(0)
-    same = (tr[c] == ndw) & (tr[c + 1] == dist) & (tr[c + 2] == ((af + offa) & 3)) & \
-        (tr[c + 3] == np.int64(ex))
-    r = U64(c + _KEY_REL)
+    byte = (af + offa) & 3
     ur = U64(row)
-    diff = np.int64(0)
-    for l in range(64):       # branch free (see _lane_active): vectorised
-        diff |= tr[r + U64(l)] ^ ((np.int64(vgpr[ur, U64(l)]) - af) * _lane_active(ex, l))
-    if same and diff == 0:
-        return tr[c + _KEY_RESULT]
+    first = tr[s + _KEY_LAST] & (KEYS - 1)
+    for t in range(KEYS):
+        e = (first + t) & (KEYS - 1)
+        c = s + _KEY + e * _KEY_LEN
+        if tr[c] != ndw or tr[c + 1] != dist or tr[c + 2] != byte or tr[c + 3] != np.int64(ex):
+            continue
+        r = U64(c + _KEY_REL)
+        diff = np.int64(0)
+        for l in range(64):       # branch free (see _lane_active): vectorised
+            diff |= tr[r + U64(l)] ^ ((np.int64(vgpr[ur, U64(l)]) - af) * _lane_active(ex, l))
+        if diff == 0:
+            tr[s + _KEY_LAST] = e
+            return tr[c + _KEY_RESULT]
+    res = _ds_count(vgpr, row, offa, offb, two, ndw, ex, tr, s)
+    e = tr[s + _KEY_NEXT] & (KEYS - 1)
+    tr[s + _KEY_NEXT] = (e + 1) & (KEYS - 1)
+    tr[s + _KEY_LAST] = e
+    c = s + _KEY + e * _KEY_LEN
+    r = U64(c + _KEY_REL)
     for l in range(64):
         tr[r + U64(l)] = (np.int64(vgpr[ur, U64(l)]) - af) * _lane_active(ex, l)
-    res = _ds_count(vgpr, row, offa, offb, two, ndw, ex, tr, s)
     tr[c] = ndw
     tr[c + 1] = dist
-    tr[c + 2] = (af + offa) & 3
+    tr[c + 2] = byte
     tr[c + 3] = np.int64(ex)
     tr[c + _KEY_RESULT] = res
     return res
