@@ -485,23 +485,55 @@ def _flat_contiguous(vgpr, row, nbytes):
 
 
 @njit(inline="always")
+def _flat_address(vgpr, ur, l):
+    """Lane l's 64-bit FLAT address from rows ``ur``, ``ur + 1`` (unsigned), as an int64."""
+    return np.int64(U64(vgpr[ur, U64(l)]) | (U64(vgpr[ur + U64(1), U64(l)]) << U64(32)))
+
+
+@njit(inline="always")
 def _flat_lines_in_order(vgpr, row, ex, nbytes, tr, start):
     """The lines of a FLAT access whose active lanes' addresses (rows ``row``, ``row + 1``)
     do not go back (each lane's first and last line at least the previous active lane's;
     rows of a tile, a strided walk), written at tr[start:] sorted and distinct as
     _add_lines and _compact_lines would list them; returns their count, or -1 when the
     addresses go back or one is 2^63 or more, which _add_lines takes as negative (nothing
-    usable written then).
+    usable written then). A lane adds the lines after the previous lane's last one (at
+    most two: an access of at most 16 bytes spans at most two lines).
 
-    One pass without data-dependent branches: a lane adds the lines after the previous
-    lane's last one (at most two: an access of at most 16 bytes spans at most two lines),
-    written always and counted only when new."""
+    Full EXEC (the common case): one vectorised pass checks the order and marks the lanes
+    that add lines, then only those are visited. Otherwise one pass without data-dependent
+    branches, an inactive lane standing for the previous active one: the lines are written
+    always and counted only when new."""
+    ur = U64(row)
+    pos = start
+    if ex == ~U64(0):
+        bad = np.int64(_flat_address(vgpr, ur, 0) < 0)
+        adds = U64(1)
+        for l in range(1, 64):    # branch free: vectorised
+            a = _flat_address(vgpr, ur, l)
+            p = _flat_address(vgpr, ur, l - 1)
+            last = (a + nbytes - 1) >> 6
+            plast = (p + nbytes - 1) >> 6
+            bad |= np.int64(a < 0) | np.int64((a >> 6) < (p >> 6)) | np.int64(last < plast)
+            adds |= U64(last > plast) << U64(l)
+        if bad != 0:
+            return np.int64(-1)
+        while adds != U64(0):
+            l = np.int64(trailing_zeros(adds))
+            adds &= adds - U64(1)
+            a = _flat_address(vgpr, ur, l)
+            st = a >> 6
+            if l > 0:
+                st = max(st, ((_flat_address(vgpr, ur, l - 1) + nbytes - 1) >> 6) + 1)
+            tr[pos] = st
+            tr[pos + 1] = st + 1
+            pos += ((a + nbytes - 1) >> 6) - st + 1
+        return pos - start
     ok = True
     lp = np.int64(-1)      # the previous active lane's first and last line
     hp = np.int64(-1)
-    pos = start
     for l in range(64):
-        a = np.int64(U64(vgpr[row, l]) | (U64(vgpr[row + 1, l]) << U64(32)))
+        a = _flat_address(vgpr, ur, l)
         first = a >> 6
         last = (a + nbytes - 1) >> 6
         if not (ex >> U64(l)) & U64(1):
