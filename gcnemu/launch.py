@@ -30,7 +30,7 @@ from .mem.space import BASE as MEM_BASE
 from .mem.space import PAGE_SIZE, Memory, zeros_aligned
 from .report import COUNTER_COLUMNS, PC_CYCLES_DTYPE, DispatchReport
 from .timing.costs import PC_COLUMNS, STALL_REASONS
-from .timing.trace import RUNS_COUNT, tail_length
+from .timing.trace import MIN_TRACE, RUNS_COUNT, tail_length
 from .workers import BatchResult, SharedQueue
 
 #: the SGPR pairs of the launch state that may change from one dispatch of a launch to the
@@ -787,7 +787,8 @@ class BatchState:
         end = int(old[0])
         t[:end] = old[:end]
         k = tail_length(old)
-        t[-k:] = old[-k:]
+        if k:
+            t[-k:] = old[-k:]
         t[1] = self.trace_mode
         self.trace = t
 
@@ -803,7 +804,8 @@ class BatchState:
         if self.trace is not None:
             self.trace[0] = 2
             self.trace[1] = self.trace_mode
-            self.trace[-RUNS_COUNT] = 0      # no runs (gcnemu/timing/trace.py)
+            if self.trace.shape[0] >= MIN_TRACE:
+                self.trace[-RUNS_COUNT] = 0      # no runs (gcnemu/timing/trace.py)
 
 
 

@@ -38,7 +38,7 @@ from ..exec.jit import njit
 from ..exec.layout import C_PC, C_SIZE
 from . import costs as C
 from . import icache as IC
-from .trace import RUNS_COUNT, run_at
+from .trace import MIN_TRACE, RUNS_COUNT, run_at
 
 INF = np.int64(1) << 62
 Q = 32           # outstanding operations remembered per wave and counter
@@ -122,7 +122,7 @@ def split_trace(tr, nwaves, out, base):
     barrier or is paused) starts and ends: each is copied as one block, with no walk over
     the entries (a loop, not a slice assignment, which compiles numba's shape-mismatch
     message: ~1 s of string formatting code in the first timing run)."""
-    nr = tr[tr.shape[0] - RUNS_COUNT]
+    nr = tr[tr.shape[0] - RUNS_COUNT] if tr.shape[0] >= MIN_TRACE else 0
     counts = np.zeros(nwaves + 1, np.int64)
     for j in range(nr):
         h, e = run_at(tr, j)

@@ -71,6 +71,9 @@ DS_SCRATCH = _KEY_NEXT + 1
 #: below the DS scratch, which lies at the trace's end (trace_memory: there it stays in the
 #: CPU's caches; at the write position it would be new memory at every DS instruction)
 TRACE_SLACK = 2 + 128 + DS_SCRATCH
+#: the shortest trace the engine writes to (its tail and room for one instruction); a
+#: shorter one is full from the start
+MIN_TRACE = TRACE_SLACK + 3
 #: LDS: 32 banks of 4 bytes (seed clrx-gcn-timings: bank = address bits 2-6)
 LDS_BANKS = 32
 #: the count of runs: this many entries before a trace's end (the module docstring)
@@ -80,8 +83,12 @@ RUNS_COUNT = DS_SCRATCH + 1
 @njit(inline="always")
 def runs_limit(tr):
     """The end the entries of a trace must stay below while a wave runs: room is kept for
-    the run being recorded and those before it in the table of runs."""
-    return tr.shape[0] - 2 * (tr[tr.shape[0] - RUNS_COUNT] + 1)
+    the run being recorded and those before it in the table of runs. 0 for a trace too
+    short for its tail and one instruction (it is full: the caller grows it)."""
+    n = tr.shape[0]
+    if n < MIN_TRACE:
+        return np.int64(0)
+    return n - 2 * (tr[n - RUNS_COUNT] + 1)
 
 
 @njit(inline="always")
@@ -104,7 +111,10 @@ def run_at(tr, j):
 
 def tail_length(tr) -> int:
     """Entries at the end of a trace that are not entries (the DS scratch, the count and
-    table of runs): what a grown trace must keep at its own end."""
+    table of runs): what a grown trace must keep at its own end (0: too short to have
+    been written, see runs_limit)."""
+    if tr.shape[0] < MIN_TRACE:
+        return 0
     return int(RUNS_COUNT + 2 * tr[tr.shape[0] - RUNS_COUNT])
 
 
