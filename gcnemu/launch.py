@@ -30,6 +30,7 @@ from .mem.space import BASE as MEM_BASE
 from .mem.space import PAGE_SIZE, Memory, zeros_aligned
 from .report import COUNTER_COLUMNS, PC_CYCLES_DTYPE, DispatchReport
 from .timing.costs import PC_COLUMNS, STALL_REASONS
+from .timing.trace import MIN_TRACE, RUNS_COUNT, tail_length
 from .workers import BatchResult, SharedQueue
 
 #: the SGPR pairs of the launch state that may change from one dispatch of a launch to the
@@ -469,8 +470,8 @@ class Launch:
             res.sanitized = sh.result(ids)
         if gpu.timing:
             from .timing.model import split_trace
-            offsets = split_trace(st.trace, ws.shape[0], prog, st.streams_room(st.trace[0]),
-                                  st.streams_used)
+            offsets = split_trace(st.trace, ws.shape[0], st.streams_room(st.trace[0]),
+                                  np.int64(st.streams_used))
             res.trace = (np.asarray(batch, np.int64)[ids // wpg], ids % wpg, offsets[ids],
                          offsets[ids + 1], st.worker)
             st.streams_used = int(offsets[-1])
@@ -779,8 +780,15 @@ class BatchState:
         return self.streams
 
     def grow_trace(self):
-        t = np.zeros(2 * self.trace.shape[0], np.int64)
-        t[:self.trace.shape[0]] = self.trace
+        """Double the trace (full: the waves resume where they stopped), its entries at the
+        start and its tail (the table of runs, gcnemu/timing/trace.py) at the end."""
+        old = self.trace
+        t = np.zeros(2 * old.shape[0], np.int64)
+        end = int(old[0])
+        t[:end] = old[:end]
+        k = tail_length(old)
+        if k:
+            t[-k:] = old[-k:]
         t[1] = self.trace_mode
         self.trace = t
 
@@ -796,6 +804,8 @@ class BatchState:
         if self.trace is not None:
             self.trace[0] = 2
             self.trace[1] = self.trace_mode
+            if self.trace.shape[0] >= MIN_TRACE:
+                self.trace[-RUNS_COUNT] = 0      # no runs (gcnemu/timing/trace.py)
 
 
 

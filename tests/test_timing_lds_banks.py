@@ -5,7 +5,7 @@ multi-dword access counts."""
 import numpy as np
 import pytest
 
-from gcnemu.timing.trace import DS_SCRATCH, ds_passes
+from gcnemu.timing.trace import DS_SCRATCH, KEYS, ds_passes
 
 
 def _reference(addrs, offa, offb, two, ndw, ex):
@@ -39,6 +39,8 @@ def _patterns():
     yield "reversed", (63 - lanes) * 4, 0
     yield "broadcast and consecutive mixed", np.where(lanes % 3 == 0, 0, lanes * 4), 0
     yield "unaligned bytes", lanes * 4 + 2, 1
+    # dwords 64 KB apart (out of range of any LDS): ds_passes' table holds them in one entry
+    yield "64 KB apart", (lanes % 8) * 4 + (lanes // 8 % 3) * 65536, 0
     for k in range(4):
         yield f"random {k}", rng.integers(0, 1 << 12, 64) * 4, 0
         yield f"random small {k}", rng.integers(0, 40, 64) * 4, 0
@@ -66,3 +68,55 @@ def test_natural_stride_b64_is_conflict_free():
     vgpr[1] = np.arange(64) * 8
     got = ds_passes(vgpr, 1, 0, 0, False, 2, np.uint64((1 << 64) - 1), np.zeros(DS_SCRATCH + 1, np.int64), 1)
     assert (got & 0xFFFF, got >> 16) == (4, 4)
+
+
+def test_remembered_access():
+    # ds_passes keeps the access it counted last and answers a match from it: pairs of calls
+    # on one scratch, the second differing from the first in one thing only (a common move
+    # of every address, the byte within the dword, the distance of the two addresses, EXEC,
+    # the width, one lane), must each give the set model's answer
+    lanes = np.arange(64)
+    rng = np.random.default_rng(11)
+    tr = np.zeros(DS_SCRATCH + 1, np.int64)
+    vgpr = np.zeros((2, 64), np.uint32)
+    patterns = [(lanes % 16) * 4 + (lanes // 16) * 64, ((lanes % 16) * 17 + lanes // 16) * 4,
+                rng.integers(0, 40, 64) * 4, lanes * 66, np.where(lanes < 32, lanes * 4, 0)]
+    full = (1 << 64) - 1
+    base = dict(shift=0, ndw=1, two=True, offa=0, offb=4, ex=full, poke=None)
+    changes = [dict(shift=64), dict(shift=1024), dict(shift=2), dict(shift=1), dict(offb=64),
+               dict(offb=12), dict(ex=full ^ 1), dict(ex=0x5555555555555555),
+               dict(ex=(1 << 32) - 1), dict(ndw=2),
+               dict(two=False), dict(poke=5), dict()]
+    answers = set()
+    for addrs in patterns:
+        for change in changes:
+            for c in (base, {**base, **change}):
+                vgpr[1] = addrs + c["shift"]
+                if c["poke"] is not None:
+                    vgpr[1, c["poke"]] += 4
+                got = ds_passes(vgpr, 1, np.int64(c["offa"]), np.int64(c["offb"]), c["two"],
+                                c["ndw"], np.uint64(c["ex"]), tr, 1)
+                want = _reference(vgpr[1], c["offa"], c["offb"], c["two"], c["ndw"], c["ex"])
+                assert (got & 0xFFFF, got >> 16) == want, change
+                answers.add(want)
+    assert len(answers) > 4      # the changes matter: a stale answer would show
+
+
+def test_remembered_accesses_replaced_in_turn():
+    # more patterns than ds_passes remembers (KEYS), visited round and round with their
+    # addresses moved each round: every answer the set model's, whichever entry holds it
+    lanes = np.arange(64)
+    rng = np.random.default_rng(12)
+    pats = [lanes * 4, (lanes % 16) * 68, rng.integers(0, 64, 64) * 4, lanes * 8,
+            (lanes // 4) * 4, rng.integers(0, 300, 64) * 4]
+    assert len(pats) > KEYS
+    tr = np.zeros(DS_SCRATCH + 1, np.int64)
+    vgpr = np.zeros((2, 64), np.uint32)
+    for rnd in range(3):
+        for i, addrs in enumerate(pats):
+            vgpr[1] = addrs + 4 * rnd
+            two = i % 2 == 1
+            got = ds_passes(vgpr, 1, np.int64(0), np.int64(64), two, 1, np.uint64((1 << 64) - 1),
+                            tr, 1)
+            want = _reference(vgpr[1], 0, 64, two, 1, (1 << 64) - 1)
+            assert (got & 0xFFFF, got >> 16) == want, (rnd, i)

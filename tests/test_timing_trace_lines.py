@@ -1,7 +1,8 @@
 """The 64-byte lines a FLAT access's trace record lists (gcnemu.timing.trace.trace_memory),
 against the set of lines each active lane's bytes touch, computed here with Python integers:
-a full-EXEC row of consecutive elements takes trace_memory's one-range path, the other
-patterns its per-lane path; both must give the sorted distinct lines."""
+a full-EXEC row of consecutive elements takes trace_memory's one-range path, addresses that
+never go back its one-pass path, the other patterns its per-lane path; all must give the
+sorted distinct lines."""
 import numpy as np
 import pytest
 
@@ -34,6 +35,19 @@ def _expected(addrs, nbytes, ex):
     ("reversed", lambda n: 0x20000 + (63 - LANES) * n, FULL),
     ("strided", lambda n: 0x20000 + LANES * 256, FULL),
     ("broadcast", lambda n: np.full(64, 0x3000 + 3), FULL),
+    # rows of a tile (16 lanes a row): the addresses never go back, one pass lists them
+    ("tile rows", lambda n: 0x40000 + 30 + (LANES % 16) * n + (LANES // 16) * 2048, FULL),
+    ("tile rows, partial EXEC", lambda n: 0x40000 + (LANES % 16) * n + (LANES // 16) * 2048,
+     0x0FF0FFFF00000FF0),
+    ("tile rows, overlapping", lambda n: 0x40000 + 7 + (LANES % 16) * n + (LANES // 16) * 8 * n,
+     FULL),
+    ("tile rows, bottom up", lambda n: 0x40000 + (LANES % 16) * n + (3 - LANES // 16) * 2048,
+     FULL),
+    ("tile rows, above 2^62", lambda n: (1 << 62) - 2048 + (LANES % 16) * n +
+     (LANES // 16) * 1024, FULL),
+    # lane 9 starts in the line before lane 8's (which no lane touches) and ends in it
+    ("strided, one lane reaching back", lambda n: np.where(
+        LANES == 9, 0x40000 + 128 * 8 - 1, 0x40000 + 128 * LANES + 8), FULL),
 ])
 def test_flat_record_lists_the_touched_lines(op, nbytes, name, addrs, ex):
     ndst = max(1, nbytes // 4)

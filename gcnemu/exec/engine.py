@@ -21,7 +21,7 @@ from ..mem.space import PAGE_SHIFT
 from ..sem import fp as FP
 from ..sanitize.record import record_access
 from ..sem.valu_int import popcount64
-from ..timing.trace import TRACE_SLACK, trace_memory
+from ..timing.trace import TRACE_SLACK, add_run, runs_limit, trace_memory
 from . import dispatch_gen as D
 from .jit import native_address, njit
 from .lanes import copy_row_modified, fill_row
@@ -623,12 +623,16 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
     tp = 0
     tcap = 0
     full = False
+    header = -1
     if tr is not None:
         tp = tr[0]
-        tcap = tr.shape[0]
+        # timing: the entries stay below the table of runs (timing/trace.py); the
+        # sanitizer's trace has none
+        tcap = runs_limit(tr) if san is None else tr.shape[0]
         if tp + TRACE_SLACK > tcap:
             full = True
         else:
+            header = tp
             tr[tp] = -(w + 1)
             tp += 1
     step_stop = min(step_limit, step_pause)
@@ -990,6 +994,8 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
     ws[w, WS_WORK] = work
     if tr is not None:
         tr[0] = tp
+        if san is None and header >= 0:
+            add_run(tr, header, tp)
     if need:
         frame[FR_NEED] = U64(pc + 1)
         ws[w, WS_PC] = pc

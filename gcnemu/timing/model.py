@@ -38,7 +38,7 @@ from ..exec.jit import njit
 from ..exec.layout import C_PC, C_SIZE
 from . import costs as C
 from . import icache as IC
-from .trace import entry_length, record_kinds
+from .trace import MIN_TRACE, RUNS_COUNT, run_at
 
 INF = np.int64(1) << 62
 Q = 32           # outstanding operations remembered per wave and counter
@@ -113,64 +113,31 @@ PREFETCH = 16
 
 # --- trace demultiplexing ---------------------------------------------------------------------
 @njit
-def split_trace_kinds(tr, nwaves, rec, out, base):
-    """Per-wave streams from a batch trace, written to ``out`` from ``base`` on (it must have
-    room for tr[0] - 2 entries): returns offsets[nwaves + 1], absolute in ``out``; wave w's
-    entries are out[offsets[w]:offsets[w + 1]]. ``rec[row]`` says what follows a row entry: 0
-    nothing, 1 one entry, 2 a count n and n entries."""
-    end = tr[0]
+def split_trace(tr, nwaves, out, base):
+    """Per-wave streams from a batch trace (gcnemu/timing/trace.py), written to ``out`` from
+    ``base`` on (it must have room for tr[0] - 2 entries): returns offsets[nwaves + 1],
+    absolute in ``out``; wave w's entries are out[offsets[w]:offsets[w + 1]].
+
+    The trace's table of runs says where each run of a wave (until it ends, waits at a
+    barrier or is paused) starts and ends: each is copied as one block, with no walk over
+    the entries (a loop, not a slice assignment, which compiles numba's shape-mismatch
+    message: ~1 s of string formatting code in the first timing run)."""
+    nr = tr[tr.shape[0] - RUNS_COUNT] if tr.shape[0] >= MIN_TRACE else 0
     counts = np.zeros(nwaves + 1, np.int64)
-    header = np.full(nwaves, -1, np.int64)   # where each wave's entries start, if one run
-    one_run = True
-    w = 0
-    i = 2
-    # unsigned indices: no negative-index fix-up per access (see simulate)
-    while i < end:
-        v = tr[np.uint64(i)]
-        if v < 0:
-            w = -v - 1
-            if header[w] >= 0:
-                one_run = False
-            header[w] = i
-            i += 1
-            continue
-        k = entry_length(tr, i, rec[np.uint64(v)])
-        counts[np.uint64(w + 1)] += k
-        i += k
+    for j in range(nr):
+        h, e = run_at(tr, j)
+        counts[-tr[h]] += e - h - 1
     counts[0] = base
     offsets = np.cumsum(counts)
-    if one_run:
-        # every wave ran in one go (no barrier, no refill): its entries are one slice
-        # (a loop, not a slice assignment, which compiles numba's shape-mismatch message:
-        # ~1 s of string formatting code in the first timing run)
-        for w in range(nwaves):
-            q = offsets[w]
-            h = header[w] + 1
-            for j in range(counts[w + 1]):
-                out[q + j] = tr[h + j]
-        return offsets
     pos = offsets[:nwaves].copy()
-    i = 2
-    while i < end:
-        v = tr[i]
-        if v < 0:
-            w = -v - 1
-            i += 1
-            continue
-        k = entry_length(tr, i, rec[v])
+    for j in range(nr):
+        h, e = run_at(tr, j)
+        w = -tr[h] - 1
         q = pos[w]
-        for j in range(k):
-            out[q + j] = tr[i + j]
-        pos[w] = q + k
-        i += k
+        for k in range(e - h - 1):
+            out[q + k] = tr[h + 1 + k]
+        pos[w] = q + e - h - 1
     return offsets
-
-
-def split_trace(tr, nwaves, prog, out, base):
-    """Per-wave streams of a batch trace (see gcnemu/timing/trace.py) written to ``out`` from
-    ``base`` on (room for tr[0] - 2 entries): offsets, absolute in ``out``; wave w's entries
-    are out[offsets[w]:offsets[w + 1]]."""
-    return split_trace_kinds(tr, nwaves, record_kinds(prog), out, np.int64(base))
 
 
 # --- caches ------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ The engine appends to one int64 array per batch of waves (``tr``):
   which reads the lines only: DS records are written as one conflict-free pass, uncounted;
 * ``-(w + 1)``: the following entries belong to wave ``w`` of the batch (written each time
   ``run_wave`` starts running a wave, since waves run one at a time until end or barrier);
+  each such run of a wave is also listed in the table of runs at the trace's end (below);
 * ``row``: the program row of each executed instruction, in execution order;
 * after the row of a memory instruction, a record computed *before* it executes (a load may
   overwrite its own address registers):
@@ -20,11 +21,22 @@ The engine appends to one int64 array per batch of waves (``tr``):
   - DS: the LDS passes of the access and how many it would need conflict free, packed
     (see `ds_passes`).
 
-Recording never changes functional state: it only reads registers.
+The trace's tail is not part of the entries: the DS scratch (``DS_SCRATCH`` entries, see
+`ds_passes`) ends the array, the count of runs lies before it, and before that the table of
+runs grows downwards, two entries a run: the positions of its header and of its end (timing
+mode; `add_run`, `run_at`). A reader of the per-wave streams takes the runs from there
+instead of walking the entries (gcnemu/timing/model.py split_trace); the trace fills up
+when the entries would reach the table.
+
+Recording never changes functional state: it only reads registers. The recording functions
+allocate nothing and are compiled without reference counting (``_nrt=False``): the engine
+calls trace_memory for every memory instruction, and numba's atomic increments and
+decrements of its five array arguments cost more than the record of a regular access.
 """
 from __future__ import annotations
 
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ..exec.jit import njit
 from ..exec.layout import (C_F0, C_F1, C_F2, C_F3, C_F4, C_F5, C_F6, C_F7, C_H, C_IMM, C_K, C_LIT,
@@ -37,19 +49,73 @@ from ..mem.formats import FMT_BYTES
 from ..mem.image import (IMG_1D, IMG_1D_ARRAY, IMG_2D, IMG_2D_ARRAY, IMG_3D, LINEAR_TILING_INDEX,
                          image_geometry, texel_address, tsharp_fields)
 from ..mem.subops import subop_fields
+from ..sem.valu_int import popcount64
 
 U64 = np.uint64
 #: ds_passes' scratch after the record: per bank its first dword, its count of distinct
 #: dwords and the head of its chain of further ones (3 x 32), the chain's next free entry,
-#: then the chain: up to 32 lanes x 2 addresses x 4 dwords as (dword, next) pairs
+#: then the chain: up to 32 lanes x 2 addresses x 4 dwords as (dword, next) pairs; then the
+#: last KEYS accesses counted, _KEY_LEN entries each (ndw, the distance of the two addresses
+#: (0 for one), the first active lane's byte within its dword, EXEC, the result, then per
+#: lane its address less the first active lane's, 0 when inactive), the one to compare
+#: first (the last one used) and the next one to replace
 _CNT, _HEAD, _NEXT, _CHAIN = 32, 64, 96, 97
-DS_SCRATCH = _CHAIN + 2 * 32 * 2 * 4
+KEYS = 4
+_KEY = _CHAIN + 2 * 32 * 2 * 4
+_KEY_RESULT, _KEY_REL = 4, 5
+_KEY_LEN = _KEY_REL + 64
+_KEY_LAST = _KEY + KEYS * _KEY_LEN
+_KEY_NEXT = _KEY_LAST + 1
+DS_SCRATCH = _KEY_NEXT + 1
 #: room an instruction may need in the trace: its row and a memory record of up to 128 lines,
 #: below the DS scratch, which lies at the trace's end (trace_memory: there it stays in the
 #: CPU's caches; at the write position it would be new memory at every DS instruction)
 TRACE_SLACK = 2 + 128 + DS_SCRATCH
+#: the shortest trace the engine writes to (its tail and room for one instruction); a
+#: shorter one is full from the start
+MIN_TRACE = TRACE_SLACK + 3
 #: LDS: 32 banks of 4 bytes (seed clrx-gcn-timings: bank = address bits 2-6)
 LDS_BANKS = 32
+#: the count of runs: this many entries before a trace's end (the module docstring)
+RUNS_COUNT = DS_SCRATCH + 1
+
+
+@njit(inline="always")
+def runs_limit(tr):
+    """The end the entries of a trace must stay below while a wave runs: room is kept for
+    the run being recorded and those before it in the table of runs. 0 for a trace too
+    short for its tail and one instruction (it is full: the caller grows it)."""
+    n = tr.shape[0]
+    if n < MIN_TRACE:
+        return np.int64(0)
+    return n - 2 * (tr[n - RUNS_COUNT] + 1)
+
+
+@njit(inline="always")
+def add_run(tr, header, end):
+    """List the run of a wave whose header is at ``header`` and whose entries end at ``end``
+    in the trace's table of runs (its room was kept: runs_limit)."""
+    c = tr.shape[0] - RUNS_COUNT
+    j = tr[c]
+    tr[c - 2 - 2 * j] = header
+    tr[c - 1 - 2 * j] = end
+    tr[c] = j + 1
+
+
+@njit(inline="always")
+def run_at(tr, j):
+    """The header and end positions of run ``j`` (in trace order) of the table of runs."""
+    c = tr.shape[0] - RUNS_COUNT
+    return tr[c - 2 - 2 * j], tr[c - 1 - 2 * j]
+
+
+def tail_length(tr) -> int:
+    """Entries at the end of a trace that are not entries (the DS scratch, the count and
+    table of runs): what a grown trace must keep at its own end (0: too short to have
+    been written, see runs_limit)."""
+    if tr.shape[0] < MIN_TRACE:
+        return 0
+    return int(RUNS_COUNT + 2 * tr[tr.shape[0] - RUNS_COUNT])
 
 
 def record_kinds(prog) -> np.ndarray:
@@ -72,14 +138,14 @@ def entry_length(tr, i, r):
     return 1 if r == 0 else (2 if r == 1 else 2 + tr[i + 1])
 
 
-@njit
+@njit(_nrt=False)
 def _scalar_reg(sregs, w, code):
     if 0 <= code < 128:
         return np.int64(sregs[w, code])
     return np.int64(0)
 
 
-@njit
+@njit(_nrt=False)
 def _compact_lines(tr, start, n):
     """Sort tr[start:start+n] in place and drop duplicates; returns the distinct count.
 
@@ -118,40 +184,121 @@ def _add_lines(tr, start, n, a, nbytes):
 
 
 @njit(inline="always")
-def _ds_half_plain(vgpr, row, off, ex, lo):
-    """True when the active lanes of the half wave from lane ``lo`` on read one dword each at
-    a broadcast address or one bank after the previous active lane's (a row of a tile): one
-    pass, conflict free, whatever the other lanes hold."""
-    if (ex >> U64(lo)) & U64(0xFFFFFFFF) == U64(0xFFFFFFFF):
-        # every lane active (the common case): a branch-free loop the compiler vectorises
-        d0 = (np.int64(vgpr[row, lo]) + off) >> 2
-        bad = False
-        for i in range(32):
-            dl = (np.int64(vgpr[row, lo + i]) + off) >> 2
-            bad |= (dl != d0 + i) & (dl != d0)
-        return not bad
-    first = -1
-    d0 = np.int64(0)
-    for l in range(lo, lo + 32):
-        if (ex >> U64(l)) & U64(1):
-            dl = (np.int64(vgpr[row, l]) + off) >> 2
-            if first < 0:
-                first = l
-                d0 = dl
-            elif dl != d0 + (l - first) and dl != d0:
-                return False
-    return True
+def _lane_active(mask, l):
+    """1 when bit ``l`` of ``mask`` is set, else 0, as an int64. The lane loops below use
+    it as a factor, never as a condition, and index with unsigned integers (no negative-index
+    fix-up): a select or a fix-up there made LLVM emit a scalar loop with a branch per lane
+    (the remembered-access comparison: ~54 ns against ~6 vectorised)."""
+    return np.int64((mask >> U64(l)) & U64(1))
+
+
+@njit(inline="always")
+def _ds_half_plain(vgpr, row, off, ndw, am, lo, f):
+    """True when the active lanes (bit i of ``am``: lane lo + i) of the half wave from lane
+    ``lo`` on all access the same ``ndw`` dwords (a broadcast) or, one dword each, a
+    broadcast or the bank after the previous active lane's (a row of a tile): one pass,
+    conflict free, whatever the other lanes hold. ``f``: the first active lane."""
+    d0 = (np.int64(vgpr[row, f]) + off) >> 2
+    step = 1 if ndw == 1 else 0
+    ur = U64(row)
+    bad = np.int64(0)
+    for i in range(32):       # branch free (see _lane_active): vectorised
+        dl = (np.int64(vgpr[ur, U64(lo + i)]) + off) >> 2
+        bad |= _lane_active(am, i) & np.int64(dl != d0 + step * (lo + i - f)) & \
+            np.int64(dl != d0)
+    return bad == 0
 
 
 @njit(inline="always")
 def _ds_half_natural(vgpr, row, ndw, lo):
     """True when lane lo + i's address is lane lo's plus 4 ndw i for every lane of the half
     (a row of ndw-dword elements, each lane the next)."""
-    a0 = np.int64(vgpr[row, lo])
-    bad = False
+    ur = U64(row)
+    a0 = np.int64(vgpr[ur, U64(lo)])
+    bad = np.int64(0)
     for i in range(1, 32):    # branch free: vectorised
-        bad |= np.int64(vgpr[row, lo + i]) != a0 + 4 * ndw * i
-    return not bad
+        bad |= np.int64(np.int64(vgpr[ur, U64(lo + i)]) != a0 + 4 * ndw * i)
+    return bad == 0
+
+
+#: _ds_half_rows takes halves whose dwords lie in at most 16 rows of 32 dwords, when it
+#: needs at most this many passes over the lanes (a pass: two rows, of one address and
+#: dword of a lane): histogram's 256 bins, 9 rows, take 5
+ROW_PASSES = 8
+
+
+@njit(inline="always")
+def _add_bits(c0, c1, c2, c3, c4, mask):
+    """Add 1 to the 5-bit counters (bit planes c0..c4) of the lanes set in ``mask``."""
+    t = c0 & mask
+    c0 ^= mask
+    t2 = c1 & t
+    c1 ^= t
+    t3 = c2 & t2
+    c2 ^= t2
+    c4 |= c3 & t3
+    c3 ^= t3
+    return c0, c1, c2, c3, c4
+
+
+@njit(inline="always")
+def _ds_half_rows(vgpr, row, offa, offb, nk, ndw, am, lo):
+    """The passes and conflict-free passes of a half wave (as ds_passes, packed) whose
+    dwords lie in few 32-dword rows, or -1 when there are more (ROW_PASSES).
+
+    A row's dwords are one per bank: per row a 32-bit mask of the banks its dwords use,
+    two rows a 64-bit word, made by one branch-free (vectorised) pass over the lanes; a
+    dword is a (row, bank) pair, so a bank's distinct dwords are the rows whose mask holds
+    it, counted for all banks at once in bit-sliced counters. No step depends on the
+    addresses by a branch: random addresses (a histogram's bins) cost what regular ones do."""
+    big = np.int64(1) << 62
+    ur = U64(row)
+    dmin = big
+    dmax = np.int64(-1)
+    for k in range(nk):
+        off = offb if k else offa
+        for l in range(32):       # branch free (see _lane_active): vectorised
+            d = (np.int64(vgpr[ur, U64(lo + l)]) + off) >> 2
+            act = _lane_active(am, l)
+            dmin = min(dmin, d * act + big * (1 - act))
+            dmax = max(dmax, (d + 1) * act - 1)
+    base = (dmin >> 5) << 5
+    words = ((dmax + ndw - 1 - base) >> 6) + 1
+    if words > 8 or words * nk * ndw > ROW_PASSES:
+        return np.int64(-1)
+    # per bank, the count of rows holding one of its dwords, as 5 bit planes (up to 16 rows)
+    c0 = c1 = c2 = c3 = c4 = U64(0)
+    m = 0
+    for wd in range(words):
+        mask = U64(0)
+        for k in range(nk):
+            off = offb if k else offa
+            for i in range(ndw):
+                for l in range(32):   # branch free (see _lane_active): vectorised
+                    q = ((np.int64(vgpr[ur, U64(lo + l)]) + off) >> 2) + i - base
+                    hit = _lane_active(am, l) & np.int64((q >> 6) == wd)
+                    mask |= (U64(1) << U64(q & 63)) * U64(hit)
+        m += popcount64(mask)
+        c0, c1, c2, c3, c4 = _add_bits(c0, c1, c2, c3, c4, mask & U64(0xFFFFFFFF))
+        c0, c1, c2, c3, c4 = _add_bits(c0, c1, c2, c3, c4, mask >> U64(32))
+    # the largest count: from the top plane down, keep the banks that have each bit
+    worst = 0
+    cand = U64(0xFFFFFFFF)
+    if cand & c4:
+        worst |= 16
+        cand &= c4
+    if cand & c3:
+        worst |= 8
+        cand &= c3
+    if cand & c2:
+        worst |= 4
+        cand &= c2
+    if cand & c1:
+        worst |= 2
+        cand &= c1
+    if cand & c0:
+        worst |= 1
+    return np.int64(worst) | (np.int64((m + LDS_BANKS - 1) // LDS_BANKS) << 16)
 
 
 @njit(inline="always")
@@ -181,7 +328,7 @@ def _bank_add(tr, s, d):
     return 1
 
 
-@njit
+@njit(_nrt=False)
 def ds_passes(vgpr, row, offa, offb, two, ndw, ex, tr, s):
     """LDS passes of one wave access, packed as ``passes | conflict_free << 16``.
 
@@ -196,24 +343,77 @@ def ds_passes(vgpr, row, offa, offb, two, ndw, ex, tr, s):
     half without active lanes). ``tr[s:s + DS_SCRATCH]`` is scratch: the engine calls this
     without reference counting, where it must not allocate.
 
-    Each bank's distinct dwords are counted as they come (its first dword in a table, the
-    others in a chain): a lane order that is a permutation of banks, a broadcast or a tile
-    row read twice costs one comparison a dword."""
+    Moving every address by the same number of dwords changes no bank conflict, so the
+    answer depends only on the lanes' addresses relative to the first active lane's, that
+    lane's byte within its dword, EXEC, the width and the distance of the two addresses (a
+    ds_read2 at distance 0 reads the dwords of one address twice: the same answer). The
+    last KEYS accesses counted are kept in the scratch (_KEY); one that matches (a loop
+    reading a tile with the same address registers at growing offsets, the next wave's same
+    pattern) costs a vectorised comparison or a few. Keys hold ndw >= 1: zeros (a fresh
+    trace's tail) match nothing."""
+    if ex == U64(0):
+        return np.int64(0)
+    af = np.int64(vgpr[row, np.int64(trailing_zeros(ex))])
+    dist = offb - offa if two else np.int64(0)
+    byte = (af + offa) & 3
+    ur = U64(row)
+    first = tr[s + _KEY_LAST] & (KEYS - 1)
+    for t in range(KEYS):
+        e = (first + t) & (KEYS - 1)
+        c = s + _KEY + e * _KEY_LEN
+        if tr[c] != ndw or tr[c + 1] != dist or tr[c + 2] != byte or tr[c + 3] != np.int64(ex):
+            continue
+        r = U64(c + _KEY_REL)
+        diff = np.int64(0)
+        for l in range(64):       # branch free (see _lane_active): vectorised
+            diff |= tr[r + U64(l)] ^ ((np.int64(vgpr[ur, U64(l)]) - af) * _lane_active(ex, l))
+        if diff == 0:
+            tr[s + _KEY_LAST] = e
+            return tr[c + _KEY_RESULT]
+    res = _ds_count(vgpr, row, offa, offb, two, ndw, ex, tr, s)
+    e = tr[s + _KEY_NEXT] & (KEYS - 1)
+    tr[s + _KEY_NEXT] = (e + 1) & (KEYS - 1)
+    tr[s + _KEY_LAST] = e
+    c = s + _KEY + e * _KEY_LEN
+    r = U64(c + _KEY_REL)
+    for l in range(64):
+        tr[r + U64(l)] = (np.int64(vgpr[ur, U64(l)]) - af) * _lane_active(ex, l)
+    tr[c] = ndw
+    tr[c + 1] = dist
+    tr[c + 2] = byte
+    tr[c + 3] = np.int64(ex)
+    tr[c + _KEY_RESULT] = res
+    return res
+
+
+@njit(inline="always")
+def _ds_count(vgpr, row, offa, offb, two, ndw, ex, tr, s):
+    """ds_passes without its memory of the last access: per half wave, a row of a tile or a
+    broadcast, a full row of multi-dword elements (one vectorised comparison each), dwords
+    in few rows of banks (_ds_half_rows), or else each bank's distinct dwords counted as
+    they come (its first dword in a table, the others in a chain)."""
     passes = 0
     ideal = 0
+    nk = 2 if two else 1
     for half in range(2):
         lo = 32 * half
-        if not (ex >> U64(lo)) & U64(0xFFFFFFFF):
+        am = (ex >> U64(lo)) & U64(0xFFFFFFFF)
+        if am == U64(0):
             continue
-        if ndw == 1 and not two and _ds_half_plain(vgpr, row, offa, ex, lo):
+        if not two and \
+                _ds_half_plain(vgpr, row, offa, ndw, am, lo, lo + np.int64(trailing_zeros(am))):
             passes += 1
             ideal += 1
             continue
-        if not two and (ex >> U64(lo)) & U64(0xFFFFFFFF) == U64(0xFFFFFFFF) and \
-                _ds_half_natural(vgpr, row, ndw, lo):
+        if not two and am == U64(0xFFFFFFFF) and _ds_half_natural(vgpr, row, ndw, lo):
             # 32 lanes at the natural stride: 32 x ndw consecutive dwords, ndw a bank
             passes += ndw
             ideal += ndw
+            continue
+        pi = _ds_half_rows(vgpr, row, offa, offb, nk, ndw, am, lo)
+        if pi >= 0:
+            passes += pi & 0xFFFF
+            ideal += pi >> 16
             continue
         for b in range(LDS_BANKS):
             tr[s + _CNT + b] = 0
@@ -241,7 +441,7 @@ def ds_passes(vgpr, row, offa, offb, two, ndw, ex, tr, s):
     return passes | (ideal << 16)
 
 
-@njit
+@njit(_nrt=False)
 def _image_lines(code, pc, w, sregs, vgpr, vbase, ex, tr, start):
     """The distinct 64-byte lines (sorted, at tr[start:]) of the texels an image_load, store
     or atomic at row ``pc`` touches, addressed as gcnemu/mem/image.py's image_instruction does;
@@ -294,7 +494,73 @@ def _flat_contiguous(vgpr, row, nbytes):
     return not bad and 0 <= a0 < (np.int64(1) << 62)
 
 
-@njit
+@njit(inline="always")
+def _flat_address(vgpr, ur, l):
+    """Lane l's 64-bit FLAT address from rows ``ur``, ``ur + 1`` (unsigned), as an int64."""
+    return np.int64(U64(vgpr[ur, U64(l)]) | (U64(vgpr[ur + U64(1), U64(l)]) << U64(32)))
+
+
+@njit(inline="always")
+def _flat_lines_in_order(vgpr, row, ex, nbytes, tr, start):
+    """The lines of a FLAT access whose active lanes' addresses (rows ``row``, ``row + 1``)
+    do not go back (each lane's first and last line at least the previous active lane's;
+    rows of a tile, a strided walk), written at tr[start:] sorted and distinct as
+    _add_lines and _compact_lines would list them; returns their count, or -1 when the
+    addresses go back or one is 2^63 or more, which _add_lines takes as negative (nothing
+    usable written then). A lane adds the lines after the previous lane's last one (at
+    most two: an access of at most 16 bytes spans at most two lines).
+
+    Full EXEC (the common case): one vectorised pass checks the order and marks the lanes
+    that add lines, then only those are visited. Otherwise one pass without data-dependent
+    branches, an inactive lane standing for the previous active one: the lines are written
+    always and counted only when new."""
+    ur = U64(row)
+    pos = start
+    if ex == ~U64(0):
+        bad = np.int64(_flat_address(vgpr, ur, 0) < 0)
+        adds = U64(1)
+        for l in range(1, 64):    # branch free: vectorised
+            a = _flat_address(vgpr, ur, l)
+            p = _flat_address(vgpr, ur, l - 1)
+            last = (a + nbytes - 1) >> 6
+            plast = (p + nbytes - 1) >> 6
+            bad |= np.int64(a < 0) | np.int64((a >> 6) < (p >> 6)) | np.int64(last < plast)
+            adds |= U64(last > plast) << U64(l)
+        if bad != 0:
+            return np.int64(-1)
+        while adds != U64(0):
+            l = np.int64(trailing_zeros(adds))
+            adds &= adds - U64(1)
+            a = _flat_address(vgpr, ur, l)
+            st = a >> 6
+            if l > 0:
+                st = max(st, ((_flat_address(vgpr, ur, l - 1) + nbytes - 1) >> 6) + 1)
+            tr[pos] = st
+            tr[pos + 1] = st + 1
+            pos += ((a + nbytes - 1) >> 6) - st + 1
+        return pos - start
+    ok = True
+    lp = np.int64(-1)      # the previous active lane's first and last line
+    hp = np.int64(-1)
+    for l in range(64):
+        a = _flat_address(vgpr, ur, l)
+        first = a >> 6
+        last = (a + nbytes - 1) >> 6
+        if not (ex >> U64(l)) & U64(1):
+            first = lp
+            last = hp
+        else:
+            ok &= (a >= 0) & (first >= lp) & (last >= hp)
+        st = max(first, hp + 1)
+        tr[pos] = st
+        tr[pos + 1] = st + 1
+        pos += max(np.int64(0), last - st + 1)
+        lp = first
+        hp = last
+    return pos - start if ok else np.int64(-1)
+
+
+@njit(_nrt=False)
 def trace_memory(code, pc, w, sregs, ws, vgpr, tr, tp):
     """Append the memory record of the instruction at row ``pc`` (see the module docstring);
     returns the new write position. Registers outside the wave's allocation are read as the
@@ -362,6 +628,11 @@ def trace_memory(code, pc, w, sregs, ws, vgpr, tr, tp):
                     n += 1
                 tr[tp] = n
                 return start + n
+            n = _flat_lines_in_order(vgpr, row, ex, nbytes, tr, start)
+            if n >= 0:
+                tr[tp] = n
+                return start + n
+            n = np.int64(0)
             for l in range(64):
                 if (ex >> U64(l)) & U64(1):
                     a = np.int64(U64(vgpr[row, l]) | (U64(vgpr[row + 1, l]) << U64(32)))
