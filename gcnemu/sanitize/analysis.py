@@ -47,7 +47,7 @@ from ..exec.layout import (
 )
 from ..sem.valu_int import popcount64
 from .record import OUT_OF_RANGE, lane_entries
-from .rows import EXP, LGKM, SMEM, VM
+from .rows import EXP, LGKM, NWORDS, SMEM, VM
 
 #: the kinds the analyses find, in the order of their rows in ``counts`` (names as KINDS)
 KIND_NAMES = ("unwaited-read", "store-data-overwritten", "lds-race", "global-race",
@@ -183,12 +183,17 @@ def _alloc_of(starts, ends, a):
 
 
 @njit
-def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks, locks_at,
-            counters, waits, barrier, moves, gwave, wgroup, written, pend, cnt, lds_sh, lds_size, starts, ends,
-            scratch_lo, scratch_hi, scratch_bpl, counts, first, ev, nev, seq0):
-    """Walk ``tr[start:end]`` (entries after the header). Per batch wave w: ``written[w, r]``,
-    ``pend[w, r, c]`` (c: 0 VM, 1 LGKM, 2 EXP; ``seq << 22 | row`` of the last access that
-    writes or reads r, outstanding while seq is not below the counter's done count; -1 none), ``cnt[w]`` (issued and done per counter, SMEM outstanding, barrier epoch);
+def consume(tr, start, end, code, acc, reads, writes, locks, locks_at, counters, waits,
+            barrier, moves, gwave, wgroup, written, pbits, pend, cnt, lds_sh, lds_size, starts,
+            ends, scratch_lo, scratch_hi, scratch_bpl, counts, first, ev, nev, seq0):
+    """Walk ``tr[start:end]`` (entries after the header). ``reads``/``writes``: the rows'
+    register bit sets (rows.RowSets). Per batch wave w: ``written[w]`` the registers written
+    (a bit set), ``pend[w, r, c]`` (c: 0 VM, 1 LGKM, 2 EXP; ``seq << 22 | row`` of the last
+    access that writes or reads r, outstanding while seq is not below the counter's done
+    count; -1 none) and ``pbits[w, c]`` the registers whose ``pend[w, r, c]`` may be
+    outstanding (a bit set: a row whose registers miss both it and ``written``'s holes has
+    nothing to report and is walked in a few word operations), ``cnt[w]`` (issued and done
+    per counter, SMEM outstanding, barrier epoch);
     ``gwave``/``wgroup`` map batch waves to dispatch-wide ones and to the batch's LDS share;
     ``lds_sh``: see _lds_access; ``scratch_lo``/``scratch_hi``: the batch's scratch,
     ``scratch_bpl`` bytes per lane (`_private_offset`). Global accesses go to
@@ -207,6 +212,8 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
     cur_lo = np.int64(0)       # the allocation the last global access fell in
     cur_hi = np.int64(0)
     fp = np.zeros(FP_WORDS, np.uint64)     # an LDS instruction's footprint (see below)
+    buf = np.zeros(128, np.int64)          # a compact DS record's lane entries (record.py)
+    one = np.uint64(1)
     while p < end:
         v = tr[p]
         p += 1
@@ -219,27 +226,41 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
         h = code[row, C_H]
         gw = gwave[w]
         ep = cnt[w, 7]
-        # --- registers read: written before? outstanding?
+        # --- registers read: written before? outstanding? (first as bit sets: nearly every
+        # row reads only registers written and no longer outstanding)
         mv = moves[row]
-        defined = np.uint8(1)
-        for i in range(reads_at[row], reads_at[row + 1]):
-            r = reads[i]
-            if written[w, r] == 0:
-                if mv:
-                    defined = np.uint8(0)    # a copy passes the undefined value on
-                else:
-                    _note(counts, first, K_UNINIT, row, gw, -1, -1, r, UNINIT_REG)
-                    written[w, r] = 1        # once per wave and register
-            pv = pend[w, r, 0]
-            if pv >= 0 and (pv >> _ROWBITS) >= cnt[w, 1]:
-                _note(counts, first, K_UNWAITED, row, gw, -1, -1, r,
-                      WAIT_VM | ((pv & _ROWMASK) << 4))
-                pend[w, r, 0] = -1
-            pv = pend[w, r, 1]
-            if pv >= 0 and (pv >> _ROWBITS) >= cnt[w, 3]:
-                _note(counts, first, K_UNWAITED, row, gw, -1, -1, r,
-                      WAIT_LGKM | ((pv & _ROWMASK) << 4))
-                pend[w, r, 1] = -1
+        miss = np.uint64(0)
+        hit = np.uint64(0)
+        for j in range(NWORDS):
+            rb = reads[row, j]
+            miss |= rb & ~written[w, j]
+            hit |= rb & (pbits[w, 0, j] | pbits[w, 1, j])
+        defined = miss == 0 or mv == 0  # a copy passes the undefined value on
+        if miss | hit:
+            for j in range(NWORDS):     # the registers in ascending order, as listed
+                m = reads[row, j] & (~written[w, j] | pbits[w, 0, j] | pbits[w, 1, j])
+                while m:
+                    b = np.uint64(trailing_zeros(m))
+                    m &= m - one
+                    bit = one << b
+                    r = 64 * j + np.int64(b)
+                    if not written[w, j] & bit and not mv:
+                        _note(counts, first, K_UNINIT, row, gw, -1, -1, r, UNINIT_REG)
+                        written[w, j] |= bit     # once per wave and register
+                    if pbits[w, 0, j] & bit:
+                        pv = pend[w, r, 0]
+                        if pv >= 0 and (pv >> _ROWBITS) >= cnt[w, 1]:
+                            _note(counts, first, K_UNWAITED, row, gw, -1, -1, r,
+                                  WAIT_VM | ((pv & _ROWMASK) << 4))
+                            pend[w, r, 0] = -1
+                        pbits[w, 0, j] &= ~bit      # done or reported: nothing more to say
+                    if pbits[w, 1, j] & bit:
+                        pv = pend[w, r, 1]
+                        if pv >= 0 and (pv >> _ROWBITS) >= cnt[w, 3]:
+                            _note(counts, first, K_UNWAITED, row, gw, -1, -1, r,
+                                  WAIT_LGKM | ((pv & _ROWMASK) << 4))
+                            pend[w, r, 1] = -1
+                        pbits[w, 1, j] &= ~bit
         c = counters[row]
         if c < 0:                       # s_waitcnt
             nvm, nexp, nlgkm = waits[row, 0], waits[row, 1], waits[row, 2]
@@ -250,24 +271,48 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
                 cnt[w, 6] = 0
             elif cnt[w, 6] == 0:        # no SMEM outstanding: LGKM returns in order
                 cnt[w, 3] = max(cnt[w, 3], cnt[w, 2] - nlgkm)
+            # a counter that caught up leaves nothing outstanding on it
+            for q in range(3):
+                if cnt[w, 2 * q] == cnt[w, 2 * q + 1]:
+                    for j in range(NWORDS):
+                        pbits[w, q, j] = 0
             continue
         # --- registers written: store data still unread? then outstanding results
-        for i in range(writes_at[row], writes_at[row + 1]):
-            r = writes[i]
-            pv = pend[w, r, 2]
-            if pv >= 0 and (pv >> _ROWBITS) >= cnt[w, 5]:
-                _note(counts, first, K_STORE_DATA, row, gw, -1, -1, r, (pv & _ROWMASK) << 4)
-                pend[w, r, 2] = -1
-            if mv == 2:                 # v_writelane: one lane; the others keep theirs
-                written[w, r] |= defined
-            else:
-                written[w, r] = defined
-            if c & VM:
-                pend[w, r, 0] = (cnt[w, 0] << _ROWBITS) | row
-            elif c & (SMEM | LGKM):
-                pend[w, r, 1] = (cnt[w, 2] << _ROWBITS) | row
+        lockhit = np.uint64(0)
+        for j in range(NWORDS):
+            lockhit |= writes[row, j] & pbits[w, 2, j]
+        if lockhit:
+            for j in range(NWORDS):
+                m = writes[row, j] & pbits[w, 2, j]
+                while m:
+                    b = np.uint64(trailing_zeros(m))
+                    m &= m - one
+                    r = 64 * j + np.int64(b)
+                    pv = pend[w, r, 2]
+                    if pv >= 0 and (pv >> _ROWBITS) >= cnt[w, 5]:
+                        _note(counts, first, K_STORE_DATA, row, gw, -1, -1, r,
+                              (pv & _ROWMASK) << 4)
+                        pend[w, r, 2] = -1
+                    pbits[w, 2, j] &= ~(one << b)
+        for j in range(NWORDS):
+            if defined:
+                written[w, j] |= writes[row, j]
+            elif mv != 2:               # v_writelane: one lane; the others keep theirs
+                written[w, j] &= ~writes[row, j]
+        if c & (VM | SMEM | LGKM):
+            q = 0 if c & VM else 1
+            s = cnt[w, 0] if c & VM else cnt[w, 2]
+            for j in range(NWORDS):
+                m = writes[row, j]
+                pbits[w, q, j] |= m
+                while m:
+                    b = np.uint64(trailing_zeros(m))
+                    m &= m - one
+                    pend[w, 64 * j + np.int64(b), q] = (s << _ROWBITS) | row
         for i in range(locks_at[row], locks_at[row + 1]):
-            pend[w, locks[i], 2] = (cnt[w, 4] << _ROWBITS) | row
+            r = locks[i]
+            pend[w, r, 2] = (cnt[w, 4] << _ROWBITS) | row
+            pbits[w, 2, r >> 6] |= one << np.uint64(r & 63)
         if c & VM:
             cnt[w, 0] += 1
         if c & (SMEM | LGKM):
@@ -300,11 +345,22 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
         ex = tr[p]
         p += 1
         per = acc[row, 3]
+        compact = False
+        lg = np.int64(6)
+        ca = cs1 = cs2 = cd = np.int64(0)
+        if h == H_DS and per > 0:       # the header of a DS record (record.py)
+            if tr[p] >= 0:
+                compact = True
+                lg, ca, cs1, cs2, cd = tr[p], tr[p + 1], tr[p + 2], tr[p + 3], tr[p + 4]
+                p += 5
+            else:
+                p += 1
         if kind == A_NONE or per == 0:
-            exu = np.uint64(ex)
-            while exu:                  # step over the record: no addressed bytes
-                exu &= exu - np.uint64(1)
-                p += per
+            if not compact:
+                exu = np.uint64(ex)
+                while exu:              # step over the record: no addressed bytes
+                    exu &= exu - np.uint64(1)
+                    p += per
             continue
         seq += 1
         exu = np.uint64(ex)
@@ -318,18 +374,79 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
             # what a lane leaves behind (its wave's access, the bytes written) neither makes
             # nor hides a finding of another lane of the same instruction. When the check
             # finds something, the per-lane path below runs and counts it lane by lane.
-            if (nb & 3) == 0 and nent > 0:
+            # a compact record of whole dwords, one after another from lane 0 on (a row of
+            # lanes over a row of LDS: ds_read/write_b32/b64/b128 of a tile): the footprint
+            # path below on a range of dwords, written so that it vectorises
+            if compact and per == 1 and lg == 6 and cs1 == nb and (nb & 3) == 0 and \
+                    (ca & (al - 1)) == 0 and (nb & (al - 1)) == 0 and ca + 64 * nb <= lds_size:
+                i0 = wgroup[w] * ((lds_size + 3) >> 2) + (ca >> 2)
+                # unsigned indices: numba then leaves out the negative-index wraparound,
+                # which keeps LLVM from vectorising these loops (2.5x slower)
+                u0 = np.uint64(i0)
+                u1 = u0 + np.uint64(16 * nb)
+                wtag = w + 1
+                ept = ep & 0xFFFFF
+                store = kind == A_STORE
+                load = kind == A_LOAD
+                found = False
+                for i in range(u0, u1):
+                    lw = lds_sh[0, i]
+                    # (& and | on bools: no branches)
+                    found |= (not store) & (lds_sh[3, i] != 0xF)      # uninitialised bytes
+                    found |= (lw != 0) & ((lw & 0xFFFF) != wtag) & \
+                        (((lw >> _EP_SHIFT) & 0xFFFFF) == ept) & \
+                        (store | (((lw >> _AT_SHIFT) & 1) == 0))       # another wave's write
+                if store:
+                    for i in range(u0, u1):
+                        for q in range(1, 3):
+                            x = lds_sh[q, i]
+                            found |= (x != 0) & ((x & 0xFFFF) != wtag) & \
+                                (((x >> _EP_SHIFT) & 0xFFFFF) == ept)  # another wave's read
+                if not found:
+                    me = _lds_pack(w, ep, row, kind == A_ATOMIC, 0xF)
+                    if load:
+                        for i in range(u0, u1):
+                            r1 = lds_sh[1, i]
+                            first_reader = (r1 == 0) | ((r1 & 0xFFFF) == wtag) | \
+                                (((r1 >> _EP_SHIFT) & 0xFFFFF) != ept)
+                            lds_sh[1, i] = me if first_reader else r1
+                            lds_sh[2, i] = lds_sh[2, i] if first_reader else me
+                    else:
+                        for i in range(u0, u1):
+                            lds_sh[0, i] = me
+                            lds_sh[3, i] = 0xF
+                    continue
+            # the footprint from a compact record (record.py): its distinct addresses only
+            if compact:
+                ni = (np.int64(1) << lg) if cs1 != 0 else np.int64(1)
+                nj = (np.int64(64) >> lg) if cs2 != 0 else np.int64(1)
+                kn = 0
+                for j in range(nj):
+                    for i in range(ni):
+                        x = ca + i * cs1 + j * cs2
+                        buf[kn] = x
+                        kn += 1
+                        if per == 2:
+                            buf[kn] = x + cd
+                            kn += 1
+                src = buf
+                q = 0
+            else:
+                src = tr
+                q = p
+                kn = nent
+            if (nb & 3) == 0 and kn > 0:
                 # one pass: bounds, alignment and the footprint, whose dword 0 is ``org``
                 # (the first lane's dword, in the middle)
-                org = tr[p] - 128 * FP_WORDS
+                org = src[q] - 128 * FP_WORDS
                 for j in range(FP_WORDS):
                     fp[j] = 0
-                lo = tr[p]
+                lo = src[q]
                 top = lo
                 bits = np.int64(0)
                 nd = nb >> 2
-                for k in range(p, p + nent):
-                    x = tr[k]
+                for k in range(q, q + kn):
+                    x = src[k]
                     lo = min(lo, x)
                     top = max(top, x)
                     bits |= x
@@ -379,8 +496,21 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
                                 else:
                                     lds_sh[0, i] = me
                                     lds_sh[3, i] = 0xF
-                        p += nent
+                        if not compact:
+                            p += nent
                         continue
+            # the per-lane path, on a compact record's lanes written out
+            if compact:
+                for l in range(64):
+                    x = ca + (l & ((1 << lg) - 1)) * cs1 + (l >> lg) * cs2
+                    buf[per * l] = x
+                    if per == 2:
+                        buf[per * l + 1] = x + cd
+                src = buf
+                q = 0
+            else:
+                src = tr
+                q = p
             prev = np.int64(-1)
             # plain loads and stores of whole, aligned, in-bounds dwords (nearly all of them)
             # are checked here, written out: _lds_access's checks with every byte mask 0xF.
@@ -399,11 +529,11 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
                     continue
                 # a lane at the previous lane's address(es) (a broadcast) finds what that
                 # one found: checked once
-                same = kind != A_ATOMIC and tr[p] == prev and (per == 1 or tr[p + 1] == tr[p - 1])
-                prev = tr[p]
+                same = kind != A_ATOMIC and src[q] == prev and (per == 1 or src[q + 1] == src[q - 1])
+                prev = src[q]
                 for k in range(per):
                     if not same:
-                        a = tr[p]
+                        a = src[q]
                         if fast and (a & (al - 1)) == 0 and a + nb <= lds_size:
                             uninit = False
                             other = np.int64(-1)
@@ -441,7 +571,9 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
                         else:
                             _lds_access(a, nb, al, kind, row, w, gw, l, ep, wgroup[w], lds_sh,
                                         lds_size, counts, first)
-                    p += 1
+                    q += 1
+            if not compact:
+                p = q
             continue
         # The range path: the active lanes' addresses split into runs, each one ascending
         # range (lane k of a run at ``a + k * bytes``: a row of a 2-D block, the whole wave
