@@ -804,6 +804,13 @@ def _mask_at(ev, e, d):
 
 
 @njit(inline="always")
+def _whole(ev, e):
+    """True when global access ``e`` is a range access of whole dwords (every dword's mask
+    0xF)."""
+    return (ev[e, 1] & EV_RANGE) != 0 and (ev[e, 0] & 3) == 0 and (ev[e, 5] & 3) == 0
+
+
+@njit(inline="always")
 def _unordered(ev, a, b, ma, mb, wpg, atomics):
     """True when global accesses ``a`` and ``b`` (rows of ``ev``), which touch the bytes
     ``ma`` and ``mb`` of one dword, overlap and nothing orders them (see global_races)."""
@@ -871,6 +878,35 @@ def _races(ev, wpg, atomics, counts, first):
             d0 = max(d0, wlo)
             d1 = min(d1, wlo + size - 1)
             write = (ev[e, 1] >> 32) & 1
+            if d1 > d0 and _whole(ev, e):
+                # a range of whole dwords whose dwords all have the same last writer and
+                # reader, each none or such a range too (a buffer that one instruction reads
+                # and another writes back: nearly all of them): what the loop below finds at
+                # its first dword it finds at every other, so it is checked once and the
+                # shadow updated in vectorised loops
+                u0 = np.uint64(d0 - wlo)
+                u1 = np.uint64(d1 - wlo + 1)
+                o = lastw[u0]
+                r = lastr[u0]
+                same = True
+                for i in range(u0, u1):
+                    same &= (lastw[i] == o) & (lastr[i] == r)
+                if same and (o < 0 or _whole(ev, o)) and (r < 0 or _whole(ev, r)):
+                    if o >= 0 and _unordered(ev, e, o, 0xF, 0xF, wpg, atomics):
+                        found = True
+                        if write:
+                            _flag(ev, o, d0, e, flagged, counts, first)
+                        _flag(ev, e, d0, o, flagged, counts, first)
+                    if write:
+                        if r >= 0 and _unordered(ev, r, e, 0xF, 0xF, wpg, atomics):
+                            found = True
+                            _flag(ev, r, d0, e, flagged, counts, first)
+                        for i in range(u0, u1):
+                            lastw[i] = np.int32(e)
+                    else:
+                        for i in range(u0, u1):
+                            lastr[i] = np.int32(e)
+                    continue
             for d in range(d0, d1 + 1):
                 i = d - wlo
                 me = _mask_at(ev, e, d)
