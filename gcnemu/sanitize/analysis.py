@@ -213,6 +213,7 @@ def consume(tr, start, end, code, acc, reads, writes, locks, locks_at, counters,
     cur_hi = np.int64(0)
     fp = np.zeros(FP_WORDS, np.uint64)     # an LDS instruction's footprint (see below)
     buf = np.zeros(128, np.int64)          # a compact DS record's lane entries (record.py)
+    held = np.zeros(NWORDS, np.uint64)     # a row's registers read and never written
     one = np.uint64(1)
     while p < end:
         v = tr[p]
@@ -231,22 +232,36 @@ def consume(tr, start, end, code, acc, reads, writes, locks, locks_at, counters,
         mv = moves[row]
         miss = np.uint64(0)
         hit = np.uint64(0)
-        for j in range(NWORDS):
-            rb = reads[row, j]
-            miss |= rb & ~written[w, j]
-            hit |= rb & (pbits[w, 0, j] | pbits[w, 1, j])
+        if mv == 0:
+            # the row's writes recorded at once (the pass a copy needs below, saved); the
+            # registers it reads unwritten kept in ``held`` for the walk (then written: they
+            # are reported once per wave)
+            for j in range(NWORDS):
+                wr = written[w, j]
+                mw = reads[row, j] & ~wr
+                held[j] = mw
+                miss |= mw
+                written[w, j] = wr | mw | writes[row, j]
+        else:
+            for j in range(NWORDS):
+                mw = reads[row, j] & ~written[w, j]
+                held[j] = mw
+                miss |= mw
+        if cnt[w, 0] != cnt[w, 1] or cnt[w, 2] != cnt[w, 3]:
+            # a load outstanding (else ``pbits`` 0 and 1 are empty: see s_waitcnt below)
+            for j in range(NWORDS):
+                hit |= reads[row, j] & (pbits[w, 0, j] | pbits[w, 1, j])
         defined = miss == 0 or mv == 0  # a copy passes the undefined value on
         if miss | hit:
             for j in range(NWORDS):     # the registers in ascending order, as listed
-                m = reads[row, j] & (~written[w, j] | pbits[w, 0, j] | pbits[w, 1, j])
+                m = held[j] | (reads[row, j] & (pbits[w, 0, j] | pbits[w, 1, j]))
                 while m:
                     b = np.uint64(trailing_zeros(m))
                     m &= m - one
                     bit = one << b
                     r = 64 * j + np.int64(b)
-                    if not written[w, j] & bit and not mv:
+                    if held[j] & bit and not mv:
                         _note(counts, first, K_UNINIT, row, gw, -1, -1, r, UNINIT_REG)
-                        written[w, j] |= bit     # once per wave and register
                     if pbits[w, 0, j] & bit:
                         pv = pend[w, r, 0]
                         if pv >= 0 and (pv >> _ROWBITS) >= cnt[w, 1]:
@@ -279,8 +294,9 @@ def consume(tr, start, end, code, acc, reads, writes, locks, locks_at, counters,
             continue
         # --- registers written: store data still unread? then outstanding results
         lockhit = np.uint64(0)
-        for j in range(NWORDS):
-            lockhit |= writes[row, j] & pbits[w, 2, j]
+        if cnt[w, 4] != cnt[w, 5]:     # else no store data is outstanding
+            for j in range(NWORDS):
+                lockhit |= writes[row, j] & pbits[w, 2, j]
         if lockhit:
             for j in range(NWORDS):
                 m = writes[row, j] & pbits[w, 2, j]
@@ -294,11 +310,12 @@ def consume(tr, start, end, code, acc, reads, writes, locks, locks_at, counters,
                               (pv & _ROWMASK) << 4)
                         pend[w, r, 2] = -1
                     pbits[w, 2, j] &= ~(one << b)
-        for j in range(NWORDS):
-            if defined:
-                written[w, j] |= writes[row, j]
-            elif mv != 2:               # v_writelane: one lane; the others keep theirs
-                written[w, j] &= ~writes[row, j]
+        if mv != 0:                     # (other rows recorded theirs above)
+            for j in range(NWORDS):
+                if defined:
+                    written[w, j] |= writes[row, j]
+                elif mv != 2:           # v_writelane: one lane; the others keep theirs
+                    written[w, j] &= ~writes[row, j]
         if c & (VM | SMEM | LGKM):
             q = 0 if c & VM else 1
             s = cnt[w, 0] if c & VM else cnt[w, 2]
