@@ -135,7 +135,8 @@ def _ds_pattern(vgpr, row, offa, offb, two, tr, at):
 @njit(_nrt=False)      # it allocates nothing: no reference counts of its arrays per call
 def record_access(code, pc, w, sregs, ws, vgpr, tr, tp):
     """Append the sanitizer's record of the memory instruction at row ``pc`` (see the module
-    docstring) at ``tr[tp]``; returns the new write position. At most 130 entries."""
+    docstring) at ``tr[tp]``; returns the new write position. At most 130 entries (with the
+    row, within timing/trace.py's TRACE_SLACK: its DS scratch is not used by this trace)."""
     h = code[pc, C_H]
     if h == H_SMRD_LOAD:
         if code[pc, C_F1] != 0:
@@ -178,6 +179,12 @@ def record_access(code, pc, w, sregs, ws, vgpr, tr, tp):
             return start + 5
         tr[start] = -1
         start += 1
+        if ex == ~U64(0) and per == 1:
+            # a whole wave at scattered addresses (a histogram's bins): a loop without
+            # branches, vectorised
+            for l in range(64):
+                tr[start + l] = (np.int64(vgpr[row, l]) + offa) & 0xFFFFFFFF
+            return start + 64
         for l in range(64):
             if (ex >> U64(l)) & U64(1):
                 a = np.int64(vgpr[row, l])
