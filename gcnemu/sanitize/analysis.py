@@ -391,68 +391,43 @@ def consume(tr, start, end, code, acc, reads, writes, locks, locks_at, counters,
             # what a lane leaves behind (its wave's access, the bytes written) neither makes
             # nor hides a finding of another lane of the same instruction. When the check
             # finds something, the per-lane path below runs and counts it lane by lane.
-            # a compact record of whole dwords, one after another from lane 0 on (a row of
-            # lanes over a row of LDS: ds_read/write_b32/b64/b128 of a tile): the footprint
-            # path below on a range of dwords, written so that it vectorises
+            # The footprint: one range of whole dwords of the shadow, [u0, u1) (``cont``: a
+            # row of lanes over a row of LDS, a tile's lines read by ds_read2, ...), checked
+            # and updated in vectorised loops; else a bit mask of dwords from ``org``.
+            fits = False
+            cont = False
+            u0 = np.uint64(0)
+            u1 = np.uint64(0)
+            i0 = np.int64(0)
+            gbase = wgroup[w] * ((lds_size + 3) >> 2)
             if compact and per == 1 and lg == 6 and cs1 == nb and (nb & 3) == 0 and \
                     (ca & (al - 1)) == 0 and (nb & (al - 1)) == 0 and ca + 64 * nb <= lds_size:
-                i0 = wgroup[w] * ((lds_size + 3) >> 2) + (ca >> 2)
+                fits = True             # a compact record of one line of whole dwords
+                cont = True
                 # unsigned indices: numba then leaves out the negative-index wraparound,
-                # which keeps LLVM from vectorising these loops (2.5x slower)
-                u0 = np.uint64(i0)
+                # which keeps LLVM from vectorising the loops (2.5x slower)
+                u0 = np.uint64(gbase + (ca >> 2))
                 u1 = u0 + np.uint64(16 * nb)
-                wtag = w + 1
-                ept = ep & 0xFFFFF
-                store = kind == A_STORE
-                load = kind == A_LOAD
-                found = False
-                for i in range(u0, u1):
-                    lw = lds_sh[0, i]
-                    # (& and | on bools: no branches)
-                    found |= (not store) & (lds_sh[3, i] != 0xF)      # uninitialised bytes
-                    found |= (lw != 0) & ((lw & 0xFFFF) != wtag) & \
-                        (((lw >> _EP_SHIFT) & 0xFFFFF) == ept) & \
-                        (store | (((lw >> _AT_SHIFT) & 1) == 0))       # another wave's write
-                if store:
-                    for i in range(u0, u1):
-                        for q in range(1, 3):
-                            x = lds_sh[q, i]
-                            found |= (x != 0) & ((x & 0xFFFF) != wtag) & \
-                                (((x >> _EP_SHIFT) & 0xFFFFF) == ept)  # another wave's read
-                if not found:
-                    me = _lds_pack(w, ep, row, kind == A_ATOMIC, 0xF)
-                    if load:
-                        for i in range(u0, u1):
-                            r1 = lds_sh[1, i]
-                            first_reader = (r1 == 0) | ((r1 & 0xFFFF) == wtag) | \
-                                (((r1 >> _EP_SHIFT) & 0xFFFFF) != ept)
-                            lds_sh[1, i] = me if first_reader else r1
-                            lds_sh[2, i] = lds_sh[2, i] if first_reader else me
-                    else:
-                        for i in range(u0, u1):
-                            lds_sh[0, i] = me
-                            lds_sh[3, i] = 0xF
-                    continue
-            # the footprint from a compact record (record.py): its distinct addresses only
-            if compact:
-                ni = (np.int64(1) << lg) if cs1 != 0 else np.int64(1)
-                nj = (np.int64(64) >> lg) if cs2 != 0 else np.int64(1)
-                kn = 0
-                for j in range(nj):
-                    for i in range(ni):
-                        x = ca + i * cs1 + j * cs2
-                        buf[kn] = x
-                        kn += 1
-                        if per == 2:
-                            buf[kn] = x + cd
+            elif (nb & 3) == 0 and nent > 0:
+                # a compact record's distinct addresses only
+                if compact:
+                    ni = (np.int64(1) << lg) if cs1 != 0 else np.int64(1)
+                    nj = (np.int64(64) >> lg) if cs2 != 0 else np.int64(1)
+                    kn = 0
+                    for j in range(nj):
+                        for i in range(ni):
+                            x = ca + i * cs1 + j * cs2
+                            buf[kn] = x
                             kn += 1
-                src = buf
-                q = 0
-            else:
-                src = tr
-                q = p
-                kn = nent
-            if (nb & 3) == 0 and kn > 0:
+                            if per == 2:
+                                buf[kn] = x + cd
+                                kn += 1
+                    src = buf
+                    q = 0
+                else:
+                    src = tr
+                    q = p
+                    kn = nent
                 # one pass: bounds, alignment and the footprint, whose dword 0 is ``org``
                 # (the first lane's dword, in the middle)
                 org = src[q] - 128 * FP_WORDS
@@ -473,32 +448,69 @@ def consume(tr, start, end, code, acc, reads, writes, locks, locks_at, counters,
                         fp[j >> 6] |= np.uint64(1) << np.uint64(j & 63)
                 if (bits & (al - 1)) == 0 and top + nb <= lds_size and lo >= org and \
                         top + nb <= org + 256 * FP_WORDS:
-                    nw = FP_WORDS
-                    i0 = wgroup[w] * ((lds_size + 3) >> 2) + (org >> 2)
-                    wtag = w + 1
-                    ept = ep & 0xFFFFF
-                    found = False
-                    for j in range(nw):
+                    fits = True
+                    i0 = gbase + (org >> 2)
+                    span = ((top - lo) >> 2) + nd
+                    npop = np.int64(0)
+                    for j in range(FP_WORDS):
+                        npop += popcount64(fp[j])
+                    if npop == span:    # every dword from the lowest to the highest
+                        cont = True
+                        u0 = np.uint64(gbase + (lo >> 2))
+                        u1 = u0 + np.uint64(span)
+            if fits:
+                wtag = w + 1
+                ept = ep & 0xFFFFF
+                store = kind == A_STORE
+                found = False
+                if cont:
+                    for i in range(u0, u1):
+                        lw = lds_sh[0, i]
+                        # (& and | on bools: no branches)
+                        found |= (not store) & (lds_sh[3, i] != 0xF)  # uninitialised bytes
+                        found |= (lw != 0) & ((lw & 0xFFFF) != wtag) & \
+                            (((lw >> _EP_SHIFT) & 0xFFFFF) == ept) & \
+                            (store | (((lw >> _AT_SHIFT) & 1) == 0))   # another wave's write
+                    if store:
+                        for i in range(u0, u1):
+                            for s in range(1, 3):
+                                x = lds_sh[s, i]
+                                found |= (x != 0) & ((x & 0xFFFF) != wtag) & \
+                                    (((x >> _EP_SHIFT) & 0xFFFFF) == ept)  # another's read
+                else:
+                    for j in range(FP_WORDS):
                         m = fp[j]
                         while m and not found:
                             i = i0 + 64 * j + np.int64(trailing_zeros(m))
                             m &= m - np.uint64(1)
                             lw = lds_sh[0, i]
-                            if kind != A_STORE and lds_sh[3, i] != 0xF:
+                            if not store and lds_sh[3, i] != 0xF:
                                 found = True            # uninitialised bytes read
                             if lw != 0 and (lw & 0xFFFF) != wtag and \
                                     (lw >> _EP_SHIFT) & 0xFFFFF == ept and \
-                                    (kind == A_STORE or not (lw >> _AT_SHIFT) & 1):
+                                    (store or not (lw >> _AT_SHIFT) & 1):
                                 found = True            # another wave's write
-                            if kind == A_STORE:
-                                for q in range(1, 3):
-                                    x = lds_sh[q, i]
+                            if store:
+                                for s in range(1, 3):
+                                    x = lds_sh[s, i]
                                     if x != 0 and (x & 0xFFFF) != wtag and \
                                             (x >> _EP_SHIFT) & 0xFFFFF == ept:
                                         found = True    # another wave's read
-                    if not found:
-                        me = _lds_pack(w, ep, row, kind == A_ATOMIC, 0xF)
-                        for j in range(nw):
+                if not found:
+                    me = _lds_pack(w, ep, row, kind == A_ATOMIC, 0xF)
+                    if cont and kind == A_LOAD:
+                        for i in range(u0, u1):
+                            r1 = lds_sh[1, i]
+                            first_reader = (r1 == 0) | ((r1 & 0xFFFF) == wtag) | \
+                                (((r1 >> _EP_SHIFT) & 0xFFFFF) != ept)
+                            lds_sh[1, i] = me if first_reader else r1
+                            lds_sh[2, i] = lds_sh[2, i] if first_reader else me
+                    elif cont:
+                        for i in range(u0, u1):
+                            lds_sh[0, i] = me
+                            lds_sh[3, i] = 0xF
+                    else:
+                        for j in range(FP_WORDS):
                             m = fp[j]
                             while m:
                                 i = i0 + 64 * j + np.int64(trailing_zeros(m))
@@ -513,9 +525,9 @@ def consume(tr, start, end, code, acc, reads, writes, locks, locks_at, counters,
                                 else:
                                     lds_sh[0, i] = me
                                     lds_sh[3, i] = 0xF
-                        if not compact:
-                            p += nent
-                        continue
+                    if not compact:
+                        p += nent
+                    continue
             # the per-lane path, on a compact record's lanes written out
             if compact:
                 for l in range(64):
@@ -598,16 +610,23 @@ def consume(tr, start, end, code, acc, reads, writes, locks, locks_at, counters,
         # the scratch and of FLAT's LDS and scratch apertures, there is nothing to report and
         # each run is one range access for global_races. Otherwise the per-lane path below.
         if per == 1 and nent > 0:
+            # branch-free, on unsigned indices (no wraparound code): vectorised; ``off`` 0
+            # when all the lanes make one run (the whole wave, as a rule)
             bits = np.int64(0)
-            for k in range(p, p + nent):     # branch-free: vectorised
-                bits |= tr[k]
+            off = np.int64(0)
+            up = np.uint64(p)
+            t0 = tr[p]
+            for k in range(np.uint64(nent)):
+                x = tr[up + k]
+                bits |= x
+                off |= x ^ (t0 + np.int64(k) * nb)
             ok = (bits & (al - 1)) == 0
             nev0 = nev
             rest = exu                  # the lanes of the runs not yet taken
             k = p
             while ok and k < p + nent:
                 a0 = tr[k]
-                j = k + 1
+                j = p + nent if off == 0 else k + 1
                 while j < p + nent and tr[j] == tr[j - 1] + nb:
                     j += 1
                 aend = tr[j - 1] + nb
