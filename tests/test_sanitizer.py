@@ -215,6 +215,57 @@ def test_lds_race_between_waves(tmp_path, sync, bug):
     assert (u.pc, u.wave, u.what) == (_pc_of(src, "ds_read_b32"), 0, "lds")
 
 
+# each lane writes its dword; then lines of 16 lanes read one pair of the other wave's dwords
+# (ds_read2, a matmul tile's broadcast): the engine records both as address patterns
+# (gcnemu/sanitize/record.py), which must find what per-lane addresses do
+_LDS_LINES = """
+    v_lshlrev_b32 v7, 2, v0                 // lid * 4
+    v_xor_b32 v8, 64, v0                    // the other wave's lane
+    v_lshrrev_b32 v8, 4, v8
+    v_lshlrev_b32 v8, 6, v8                 // 64 bytes per line of 16 lanes
+    s_mov_b32 m0, -1
+    ds_write_b32 v7, v0
+    {sync}
+    ds_read2_b32 v[9:10], v8 offset1:1
+    s_waitcnt lgkmcnt(0)
+    flat_store_dword v[5:6], v9
+    s_endpgm
+"""
+
+
+@pytest.mark.parametrize("sync,bug", [("", True),
+                                      ("s_waitcnt lgkmcnt(0)\n    s_barrier", False)])
+def test_lds_race_in_lane_patterns(tmp_path, sync, bug):
+    src = _PROLOGUE + _LDS_LINES.format(sync=sync)
+    (tmp_path / "ldsl.s").write_text(src)
+    gpu = gcnemu.GPU()
+    k = gcnemu.load(str(tmp_path / "ldsl.s")).kernel("ldsl")
+    inp, out = gpu.to_device(np.zeros(128, np.uint32)), gpu.to_device(np.zeros(128, np.uint32))
+    rep = gpu.dispatch(k, grid=(128,), block=(128,), args=[inp, out, gcnemu.Local(512)],
+                       sanitize=True)
+    lid = np.arange(128)
+    dword = ((lid ^ 64) >> 4) * 16              # the first dword each lane reads
+    if not bug:
+        assert rep.findings == []
+        assert (out.to_numpy() == dword).all()  # lane i wrote i to dword i
+        return
+    # wave 0 runs first: it reads wave 1's dwords before they are written; wave 1's writes
+    # then race with those reads, at its lanes whose dwords wave 0 read; wave 1's reads race
+    # with wave 0's writes
+    read0 = {d + j for d in dword[:64] for j in (0, 1)}
+    lanes = [l for l in range(64) if 64 + l in read0]
+    by = {(f.kind, f.pc): f for f in rep.findings}
+    assert set(by) == {("lds-race", _pc_of(src, "ds_write_b32")),
+                       ("lds-race", _pc_of(src, "ds_read2_b32")),
+                       ("uninitialized-read", _pc_of(src, "ds_read2_b32"))}
+    w = by["lds-race", _pc_of(src, "ds_write_b32")]
+    assert (w.wave, w.lane, w.address, w.count) == (1, lanes[0], 4 * (64 + lanes[0]), len(lanes))
+    r = by["lds-race", _pc_of(src, "ds_read2_b32")]
+    assert (r.wave, r.lane, r.address) == (1, 0, 4 * int(dword[64]))
+    u = by["uninitialized-read", _pc_of(src, "ds_read2_b32")]
+    assert (u.wave, u.lane, u.address, u.what) == (0, 0, 4 * int(dword[0]), "lds")
+
+
 # --- global-race ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("bug", [True, False])

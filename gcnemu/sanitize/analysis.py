@@ -47,7 +47,7 @@ from ..exec.layout import (
 )
 from ..sem.valu_int import popcount64
 from .record import OUT_OF_RANGE, lane_entries
-from .rows import EXP, LGKM, SMEM, VM
+from .rows import EXP, LGKM, NWORDS, SMEM, VM
 
 #: the kinds the analyses find, in the order of their rows in ``counts`` (names as KINDS)
 KIND_NAMES = ("unwaited-read", "store-data-overwritten", "lds-race", "global-race",
@@ -183,12 +183,17 @@ def _alloc_of(starts, ends, a):
 
 
 @njit
-def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks, locks_at,
-            counters, waits, barrier, moves, gwave, wgroup, written, pend, cnt, lds_sh, lds_size, starts, ends,
-            scratch_lo, scratch_hi, scratch_bpl, counts, first, ev, nev, seq0):
-    """Walk ``tr[start:end]`` (entries after the header). Per batch wave w: ``written[w, r]``,
-    ``pend[w, r, c]`` (c: 0 VM, 1 LGKM, 2 EXP; ``seq << 22 | row`` of the last access that
-    writes or reads r, outstanding while seq is not below the counter's done count; -1 none), ``cnt[w]`` (issued and done per counter, SMEM outstanding, barrier epoch);
+def consume(tr, start, end, code, acc, reads, writes, locks, locks_at, counters, waits,
+            barrier, moves, gwave, wgroup, written, pbits, pend, cnt, lds_sh, lds_size, starts,
+            ends, scratch_lo, scratch_hi, scratch_bpl, counts, first, ev, nev, seq0):
+    """Walk ``tr[start:end]`` (entries after the header). ``reads``/``writes``: the rows'
+    register bit sets (rows.RowSets). Per batch wave w: ``written[w]`` the registers written
+    (a bit set), ``pend[w, r, c]`` (c: 0 VM, 1 LGKM, 2 EXP; ``seq << 22 | row`` of the last
+    access that writes or reads r, outstanding while seq is not below the counter's done
+    count; -1 none) and ``pbits[w, c]`` the registers whose ``pend[w, r, c]`` may be
+    outstanding (a bit set: a row whose registers miss both it and ``written``'s holes has
+    nothing to report and is walked in a few word operations), ``cnt[w]`` (issued and done
+    per counter, SMEM outstanding, barrier epoch);
     ``gwave``/``wgroup`` map batch waves to dispatch-wide ones and to the batch's LDS share;
     ``lds_sh``: see _lds_access; ``scratch_lo``/``scratch_hi``: the batch's scratch,
     ``scratch_bpl`` bytes per lane (`_private_offset`). Global accesses go to
@@ -207,6 +212,9 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
     cur_lo = np.int64(0)       # the allocation the last global access fell in
     cur_hi = np.int64(0)
     fp = np.zeros(FP_WORDS, np.uint64)     # an LDS instruction's footprint (see below)
+    buf = np.zeros(128, np.int64)          # a compact DS record's lane entries (record.py)
+    held = np.zeros(NWORDS, np.uint64)     # a row's registers read and never written
+    one = np.uint64(1)
     while p < end:
         v = tr[p]
         p += 1
@@ -219,27 +227,55 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
         h = code[row, C_H]
         gw = gwave[w]
         ep = cnt[w, 7]
-        # --- registers read: written before? outstanding?
+        # --- registers read: written before? outstanding? (first as bit sets: nearly every
+        # row reads only registers written and no longer outstanding)
         mv = moves[row]
-        defined = np.uint8(1)
-        for i in range(reads_at[row], reads_at[row + 1]):
-            r = reads[i]
-            if written[w, r] == 0:
-                if mv:
-                    defined = np.uint8(0)    # a copy passes the undefined value on
-                else:
-                    _note(counts, first, K_UNINIT, row, gw, -1, -1, r, UNINIT_REG)
-                    written[w, r] = 1        # once per wave and register
-            pv = pend[w, r, 0]
-            if pv >= 0 and (pv >> _ROWBITS) >= cnt[w, 1]:
-                _note(counts, first, K_UNWAITED, row, gw, -1, -1, r,
-                      WAIT_VM | ((pv & _ROWMASK) << 4))
-                pend[w, r, 0] = -1
-            pv = pend[w, r, 1]
-            if pv >= 0 and (pv >> _ROWBITS) >= cnt[w, 3]:
-                _note(counts, first, K_UNWAITED, row, gw, -1, -1, r,
-                      WAIT_LGKM | ((pv & _ROWMASK) << 4))
-                pend[w, r, 1] = -1
+        miss = np.uint64(0)
+        hit = np.uint64(0)
+        if mv == 0:
+            # the row's writes recorded at once (the pass a copy needs below, saved); the
+            # registers it reads unwritten kept in ``held`` for the walk (then written: they
+            # are reported once per wave)
+            for j in range(NWORDS):
+                wr = written[w, j]
+                mw = reads[row, j] & ~wr
+                held[j] = mw
+                miss |= mw
+                written[w, j] = wr | mw | writes[row, j]
+        else:
+            for j in range(NWORDS):
+                mw = reads[row, j] & ~written[w, j]
+                held[j] = mw
+                miss |= mw
+        if cnt[w, 0] != cnt[w, 1] or cnt[w, 2] != cnt[w, 3]:
+            # a load outstanding (else ``pbits`` 0 and 1 are empty: see s_waitcnt below)
+            for j in range(NWORDS):
+                hit |= reads[row, j] & (pbits[w, 0, j] | pbits[w, 1, j])
+        defined = miss == 0 or mv == 0  # a copy passes the undefined value on
+        if miss | hit:
+            for j in range(NWORDS):     # the registers in ascending order, as listed
+                m = held[j] | (reads[row, j] & (pbits[w, 0, j] | pbits[w, 1, j]))
+                while m:
+                    b = np.uint64(trailing_zeros(m))
+                    m &= m - one
+                    bit = one << b
+                    r = 64 * j + np.int64(b)
+                    if held[j] & bit and not mv:
+                        _note(counts, first, K_UNINIT, row, gw, -1, -1, r, UNINIT_REG)
+                    if pbits[w, 0, j] & bit:
+                        pv = pend[w, r, 0]
+                        if pv >= 0 and (pv >> _ROWBITS) >= cnt[w, 1]:
+                            _note(counts, first, K_UNWAITED, row, gw, -1, -1, r,
+                                  WAIT_VM | ((pv & _ROWMASK) << 4))
+                            pend[w, r, 0] = -1
+                        pbits[w, 0, j] &= ~bit      # done or reported: nothing more to say
+                    if pbits[w, 1, j] & bit:
+                        pv = pend[w, r, 1]
+                        if pv >= 0 and (pv >> _ROWBITS) >= cnt[w, 3]:
+                            _note(counts, first, K_UNWAITED, row, gw, -1, -1, r,
+                                  WAIT_LGKM | ((pv & _ROWMASK) << 4))
+                            pend[w, r, 1] = -1
+                        pbits[w, 1, j] &= ~bit
         c = counters[row]
         if c < 0:                       # s_waitcnt
             nvm, nexp, nlgkm = waits[row, 0], waits[row, 1], waits[row, 2]
@@ -250,24 +286,50 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
                 cnt[w, 6] = 0
             elif cnt[w, 6] == 0:        # no SMEM outstanding: LGKM returns in order
                 cnt[w, 3] = max(cnt[w, 3], cnt[w, 2] - nlgkm)
+            # a counter that caught up leaves nothing outstanding on it
+            for q in range(3):
+                if cnt[w, 2 * q] == cnt[w, 2 * q + 1]:
+                    for j in range(NWORDS):
+                        pbits[w, q, j] = 0
             continue
         # --- registers written: store data still unread? then outstanding results
-        for i in range(writes_at[row], writes_at[row + 1]):
-            r = writes[i]
-            pv = pend[w, r, 2]
-            if pv >= 0 and (pv >> _ROWBITS) >= cnt[w, 5]:
-                _note(counts, first, K_STORE_DATA, row, gw, -1, -1, r, (pv & _ROWMASK) << 4)
-                pend[w, r, 2] = -1
-            if mv == 2:                 # v_writelane: one lane; the others keep theirs
-                written[w, r] |= defined
-            else:
-                written[w, r] = defined
-            if c & VM:
-                pend[w, r, 0] = (cnt[w, 0] << _ROWBITS) | row
-            elif c & (SMEM | LGKM):
-                pend[w, r, 1] = (cnt[w, 2] << _ROWBITS) | row
+        lockhit = np.uint64(0)
+        if cnt[w, 4] != cnt[w, 5]:     # else no store data is outstanding
+            for j in range(NWORDS):
+                lockhit |= writes[row, j] & pbits[w, 2, j]
+        if lockhit:
+            for j in range(NWORDS):
+                m = writes[row, j] & pbits[w, 2, j]
+                while m:
+                    b = np.uint64(trailing_zeros(m))
+                    m &= m - one
+                    r = 64 * j + np.int64(b)
+                    pv = pend[w, r, 2]
+                    if pv >= 0 and (pv >> _ROWBITS) >= cnt[w, 5]:
+                        _note(counts, first, K_STORE_DATA, row, gw, -1, -1, r,
+                              (pv & _ROWMASK) << 4)
+                        pend[w, r, 2] = -1
+                    pbits[w, 2, j] &= ~(one << b)
+        if mv != 0:                     # (other rows recorded theirs above)
+            for j in range(NWORDS):
+                if defined:
+                    written[w, j] |= writes[row, j]
+                elif mv != 2:           # v_writelane: one lane; the others keep theirs
+                    written[w, j] &= ~writes[row, j]
+        if c & (VM | SMEM | LGKM):
+            q = 0 if c & VM else 1
+            s = cnt[w, 0] if c & VM else cnt[w, 2]
+            for j in range(NWORDS):
+                m = writes[row, j]
+                pbits[w, q, j] |= m
+                while m:
+                    b = np.uint64(trailing_zeros(m))
+                    m &= m - one
+                    pend[w, 64 * j + np.int64(b), q] = (s << _ROWBITS) | row
         for i in range(locks_at[row], locks_at[row + 1]):
-            pend[w, locks[i], 2] = (cnt[w, 4] << _ROWBITS) | row
+            r = locks[i]
+            pend[w, r, 2] = (cnt[w, 4] << _ROWBITS) | row
+            pbits[w, 2, r >> 6] |= one << np.uint64(r & 63)
         if c & VM:
             cnt[w, 0] += 1
         if c & (SMEM | LGKM):
@@ -300,11 +362,22 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
         ex = tr[p]
         p += 1
         per = acc[row, 3]
+        compact = False
+        lg = np.int64(6)
+        ca = cs1 = cs2 = cd = np.int64(0)
+        if h == H_DS and per > 0:       # the header of a DS record (record.py)
+            if tr[p] >= 0:
+                compact = True
+                lg, ca, cs1, cs2, cd = tr[p], tr[p + 1], tr[p + 2], tr[p + 3], tr[p + 4]
+                p += 5
+            else:
+                p += 1
         if kind == A_NONE or per == 0:
-            exu = np.uint64(ex)
-            while exu:                  # step over the record: no addressed bytes
-                exu &= exu - np.uint64(1)
-                p += per
+            if not compact:
+                exu = np.uint64(ex)
+                while exu:              # step over the record: no addressed bytes
+                    exu &= exu - np.uint64(1)
+                    p += per
             continue
         seq += 1
         exu = np.uint64(ex)
@@ -318,18 +391,54 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
             # what a lane leaves behind (its wave's access, the bytes written) neither makes
             # nor hides a finding of another lane of the same instruction. When the check
             # finds something, the per-lane path below runs and counts it lane by lane.
-            if (nb & 3) == 0 and nent > 0:
+            # The footprint: one range of whole dwords of the shadow, [u0, u1) (``cont``: a
+            # row of lanes over a row of LDS, a tile's lines read by ds_read2, ...), checked
+            # and updated in vectorised loops; else a bit mask of dwords from ``org``.
+            fits = False
+            cont = False
+            u0 = np.uint64(0)
+            u1 = np.uint64(0)
+            i0 = np.int64(0)
+            gbase = wgroup[w] * ((lds_size + 3) >> 2)
+            if compact and per == 1 and lg == 6 and cs1 == nb and (nb & 3) == 0 and \
+                    (ca & (al - 1)) == 0 and (nb & (al - 1)) == 0 and ca + 64 * nb <= lds_size:
+                fits = True             # a compact record of one line of whole dwords
+                cont = True
+                # unsigned indices: numba then leaves out the negative-index wraparound,
+                # which keeps LLVM from vectorising the loops (2.5x slower)
+                u0 = np.uint64(gbase + (ca >> 2))
+                u1 = u0 + np.uint64(16 * nb)
+            elif (nb & 3) == 0 and nent > 0:
+                # a compact record's distinct addresses only
+                if compact:
+                    ni = (np.int64(1) << lg) if cs1 != 0 else np.int64(1)
+                    nj = (np.int64(64) >> lg) if cs2 != 0 else np.int64(1)
+                    kn = 0
+                    for j in range(nj):
+                        for i in range(ni):
+                            x = ca + i * cs1 + j * cs2
+                            buf[kn] = x
+                            kn += 1
+                            if per == 2:
+                                buf[kn] = x + cd
+                                kn += 1
+                    src = buf
+                    q = 0
+                else:
+                    src = tr
+                    q = p
+                    kn = nent
                 # one pass: bounds, alignment and the footprint, whose dword 0 is ``org``
                 # (the first lane's dword, in the middle)
-                org = tr[p] - 128 * FP_WORDS
+                org = src[q] - 128 * FP_WORDS
                 for j in range(FP_WORDS):
                     fp[j] = 0
-                lo = tr[p]
+                lo = src[q]
                 top = lo
                 bits = np.int64(0)
                 nd = nb >> 2
-                for k in range(p, p + nent):
-                    x = tr[k]
+                for k in range(q, q + kn):
+                    x = src[k]
                     lo = min(lo, x)
                     top = max(top, x)
                     bits |= x
@@ -339,32 +448,69 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
                         fp[j >> 6] |= np.uint64(1) << np.uint64(j & 63)
                 if (bits & (al - 1)) == 0 and top + nb <= lds_size and lo >= org and \
                         top + nb <= org + 256 * FP_WORDS:
-                    nw = FP_WORDS
-                    i0 = wgroup[w] * ((lds_size + 3) >> 2) + (org >> 2)
-                    wtag = w + 1
-                    ept = ep & 0xFFFFF
-                    found = False
-                    for j in range(nw):
+                    fits = True
+                    i0 = gbase + (org >> 2)
+                    span = ((top - lo) >> 2) + nd
+                    npop = np.int64(0)
+                    for j in range(FP_WORDS):
+                        npop += popcount64(fp[j])
+                    if npop == span:    # every dword from the lowest to the highest
+                        cont = True
+                        u0 = np.uint64(gbase + (lo >> 2))
+                        u1 = u0 + np.uint64(span)
+            if fits:
+                wtag = w + 1
+                ept = ep & 0xFFFFF
+                store = kind == A_STORE
+                found = False
+                if cont:
+                    for i in range(u0, u1):
+                        lw = lds_sh[0, i]
+                        # (& and | on bools: no branches)
+                        found |= (not store) & (lds_sh[3, i] != 0xF)  # uninitialised bytes
+                        found |= (lw != 0) & ((lw & 0xFFFF) != wtag) & \
+                            (((lw >> _EP_SHIFT) & 0xFFFFF) == ept) & \
+                            (store | (((lw >> _AT_SHIFT) & 1) == 0))   # another wave's write
+                    if store:
+                        for i in range(u0, u1):
+                            for s in range(1, 3):
+                                x = lds_sh[s, i]
+                                found |= (x != 0) & ((x & 0xFFFF) != wtag) & \
+                                    (((x >> _EP_SHIFT) & 0xFFFFF) == ept)  # another's read
+                else:
+                    for j in range(FP_WORDS):
                         m = fp[j]
                         while m and not found:
                             i = i0 + 64 * j + np.int64(trailing_zeros(m))
                             m &= m - np.uint64(1)
                             lw = lds_sh[0, i]
-                            if kind != A_STORE and lds_sh[3, i] != 0xF:
+                            if not store and lds_sh[3, i] != 0xF:
                                 found = True            # uninitialised bytes read
                             if lw != 0 and (lw & 0xFFFF) != wtag and \
                                     (lw >> _EP_SHIFT) & 0xFFFFF == ept and \
-                                    (kind == A_STORE or not (lw >> _AT_SHIFT) & 1):
+                                    (store or not (lw >> _AT_SHIFT) & 1):
                                 found = True            # another wave's write
-                            if kind == A_STORE:
-                                for q in range(1, 3):
-                                    x = lds_sh[q, i]
+                            if store:
+                                for s in range(1, 3):
+                                    x = lds_sh[s, i]
                                     if x != 0 and (x & 0xFFFF) != wtag and \
                                             (x >> _EP_SHIFT) & 0xFFFFF == ept:
                                         found = True    # another wave's read
-                    if not found:
-                        me = _lds_pack(w, ep, row, kind == A_ATOMIC, 0xF)
-                        for j in range(nw):
+                if not found:
+                    me = _lds_pack(w, ep, row, kind == A_ATOMIC, 0xF)
+                    if cont and kind == A_LOAD:
+                        for i in range(u0, u1):
+                            r1 = lds_sh[1, i]
+                            first_reader = (r1 == 0) | ((r1 & 0xFFFF) == wtag) | \
+                                (((r1 >> _EP_SHIFT) & 0xFFFFF) != ept)
+                            lds_sh[1, i] = me if first_reader else r1
+                            lds_sh[2, i] = lds_sh[2, i] if first_reader else me
+                    elif cont:
+                        for i in range(u0, u1):
+                            lds_sh[0, i] = me
+                            lds_sh[3, i] = 0xF
+                    else:
+                        for j in range(FP_WORDS):
                             m = fp[j]
                             while m:
                                 i = i0 + 64 * j + np.int64(trailing_zeros(m))
@@ -379,8 +525,21 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
                                 else:
                                     lds_sh[0, i] = me
                                     lds_sh[3, i] = 0xF
+                    if not compact:
                         p += nent
-                        continue
+                    continue
+            # the per-lane path, on a compact record's lanes written out
+            if compact:
+                for l in range(64):
+                    x = ca + (l & ((1 << lg) - 1)) * cs1 + (l >> lg) * cs2
+                    buf[per * l] = x
+                    if per == 2:
+                        buf[per * l + 1] = x + cd
+                src = buf
+                q = 0
+            else:
+                src = tr
+                q = p
             prev = np.int64(-1)
             # plain loads and stores of whole, aligned, in-bounds dwords (nearly all of them)
             # are checked here, written out: _lds_access's checks with every byte mask 0xF.
@@ -399,11 +558,11 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
                     continue
                 # a lane at the previous lane's address(es) (a broadcast) finds what that
                 # one found: checked once
-                same = kind != A_ATOMIC and tr[p] == prev and (per == 1 or tr[p + 1] == tr[p - 1])
-                prev = tr[p]
+                same = kind != A_ATOMIC and src[q] == prev and (per == 1 or src[q + 1] == src[q - 1])
+                prev = src[q]
                 for k in range(per):
                     if not same:
-                        a = tr[p]
+                        a = src[q]
                         if fast and (a & (al - 1)) == 0 and a + nb <= lds_size:
                             uninit = False
                             other = np.int64(-1)
@@ -441,7 +600,9 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
                         else:
                             _lds_access(a, nb, al, kind, row, w, gw, l, ep, wgroup[w], lds_sh,
                                         lds_size, counts, first)
-                    p += 1
+                    q += 1
+            if not compact:
+                p = q
             continue
         # The range path: the active lanes' addresses split into runs, each one ascending
         # range (lane k of a run at ``a + k * bytes``: a row of a 2-D block, the whole wave
@@ -449,16 +610,23 @@ def consume(tr, start, end, code, acc, reads, reads_at, writes, writes_at, locks
         # the scratch and of FLAT's LDS and scratch apertures, there is nothing to report and
         # each run is one range access for global_races. Otherwise the per-lane path below.
         if per == 1 and nent > 0:
+            # branch-free, on unsigned indices (no wraparound code): vectorised; ``off`` 0
+            # when all the lanes make one run (the whole wave, as a rule)
             bits = np.int64(0)
-            for k in range(p, p + nent):     # branch-free: vectorised
-                bits |= tr[k]
+            off = np.int64(0)
+            up = np.uint64(p)
+            t0 = tr[p]
+            for k in range(np.uint64(nent)):
+                x = tr[up + k]
+                bits |= x
+                off |= x ^ (t0 + np.int64(k) * nb)
             ok = (bits & (al - 1)) == 0
             nev0 = nev
             rest = exu                  # the lanes of the runs not yet taken
             k = p
             while ok and k < p + nent:
                 a0 = tr[k]
-                j = k + 1
+                j = p + nent if off == 0 else k + 1
                 while j < p + nent and tr[j] == tr[j - 1] + nb:
                     j += 1
                 aend = tr[j - 1] + nb
@@ -672,6 +840,13 @@ def _mask_at(ev, e, d):
 
 
 @njit(inline="always")
+def _whole(ev, e):
+    """True when global access ``e`` is a range access of whole dwords (every dword's mask
+    0xF)."""
+    return (ev[e, 1] & EV_RANGE) != 0 and (ev[e, 0] & 3) == 0 and (ev[e, 5] & 3) == 0
+
+
+@njit(inline="always")
 def _unordered(ev, a, b, ma, mb, wpg, atomics):
     """True when global accesses ``a`` and ``b`` (rows of ``ev``), which touch the bytes
     ``ma`` and ``mb`` of one dword, overlap and nothing orders them (see global_races)."""
@@ -739,6 +914,35 @@ def _races(ev, wpg, atomics, counts, first):
             d0 = max(d0, wlo)
             d1 = min(d1, wlo + size - 1)
             write = (ev[e, 1] >> 32) & 1
+            if d1 > d0 and _whole(ev, e):
+                # a range of whole dwords whose dwords all have the same last writer and
+                # reader, each none or such a range too (a buffer that one instruction reads
+                # and another writes back: nearly all of them): what the loop below finds at
+                # its first dword it finds at every other, so it is checked once and the
+                # shadow updated in vectorised loops
+                u0 = np.uint64(d0 - wlo)
+                u1 = np.uint64(d1 - wlo + 1)
+                o = lastw[u0]
+                r = lastr[u0]
+                same = True
+                for i in range(u0, u1):
+                    same &= (lastw[i] == o) & (lastr[i] == r)
+                if same and (o < 0 or _whole(ev, o)) and (r < 0 or _whole(ev, r)):
+                    if o >= 0 and _unordered(ev, e, o, 0xF, 0xF, wpg, atomics):
+                        found = True
+                        if write:
+                            _flag(ev, o, d0, e, flagged, counts, first)
+                        _flag(ev, e, d0, o, flagged, counts, first)
+                    if write:
+                        if r >= 0 and _unordered(ev, r, e, 0xF, 0xF, wpg, atomics):
+                            found = True
+                            _flag(ev, r, d0, e, flagged, counts, first)
+                        for i in range(u0, u1):
+                            lastw[i] = np.int32(e)
+                    else:
+                        for i in range(u0, u1):
+                            lastr[i] = np.int32(e)
+                    continue
             for d in range(d0, d1 + 1):
                 i = d - wlo
                 me = _mask_at(ev, e, d)

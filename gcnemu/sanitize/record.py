@@ -15,6 +15,13 @@ The record, computed *before* the instruction executes (a load may overwrite its
   two entries), FLAT the 64-bit address, MUBUF/MTBUF the address `buffer_address` computes
   with ``OUT_OF_RANGE`` set when the V# range check drops the lane (first or last dword);
   MIMG and GDS none (image addressing and GDS are not checked).
+  A DS record with addresses (``lane_entries`` > 0) has a header after EXEC: -1, and the
+  lanes' entries as above follow; or, for a whole wave whose lane addresses follow the
+  pattern ``x(l) = a + (l mod P) s1 + (l div P) s2`` (P a power of two, 2 to 64: a row of
+  lanes, a 2-D tile, a broadcast within groups of lanes; the second address of ds_*2* at
+  ``x(l) + d``), ``log2 P`` and then ``a, s1, s2, d``: 5 entries where 64 or 128 would be.
+  Nearly every LDS access of a real kernel has one; the analyses check such an access over
+  the distinct addresses the pattern names, without reading 64 lanes' entries.
 
 Which row takes how many entries per lane is a property of the row alone (`lane_entries`),
 so the analyses (gcnemu/sanitize/analysis.py) walk the trace without markers. A memory
@@ -77,10 +84,59 @@ def lane_entries(code, pc):
     return 0
 
 
-@njit
+@njit(inline="always")
+def _ds_pattern(vgpr, row, offa, offb, two, tr, at):
+    """Write the compact record of a whole wave's DS addresses at ``tr[at:at + 5]`` and return
+    True when they follow one (see the module docstring), else return False (what it wrote
+    there, if anything, is overwritten). Branch-free loops over the lanes: ~10 ns for one
+    line of lanes, ~25 ns for lines of P lanes."""
+    m = np.int64(0xFFFFFFFF)
+    e0 = (np.int64(vgpr[row, 0]) + offa) & m
+    s1 = ((np.int64(vgpr[row, 1]) + offa) & m) - e0
+    bad = np.int64(0)
+    for l in range(64):                  # one line of lanes
+        bad |= ((np.int64(vgpr[row, l]) + offa) & m) ^ (e0 + l * s1)
+    k = np.int64(64)
+    lg = np.int64(6)
+    s2 = np.int64(0)
+    if bad != 0:
+        # lines of k lanes, k the first lane off the first line
+        k = 2
+        while k < 64 and ((np.int64(vgpr[row, k]) + offa) & m) == e0 + k * s1:
+            k += 1
+        if k & (k - 1):
+            return False
+        lg = 1
+        while (1 << lg) != k:
+            lg += 1
+        s2 = ((np.int64(vgpr[row, k]) + offa) & m) - e0
+        bad = np.int64(0)
+        for l in range(64):
+            bad |= ((np.int64(vgpr[row, l]) + offa) & m) ^ \
+                (e0 + (l & (k - 1)) * s1 + (l >> lg) * s2)
+        if bad != 0:
+            return False
+    d = np.int64(0)
+    if two:
+        d = ((np.int64(vgpr[row, 0]) + offb) & m) - e0
+        for l in range(64):
+            v = np.int64(vgpr[row, l])
+            bad |= ((v + offb) & m) ^ (((v + offa) & m) + d)
+        if bad != 0:
+            return False
+    tr[at] = lg
+    tr[at + 1] = e0
+    tr[at + 2] = s1
+    tr[at + 3] = s2
+    tr[at + 4] = d
+    return True
+
+
+@njit(_nrt=False)      # it allocates nothing: no reference counts of its arrays per call
 def record_access(code, pc, w, sregs, ws, vgpr, tr, tp):
     """Append the sanitizer's record of the memory instruction at row ``pc`` (see the module
-    docstring) at ``tr[tp]``; returns the new write position. At most 129 entries."""
+    docstring) at ``tr[tp]``; returns the new write position. At most 130 entries (with the
+    row, within timing/trace.py's TRACE_SLACK: its DS scratch is not used by this trace)."""
     h = code[pc, C_H]
     if h == H_SMRD_LOAD:
         if code[pc, C_F1] != 0:
@@ -110,28 +166,35 @@ def record_access(code, pc, w, sregs, ws, vgpr, tr, tp):
         row = vbase + code[pc, C_F3]
         if not (0 <= row < nrows):
             tr[tp] = 0
-            return start
+            tr[start] = -1
+            return start + 1
         if per == 2:
             scale = 4 * max(1, count) * (64 if st64 else 1)
             offa = code[pc, C_F0] * scale
             offb = code[pc, C_F1] * scale
         else:
             offa = offb = code[pc, C_F0] | (code[pc, C_F1] << 8)
+        tr[tp] = np.int64(ex)
+        if ex == ~U64(0) and _ds_pattern(vgpr, row, offa, offb, per == 2, tr, start):
+            return start + 5
+        tr[start] = -1
+        start += 1
         if ex == ~U64(0) and per == 1:
-            # a whole wave (nearly every access): a loop without branches, vectorised
+            # a whole wave at scattered addresses (a histogram's bins): a loop without
+            # branches, vectorised
             for l in range(64):
                 tr[start + l] = (np.int64(vgpr[row, l]) + offa) & 0xFFFFFFFF
-            n = 64
-        else:
-            for l in range(64):
-                if (ex >> U64(l)) & U64(1):
-                    a = np.int64(vgpr[row, l])
-                    tr[start + n] = (a + offa) & 0xFFFFFFFF
+            return start + 64
+        for l in range(64):
+            if (ex >> U64(l)) & U64(1):
+                a = np.int64(vgpr[row, l])
+                tr[start + n] = (a + offa) & 0xFFFFFFFF
+                n += 1
+                if per == 2:
+                    tr[start + n] = (a + offb) & 0xFFFFFFFF
                     n += 1
-                    if per == 2:
-                        tr[start + n] = (a + offb) & 0xFFFFFFFF
-                        n += 1
-    elif h == H_FLAT:
+        return start + n
+    if h == H_FLAT:
         row = vbase + code[pc, C_F2]
         if not (0 <= row and row + 1 < nrows):
             tr[tp] = 0

@@ -74,16 +74,20 @@ def _vgprs(v: int, n: int) -> list:
     return [VREG + v + i for i in range(n) if v + i < 256]
 
 
+#: 64-bit words of a register bit set (the register space's VREG + 256 registers)
+NWORDS = 8
+
+
 @dataclass
 class RowSets:
-    """Per row of a program: registers read, written, data registers locked until EXPCNT, and
-    the counters it counts on (bits VM, SMEM, LGKM, EXP) or, for s_waitcnt, its thresholds.
-    Lists are CSR: row r's reads are ``reads[reads_at[r]:reads_at[r + 1]]``."""
+    """Per row of a program: registers read and written (bit sets: register r is bit r % 64 of
+    word r // 64, so that the analyses test a row against a wave's state in a few word
+    operations), data registers locked until EXPCNT (CSR: row r's are
+    ``locks[locks_at[r]:locks_at[r + 1]]``), and the counters it counts on (bits VM, SMEM,
+    LGKM, EXP) or, for s_waitcnt, its thresholds."""
 
-    reads: np.ndarray
-    reads_at: np.ndarray
-    writes: np.ndarray
-    writes_at: np.ndarray
+    reads: np.ndarray          #: uint64 [n, NWORDS]
+    writes: np.ndarray         #: uint64 [n, NWORDS]
     locks: np.ndarray
     locks_at: np.ndarray
     counters: np.ndarray       #: int64 [n]: counter bits; -1 for s_waitcnt
@@ -234,6 +238,15 @@ def _csr(lists) -> tuple:
     return flat, at
 
 
+def register_bits(lists) -> np.ndarray:
+    """uint64 [len(lists), NWORDS]: each list of registers as a bit set (see RowSets)."""
+    out = np.zeros((len(lists), NWORDS), np.uint64)
+    for i, regs in enumerate(lists):
+        for r in regs:
+            out[i, r >> 6] |= np.uint64(1) << np.uint64(r & 63)
+    return out
+
+
 def row_sets(prog, gen: str = table.GFX7) -> RowSets:
     """The RowSets of a decoded program (one entry per row of ``prog.code``; rows past the
     decoded instructions, if any, read and write nothing)."""
@@ -252,11 +265,9 @@ def row_sets(prog, gen: str = table.GFX7) -> RowSets:
         elif ins.defn.name == "s_barrier":
             barrier[i] = 1
         moves[i] = MOVES.get(ins.defn.name, 0)
-    reads, reads_at = _csr(rd)
-    writes, writes_at = _csr(wr)
     locks, locks_at = _csr(lk)
-    return RowSets(reads, reads_at, writes, writes_at, locks, locks_at, counters, waits, barrier,
-                   moves)
+    return RowSets(register_bits(rd), register_bits(wr), locks, locks_at, counters, waits,
+                   barrier, moves)
 
 
 def register_name(r: int) -> str:

@@ -18,7 +18,7 @@ from ..isa.operands import Unprintable
 from ..timing.trace import TRACE_SLACK
 from . import analysis as A
 from .findings import Finding, merge_findings
-from .rows import VREG, register_name, row_sets
+from .rows import NWORDS, VREG, register_bits, register_name, row_sets
 
 #: the engine's third specialisation of run_wave is chosen by this argument not being None
 SANITIZE = np.zeros(1, np.int64)
@@ -36,12 +36,11 @@ class Sanitizer:
         self.prog, self.kernel, self.wpg, self.lds_size = prog, kernel, waves_per_group, lds_size
         self.sets = row_sets(prog, gen)
         self.access = A.access_table(prog.code)
-        init = np.zeros(A.NREGS, np.uint8)
-        for _what, first, count in sgpr_layout:
-            init[first:first + count] = 1
-        init[[124, 126, 127]] = 1          # M0 (gcnemu sets it to -1) and EXEC
-        init[VREG:VREG + min(int(vgpr_ids), 3)] = 1
-        self.init = init
+        init = [r for _what, first, count in sgpr_layout for r in range(first, first + count)]
+        init += [124, 126, 127]            # M0 (gcnemu sets it to -1) and EXEC
+        init += range(VREG, VREG + min(int(vgpr_ids), 3))
+        #: the registers written when a wave starts (a bit set, as RowSets')
+        self.init = register_bits([init])[0]
         self._text = {}
 
     def shadow(self, nwaves: int, ngroups: int) -> "BatchShadow":
@@ -159,7 +158,8 @@ class BatchShadow:
     def __init__(self, san: Sanitizer, nwaves: int, ngroups: int):
         self.san = san
         self.trace = np.zeros(TRACE_ENTRIES + TRACE_SLACK, np.int64)
-        self.written = np.zeros((nwaves, A.NREGS), np.uint8)
+        self.written = np.zeros((nwaves, NWORDS), np.uint64)
+        self.pbits = np.zeros((nwaves, 3, NWORDS), np.uint64)
         self.pend = np.full((nwaves, A.NREGS, 3), -1, np.int64)
         self.cnt = np.zeros((nwaves, 9), np.int64)
         self.lds = np.zeros((4, ngroups * ((san.lds_size + 3) // 4)), np.int64)
@@ -170,13 +170,14 @@ class BatchShadow:
 
     def nbytes(self) -> int:
         """Bytes of the host arrays this shadow holds (for the launch cache's footprint)."""
-        return sum(a.nbytes for a in (self.trace, self.written, self.pend, self.cnt, self.lds,
+        return sum(a.nbytes for a in (self.trace, self.written, self.pbits, self.pend, self.cnt, self.lds,
                                       self.counts, self.first, self.ev))
 
     def start(self, gwave: np.ndarray, wgroup: np.ndarray, memory, scratch) -> None:
         """Begin a batch: ``gwave``/``wgroup`` the dispatch-wide wave and batch-local group of
         each wave of the batch's arrays."""
         self.written[:] = self.san.init
+        self.pbits[:] = 0
         # nothing is outstanding when a batch starts: each counter's done count catches up
         # with its issued count, which makes whatever ``pend`` holds from the last batch older
         # than any outstanding access (refilling pend instead costs ~1 ms a batch: 3 MB for
@@ -204,9 +205,9 @@ class BatchShadow:
         """Analyse what the trace holds and empty it (the engine then goes on writing)."""
         s, tr = self.san.sets, self.trace
         self.nev, self.ev, self.seq = A.consume(
-            tr, 2, int(tr[0]), self.san.prog.code, self.san.access, s.reads, s.reads_at,
-            s.writes, s.writes_at, s.locks, s.locks_at, s.counters, s.waits, s.barrier, s.moves,
-            self.gwave, self.wgroup, self.written, self.pend, self.cnt, self.lds,
+            tr, 2, int(tr[0]), self.san.prog.code, self.san.access, s.reads, s.writes, s.locks,
+            s.locks_at, s.counters, s.waits, s.barrier, s.moves, self.gwave, self.wgroup,
+            self.written, self.pbits, self.pend, self.cnt, self.lds,
             self.san.lds_size, self.starts, self.ends, self.scratch[0], self.scratch[1], self.scratch[2],
             self.counts, self.first, self.ev, self.nev, self.seq)
         tr[0] = 2
