@@ -323,6 +323,24 @@ INFO_TAKEN_SHIFT = 32
 #: (memory or barriers every few instructions: the hand-over would cost more than it saves)
 FAST_RUN_BACKOFF = 8
 U1, U2, U3, U4 = np.uint64(1), np.uint64(2), np.uint64(3), np.uint64(4)
+#: a scan paused before an access that needs (cycle, CU) order resumes where it stopped: per
+#: CU one row of RS (stride RSS, one cache line): the slot to resume at (-1: no paused scan),
+#: the ports used, the memory instructions issued, whether a wave ended, the scan's earliest
+#: next ready cycle and the earliest release/launch cycle it caused
+RS_SI, RS_USED, RS_NMEM, RS_ENDED, RS_SMIN, RS_FLOOR = range(6)
+RSS = 8
+
+
+@njit(inline="always")
+def _pause(RS, cu, si, used, nmem, ended, smin, floor):
+    """Save the scan state of CU cu, paused at slot si (see RS_*)."""
+    r = np.uint64(cu) * np.uint64(RSS)
+    RS[r + np.uint64(RS_SI)] = si
+    RS[r + np.uint64(RS_USED)] = used
+    RS[r + np.uint64(RS_NMEM)] = nmem
+    RS[r + np.uint64(RS_ENDED)] = ended
+    RS[r + np.uint64(RS_SMIN)] = smin
+    RS[r + np.uint64(RS_FLOOR)] = floor
 
 
 @njit
@@ -338,6 +356,12 @@ def _row_info(rcat, rflags, rcost, rtaken, ic):
                    | (INFO_VW if rflags[r] & C.F_VSDST else 0)
                    | (INFO_SR if rflags[r] & C.F_SREAD else 0))
     return info
+
+
+@njit(inline="always")
+def _turn_simd(t, nsimd):
+    """The SIMD whose turn cycle t (>= 0) is: t mod nsimd (unsigned: no floor fix-up)."""
+    return np.int64(np.uint64(t) % np.uint64(nsimd))
 
 
 @njit(inline="always")
@@ -359,7 +383,7 @@ def _next_turn(SS, base, ss, nsimd, t, simd):
     if mw >= INF:
         return INF, 0
     t = mw
-    simd = t % nsimd
+    simd = _turn_simd(t, nsimd)
     for _ in range(nsimd):
         if SS[base + np.uint64(simd) * ss] <= t:
             return t, simd
@@ -399,7 +423,8 @@ def _unit_turns(free, t, nsimd):
     """The turns of a SIMD (one every nsimd cycles from t) on which a wave waits for a unit
     busy until ``free``: a unit's free time only moves on when a wave issues to it, which
     nobody can before ``free``, so the wave would be refused on each of them."""
-    return (free - t + nsimd - 1) // nsimd
+    # (unsigned: free > t, and numba's signed // adds a floor fix-up)
+    return np.int64(np.uint64(free - t + nsimd - 1) // np.uint64(nsimd))
 
 
 @njit(inline="always")
@@ -453,11 +478,10 @@ def _advance_plain(WV, wq, streams, rinfo, t, cat, cost, p, row, info, pcc, rsg,
 
 
 @njit(_nrt=False)
-def _fast_run(cu, t, nsimd, SS, sstride, WV, streams, rinfo, acc, rs_si, rs_used, rs_smin, pcc,
-              rsg, vslat, ic, ctr):
+def _fast_run(cu, t, nsimd, SS, sstride, WV, streams, rinfo, acc, RS, pcc, rsg, vslat, ic, ctr):
     """Run CU cu's scans from cycle t while they need only the fast path (plain VALU, SALU,
     branch and internal instructions that are not a wave's last). Returns the cycle of the
-    first scan that needs more, with rs_si/rs_used/rs_smin[cu] set to resume it there, or INF
+    first scan that needs more, with CU cu's row of RS set to resume it there, or INF
     when no wave of the CU can issue any more. acc: the issue counters (a_wait, a_any,
     a_valu, a_sca, a_misc), updated. SS: per SIMD (wake, waves, VALU free, slots...), WV:
     per wave (see WV_*); pcc: the per-row cycle table (see _account); ic: the I$s
@@ -470,7 +494,7 @@ def _fast_run(cu, t, nsimd, SS, sstride, WV, streams, rinfo, acc, rs_si, rs_used
     ss = np.uint64(sstride)
     wo = U3 + (ss - U3) // U2      # where a SIMD's waves' ready cycles start
     base = np.uint64(cu * nsimd) * ss
-    simd = t % nsimd
+    simd = _turn_simd(t, nsimd)
     out = INF
     while True:
         so = base + np.uint64(simd) * ss
@@ -493,18 +517,14 @@ def _fast_run(cu, t, nsimd, SS, sstride, WV, streams, rinfo, acc, rs_si, rs_used
                 row = streams[np.uint64(p)]
                 info = rinfo[np.uint64(row)]
                 if info & INFO_SLOW or p + 1 >= WV[wq + U3]:
-                    rs_si[cu] = si
-                    rs_used[cu] = used
-                    rs_smin[cu] = smin
+                    _pause(RS, cu, si, used, 0, 0, smin, INF)
                     out = t
                     break
                 # --- instruction fetch (gcnemu/timing/icache.py), as in simulate ---
                 if cat >= IC.PEND_SEQ:
                     a = IC.fetch_one(ic, cu, row, cat, t, ctr, X_IFETCH)
                     if a < 0:
-                        rs_si[cu] = si
-                        rs_used[cu] = used
-                        rs_smin[cu] = smin
+                        _pause(RS, cu, si, used, 0, 0, smin, INF)
                         out = t
                         break
                     cat &= IC.CAT_MASK
@@ -596,6 +616,16 @@ def _waitcnt_until(q, n, w, limit, t):
             m += 1
     n[w] = m
     return until
+
+
+@njit(inline="always")
+def _waitcnt(q, n, w, limit, t):
+    """_waitcnt_until with its common case inline: nothing to wait for (no limit, or no more
+    than ``limit`` outstanding) returns t without the call (whose arrays numba passes field by
+    field)."""
+    if limit < 0 or n[w] <= limit:
+        return t
+    return _waitcnt_until(q, n, w, limit, t)
 
 
 @njit(_nrt=False)
@@ -749,14 +779,10 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     a_misc = np.int64(0)
     # each CU's own clock (see SHARED_FLAGS): the cycle of its next scan
     ct = np.zeros(ncu, np.int64)
-    # a scan paused before a shared access resumes there: slot, used ports, memory issues,
-    # whether a wave ended, and the scan's earliest next times (-1: no paused scan)
-    rs_si = np.full(ncu, -1, np.int64)
-    rs_used = np.zeros(ncu, np.int64)
-    rs_nmem = np.zeros(ncu, np.int64)
-    rs_ended = np.zeros(ncu, np.int64)
-    rs_smin = np.zeros(ncu, np.int64)
-    rs_floor = np.zeros(ncu, np.int64)
+    # a scan paused before a shared access resumes there (see RS_*)
+    RS = np.zeros(ncu * RSS, np.int64)
+    for c in range(ncu):
+        RS[c * RSS + RS_SI] = -1
     acc = np.zeros(5, np.int64)             # _fast_run's counters
     fr_skip = np.zeros(ncu, np.int64)       # scans left before _fast_run is tried again
     rinfo = _row_info(rcat, rflags, rcost, rtaken, ic)
@@ -784,12 +810,13 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
         # unsigned copies for indexing: numba adds a negative-index fix-up to every access
         # with a signed index, and in the scan loop the extra registers spill
         cuu = np.uint64(cu)
+        rsi = cuu * np.uint64(RSS)     # the CU's row of RS
         while True:
             if lockstep:
                 pass
-            elif rs_si[cuu] < 0 and fr_skip[cuu] > 0:
+            elif RS[rsi] < 0 and fr_skip[cuu] > 0:
                 fr_skip[cuu] -= 1
-            elif rs_si[cuu] < 0:
+            elif RS[rsi] < 0:
                 # scans that need only the fast path run in a small loop of their own
                 t0 = t
                 acc[0] = a_wait
@@ -798,7 +825,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                 acc[3] = a_sca
                 acc[4] = a_misc
                 t = _fast_run(cu, t, nsimd, SSflat, sstride, WV, streams, rinfo, acc,
-                              rs_si, rs_used, rs_smin, pcc, rsg, vslat, ic, ctr)
+                              RS, pcc, rsg, vslat, ic, ctr)
                 a_wait = acc[0]
                 a_any = acc[1]
                 a_valu = acc[2]
@@ -811,10 +838,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                     # its first scan needed the full path: memory or barriers are frequent
                     # here, and the hand-over costs more than the small loop saves
                     fr_skip[cuu] = FAST_RUN_BACKOFF
-                rs_nmem[cuu] = 0
-                rs_ended[cuu] = 0
-                rs_floor[cuu] = INF
-            simd = t % nsimd
+            simd = _turn_simd(t, nsimd)
             sid = cu * nsimd + simd
             sidu = np.uint64(sid)
             paused = False
@@ -827,14 +851,14 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                 ended = False
                 smin = INF
                 floor = INF     # earliest release/launch time this scan caused
-                if rs_si[cuu] >= 0:
-                    si0 = rs_si[cuu]
-                    used = rs_used[cuu]
-                    nmem = rs_nmem[cuu]
-                    ended = rs_ended[cuu] != 0
-                    smin = rs_smin[cuu]
-                    floor = rs_floor[cuu]
-                    rs_si[cuu] = -1
+                if RS[rsi] >= 0:
+                    si0 = RS[rsi]
+                    used = RS[rsi + np.uint64(RS_USED)]
+                    nmem = RS[rsi + np.uint64(RS_NMEM)]
+                    ended = RS[rsi + np.uint64(RS_ENDED)] != 0
+                    smin = RS[rsi + np.uint64(RS_SMIN)]
+                    floor = RS[rsi + np.uint64(RS_FLOOR)]
+                    RS[rsi] = -1
                 for si in range(si0, nslot[sidu]):
                     sri = sidu * sstride + U3 + wpsu + np.uint64(si)
                     rv = SSflat[sri]
@@ -860,12 +884,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                         a = IC.fetch(ic, cu, row, cat, t, np.bool_(False), ctr, X_IFETCH)
                         if a < 0:
                             if not shared_ok:
-                                rs_si[cuu] = si
-                                rs_used[cuu] = used
-                                rs_nmem[cuu] = nmem
-                                rs_ended[cuu] = ended
-                                rs_smin[cuu] = smin
-                                rs_floor[cuu] = floor
+                                _pause(RS, cu, si, used, nmem, ended, smin, floor)
                                 paused = True
                                 break
                             a, clock = _ifetch_ordered(ic, cu, row, cat, t, clock, l2tags, l2stamps,
@@ -919,9 +938,9 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                     cat = rcat[ru]
                     if fl & C.F_WAITCNT:
                         q = qrow[wu]
-                        uv = _waitcnt_until(vq, vn, q, rwait[ru, 0], t)
-                        ue = _waitcnt_until(eq, en, q, rwait[ru, 1], t)
-                        ul = _waitcnt_until(lq, ln, q, rwait[ru, 2], t)
+                        uv = _waitcnt(vq, vn, q, rwait[ru, 0], t)
+                        ue = _waitcnt(eq, en, q, rwait[ru, 1], t)
+                        ul = _waitcnt(lq, ln, q, rwait[ru, 2], t)
                         u = max(uv, ue, ul)
                         if u > t:
                             ctr[X_WAIT_ANY] += u - t
@@ -968,12 +987,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                     if not shared_ok and (fl & SHARED_FLAGS or p + 2 >= wend[wu]):
                         # a memory access through shared caches, or (perhaps) the wave's end:
                         # wait until no other CU is behind this scan
-                        rs_si[cuu] = si
-                        rs_used[cuu] = used
-                        rs_nmem[cuu] = nmem
-                        rs_ended[cuu] = ended
-                        rs_smin[cuu] = smin
-                        rs_floor[cuu] = floor
+                        _pause(RS, cu, si, used, nmem, ended, smin, floor)
                         paused = True
                         break
                     # issue
