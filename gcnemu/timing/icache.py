@@ -62,7 +62,7 @@ import numpy as np
 from ..exec.jit import njit
 from ..mem.space import BASE as MEMORY_BASE
 
-#: bits of a wave's next-row category word (the model's per-wave WV_CAT, categories 0..6):
+#: bits of the category in a wave's next-row word (the model's _next_word, categories 0..6):
 #: a fetch is pending before that row issues, entered in sequence (the row's new blocks) or
 #: by a jump or at the wave's start (all the row's blocks)
 PEND_SEQ = 8

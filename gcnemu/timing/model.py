@@ -92,15 +92,14 @@ NPC = len(PC_COLUMNS)
 (PC_COUNT, PC_ISSUE, PC_VM, PC_LGKM, PC_EXP, PC_BARRIER, PC_UNIT, PC_ARBITER,
  PC_FETCH, PC_DEP) = range(NPC)
 #: per-wave table (WV) stride and fields: the cycles it has waited for its next row's
-#: instruction fetch (a wave's ready cycle, the one field every scan reads for every wave,
-#: lives in its SIMD's row of the SIMD table SS), category of its next row (with
-#: icache.PEND_* bits while a fetch is pending), stream position, stream end, the cycle
-#: since which it has been waiting to issue its next row (its previous row's issue end),
+#: instruction fetch (a wave's ready cycle and its next row, what every scan reads for every
+#: wave, live in its SIMD's row of the SIMD table SS), a free field, stream position, stream
+#: end, the cycle since which it has been waiting to issue its next row (its previous row's issue end),
 #: the stall cycles of that wait known so far (unit busy, barrier, dependency), and the
 #: wave's last VALU write of scalar registers: when it retires and which registers (the
 #: 128-bit mask of costs.scalar_masks)
 WVS = 12
-WV_FETCH, WV_CAT, WV_POS, WV_END, WV_SINCE, WV_UNIT, WV_BAR, WV_DEP, WV_DEPST, WV_DMLO, \
+WV_FETCH, _WV_FREE, WV_POS, WV_END, WV_SINCE, WV_UNIT, WV_BAR, WV_DEP, WV_DEPST, WV_DMLO, \
     WV_DMHI = range(11)
 #: rows whose dependency flags alone do not take them off the fast path
 DEP_FLAGS = C.F_VSDST | C.F_SREAD
@@ -305,12 +304,15 @@ SHARED_FLAGS = C.F_VMEM | C.F_SMEM | C.F_END | C.F_ICINV
 
 # A CU's scans that need nothing but plain VALU, SALU, branch and internal instructions run
 # in _fast_run, a small loop whose state fits in registers, over two interleaved tables:
-# per wave (WV, see WV_*): category of the next row, stream position, stream end, ...;
-# per SIMD (SS, stride 3 + 2 x waves per SIMD): wake cycle, resident waves, VALU free cycle,
-# the resident waves oldest first, then the cycle at which each of them may issue (kept with
-# the SIMD, not with the wave: a scan reads every resident wave's ready cycle, and from one
-# row that stays in the CPU's L1 this costs ~5-10% less than from the waves' scattered state
-# in WV). Per row, rinfo packs cost, category (with icache.PEND_SEQ when a wave entering it in
+# per wave (WV, see WV_*): stream position, stream end, stall cycles, ...; per SIMD (SS,
+# stride 3 + 3 x waves per SIMD): wake cycle, resident waves, VALU free cycle, the resident
+# waves oldest first, then the cycle at which each of them may issue, then each one's
+# next-row word (_next_word: the row and its category, with icache.PEND_* bits while a fetch
+# is pending). A scan reads those two for every resident wave: kept with the SIMD, in one
+# row that stays in the CPU's L1, not in the waves' scattered state (WV, the trace), a wave
+# that is not ready or is refused its port or unit costs no load that misses the L1 (the
+# ready cycles moved there: ~5-10% less CPU; the next rows: ~6-10% on LDS and memory
+# kernels). Per row, rinfo packs cost, category (with icache.PEND_SEQ when a wave entering it in
 # sequence fetches), a flag for rows that need the full path, and the taken-branch cost:
 INFO_COST_MASK = (1 << 20) - 1
 INFO_CAT_SHIFT = 20
@@ -323,6 +325,17 @@ INFO_TAKEN_SHIFT = 32
 #: (memory or barriers every few instructions: the hand-over would cost more than it saves)
 FAST_RUN_BACKOFF = 8
 U1, U2, U3, U4 = np.uint64(1), np.uint64(2), np.uint64(3), np.uint64(4)
+NEXT_ROW_MASK = (1 << 32) - 1
+#: memory rows (F_*) and what makes a scan check more than the port before their unit
+MEM_ROW = C.F_VMEM | C.F_LDS | C.F_GDS | C.F_EXP
+NO_EARLY_UNIT = C.F_WAITCNT | C.F_SREAD
+
+
+@njit(inline="always")
+def _next_word(row, cat):
+    """A slot's next-row word: the row and its category (with icache.PEND_* bits)."""
+    return (cat << 32) | row
+
 #: a scan paused before an access that needs (cycle, CU) order resumes where it stopped: per
 #: CU one row of RS (stride RSS, one cache line): the slot to resume at (-1: no paused scan),
 #: the ports used, the memory instructions issued, whether a wave ended, the scan's earliest
@@ -347,6 +360,8 @@ def _pause(RS, cu, si, used, nmem, ended, smin, floor):
 def _row_info(rcat, rflags, rcost, rtaken, ic):
     """The per-row table of _fast_run (see INFO_*)."""
     info = np.empty(rcost.shape[0], np.int64)
+    if rcost.shape[0] > NEXT_ROW_MASK:
+        raise ValueError("timing model: more program rows than a next-row word holds")
     for r in range(rcost.shape[0]):
         if not (0 <= rcost[r] <= INFO_COST_MASK and 0 <= rcat[r] <= IC.CAT_MASK):
             raise ValueError("timing model: a row's cost or category is out of range")
@@ -428,6 +443,17 @@ def _unit_turns(free, t, nsimd):
 
 
 @njit(inline="always")
+def _unit_sleep(WV, wq, SS, sri, free, t, nsimd):
+    """The wave at WV[wq:] (ready cycle at SS[sri]) is refused at cycle t by a unit busy
+    until ``free``: it sleeps until its SIMD's first turn after that (_unit_turns), booked as
+    its unit-busy stall. Returns the cycle it wakes."""
+    k = _unit_turns(free, t, nsimd) * nsimd
+    WV[wq + np.uint64(WV_UNIT)] += k
+    SS[sri] = t + k
+    return t + k
+
+
+@njit(inline="always")
 def _dep_wait(WV, wq, rsg, row, t):
     """For a scalar row that reads scalar registers: the cycle until which the wave's last
     VALU write of any of them has not retired (cu-whitepaper: a VALU instruction "takes 16
@@ -452,11 +478,12 @@ def _dep_write(WV, wq, rsg, row, at):
 
 
 @njit(inline="always")
-def _advance_plain(WV, wq, streams, rinfo, t, cat, cost, p, row, info, pcc, rsg, vslat, ic):
+def _advance_plain(WV, wq, SS, nxi, streams, rinfo, t, cat, cost, p, row, info, pcc, rsg, vslat,
+                   ic):
     """Move the wave at WV[wq:] past the plain instruction it issues at cycle t (stream
     position p, row ``row``, rinfo ``info``, category ``cat``, issue cost ``cost``): its next
-    position and category (and whether it must fetch it), and the cycle at which it may issue
-    again (returned)."""
+    position, its next row and category (and whether it must fetch it) in its slot's word
+    SS[nxi], and the cycle at which it may issue again (returned)."""
     nxt = p + 1
     WV[wq + U2] = nxt
     # the waves' streams (~10 MB for mandelbrot 256x192) are read by hundreds of waves in
@@ -467,7 +494,7 @@ def _advance_plain(WV, wq, streams, rinfo, t, cat, cost, p, row, info, pcc, rsg,
     c = (rinfo[np.uint64(nr)] >> INFO_CAT_SHIFT) & INFO_CAT_MASK
     if nr != row + 1:
         c |= IC.PEND_JUMP       # (as IC.pending: with the static PEND_SEQ of rinfo)
-    WV[wq + U1] = c
+    SS[nxi] = _next_word(nr, c)
     busy = cost
     if cat == C.CAT_BRANCH and nr != row + 1:
         busy = info >> INFO_TAKEN_SHIFT
@@ -478,7 +505,8 @@ def _advance_plain(WV, wq, streams, rinfo, t, cat, cost, p, row, info, pcc, rsg,
 
 
 @njit(_nrt=False)
-def _fast_run(cu, t, nsimd, SS, sstride, WV, streams, rinfo, acc, RS, pcc, rsg, vslat, ic, ctr):
+def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, rsg, vslat, ic,
+              ctr):
     """Run CU cu's scans from cycle t while they need only the fast path (plain VALU, SALU,
     branch and internal instructions that are not a wave's last). Returns the cycle of the
     first scan that needs more, with CU cu's row of RS set to resume it there, or INF
@@ -487,12 +515,13 @@ def _fast_run(cu, t, nsimd, SS, sstride, WV, streams, rinfo, acc, RS, pcc, rsg, 
     per wave (see WV_*); pcc: the per-row cycle table (see _account); ic: the I$s
     (gcnemu/timing/icache.py): a fetch that needs (cycle, CU) order (a possible miss) ends
     the run like a row that needs the full path; ctr: the counters."""
-    nblocked = np.int64(0)
+    a_wait = np.int64(0)     # cycles ready waves were refused (SQ_WAIT_INST_ANY)
     a_valu = np.int64(0)
     a_sca = np.int64(0)
     a_misc = np.int64(0)
     ss = np.uint64(sstride)
-    wo = U3 + (ss - U3) // U2      # where a SIMD's waves' ready cycles start
+    wpsu = np.uint64(wps)
+    wo = U3 + wpsu      # where a SIMD's waves' ready cycles start (next-row words: + wps)
     base = np.uint64(cu * nsimd) * ss
     simd = _turn_simd(t, nsimd)
     out = INF
@@ -507,14 +536,16 @@ def _fast_run(cu, t, nsimd, SS, sstride, WV, streams, rinfo, acc, RS, pcc, rsg, 
                 if r > t:
                     smin = min(smin, r)
                     continue
-                wq = np.uint64(SS[so + U3 + np.uint64(si)]) * np.uint64(WVS)
-                cat = WV[wq + U1]
+                nxi = sri + wpsu
+                nx = SS[nxi]
+                cat = nx >> 32
                 if (used >> cat) & 1:     # (internal instructions never set a port bit)
-                    nblocked += 1
+                    a_wait += nsimd
                     smin = t + 1
                     continue
+                wq = np.uint64(SS[so + U3 + np.uint64(si)]) * np.uint64(WVS)
                 p = WV[wq + U2]
-                row = streams[np.uint64(p)]
+                row = nx & NEXT_ROW_MASK
                 info = rinfo[np.uint64(row)]
                 if info & INFO_SLOW or p + 1 >= WV[wq + U3]:
                     _pause(RS, cu, si, used, 0, 0, smin, INF)
@@ -528,14 +559,14 @@ def _fast_run(cu, t, nsimd, SS, sstride, WV, streams, rinfo, acc, RS, pcc, rsg, 
                         out = t
                         break
                     cat &= IC.CAT_MASK
-                    WV[wq + U1] = cat
+                    SS[nxi] = _next_word(row, cat)
                     if a > t:
                         WV[wq + np.uint64(WV_FETCH)] += a - t
                         SS[sri] = a
                         smin = min(smin, a)
                         continue
                     if (used >> cat) & 1:
-                        nblocked += 1
+                        a_wait += nsimd
                         smin = t + 1
                         continue
                 # --- end of instruction fetch ---
@@ -550,12 +581,10 @@ def _fast_run(cu, t, nsimd, SS, sstride, WV, streams, rinfo, acc, RS, pcc, rsg, 
                 if cat == C.CAT_VALU:
                     if SS[so + U2] > t:
                         # the VALU is busy: the wave sleeps until its SIMD's first turn after
-                        # the VALU frees (it would fail each turn before: see _unit_wait)
-                        k = _unit_turns(SS[so + U2], t, nsimd)
-                        nblocked += k
-                        WV[wq + np.uint64(WV_UNIT)] += k * nsimd
-                        SS[sri] = t + k * nsimd
-                        smin = min(smin, t + k * nsimd)
+                        # the VALU frees (it would fail each turn before: see _unit_turns)
+                        r = _unit_sleep(WV, wq, SS, sri, SS[so + U2], t, nsimd)
+                        a_wait += r - t
+                        smin = min(smin, r)
                         continue
                     SS[so + U2] = t + cost
                     a_valu += cost
@@ -565,8 +594,8 @@ def _fast_run(cu, t, nsimd, SS, sstride, WV, streams, rinfo, acc, RS, pcc, rsg, 
                     a_misc += cost
                 if cat != C.CAT_INTERNAL:
                     used |= 1 << cat
-                r = _advance_plain(WV, wq, streams, rinfo, t, cat, cost, p, row, info, pcc, rsg,
-                                   vslat, ic)
+                r = _advance_plain(WV, wq, SS, nxi, streams, rinfo, t, cat, cost, p, row, info,
+                                   pcc, rsg, vslat, ic)
                 SS[sri] = r
                 smin = min(smin, r)
             if out < INF:
@@ -577,7 +606,7 @@ def _fast_run(cu, t, nsimd, SS, sstride, WV, streams, rinfo, acc, RS, pcc, rsg, 
         t, simd = _next_turn(SS, base, ss, nsimd, t, simd)
         if t >= INF:
             break
-    acc[0] += nblocked * nsimd
+    acc[0] += a_wait
     acc[1] += a_valu + a_sca + a_misc
     acc[2] += a_valu
     acc[3] += a_sca
@@ -670,10 +699,8 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     the results are the same bits."""
     nw = wbeg.shape[0]
     ng = group_first.shape[0] - 1
-    # per wave (WV interleaves them for _fast_run): cycle at which it may issue, category of
-    # its next instruction, position in its stream
+    # per wave (WV interleaves them for _fast_run, see WV_*): position in its stream, ...
     WV = np.zeros(WVS * nw, np.int64)
-    ncat = WV[WV_CAT::WVS]
     ptr = WV[WV_POS::WVS]
     for i in range(nw):     # (loops, not slice assignments: see split_trace_kinds)
         ptr[i] = wbeg[i]
@@ -682,9 +709,12 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     since = WV[WV_SINCE::WVS]
     # s_waitcnt stall cycles of a wave's next row (vmcnt, lgkmcnt, expcnt)
     wacc = np.zeros(3 * nw, np.int64)
+    # each wave's first next-row word (_launch puts it in its slot)
+    wnx0 = np.zeros(nw, np.int64)
     for w in range(nw):
         if wbeg[w] < wend[w]:
-            ncat[w] = rcat[streams[wbeg[w]]] | IC.PEND_JUMP    # (a wave starts by fetching)
+            r0 = streams[wbeg[w]]
+            wnx0[w] = _next_word(r0, rcat[r0] | IC.PEND_JUMP)    # (a wave starts by fetching)
     status = np.zeros(nw, np.int64)       # 0 pending, 1 active, 2 at barrier, 3 done
     wsimd = np.zeros(nw, np.int64)
     wgrp = np.zeros(nw, np.int64)
@@ -717,9 +747,9 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     # per SIMD (SS interleaves them for _fast_run): the earliest cycle at which one of its
     # waves may issue (SIMDs with nothing to do are not scanned; lowered by launches and
     # barrier releases), resident waves, cycle its VALU is free, the waves oldest first
-    sstride = np.uint64(3 + 2 * wps)
-    SSflat = np.zeros(ncu * nsimd * (3 + 2 * wps), np.int64)
-    SS = SSflat.reshape((ncu * nsimd, 3 + 2 * wps))
+    sstride = np.uint64(3 + 3 * wps)
+    SSflat = np.zeros(ncu * nsimd * (3 + 3 * wps), np.int64)
+    SS = SSflat.reshape((ncu * nsimd, 3 + 3 * wps))
     SS[:, 3:] = -1
     wake = SS[:, 0]
     nslot = SS[:, 1]
@@ -727,7 +757,8 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     slots = SS[:, 3:3 + wps]
     # the cycle at which each slot's wave may issue (waves at a barrier: INF; see _fast_run
     # on why it lives here), and where in SSflat each resident wave's lies
-    sready = SS[:, 3 + wps:]
+    sready = SS[:, 3 + wps:3 + 2 * wps]
+    snext = SS[:, 3 + 2 * wps:]          # each slot's next-row word
     wloc = np.zeros(nw, np.int64)
     wpsu = np.uint64(wps)
     ta_free = np.zeros(ncu, np.int64)
@@ -760,7 +791,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
         for cu in range(ncu):
             fin, n = _launch(cu, t, np.int64(1), gnext, ng, cu_ngroups, cu_rr, group_first, nsimd, wps, gpc,
                              slots, nslot, status, since, wsimd, glive, wbeg, wend, wave_out,
-                             wave_cu, qrow, qfree, qtop, vn, ln, en, P, lpick, lload, sready, wloc)
+                             wave_cu, qrow, qfree, qtop, vn, ln, en, P, lpick, lload, SS, wnx0, wloc)
             done_waves += fin
             if n > 0:
                 placed = True
@@ -824,7 +855,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                 acc[2] = a_valu
                 acc[3] = a_sca
                 acc[4] = a_misc
-                t = _fast_run(cu, t, nsimd, SSflat, sstride, WV, streams, rinfo, acc,
+                t = _fast_run(cu, t, nsimd, wps, SSflat, sstride, WV, streams, rinfo, acc,
                               RS, pcc, rsg, vslat, ic, ctr)
                 a_wait = acc[0]
                 a_any = acc[1]
@@ -869,15 +900,37 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                     w = slots[sidu, np.uint64(si)]
                     wu = np.uint64(w)
                     wq = wu * np.uint64(WVS)
-                    cat = ncat[wu]
+                    nxi = sri + wpsu
+                    nx = SSflat[nxi]
+                    cat = nx >> 32
                     if cat != C.CAT_INTERNAL and (used >> cat) & 1:
                         a_wait += nsimd    # its port is taken: its SIMD's next turn
                         smin = t + 1
                         continue
-                    p = ptr[wu]
-                    row = streams[np.uint64(p)]
+                    row = nx & NEXT_ROW_MASK
                     ru = np.uint64(row)
                     fl = rflags[ru]
+                    if (C.CAT_VMEM <= cat <= C.CAT_EXPGDS and fl & NO_EARLY_UNIT == 0
+                            and fl & MEM_ROW != 0):
+                        # a memory row (fetched, no scalar reads, no s_waitcnt: nothing below
+                        # before its unit check can stop it): that check now, from the
+                        # SIMD's row alone (the refusals below, word for word)
+                        if nmem >= 2:
+                            a_wait += nsimd
+                            smin = t + 1
+                            continue
+                        if cat == C.CAT_VMEM:
+                            uf = ta_free[cuu]
+                        elif cat == C.CAT_LDS:
+                            uf = lds_free[cuu]
+                        else:
+                            uf = exp_free[cuu]
+                        if uf > t:
+                            rv = _unit_sleep(WV, wq, SSflat, sri, uf, t, nsimd)
+                            a_wait += rv - t
+                            smin = min(smin, rv)
+                            continue
+                    p = ptr[wu]
                     # --- instruction fetch (gcnemu/timing/icache.py): the row's blocks are not
                     # in the wave's buffer; a fetch that may miss waits for (cycle, CU) order
                     if cat >= IC.PEND_SEQ:
@@ -890,7 +943,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                             a, clock = _ifetch_ordered(ic, cu, row, cat, t, clock, l2tags, l2stamps,
                                                        l2dirty, l2rdy, P, dram, ctr)
                         cat &= IC.CAT_MASK
-                        ncat[wu] = cat
+                        SSflat[nxi] = _next_word(row, cat)
                         if a > t:
                             WV[wq + np.uint64(WV_FETCH)] += a - t
                             SSflat[sri] = a
@@ -915,11 +968,9 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                         cost = rcost[ru]
                         if cat == C.CAT_VALU:
                             if valu_free[sidu] > t:
-                                k = _unit_turns(valu_free[sidu], t, nsimd)
-                                a_wait += k * nsimd
-                                WV[wq + np.uint64(WV_UNIT)] += k * nsimd
-                                SSflat[sri] = t + k * nsimd
-                                smin = min(smin, t + k * nsimd)
+                                rv = _unit_sleep(WV, wq, SSflat, sri, valu_free[sidu], t, nsimd)
+                                a_wait += rv - t
+                                smin = min(smin, rv)
                                 continue
                             valu_free[sidu] = t + cost
                             a_valu += cost
@@ -930,8 +981,8 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                         if cat != C.CAT_INTERNAL:
                             used |= 1 << cat
                         a_any += cost
-                        rv = _advance_plain(WV, wq, streams, rinfo, t, cat, cost, p, row, rinfo[ru],
-                                            pcc, rsg, vslat, ic)
+                        rv = _advance_plain(WV, wq, SSflat, nxi, streams, rinfo, t, cat, cost, p, row,
+                                            rinfo[ru], pcc, rsg, vslat, ic)
                         SSflat[sri] = rv
                         smin = min(smin, rv)
                         continue
@@ -975,11 +1026,9 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                                 uf = lds_free[cuu]
                             else:
                                 uf = exp_free[cuu]
-                            k = _unit_turns(uf, t, nsimd)
-                            a_wait += k * nsimd
-                            WV[wq + np.uint64(WV_UNIT)] += k * nsimd
-                            SSflat[sri] = t + k * nsimd
-                            smin = min(smin, t + k * nsimd)
+                            rv = _unit_sleep(WV, wq, SSflat, sri, uf, t, nsimd)
+                            a_wait += rv - t
+                            smin = min(smin, rv)
                             continue
                         a_wait += nsimd    # the port is taken: its SIMD's next turn
                         smin = t + 1
@@ -1146,7 +1195,8 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                     a_any += cost
                     ptr[wu] = nxt
                     if nxt < wend[wu]:
-                        ncat[wu] = rcat[streams[nxt]] | IC.pending(ic, row, streams[nxt])
+                        nr = streams[nxt]
+                        SSflat[nxi] = _next_word(nr, rcat[nr] | IC.pending(ic, row, nr))
                     busy = cost
                     if cat == C.CAT_BRANCH and nxt < wend[wu] and streams[nxt] != row + 1:
                         busy = rtaken[ru]
@@ -1211,12 +1261,13 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                         if status[w] != 3:
                             slots[sid, m] = w
                             sready[sid, m] = sready[sid, si]
+                            snext[sid, m] = snext[sid, si]
                             wloc[w] = sid * sstride + 3 + wps + m
                             m += 1
                     nslot[sid] = m
                     fin, _n = _launch(cu, t + 4, ng, gnext, ng, cu_ngroups, cu_rr, group_first, nsimd,
                                       wps, gpc, slots, nslot, status, since, wsimd, glive, wbeg, wend,
-                                      wave_out, wave_cu, qrow, qfree, qtop, vn, ln, en, P, lpick, lload, sready, wloc)
+                                      wave_out, wave_cu, qrow, qfree, qtop, vn, ln, en, P, lpick, lload, SS, wnx0, wloc)
                     done_waves += fin
                     after = 0
                     for s in range(nsimd):
@@ -1309,13 +1360,13 @@ def _release(g, group_first, status, barr_ready, at, garr, ctr, WV, SSflat, wloc
 @njit(_nrt=False)
 def _launch(cu, t, limit, gnext, ng, cu_ngroups, cu_rr, group_first, nsimd, wps, gpc, slots,
             nslot, status, since, wsimd, glive, wbeg, wend, wave_out, wave_cu, qrow, qfree, qtop,
-            vn, ln, en, P, pick, load, sready, wloc):
+            vn, ln, en, P, pick, load, SS, wnx0, wloc):
     """Launch the dispatch's next workgroups (in order, at most ``limit``) on CU ``cu`` while
     they fit: each wave goes to the SIMD with the fewest resident waves (ties: round robin
     from where the CU's previous workgroup started). Returns (waves that ended at once, i.e.
-    had empty streams; workgroups launched). A launched wave's ready cycle goes to its slot
-    in ``sready``; ``wloc``: where that lies in the flat SIMD table (row stride 3 + 2 x waves
-    per SIMD)."""
+    had empty streams; workgroups launched). A launched wave's ready cycle and next-row word
+    (``wnx0``) go to its slot in the SIMD table ``SS`` (see _fast_run); ``wloc``: where its
+    ready cycle lies in the flat table."""
     finished = 0
     launched = 0
     while gnext[0] < ng and launched < limit and cu_ngroups[cu] < gpc:
@@ -1358,8 +1409,9 @@ def _launch(cu, t, limit, gnext, ng, cu_ngroups, cu_rr, group_first, nsimd, wps,
             ln[q] = 0
             en[q] = 0
             slots[sid, nslot[sid]] = w
-            sready[sid, nslot[sid]] = t + P[P_LAUNCH]
-            wloc[w] = sid * (3 + 2 * wps) + 3 + wps + nslot[sid]
+            SS[sid, 3 + wps + nslot[sid]] = t + P[P_LAUNCH]
+            SS[sid, 3 + 2 * wps + nslot[sid]] = wnx0[w]
+            wloc[w] = sid * SS.shape[1] + 3 + wps + nslot[sid]
             nslot[sid] += 1
             glive[g] += 1
         cu_rr[cu] = (cu_rr[cu] + n) % nsimd
