@@ -322,13 +322,25 @@ INFO_VW = 1 << 25         # a VALU row that writes scalar registers
 INFO_SR = 1 << 26         # a scalar row that reads scalar registers
 INFO_TAKEN_SHIFT = 32
 #: scans the full path runs itself after a _fast_run call that could not finish one scan
-#: (memory or barriers every few instructions: the hand-over would cost more than it saves)
+#: (memory or barriers every few instructions: the hand-over would cost more than it saves),
+#: doubled after each such call in a row up to FAST_RUN_BACKOFF_MAX, back to the first after
+#: a call that ran (memory kernels: saxpy 2^20, histogram, matmul_tiled, scan_lds 5-10% less
+#: CPU than a fixed 8; a fixed 32 gains as much there but costs nbody ~8%)
 FAST_RUN_BACKOFF = 8
+FAST_RUN_BACKOFF_MAX = 64
 U1, U2, U3, U4 = np.uint64(1), np.uint64(2), np.uint64(3), np.uint64(4)
 NEXT_ROW_MASK = (1 << 32) - 1
 #: memory rows (F_*) and what makes a scan check more than the port before their unit
 MEM_ROW = C.F_VMEM | C.F_LDS | C.F_GDS | C.F_EXP
 NO_EARLY_UNIT = C.F_WAITCNT | C.F_SREAD
+
+
+@njit(inline="always")
+def _cu_key(t, cb, cu):
+    """A CU's key in the choice of the CU that runs next: its cycle t, then its number."""
+    if t >= INF >> cb:
+        raise ValueError("timing model: cycle count beyond the CU keys' range")
+    return (t << cb) | cu
 
 
 @njit(inline="always")
@@ -808,36 +820,36 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     a_valu = np.int64(0)
     a_sca = np.int64(0)
     a_misc = np.int64(0)
-    # each CU's own clock (see SHARED_FLAGS): the cycle of its next scan
-    ct = np.zeros(ncu, np.int64)
+    # each CU's own clock (see SHARED_FLAGS): the cycle of its next scan, as the key
+    # (cycle << cb) | CU (INF: none), so that (cycle, CU) order is one integer comparison
+    cb = np.int64(1)
+    while (1 << cb) < ncu:
+        cb += 1
+    ckey = np.arange(ncu).astype(np.int64)
     # a scan paused before a shared access resumes there (see RS_*)
     RS = np.zeros(ncu * RSS, np.int64)
     for c in range(ncu):
         RS[c * RSS + RS_SI] = -1
     acc = np.zeros(5, np.int64)             # _fast_run's counters
     fr_skip = np.zeros(ncu, np.int64)       # scans left before _fast_run is tried again
+    fr_back = np.full(ncu, FAST_RUN_BACKOFF, np.int64)
     rinfo = _row_info(rcat, rflags, rcost, rtaken, ic)
     rsg = rsg2.ravel()
     vslat = P[P_VS_LAT]
     while done_waves < nw:
         # the CU furthest behind runs; it may touch shared state while it stays before the
         # next one (ties: the lower CU first, as in a replay that visits the CUs in order)
-        cu = np.int64(-1)      # (not a literal: numba would compile its callees twice)
-        t = INF
-        t2 = INF
-        cu2 = ncu
+        # (the two smallest keys without a branch per CU)
+        k1 = INF
+        k2 = INF
         for c in range(ncu):
-            x = ct[c]
-            if x < t:
-                t2 = t
-                cu2 = cu
-                t = x
-                cu = c
-            elif x < t2:
-                t2 = x
-                cu2 = c
-        if t >= INF:
+            x = ckey[c]
+            k2 = min(k2, max(k1, x))
+            k1 = min(k1, x)
+        if k1 >= INF:
             return -1    # nothing can ever issue (cannot happen for traces of real runs)
+        cu = k1 & ((np.int64(1) << cb) - 1)
+        t = k1 >> cb
         # unsigned copies for indexing: numba adds a negative-index fix-up to every access
         # with a signed index, and in the scan loop the extra registers spill
         cuu = np.uint64(cu)
@@ -863,19 +875,23 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                 a_sca = acc[3]
                 a_misc = acc[4]
                 if t >= INF:
-                    ct[cuu] = INF      # no wave left on the CU (or none can ever issue)
+                    ckey[cuu] = INF      # no wave left on the CU (or none can ever issue)
                     break
                 if t == t0:
                     # its first scan needed the full path: memory or barriers are frequent
                     # here, and the hand-over costs more than the small loop saves
-                    fr_skip[cuu] = FAST_RUN_BACKOFF
+                    # (see FAST_RUN_BACKOFF)
+                    fr_skip[cuu] = fr_back[cuu]
+                    fr_back[cuu] = min(2 * fr_back[cuu], FAST_RUN_BACKOFF_MAX)
+                else:
+                    fr_back[cuu] = FAST_RUN_BACKOFF
             simd = _turn_simd(t, nsimd)
             sid = cu * nsimd + simd
             sidu = np.uint64(sid)
             paused = False
             if wake[sidu] <= t:
                 # may this scan touch shared state?
-                shared_ok = t < t2 or (t == t2 and cu < cu2)
+                shared_ok = (t << cb) | cu < k2
                 si0 = 0
                 used = 0
                 nmem = 0
@@ -1251,7 +1267,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                             _wake_cu(wake, cu, nsimd, t + busy)
                             floor = min(floor, t + busy)
                 if paused:
-                    ct[cuu] = t
+                    ckey[cuu] = _cu_key(t, cb, cu)
                     break
                 if ended:
                     # compact the SIMD's list, then launch what now fits on the CU
@@ -1288,10 +1304,10 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
             # the CU's next turn of a SIMD with something to do
             t, _s = _next_turn(SSflat, cuu * np.uint64(nsimd) * sstride, sstride, nsimd, t, simd)
             if t >= INF:
-                ct[cuu] = INF      # no wave left on the CU (or none can ever issue)
+                ckey[cuu] = INF      # no wave left on the CU (or none can ever issue)
                 break
             if lockstep:
-                ct[cuu] = t
+                ckey[cuu] = _cu_key(t, cb, cu)
                 break
     ctr[X_WAIT_INST] += a_wait
     ctr[X_ACT_ANY] += a_any
