@@ -1210,6 +1210,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                         IC.invalidate(ic, cu)
                     a_any += cost
                     ptr[wu] = nxt
+                    _prefetch(streams, nxt + PREFETCH)     # (see _advance_plain)
                     if nxt < wend[wu]:
                         nr = streams[nxt]
                         SSflat[nxi] = _next_word(nr, rcat[nr] | IC.pending(ic, row, nr))
@@ -1489,6 +1490,36 @@ def esram_lines(buffers) -> np.ndarray:
     return np.array([x for pair in r for x in pair], np.int64)
 
 
+_PARAMS = {}
+
+
+def _params_for(tc, config) -> np.ndarray:
+    """_params, kept per (timing configuration, GPU configuration) (both frozen)."""
+    key = (id(tc), id(config))
+    hit = _PARAMS.get(key)
+    if hit is None or hit[0] is not tc or hit[1] is not config:
+        if len(_PARAMS) > 64:
+            _PARAMS.clear()
+        hit = _PARAMS[key] = (tc, config, _params(tc, config))
+    return hit[2]
+
+
+def _icache_layout(prog, caches, tc, code_base, flags):
+    """The program's I$ layout (icache.layout) where ``caches`` sees its code, cached on the
+    Program: a dispatch copies it and fills in the GPU's tags (icache.fill)."""
+    addr = IC.code_address(caches, prog, code_base)
+    key = (addr, caches.i_groups, caches.i_tags.shape[0], tc.icache_bytes, tc.icache_ways,
+           tc.icache_fetch_bytes, tc.kcache_cus)
+    cache = prog.__dict__.setdefault("_timing_icache", {})
+    if key not in cache:
+        if len(cache) > 16:
+            cache.clear()
+        rows = IC.blocks(prog.code[:, C_PC], prog.code[:, C_SIZE], addr, tc.icache_fetch_bytes)
+        cache[key] = IC.layout(caches.i_tags.shape[0], caches.i_groups, tc, rows,
+                               invalidates=bool((flags & C.F_ICINV).any()))
+    return cache[key]
+
+
 def tables_for(prog, config, tc):
     """The program's per-row timing tables (cached on the Program)."""
     key = (config.dpfactor, tc.default_cycles, tc.long_instruction_cycles)
@@ -1527,16 +1558,14 @@ def time_dispatch(prog, traces, streams, config, tc, occ, waves_per_group, cache
     uniq, first = np.unique(wg, return_index=True)
     group_first = np.append(first, len(wg)).astype(np.int64)
     cat, flags, cost, taken, wait, sregs = tables_for(prog, config, tc)
-    P = _params(tc, config)
+    P = _params_for(tc, config)
     wave_out = np.zeros((len(wg), 2), np.int64)
     wave_cu = np.zeros(len(wg), np.int64)
     ctr = np.zeros(len(COUNTER_NAMES), np.int64)
     pcc = np.zeros(len(cat) * NPC, np.int64)
     c = caches
-    ic = IC.prepare(c.i_tags, c.i_stamps, c.i_base, c.i_groups, tc,
-                    IC.blocks(prog.code[:, C_PC], prog.code[:, C_SIZE],
-                              IC.code_address(c, prog, code_base), tc.icache_fetch_bytes),
-                    invalidates=bool((flags & C.F_ICINV).any()))
+    ic = IC.fill(_icache_layout(prog, c, tc, code_base, flags).copy(), c.i_tags, c.i_stamps,
+                 c.i_base)
     cycles = simulate(streams, wbeg, wend, group_first, config.compute_units,
                       config.simds_per_cu, occ.waves_per_simd, occ.workgroups_per_cu,
                       cat, flags, cost, taken, wait, sregs, P, wave_out, wave_cu, ctr, pcc,
