@@ -836,6 +836,32 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     rinfo = _row_info(rcat, rflags, rcost, rtaken, ic)
     rsg = rsg2.ravel()
     vslat = P[P_VS_LAT]
+    return _replay(done_waves, nw, ncu, cb, lockstep, ckey, nsimd, SSflat, sstride, wake, fr_skip,
+                   a_wait, a_any, a_valu, a_sca, a_misc, RS, nslot, slots, wpsu, rflags, ptr,
+                   rcat, rcost, streams, pcc, wacc, WV, ng, gnext, cu_ngroups, cu_rr, group_first,
+                   wps, gpc, status, since, wsimd, glive, wbeg, wend, wave_out, wave_cu, qrow,
+                   qfree, qtop, vn, ln, en, P, lpick, lload, SS, wnx0, wloc, cu_resident,
+                   resident_total, acc, rinfo, rsg, vslat, ic, ctr, vq, eq, lq, ta_free, last_mem,
+                   rtaken, wgrp, barr_ready, garr, busy_since, fr_back, clock, l2tags, l2stamps,
+                   l2dirty, l2rdy, dram, valu_free, rwait, wown, l1_ways, lds_free, sready, snext,
+                   cu_busy_since, exp_free, l1tags, l1stamps, l1own, l1_sets, l1rdy, ktags,
+                   kstamps, krdy, lru)
+
+
+@njit(_nrt=False)
+def _replay(done_waves, nw, ncu, cb, lockstep, ckey, nsimd, SSflat, sstride, wake, fr_skip,
+            a_wait, a_any, a_valu, a_sca, a_misc, RS, nslot, slots, wpsu, rflags, ptr, rcat,
+            rcost, streams, pcc, wacc, WV, ng, gnext, cu_ngroups, cu_rr, group_first, wps, gpc,
+            status, since, wsimd, glive, wbeg, wend, wave_out, wave_cu, qrow, qfree, qtop, vn, ln,
+            en, P, lpick, lload, SS, wnx0, wloc, cu_resident, resident_total, acc, rinfo, rsg,
+            vslat, ic, ctr, vq, eq, lq, ta_free, last_mem, rtaken, wgrp, barr_ready, garr,
+            busy_since, fr_back, clock, l2tags, l2stamps, l2dirty, l2rdy, dram, valu_free, rwait,
+            wown, l1_ways, lds_free, sready, snext, cu_busy_since, exp_free, l1tags, l1stamps,
+            l1own, l1_sets, l1rdy, ktags, kstamps, krdy, lru):
+    """simulate's replay loop, over the tables simulate allocated (see there): without
+    numba's reference counting (a function that allocates keeps a count for every array
+    view it passes around; in this loop its atomic increments and decrements took about a
+    quarter of the time). Returns the cycles, or -1 if no wave can ever issue."""
     while done_waves < nw:
         # the CU furthest behind runs; it may touch shared state while it stays before the
         # next one (ties: the lower CU first, as in a replay that visits the CUs in order)
