@@ -94,10 +94,10 @@ NPC = len(PC_COLUMNS)
 #: per-wave table (WV) stride and fields: the cycles it has waited for its next row's
 #: instruction fetch (a wave's ready cycle and its next row, what every scan reads for every
 #: wave, live in its SIMD's row of the SIMD table SS), a free field, stream position, stream
-#: end, the cycle since which it has been waiting to issue its next row (its previous row's issue end),
-#: the stall cycles of that wait known so far (unit busy, barrier, dependency), and the
-#: wave's last VALU write of scalar registers: when it retires and which registers (the
-#: 128-bit mask of costs.scalar_masks)
+#: end, the cycle since which it has been waiting to issue its next row (its previous row's
+#: issue end), the stall cycles of that wait known so far (unit busy, barrier, dependency),
+#: and the wave's last VALU write of scalar registers: when it retires and which registers
+#: (the 128-bit mask of costs.scalar_masks)
 WVS = 12
 WV_FETCH, _WV_FREE, WV_POS, WV_END, WV_SINCE, WV_UNIT, WV_BAR, WV_DEP, WV_DEPST, WV_DMLO, \
     WV_DMHI = range(11)
@@ -803,7 +803,8 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
         for cu in range(ncu):
             fin, n = _launch(cu, t, np.int64(1), gnext, ng, cu_ngroups, cu_rr, group_first, nsimd, wps, gpc,
                              slots, nslot, status, since, wsimd, glive, wbeg, wend, wave_out,
-                             wave_cu, qrow, qfree, qtop, vn, ln, en, P, lpick, lload, SS, wnx0, wloc)
+                             wave_cu, qrow, qfree, qtop, vn, ln, en, P, lpick, lload, SS, wnx0,
+                             wloc)
             done_waves += fin
             if n > 0:
                 placed = True
@@ -836,6 +837,9 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     rinfo = _row_info(rcat, rflags, rcost, rtaken, ic)
     rsg = rsg2.ravel()
     vslat = P[P_VS_LAT]
+    # (typed: a literal 0 for either made numba compile _replay twice, ~9 s)
+    done_waves = np.int64(done_waves)
+    resident_total = np.int64(resident_total)
     return _replay(done_waves, nw, ncu, cb, lockstep, ckey, nsimd, SSflat, sstride, wake, fr_skip,
                    a_wait, a_any, a_valu, a_sca, a_misc, RS, nslot, slots, wpsu, rflags, ptr,
                    rcat, rcost, streams, pcc, wacc, WV, ng, gnext, cu_ngroups, cu_rr, group_first,
@@ -1023,8 +1027,8 @@ def _replay(done_waves, nw, ncu, cb, lockstep, ckey, nsimd, SSflat, sstride, wak
                         if cat != C.CAT_INTERNAL:
                             used |= 1 << cat
                         a_any += cost
-                        rv = _advance_plain(WV, wq, SSflat, nxi, streams, rinfo, t, cat, cost, p, row,
-                                            rinfo[ru], pcc, rsg, vslat, ic)
+                        rv = _advance_plain(WV, wq, SSflat, nxi, streams, rinfo, t, cat, cost, p,
+                                            row, rinfo[ru], pcc, rsg, vslat, ic)
                         SSflat[sri] = rv
                         smin = min(smin, rv)
                         continue
@@ -1310,7 +1314,8 @@ def _replay(done_waves, nw, ncu, cb, lockstep, ckey, nsimd, SSflat, sstride, wak
                     nslot[sid] = m
                     fin, _n = _launch(cu, t + 4, ng, gnext, ng, cu_ngroups, cu_rr, group_first, nsimd,
                                       wps, gpc, slots, nslot, status, since, wsimd, glive, wbeg, wend,
-                                      wave_out, wave_cu, qrow, qfree, qtop, vn, ln, en, P, lpick, lload, SS, wnx0, wloc)
+                                      wave_out, wave_cu, qrow, qfree, qtop, vn, ln, en, P, lpick,
+                                      lload, SS, wnx0, wloc)
                     done_waves += fin
                     after = 0
                     for s in range(nsimd):
