@@ -229,3 +229,20 @@ def test_cus_per_icache_override(tmp_path, kcache_cus):
     fetches, hits, misses, duplicate = ic(gpu.dispatch(k, grid=(4 * 64,), block=(64,)))
     assert misses == lines * (4 // kcache_cus)
     assert hits + misses + duplicate == fetches
+
+
+def test_one_program_on_gpus_of_two_icache_sizes(tmp_path):
+    """A program keeps its I$ layout (small sets, fetch blocks) per configuration: the same
+    kernel object timed on a 32 KB I$, then on a 4 KB one (16 sets of 4 ways), then on the
+    32 KB one again gets each size's counts (by hand, as in the tests above)."""
+    ops = 5 * 16 * LINE // 4                  # more than 4 lines in each of 16 sets
+    nbytes = 4 + 4 * ops + 3 * 4 + 4          # 5140
+    lines = -(-nbytes // LINE)                # 81: fits 32 KB, not 4 KB
+    fetches = -(-(nbytes - 4) // 32)          # blocks 0 .. of the s_cbranch, per iteration
+    k = loop_kernel(tmp_path, "two_sizes", ops, 2)
+    for size, misses in ((32768, lines), (4096, 2 * lines), (32768, lines)):
+        gpu = gcnemu.GPU(timing=True, num_cus=1, icache_bytes=size)
+        rep = gpu.dispatch(k, grid=(64,), block=(64,))
+        assert code_start(gpu, k) % LINE == 0
+        # 32 KB: each line misses in the first iteration only; 4 KB: in both
+        assert ic(rep) == (2 * fetches, 2 * fetches - misses, misses, 0), size

@@ -62,7 +62,7 @@ import numpy as np
 from ..exec.jit import njit
 from ..mem.space import BASE as MEMORY_BASE
 
-#: bits of a wave's next-row category word (the model's per-wave WV_CAT, categories 0..6):
+#: bits of the category in a wave's next-row word (the model's _next_word, categories 0..6):
 #: a fetch is pending before that row issues, entered in sequence (the row's new blocks) or
 #: by a jump or at the wave's start (all the row's blocks)
 PEND_SEQ = 8
@@ -275,13 +275,33 @@ def prepare(tags, stamps, base: int, ngroups: int, tc, rows: np.ndarray,
     starts), the small sets of this program and ``rows`` (``blocks``: int64 [rows, 3]).
     ``invalidates``: the program contains ``s_icache_inv``; then no set is small (see the
     module docstring)."""
-    sets = tc.icache_bytes // (64 * tc.icache_ways)
+    return fill(layout(tags.shape[0], ngroups, tc, rows, invalidates), tags, stamps, base)
+
+
+def fill(ic: np.ndarray, tags, stamps, base: int) -> np.ndarray:
+    """Put the GPU's I$ ``tags``, ``stamps`` and LRU ``base`` into ``ic``, a copy of a
+    ``layout`` (what changes from one dispatch of a program to the next); returns it."""
     n = tags.shape[0]
+    o = int(ic[IC_TAGS])
+    if ic[IC_STAMPS] - o != n:
+        raise ValueError("icache.fill: the tag arrays do not match the layout")
+    ic[IC_BASE] = base
+    ic[o:o + n] = tags
+    ic[o + n:o + 2 * n] = stamps
+    return ic
+
+
+def layout(n: int, ngroups: int, tc, rows: np.ndarray, invalidates: bool = False) -> np.ndarray:
+    """What ``prepare`` puts in ``ic`` that depends only on the program, where its code lies
+    and the configuration (header, group table, small sets, ``rows``), with room for ``n``
+    tags and stamps (zero) and the arrival cycles (zero: every line held has arrived when a
+    dispatch starts): the same for every dispatch of the program, so the model keeps it and
+    ``fill``s a copy."""
+    sets = tc.icache_bytes // (64 * tc.icache_ways)
     nrows = rows.shape[0]
     sh = 6 - int(tc.icache_fetch_bytes).bit_length() + 1    # blocks per line: 1 << sh
     cus = ngroups * tc.kcache_cus
     ic = np.zeros(NHEAD + cus + 3 * n + sets + 3 * nrows, np.int64)
-    ic[IC_BASE] = base
     ic[IC_SETS] = sets
     ic[IC_WAYS] = tc.icache_ways
     ic[IC_SHIFT] = sh
@@ -296,8 +316,6 @@ def prepare(tags, stamps, base: int, ngroups: int, tc, rows: np.ndarray,
     ic[IC_NROWS] = nrows
     if n != ngroups * sets * tc.icache_ways:
         raise ValueError("icache.prepare: the tag arrays do not match the configuration")
-    ic[o:o + n] = tags
-    ic[o + n:o + 2 * n] = stamps
     # small sets: those that at most ``ways`` of the program's lines map to (the program's
     # code is one range of lines, so each set holds the quotient or one more)
     if nrows and not invalidates:

@@ -92,15 +92,14 @@ NPC = len(PC_COLUMNS)
 (PC_COUNT, PC_ISSUE, PC_VM, PC_LGKM, PC_EXP, PC_BARRIER, PC_UNIT, PC_ARBITER,
  PC_FETCH, PC_DEP) = range(NPC)
 #: per-wave table (WV) stride and fields: the cycles it has waited for its next row's
-#: instruction fetch (a wave's ready cycle, the one field every scan reads for every wave,
-#: lives in its SIMD's row of the SIMD table SS), category of its next row (with
-#: icache.PEND_* bits while a fetch is pending), stream position, stream end, the cycle
-#: since which it has been waiting to issue its next row (its previous row's issue end),
-#: the stall cycles of that wait known so far (unit busy, barrier, dependency), and the
-#: wave's last VALU write of scalar registers: when it retires and which registers (the
-#: 128-bit mask of costs.scalar_masks)
+#: instruction fetch (a wave's ready cycle and its next row, what every scan reads for every
+#: wave, live in its SIMD's row of the SIMD table SS), a free field, stream position, stream
+#: end, the cycle since which it has been waiting to issue its next row (its previous row's
+#: issue end), the stall cycles of that wait known so far (unit busy, barrier, dependency),
+#: and the wave's last VALU write of scalar registers: when it retires and which registers
+#: (the 128-bit mask of costs.scalar_masks)
 WVS = 12
-WV_FETCH, WV_CAT, WV_POS, WV_END, WV_SINCE, WV_UNIT, WV_BAR, WV_DEP, WV_DEPST, WV_DMLO, \
+WV_FETCH, _WV_FREE, WV_POS, WV_END, WV_SINCE, WV_UNIT, WV_BAR, WV_DEP, WV_DEPST, WV_DMLO, \
     WV_DMHI = range(11)
 #: rows whose dependency flags alone do not take them off the fast path
 DEP_FLAGS = C.F_VSDST | C.F_SREAD
@@ -272,12 +271,15 @@ SHARED_FLAGS = C.F_VMEM | C.F_SMEM | C.F_END | C.F_ICINV
 
 # A CU's scans that need nothing but plain VALU, SALU, branch and internal instructions run
 # in _fast_run, a small loop whose state fits in registers, over two interleaved tables:
-# per wave (WV, see WV_*): category of the next row, stream position, stream end, ...;
-# per SIMD (SS, stride 3 + 2 x waves per SIMD): wake cycle, resident waves, VALU free cycle,
-# the resident waves oldest first, then the cycle at which each of them may issue (kept with
-# the SIMD, not with the wave: a scan reads every resident wave's ready cycle, and from one
-# row that stays in the CPU's L1 this costs ~5-10% less than from the waves' scattered state
-# in WV). Per row, rinfo packs cost, category (with icache.PEND_SEQ when a wave entering it in
+# per wave (WV, see WV_*): stream position, stream end, stall cycles, ...; per SIMD (SS,
+# stride 3 + 3 x waves per SIMD): wake cycle, resident waves, VALU free cycle, the resident
+# waves oldest first, then the cycle at which each of them may issue, then each one's
+# next-row word (_next_word: the row and its category, with icache.PEND_* bits while a fetch
+# is pending). A scan reads those two for every resident wave: kept with the SIMD, in one
+# row that stays in the CPU's L1, not in the waves' scattered state (WV, the trace), a wave
+# that is not ready or is refused its port or unit costs no load that misses the L1 (the
+# ready cycles moved there: ~5-10% less CPU; the next rows: ~6-10% on LDS and memory
+# kernels). Per row, rinfo packs cost, category (with icache.PEND_SEQ when a wave entering it in
 # sequence fetches), a flag for rows that need the full path, and the taken-branch cost:
 INFO_COST_MASK = (1 << 20) - 1
 INFO_CAT_SHIFT = 20
@@ -287,15 +289,58 @@ INFO_VW = 1 << 25         # a VALU row that writes scalar registers
 INFO_SR = 1 << 26         # a scalar row that reads scalar registers
 INFO_TAKEN_SHIFT = 32
 #: scans the full path runs itself after a _fast_run call that could not finish one scan
-#: (memory or barriers every few instructions: the hand-over would cost more than it saves)
+#: (memory or barriers every few instructions: the hand-over would cost more than it saves),
+#: doubled after each such call in a row up to FAST_RUN_BACKOFF_MAX, back to the first after
+#: a call that ran (memory kernels: saxpy 2^20, histogram, matmul_tiled, scan_lds 5-10% less
+#: CPU than a fixed 8; a fixed 32 gains as much there but costs nbody ~8%)
 FAST_RUN_BACKOFF = 8
+FAST_RUN_BACKOFF_MAX = 64
 U1, U2, U3, U4 = np.uint64(1), np.uint64(2), np.uint64(3), np.uint64(4)
+NEXT_ROW_MASK = (1 << 32) - 1
+#: memory rows (F_*) and what makes a scan check more than the port before their unit
+MEM_ROW = C.F_VMEM | C.F_LDS | C.F_GDS | C.F_EXP
+NO_EARLY_UNIT = C.F_WAITCNT | C.F_SREAD
+
+
+@njit(inline="always")
+def _cu_key(t, cb, cu):
+    """A CU's key in the choice of the CU that runs next: its cycle t, then its number."""
+    if t >= INF >> cb:
+        raise ValueError("timing model: cycle count beyond the CU keys' range")
+    return (t << cb) | cu
+
+
+@njit(inline="always")
+def _next_word(row, cat):
+    """A slot's next-row word: the row and its category (with icache.PEND_* bits)."""
+    return (cat << 32) | row
+
+#: a scan paused before an access that needs (cycle, CU) order resumes where it stopped: per
+#: CU one row of RS (stride RSS, one cache line): the slot to resume at (-1: no paused scan),
+#: the ports used, the memory instructions issued, whether a wave ended, the scan's earliest
+#: next ready cycle and the earliest release/launch cycle it caused
+RS_SI, RS_USED, RS_NMEM, RS_ENDED, RS_SMIN, RS_FLOOR = range(6)
+RSS = 8
+
+
+@njit(inline="always")
+def _pause(RS, cu, si, used, nmem, ended, smin, floor):
+    """Save the scan state of CU cu, paused at slot si (see RS_*)."""
+    r = np.uint64(cu) * np.uint64(RSS)
+    RS[r + np.uint64(RS_SI)] = si
+    RS[r + np.uint64(RS_USED)] = used
+    RS[r + np.uint64(RS_NMEM)] = nmem
+    RS[r + np.uint64(RS_ENDED)] = ended
+    RS[r + np.uint64(RS_SMIN)] = smin
+    RS[r + np.uint64(RS_FLOOR)] = floor
 
 
 @njit
 def _row_info(rcat, rflags, rcost, rtaken, ic):
     """The per-row table of _fast_run (see INFO_*)."""
     info = np.empty(rcost.shape[0], np.int64)
+    if rcost.shape[0] > NEXT_ROW_MASK:
+        raise ValueError("timing model: more program rows than a next-row word holds")
     for r in range(rcost.shape[0]):
         if not (0 <= rcost[r] <= INFO_COST_MASK and 0 <= rcat[r] <= IC.CAT_MASK):
             raise ValueError("timing model: a row's cost or category is out of range")
@@ -305,6 +350,12 @@ def _row_info(rcat, rflags, rcost, rtaken, ic):
                    | (INFO_VW if rflags[r] & C.F_VSDST else 0)
                    | (INFO_SR if rflags[r] & C.F_SREAD else 0))
     return info
+
+
+@njit(inline="always")
+def _turn_simd(t, nsimd):
+    """The SIMD whose turn cycle t (>= 0) is: t mod nsimd (unsigned: no floor fix-up)."""
+    return np.int64(np.uint64(t) % np.uint64(nsimd))
 
 
 @njit(inline="always")
@@ -326,7 +377,7 @@ def _next_turn(SS, base, ss, nsimd, t, simd):
     if mw >= INF:
         return INF, 0
     t = mw
-    simd = t % nsimd
+    simd = _turn_simd(t, nsimd)
     for _ in range(nsimd):
         if SS[base + np.uint64(simd) * ss] <= t:
             return t, simd
@@ -366,7 +417,19 @@ def _unit_turns(free, t, nsimd):
     """The turns of a SIMD (one every nsimd cycles from t) on which a wave waits for a unit
     busy until ``free``: a unit's free time only moves on when a wave issues to it, which
     nobody can before ``free``, so the wave would be refused on each of them."""
-    return (free - t + nsimd - 1) // nsimd
+    # (unsigned: free > t, and numba's signed // adds a floor fix-up)
+    return np.int64(np.uint64(free - t + nsimd - 1) // np.uint64(nsimd))
+
+
+@njit(inline="always")
+def _unit_sleep(WV, wq, SS, sri, free, t, nsimd):
+    """The wave at WV[wq:] (ready cycle at SS[sri]) is refused at cycle t by a unit busy
+    until ``free``: it sleeps until its SIMD's first turn after that (_unit_turns), booked as
+    its unit-busy stall. Returns the cycle it wakes."""
+    k = _unit_turns(free, t, nsimd) * nsimd
+    WV[wq + np.uint64(WV_UNIT)] += k
+    SS[sri] = t + k
+    return t + k
 
 
 @njit(inline="always")
@@ -394,11 +457,12 @@ def _dep_write(WV, wq, rsg, row, at):
 
 
 @njit(inline="always")
-def _advance_plain(WV, wq, streams, rinfo, t, cat, cost, p, row, info, pcc, rsg, vslat, ic):
+def _advance_plain(WV, wq, SS, nxi, streams, rinfo, t, cat, cost, p, row, info, pcc, rsg, vslat,
+                   ic):
     """Move the wave at WV[wq:] past the plain instruction it issues at cycle t (stream
     position p, row ``row``, rinfo ``info``, category ``cat``, issue cost ``cost``): its next
-    position and category (and whether it must fetch it), and the cycle at which it may issue
-    again (returned)."""
+    position, its next row and category (and whether it must fetch it) in its slot's word
+    SS[nxi], and the cycle at which it may issue again (returned)."""
     nxt = p + 1
     WV[wq + U2] = nxt
     # the waves' streams (~10 MB for mandelbrot 256x192) are read by hundreds of waves in
@@ -409,7 +473,7 @@ def _advance_plain(WV, wq, streams, rinfo, t, cat, cost, p, row, info, pcc, rsg,
     c = (rinfo[np.uint64(nr)] >> INFO_CAT_SHIFT) & INFO_CAT_MASK
     if nr != row + 1:
         c |= IC.PEND_JUMP       # (as IC.pending: with the static PEND_SEQ of rinfo)
-    WV[wq + U1] = c
+    SS[nxi] = _next_word(nr, c)
     busy = cost
     if cat == C.CAT_BRANCH and nr != row + 1:
         busy = info >> INFO_TAKEN_SHIFT
@@ -420,24 +484,25 @@ def _advance_plain(WV, wq, streams, rinfo, t, cat, cost, p, row, info, pcc, rsg,
 
 
 @njit(_nrt=False)
-def _fast_run(cu, t, nsimd, SS, sstride, WV, streams, rinfo, acc, rs_si, rs_used, rs_smin, pcc,
-              rsg, vslat, ic, ctr):
+def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, rsg, vslat, ic,
+              ctr):
     """Run CU cu's scans from cycle t while they need only the fast path (plain VALU, SALU,
     branch and internal instructions that are not a wave's last). Returns the cycle of the
-    first scan that needs more, with rs_si/rs_used/rs_smin[cu] set to resume it there, or INF
+    first scan that needs more, with CU cu's row of RS set to resume it there, or INF
     when no wave of the CU can issue any more. acc: the issue counters (a_wait, a_any,
     a_valu, a_sca, a_misc), updated. SS: per SIMD (wake, waves, VALU free, slots...), WV:
     per wave (see WV_*); pcc: the per-row cycle table (see _account); ic: the I$s
     (gcnemu/timing/icache.py): a fetch that needs (cycle, CU) order (a possible miss) ends
     the run like a row that needs the full path; ctr: the counters."""
-    nblocked = np.int64(0)
+    a_wait = np.int64(0)     # cycles ready waves were refused (SQ_WAIT_INST_ANY)
     a_valu = np.int64(0)
     a_sca = np.int64(0)
     a_misc = np.int64(0)
     ss = np.uint64(sstride)
-    wo = U3 + (ss - U3) // U2      # where a SIMD's waves' ready cycles start
+    wpsu = np.uint64(wps)
+    wo = U3 + wpsu      # where a SIMD's waves' ready cycles start (next-row words: + wps)
     base = np.uint64(cu * nsimd) * ss
-    simd = t % nsimd
+    simd = _turn_simd(t, nsimd)
     out = INF
     while True:
         so = base + np.uint64(simd) * ss
@@ -450,39 +515,37 @@ def _fast_run(cu, t, nsimd, SS, sstride, WV, streams, rinfo, acc, rs_si, rs_used
                 if r > t:
                     smin = min(smin, r)
                     continue
-                wq = np.uint64(SS[so + U3 + np.uint64(si)]) * np.uint64(WVS)
-                cat = WV[wq + U1]
+                nxi = sri + wpsu
+                nx = SS[nxi]
+                cat = nx >> 32
                 if (used >> cat) & 1:     # (internal instructions never set a port bit)
-                    nblocked += 1
+                    a_wait += nsimd
                     smin = t + 1
                     continue
+                wq = np.uint64(SS[so + U3 + np.uint64(si)]) * np.uint64(WVS)
                 p = WV[wq + U2]
-                row = streams[np.uint64(p)]
+                row = nx & NEXT_ROW_MASK
                 info = rinfo[np.uint64(row)]
                 if info & INFO_SLOW or p + 1 >= WV[wq + U3]:
-                    rs_si[cu] = si
-                    rs_used[cu] = used
-                    rs_smin[cu] = smin
+                    _pause(RS, cu, si, used, 0, 0, smin, INF)
                     out = t
                     break
                 # --- instruction fetch (gcnemu/timing/icache.py), as in simulate ---
                 if cat >= IC.PEND_SEQ:
                     a = IC.fetch_one(ic, cu, row, cat, t, ctr, X_IFETCH)
                     if a < 0:
-                        rs_si[cu] = si
-                        rs_used[cu] = used
-                        rs_smin[cu] = smin
+                        _pause(RS, cu, si, used, 0, 0, smin, INF)
                         out = t
                         break
                     cat &= IC.CAT_MASK
-                    WV[wq + U1] = cat
+                    SS[nxi] = _next_word(row, cat)
                     if a > t:
                         WV[wq + np.uint64(WV_FETCH)] += a - t
                         SS[sri] = a
                         smin = min(smin, a)
                         continue
                     if (used >> cat) & 1:
-                        nblocked += 1
+                        a_wait += nsimd
                         smin = t + 1
                         continue
                 # --- end of instruction fetch ---
@@ -497,12 +560,10 @@ def _fast_run(cu, t, nsimd, SS, sstride, WV, streams, rinfo, acc, rs_si, rs_used
                 if cat == C.CAT_VALU:
                     if SS[so + U2] > t:
                         # the VALU is busy: the wave sleeps until its SIMD's first turn after
-                        # the VALU frees (it would fail each turn before: see _unit_wait)
-                        k = _unit_turns(SS[so + U2], t, nsimd)
-                        nblocked += k
-                        WV[wq + np.uint64(WV_UNIT)] += k * nsimd
-                        SS[sri] = t + k * nsimd
-                        smin = min(smin, t + k * nsimd)
+                        # the VALU frees (it would fail each turn before: see _unit_turns)
+                        r = _unit_sleep(WV, wq, SS, sri, SS[so + U2], t, nsimd)
+                        a_wait += r - t
+                        smin = min(smin, r)
                         continue
                     SS[so + U2] = t + cost
                     a_valu += cost
@@ -512,8 +573,8 @@ def _fast_run(cu, t, nsimd, SS, sstride, WV, streams, rinfo, acc, rs_si, rs_used
                     a_misc += cost
                 if cat != C.CAT_INTERNAL:
                     used |= 1 << cat
-                r = _advance_plain(WV, wq, streams, rinfo, t, cat, cost, p, row, info, pcc, rsg,
-                                   vslat, ic)
+                r = _advance_plain(WV, wq, SS, nxi, streams, rinfo, t, cat, cost, p, row, info,
+                                   pcc, rsg, vslat, ic)
                 SS[sri] = r
                 smin = min(smin, r)
             if out < INF:
@@ -524,7 +585,7 @@ def _fast_run(cu, t, nsimd, SS, sstride, WV, streams, rinfo, acc, rs_si, rs_used
         t, simd = _next_turn(SS, base, ss, nsimd, t, simd)
         if t >= INF:
             break
-    acc[0] += nblocked * nsimd
+    acc[0] += a_wait
     acc[1] += a_valu + a_sca + a_misc
     acc[2] += a_valu
     acc[3] += a_sca
@@ -563,6 +624,16 @@ def _waitcnt_until(q, n, w, limit, t):
             m += 1
     n[w] = m
     return until
+
+
+@njit(inline="always")
+def _waitcnt(q, n, w, limit, t):
+    """_waitcnt_until with its common case inline: nothing to wait for (no limit, or no more
+    than ``limit`` outstanding) returns t without the call (whose arrays numba passes field by
+    field)."""
+    if limit < 0 or n[w] <= limit:
+        return t
+    return _waitcnt_until(q, n, w, limit, t)
 
 
 @njit(_nrt=False)
@@ -607,21 +678,22 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     the results are the same bits."""
     nw = wbeg.shape[0]
     ng = group_first.shape[0] - 1
-    # per wave (WV interleaves them for _fast_run): cycle at which it may issue, category of
-    # its next instruction, position in its stream
+    # per wave (WV interleaves them for _fast_run, see WV_*): position in its stream, ...
     WV = np.zeros(WVS * nw, np.int64)
-    ncat = WV[WV_CAT::WVS]
     ptr = WV[WV_POS::WVS]
-    for i in range(nw):     # (loops, not slice assignments: see split_trace_kinds)
+    for i in range(nw):     # (loops, not slice assignments: see split_trace)
         ptr[i] = wbeg[i]
     for i in range(nw):
         WV[WV_END + i * WVS] = wend[i]
     since = WV[WV_SINCE::WVS]
     # s_waitcnt stall cycles of a wave's next row (vmcnt, lgkmcnt, expcnt)
     wacc = np.zeros(3 * nw, np.int64)
+    # each wave's first next-row word (_launch puts it in its slot)
+    wnx0 = np.zeros(nw, np.int64)
     for w in range(nw):
         if wbeg[w] < wend[w]:
-            ncat[w] = rcat[streams[wbeg[w]]] | IC.PEND_JUMP    # (a wave starts by fetching)
+            r0 = streams[wbeg[w]]
+            wnx0[w] = _next_word(r0, rcat[r0] | IC.PEND_JUMP)    # (a wave starts by fetching)
     status = np.zeros(nw, np.int64)       # 0 pending, 1 active, 2 at barrier, 3 done
     wsimd = np.zeros(nw, np.int64)
     wgrp = np.zeros(nw, np.int64)
@@ -654,9 +726,9 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     # per SIMD (SS interleaves them for _fast_run): the earliest cycle at which one of its
     # waves may issue (SIMDs with nothing to do are not scanned; lowered by launches and
     # barrier releases), resident waves, cycle its VALU is free, the waves oldest first
-    sstride = np.uint64(3 + 2 * wps)
-    SSflat = np.zeros(ncu * nsimd * (3 + 2 * wps), np.int64)
-    SS = SSflat.reshape((ncu * nsimd, 3 + 2 * wps))
+    sstride = np.uint64(3 + 3 * wps)
+    SSflat = np.zeros(ncu * nsimd * (3 + 3 * wps), np.int64)
+    SS = SSflat.reshape((ncu * nsimd, 3 + 3 * wps))
     SS[:, 3:] = -1
     wake = SS[:, 0]
     nslot = SS[:, 1]
@@ -664,7 +736,8 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     slots = SS[:, 3:3 + wps]
     # the cycle at which each slot's wave may issue (waves at a barrier: INF; see _fast_run
     # on why it lives here), and where in SSflat each resident wave's lies
-    sready = SS[:, 3 + wps:]
+    sready = SS[:, 3 + wps:3 + 2 * wps]
+    snext = SS[:, 3 + 2 * wps:]          # each slot's next-row word
     wloc = np.zeros(nw, np.int64)
     wpsu = np.uint64(wps)
     ta_free = np.zeros(ncu, np.int64)
@@ -697,7 +770,8 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
         for cu in range(ncu):
             fin, n = _launch(cu, t, np.int64(1), gnext, ng, cu_ngroups, cu_rr, group_first, nsimd, wps, gpc,
                              slots, nslot, status, since, wsimd, glive, wbeg, wend, wave_out,
-                             wave_cu, qrow, qfree, qtop, vn, ln, en, P, lpick, lload, sready, wloc)
+                             wave_cu, qrow, qfree, qtop, vn, ln, en, P, lpick, lload, SS, wnx0,
+                             wloc)
             done_waves += fin
             if n > 0:
                 placed = True
@@ -714,49 +788,75 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     a_valu = np.int64(0)
     a_sca = np.int64(0)
     a_misc = np.int64(0)
-    # each CU's own clock (see SHARED_FLAGS): the cycle of its next scan
-    ct = np.zeros(ncu, np.int64)
-    # a scan paused before a shared access resumes there: slot, used ports, memory issues,
-    # whether a wave ended, and the scan's earliest next times (-1: no paused scan)
-    rs_si = np.full(ncu, -1, np.int64)
-    rs_used = np.zeros(ncu, np.int64)
-    rs_nmem = np.zeros(ncu, np.int64)
-    rs_ended = np.zeros(ncu, np.int64)
-    rs_smin = np.zeros(ncu, np.int64)
-    rs_floor = np.zeros(ncu, np.int64)
+    # each CU's own clock (see SHARED_FLAGS): the cycle of its next scan, as the key
+    # (cycle << cb) | CU (INF: none), so that (cycle, CU) order is one integer comparison
+    cb = np.int64(1)
+    while (1 << cb) < ncu:
+        cb += 1
+    ckey = np.arange(ncu).astype(np.int64)
+    # a scan paused before a shared access resumes there (see RS_*)
+    RS = np.zeros(ncu * RSS, np.int64)
+    for c in range(ncu):
+        RS[c * RSS + RS_SI] = -1
     acc = np.zeros(5, np.int64)             # _fast_run's counters
     fr_skip = np.zeros(ncu, np.int64)       # scans left before _fast_run is tried again
+    fr_back = np.full(ncu, FAST_RUN_BACKOFF, np.int64)
     rinfo = _row_info(rcat, rflags, rcost, rtaken, ic)
     rsg = rsg2.ravel()
     vslat = P[P_VS_LAT]
+    # (typed: a literal 0 for either made numba compile _replay twice, ~9 s)
+    done_waves = np.int64(done_waves)
+    resident_total = np.int64(resident_total)
+    return _replay(done_waves, nw, ncu, cb, lockstep, ckey, nsimd, SSflat, sstride, wake, fr_skip,
+                   a_wait, a_any, a_valu, a_sca, a_misc, RS, nslot, slots, wpsu, rflags, ptr,
+                   rcat, rcost, streams, pcc, wacc, WV, ng, gnext, cu_ngroups, cu_rr, group_first,
+                   wps, gpc, status, since, wsimd, glive, wbeg, wend, wave_out, wave_cu, qrow,
+                   qfree, qtop, vn, ln, en, P, lpick, lload, SS, wnx0, wloc, cu_resident,
+                   resident_total, acc, rinfo, rsg, vslat, ic, ctr, vq, eq, lq, ta_free, last_mem,
+                   rtaken, wgrp, barr_ready, garr, busy_since, fr_back, clock, l2tags, l2stamps,
+                   l2dirty, l2rdy, dram, valu_free, rwait, wown, l1_ways, lds_free, sready, snext,
+                   cu_busy_since, exp_free, l1tags, l1stamps, l1own, l1_sets, l1rdy, ktags,
+                   kstamps, krdy, lru)
+
+
+@njit(_nrt=False)
+def _replay(done_waves, nw, ncu, cb, lockstep, ckey, nsimd, SSflat, sstride, wake, fr_skip,
+            a_wait, a_any, a_valu, a_sca, a_misc, RS, nslot, slots, wpsu, rflags, ptr, rcat,
+            rcost, streams, pcc, wacc, WV, ng, gnext, cu_ngroups, cu_rr, group_first, wps, gpc,
+            status, since, wsimd, glive, wbeg, wend, wave_out, wave_cu, qrow, qfree, qtop, vn, ln,
+            en, P, lpick, lload, SS, wnx0, wloc, cu_resident, resident_total, acc, rinfo, rsg,
+            vslat, ic, ctr, vq, eq, lq, ta_free, last_mem, rtaken, wgrp, barr_ready, garr,
+            busy_since, fr_back, clock, l2tags, l2stamps, l2dirty, l2rdy, dram, valu_free, rwait,
+            wown, l1_ways, lds_free, sready, snext, cu_busy_since, exp_free, l1tags, l1stamps,
+            l1own, l1_sets, l1rdy, ktags, kstamps, krdy, lru):
+    """simulate's replay loop, over the tables simulate allocated (see there): without
+    numba's reference counting (a function that allocates keeps a count for every array
+    view it passes around; in this loop its atomic increments and decrements took about a
+    quarter of the time). Returns the cycles, or -1 if no wave can ever issue."""
     while done_waves < nw:
         # the CU furthest behind runs; it may touch shared state while it stays before the
         # next one (ties: the lower CU first, as in a replay that visits the CUs in order)
-        cu = np.int64(-1)      # (not a literal: numba would compile its callees twice)
-        t = INF
-        t2 = INF
-        cu2 = ncu
+        # (the two smallest keys without a branch per CU)
+        k1 = INF
+        k2 = INF
         for c in range(ncu):
-            x = ct[c]
-            if x < t:
-                t2 = t
-                cu2 = cu
-                t = x
-                cu = c
-            elif x < t2:
-                t2 = x
-                cu2 = c
-        if t >= INF:
+            x = ckey[c]
+            k2 = min(k2, max(k1, x))
+            k1 = min(k1, x)
+        if k1 >= INF:
             return -1    # nothing can ever issue (cannot happen for traces of real runs)
+        cu = k1 & ((np.int64(1) << cb) - 1)
+        t = k1 >> cb
         # unsigned copies for indexing: numba adds a negative-index fix-up to every access
         # with a signed index, and in the scan loop the extra registers spill
         cuu = np.uint64(cu)
+        rsi = cuu * np.uint64(RSS)     # the CU's row of RS
         while True:
             if lockstep:
                 pass
-            elif rs_si[cuu] < 0 and fr_skip[cuu] > 0:
+            elif RS[rsi] < 0 and fr_skip[cuu] > 0:
                 fr_skip[cuu] -= 1
-            elif rs_si[cuu] < 0:
+            elif RS[rsi] < 0:
                 # scans that need only the fast path run in a small loop of their own
                 t0 = t
                 acc[0] = a_wait
@@ -764,44 +864,45 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                 acc[2] = a_valu
                 acc[3] = a_sca
                 acc[4] = a_misc
-                t = _fast_run(cu, t, nsimd, SSflat, sstride, WV, streams, rinfo, acc,
-                              rs_si, rs_used, rs_smin, pcc, rsg, vslat, ic, ctr)
+                t = _fast_run(cu, t, nsimd, wps, SSflat, sstride, WV, streams, rinfo, acc,
+                              RS, pcc, rsg, vslat, ic, ctr)
                 a_wait = acc[0]
                 a_any = acc[1]
                 a_valu = acc[2]
                 a_sca = acc[3]
                 a_misc = acc[4]
                 if t >= INF:
-                    ct[cuu] = INF      # no wave left on the CU (or none can ever issue)
+                    ckey[cuu] = INF      # no wave left on the CU (or none can ever issue)
                     break
                 if t == t0:
                     # its first scan needed the full path: memory or barriers are frequent
                     # here, and the hand-over costs more than the small loop saves
-                    fr_skip[cuu] = FAST_RUN_BACKOFF
-                rs_nmem[cuu] = 0
-                rs_ended[cuu] = 0
-                rs_floor[cuu] = INF
-            simd = t % nsimd
+                    # (see FAST_RUN_BACKOFF)
+                    fr_skip[cuu] = fr_back[cuu]
+                    fr_back[cuu] = min(2 * fr_back[cuu], FAST_RUN_BACKOFF_MAX)
+                else:
+                    fr_back[cuu] = FAST_RUN_BACKOFF
+            simd = _turn_simd(t, nsimd)
             sid = cu * nsimd + simd
             sidu = np.uint64(sid)
             paused = False
             if wake[sidu] <= t:
                 # may this scan touch shared state?
-                shared_ok = t < t2 or (t == t2 and cu < cu2)
+                shared_ok = (t << cb) | cu < k2
                 si0 = 0
                 used = 0
                 nmem = 0
                 ended = False
                 smin = INF
                 floor = INF     # earliest release/launch time this scan caused
-                if rs_si[cuu] >= 0:
-                    si0 = rs_si[cuu]
-                    used = rs_used[cuu]
-                    nmem = rs_nmem[cuu]
-                    ended = rs_ended[cuu] != 0
-                    smin = rs_smin[cuu]
-                    floor = rs_floor[cuu]
-                    rs_si[cuu] = -1
+                if RS[rsi] >= 0:
+                    si0 = RS[rsi]
+                    used = RS[rsi + np.uint64(RS_USED)]
+                    nmem = RS[rsi + np.uint64(RS_NMEM)]
+                    ended = RS[rsi + np.uint64(RS_ENDED)] != 0
+                    smin = RS[rsi + np.uint64(RS_SMIN)]
+                    floor = RS[rsi + np.uint64(RS_FLOOR)]
+                    RS[rsi] = -1
                 for si in range(si0, nslot[sidu]):
                     sri = sidu * sstride + U3 + wpsu + np.uint64(si)
                     rv = SSflat[sri]
@@ -812,33 +913,50 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                     w = slots[sidu, np.uint64(si)]
                     wu = np.uint64(w)
                     wq = wu * np.uint64(WVS)
-                    cat = ncat[wu]
+                    nxi = sri + wpsu
+                    nx = SSflat[nxi]
+                    cat = nx >> 32
                     if cat != C.CAT_INTERNAL and (used >> cat) & 1:
                         a_wait += nsimd    # its port is taken: its SIMD's next turn
                         smin = t + 1
                         continue
-                    p = ptr[wu]
-                    row = streams[np.uint64(p)]
+                    row = nx & NEXT_ROW_MASK
                     ru = np.uint64(row)
                     fl = rflags[ru]
+                    if (C.CAT_VMEM <= cat <= C.CAT_EXPGDS and fl & NO_EARLY_UNIT == 0
+                            and fl & MEM_ROW != 0):
+                        # a memory row (fetched, no scalar reads, no s_waitcnt: nothing below
+                        # before its unit check can stop it): that check now, from the
+                        # SIMD's row alone (the refusals below, word for word)
+                        if nmem >= 2:
+                            a_wait += nsimd
+                            smin = t + 1
+                            continue
+                        if cat == C.CAT_VMEM:
+                            uf = ta_free[cuu]
+                        elif cat == C.CAT_LDS:
+                            uf = lds_free[cuu]
+                        else:
+                            uf = exp_free[cuu]
+                        if uf > t:
+                            rv = _unit_sleep(WV, wq, SSflat, sri, uf, t, nsimd)
+                            a_wait += rv - t
+                            smin = min(smin, rv)
+                            continue
+                    p = ptr[wu]
                     # --- instruction fetch (gcnemu/timing/icache.py): the row's blocks are not
                     # in the wave's buffer; a fetch that may miss waits for (cycle, CU) order
                     if cat >= IC.PEND_SEQ:
                         a = IC.fetch(ic, cu, row, cat, t, np.bool_(False), ctr, X_IFETCH)
                         if a < 0:
                             if not shared_ok:
-                                rs_si[cuu] = si
-                                rs_used[cuu] = used
-                                rs_nmem[cuu] = nmem
-                                rs_ended[cuu] = ended
-                                rs_smin[cuu] = smin
-                                rs_floor[cuu] = floor
+                                _pause(RS, cu, si, used, nmem, ended, smin, floor)
                                 paused = True
                                 break
                             a, clock = _ifetch_ordered(ic, cu, row, cat, t, clock, l2tags, l2stamps,
                                                        l2dirty, l2rdy, P, dram, ctr)
                         cat &= IC.CAT_MASK
-                        ncat[wu] = cat
+                        SSflat[nxi] = _next_word(row, cat)
                         if a > t:
                             WV[wq + np.uint64(WV_FETCH)] += a - t
                             SSflat[sri] = a
@@ -863,11 +981,9 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                         cost = rcost[ru]
                         if cat == C.CAT_VALU:
                             if valu_free[sidu] > t:
-                                k = _unit_turns(valu_free[sidu], t, nsimd)
-                                a_wait += k * nsimd
-                                WV[wq + np.uint64(WV_UNIT)] += k * nsimd
-                                SSflat[sri] = t + k * nsimd
-                                smin = min(smin, t + k * nsimd)
+                                rv = _unit_sleep(WV, wq, SSflat, sri, valu_free[sidu], t, nsimd)
+                                a_wait += rv - t
+                                smin = min(smin, rv)
                                 continue
                             valu_free[sidu] = t + cost
                             a_valu += cost
@@ -878,17 +994,17 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                         if cat != C.CAT_INTERNAL:
                             used |= 1 << cat
                         a_any += cost
-                        rv = _advance_plain(WV, wq, streams, rinfo, t, cat, cost, p, row, rinfo[ru],
-                                            pcc, rsg, vslat, ic)
+                        rv = _advance_plain(WV, wq, SSflat, nxi, streams, rinfo, t, cat, cost, p,
+                                            row, rinfo[ru], pcc, rsg, vslat, ic)
                         SSflat[sri] = rv
                         smin = min(smin, rv)
                         continue
                     cat = rcat[ru]
                     if fl & C.F_WAITCNT:
                         q = qrow[wu]
-                        uv = _waitcnt_until(vq, vn, q, rwait[ru, 0], t)
-                        ue = _waitcnt_until(eq, en, q, rwait[ru, 1], t)
-                        ul = _waitcnt_until(lq, ln, q, rwait[ru, 2], t)
+                        uv = _waitcnt(vq, vn, q, rwait[ru, 0], t)
+                        ue = _waitcnt(eq, en, q, rwait[ru, 1], t)
+                        ul = _waitcnt(lq, ln, q, rwait[ru, 2], t)
                         u = max(uv, ue, ul)
                         if u > t:
                             ctr[X_WAIT_ANY] += u - t
@@ -923,11 +1039,9 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                                 uf = lds_free[cuu]
                             else:
                                 uf = exp_free[cuu]
-                            k = _unit_turns(uf, t, nsimd)
-                            a_wait += k * nsimd
-                            WV[wq + np.uint64(WV_UNIT)] += k * nsimd
-                            SSflat[sri] = t + k * nsimd
-                            smin = min(smin, t + k * nsimd)
+                            rv = _unit_sleep(WV, wq, SSflat, sri, uf, t, nsimd)
+                            a_wait += rv - t
+                            smin = min(smin, rv)
                             continue
                         a_wait += nsimd    # the port is taken: its SIMD's next turn
                         smin = t + 1
@@ -935,12 +1049,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                     if not shared_ok and (fl & SHARED_FLAGS or p + 2 >= wend[wu]):
                         # a memory access through shared caches, or (perhaps) the wave's end:
                         # wait until no other CU is behind this scan
-                        rs_si[cuu] = si
-                        rs_used[cuu] = used
-                        rs_nmem[cuu] = nmem
-                        rs_ended[cuu] = ended
-                        rs_smin[cuu] = smin
-                        rs_floor[cuu] = floor
+                        _pause(RS, cu, si, used, nmem, ended, smin, floor)
                         paused = True
                         break
                     # issue
@@ -1098,8 +1207,10 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                         IC.invalidate(ic, cu)
                     a_any += cost
                     ptr[wu] = nxt
+                    _prefetch(streams, nxt + PREFETCH)     # (see _advance_plain)
                     if nxt < wend[wu]:
-                        ncat[wu] = rcat[streams[nxt]] | IC.pending(ic, row, streams[nxt])
+                        nr = streams[nxt]
+                        SSflat[nxi] = _next_word(nr, rcat[nr] | IC.pending(ic, row, nr))
                     busy = cost
                     if cat == C.CAT_BRANCH and nxt < wend[wu] and streams[nxt] != row + 1:
                         busy = rtaken[ru]
@@ -1154,7 +1265,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                             _wake_cu(wake, cu, nsimd, t + busy)
                             floor = min(floor, t + busy)
                 if paused:
-                    ct[cuu] = t
+                    ckey[cuu] = _cu_key(t, cb, cu)
                     break
                 if ended:
                     # compact the SIMD's list, then launch what now fits on the CU
@@ -1164,12 +1275,14 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                         if status[w] != 3:
                             slots[sid, m] = w
                             sready[sid, m] = sready[sid, si]
+                            snext[sid, m] = snext[sid, si]
                             wloc[w] = sid * sstride + 3 + wps + m
                             m += 1
                     nslot[sid] = m
                     fin, _n = _launch(cu, t + 4, ng, gnext, ng, cu_ngroups, cu_rr, group_first, nsimd,
                                       wps, gpc, slots, nslot, status, since, wsimd, glive, wbeg, wend,
-                                      wave_out, wave_cu, qrow, qfree, qtop, vn, ln, en, P, lpick, lload, sready, wloc)
+                                      wave_out, wave_cu, qrow, qfree, qtop, vn, ln, en, P, lpick,
+                                      lload, SS, wnx0, wloc)
                     done_waves += fin
                     after = 0
                     for s in range(nsimd):
@@ -1190,10 +1303,10 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
             # the CU's next turn of a SIMD with something to do
             t, _s = _next_turn(SSflat, cuu * np.uint64(nsimd) * sstride, sstride, nsimd, t, simd)
             if t >= INF:
-                ct[cuu] = INF      # no wave left on the CU (or none can ever issue)
+                ckey[cuu] = INF      # no wave left on the CU (or none can ever issue)
                 break
             if lockstep:
-                ct[cuu] = t
+                ckey[cuu] = _cu_key(t, cb, cu)
                 break
     ctr[X_WAIT_INST] += a_wait
     ctr[X_ACT_ANY] += a_any
@@ -1262,13 +1375,13 @@ def _release(g, group_first, status, barr_ready, at, garr, ctr, WV, SSflat, wloc
 @njit(_nrt=False)
 def _launch(cu, t, limit, gnext, ng, cu_ngroups, cu_rr, group_first, nsimd, wps, gpc, slots,
             nslot, status, since, wsimd, glive, wbeg, wend, wave_out, wave_cu, qrow, qfree, qtop,
-            vn, ln, en, P, pick, load, sready, wloc):
+            vn, ln, en, P, pick, load, SS, wnx0, wloc):
     """Launch the dispatch's next workgroups (in order, at most ``limit``) on CU ``cu`` while
     they fit: each wave goes to the SIMD with the fewest resident waves (ties: round robin
     from where the CU's previous workgroup started). Returns (waves that ended at once, i.e.
-    had empty streams; workgroups launched). A launched wave's ready cycle goes to its slot
-    in ``sready``; ``wloc``: where that lies in the flat SIMD table (row stride 3 + 2 x waves
-    per SIMD)."""
+    had empty streams; workgroups launched). A launched wave's ready cycle and next-row word
+    (``wnx0``) go to its slot in the SIMD table ``SS`` (see _fast_run); ``wloc``: where its
+    ready cycle lies in the flat table."""
     finished = 0
     launched = 0
     while gnext[0] < ng and launched < limit and cu_ngroups[cu] < gpc:
@@ -1311,8 +1424,9 @@ def _launch(cu, t, limit, gnext, ng, cu_ngroups, cu_rr, group_first, nsimd, wps,
             ln[q] = 0
             en[q] = 0
             slots[sid, nslot[sid]] = w
-            sready[sid, nslot[sid]] = t + P[P_LAUNCH]
-            wloc[w] = sid * (3 + 2 * wps) + 3 + wps + nslot[sid]
+            SS[sid, 3 + wps + nslot[sid]] = t + P[P_LAUNCH]
+            SS[sid, 3 + 2 * wps + nslot[sid]] = wnx0[w]
+            wloc[w] = sid * SS.shape[1] + 3 + wps + nslot[sid]
             nslot[sid] += 1
             glive[g] += 1
         cu_rr[cu] = (cu_rr[cu] + n) % nsimd
@@ -1374,6 +1488,36 @@ def esram_lines(buffers) -> np.ndarray:
     return np.array([x for pair in r for x in pair], np.int64)
 
 
+_PARAMS = {}
+
+
+def _params_for(tc, config) -> np.ndarray:
+    """_params, kept per (timing configuration, GPU configuration) (both frozen)."""
+    key = (id(tc), id(config))
+    hit = _PARAMS.get(key)
+    if hit is None or hit[0] is not tc or hit[1] is not config:
+        if len(_PARAMS) > 64:
+            _PARAMS.clear()
+        hit = _PARAMS[key] = (tc, config, _params(tc, config))
+    return hit[2]
+
+
+def _icache_layout(prog, caches, tc, code_base, flags):
+    """The program's I$ layout (icache.layout) where ``caches`` sees its code, cached on the
+    Program: a dispatch copies it and fills in the GPU's tags (icache.fill)."""
+    addr = IC.code_address(caches, prog, code_base)
+    key = (addr, caches.i_groups, caches.i_tags.shape[0], tc.icache_bytes, tc.icache_ways,
+           tc.icache_fetch_bytes, tc.kcache_cus)
+    cache = prog.__dict__.setdefault("_timing_icache", {})
+    if key not in cache:
+        if len(cache) > 16:
+            cache.clear()
+        rows = IC.blocks(prog.code[:, C_PC], prog.code[:, C_SIZE], addr, tc.icache_fetch_bytes)
+        cache[key] = IC.layout(caches.i_tags.shape[0], caches.i_groups, tc, rows,
+                               invalidates=bool((flags & C.F_ICINV).any()))
+    return cache[key]
+
+
 def tables_for(prog, config, tc):
     """The program's per-row timing tables (cached on the Program)."""
     key = (config.dpfactor, tc.default_cycles, tc.long_instruction_cycles)
@@ -1412,16 +1556,14 @@ def time_dispatch(prog, traces, streams, config, tc, occ, waves_per_group, cache
     uniq, first = np.unique(wg, return_index=True)
     group_first = np.append(first, len(wg)).astype(np.int64)
     cat, flags, cost, taken, wait, sregs = tables_for(prog, config, tc)
-    P = _params(tc, config)
+    P = _params_for(tc, config)
     wave_out = np.zeros((len(wg), 2), np.int64)
     wave_cu = np.zeros(len(wg), np.int64)
     ctr = np.zeros(len(COUNTER_NAMES), np.int64)
     pcc = np.zeros(len(cat) * NPC, np.int64)
     c = caches
-    ic = IC.prepare(c.i_tags, c.i_stamps, c.i_base, c.i_groups, tc,
-                    IC.blocks(prog.code[:, C_PC], prog.code[:, C_SIZE],
-                              IC.code_address(c, prog, code_base), tc.icache_fetch_bytes),
-                    invalidates=bool((flags & C.F_ICINV).any()))
+    ic = IC.fill(_icache_layout(prog, c, tc, code_base, flags).copy(), c.i_tags, c.i_stamps,
+                 c.i_base)
     cycles = simulate(streams, wbeg, wend, group_first, config.compute_units,
                       config.simds_per_cu, occ.waves_per_simd, occ.workgroups_per_cu,
                       cat, flags, cost, taken, wait, sregs, P, wave_out, wave_cu, ctr, pcc,
