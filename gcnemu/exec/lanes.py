@@ -616,7 +616,7 @@ def _lds_gather_intrinsic(n, pairs):
     bytes), or each one element (a broadcast per group), at every address in range
     (_lds_segments; n = 1, 2, 4) is 4 vector loads (4n scalar ones) per address instead:
     matmul_tiled's ds_read2_b32 (a broadcast and a tile's row, alternating, one-wave loop,
-    thread CPU time, AVX-512 code) 34.5 -> 26.1 ns a wave-instruction."""
+    thread CPU time, AVX-512 code) 24-27 -> 17-19 ns a wave-instruction."""
     def gather(typingctx, dst, lds, src, uo0, uo1, amask, ulim, ex):
         sig = types.uint64(dst, lds, src, uo0, uo1, amask, ulim, ex)
 
