@@ -402,7 +402,7 @@ def test_ds_write_address_patterns(op, count, ex_kind):
 
 
 # A row whose 64 lanes are all on and address one run of 256n bytes (scan_lds' buf[lid]) is
-# one vector load or store (lanes._lds_whole_row, n = 1, 2, 4); runs that must not take that
+# one vector load or store (lanes._lds_segments, n = 1, 2, 4); runs that must not take that
 # form: one crossing the M0 limit, one that wraps at 2^32 (in ADDR, or only after the
 # offset), one whose ADDR is not aligned to the access (the alignment mask then moves its
 # lanes), partial EXEC, and b96 (16-byte alignment for 12-byte elements).
@@ -466,3 +466,94 @@ def test_ds_write_whole_row_runs(op, count, kind):
             _wr(mem, ((int(addr[l]) + off) & M32) & ~(align - 1), lim,
                 [data[i][l] for i in range(count)])
     assert _bytes_from(r, nbytes=WHOLE_LDS) == bytes(mem)
+
+
+# A row whose lanes are all on and whose 4 groups of 16 lanes are each one run of 16
+# elements (a 16-wide tile's rows: transpose_lds' tile[ly][lx] at a row stride of 68 bytes,
+# matmul_tiled's Bs[k][tx]) or each one element (matmul_tiled's As[ty][k]), all in range, is
+# one vector (scalar) access per group (lanes._lds_segments). Rows that must not take that
+# form, each with one group changed: a group crossing the M0 limit, one whose ADDR wraps at
+# 2^32 (or whose address wraps only after the offset), one misaligned group, one lane off its
+# group's run, one lane off, and (stores) groups over one another, where the later lane wins.
+SEGMENT_CASES = ["inside", "crossing_limit", "wrapping", "offset_wraps", "unaligned", "one_off",
+                 "lane_off", "overlapping"]
+
+
+def _segments(case, uniform, nb, lim, rng):
+    """The ADDR row and EXEC mask of a segmented row (groups at a stride of 17 elements)."""
+    step = 0 if uniform else nb
+    starts = [nb * 17 * g + nb * int(rng.integers(0, 4)) for g in range(4)]
+    if case == "overlapping":
+        starts = [starts[0], starts[0] + 3 * nb, starts[0], starts[0] + nb]
+    addr = np.concatenate([s + step * np.arange(16, dtype=np.int64) for s in starts])
+    ex = (1 << 64) - 1
+    if case == "crossing_limit":
+        addr[32:48] = lim - 5 * nb - 8 + step * np.arange(16)
+    elif case == "wrapping":
+        addr[16:32] = (1 << 32) - 3 * nb + step * np.arange(16)
+    elif case == "offset_wraps":
+        addr[48:64] = (1 << 32) - 20 * nb + step * np.arange(16)
+    elif case == "unaligned":
+        addr[16:32] += 4 if nb > 4 else 2
+    elif case == "one_off":
+        addr[40] = addr[32] + 3 * nb
+    elif case == "lane_off":
+        ex &= ~(1 << 37)
+    return (addr & M32).astype(np.uint32), ex
+
+
+@pytest.mark.parametrize("uniform", [False, True])
+@pytest.mark.parametrize("op,count,pairs", [(op, c, 1) for op, c in LOADS if c != 3] +
+                         [("ds_read2_b32", 1, 2), ("ds_read2_b64", 2, 2)])
+def test_ds_read_segmented_rows(op, count, pairs, uniform):
+    rng = np.random.default_rng(zlib.crc32(f"{op}{uniform}segments".encode()))
+    nb = 4 * count
+    lim = 1000
+    for case in SEGMENT_CASES[:-1]:
+        init = bytes(rng.integers(0, 256, LDS_BYTES, dtype=np.uint8).tobytes())
+        addr, ex = _segments(case, uniform, nb, lim, rng)
+        old = rng.integers(0, 1 << 32, (8, 64), dtype=np.uint64).astype(np.uint32)
+        vg = {10 + i: old[i] for i in range(pairs * count)}
+        vg[2] = addr
+        if pairs == 1:
+            offs = [16 * nb if case == "offset_wraps" else 4 * count]
+            text = f"{op} v[10:{9 + count}], v2 offset:{offs[0]}"
+        else:
+            offs = [nb, (20 if case == "offset_wraps" else 5) * nb]
+            text = f"{op} v[10:{9 + 2 * count}], v2 offset0:1 offset1:{offs[1] // nb}"
+        r = run(text, vgpr=vg, lds=init, lds_bytes=LDS_BYTES, m0=lim, exec_mask=ex)
+        for l in range(64):
+            if ex >> l & 1:
+                exp = []
+                for o in offs:
+                    exp += _rd(init, ((int(addr[l]) + o) & M32) & ~(nb - 1), lim, nb)
+            else:
+                exp = [int(old[i][l]) for i in range(pairs * count)]
+            got = [int(r.vgpr[10 + i][l]) for i in range(pairs * count)]
+            assert got == exp, (case, l, hex(int(addr[l])))
+
+
+@pytest.mark.parametrize("uniform", [False, True])
+@pytest.mark.parametrize("op,count", [(op, c) for op, c in STORES if c != 3])
+def test_ds_write_segmented_rows(op, count, uniform):
+    rng = np.random.default_rng(zlib.crc32(f"{op}{uniform}wsegments".encode()))
+    nb = 4 * count
+    lim = 1000
+    for case in SEGMENT_CASES:
+        init = bytearray(rng.integers(0, 256, LDS_BYTES, dtype=np.uint8).tobytes())
+        addr, ex = _segments(case, uniform, nb, lim, rng)
+        data = rng.integers(0, 1 << 32, (4, 64), dtype=np.uint64).astype(np.uint32)
+        vg = {10 + i: data[i] for i in range(count)}
+        vg[1] = addr
+        vg[98] = np.arange(64, dtype=np.uint32)
+        d = f"v[10:{9 + count}]" if count > 1 else "v10"
+        off = 16 * nb if case == "offset_wraps" else nb
+        r = run(f"{op} v1, {d} offset:{off}\ns_mov_b64 exec, -1\ns_mov_b32 m0, -1\n" +
+                _readback_code(), vgpr=vg, lds=bytes(init), lds_bytes=LDS_BYTES, m0=lim,
+                exec_mask=ex)
+        mem = bytearray(init)
+        for l in range(64):
+            if ex >> l & 1:
+                _wr(mem, ((int(addr[l]) + off) & M32) & ~(nb - 1), lim,
+                    [data[i][l] for i in range(count)])
+        assert _bytes_from(r) == bytes(mem), case

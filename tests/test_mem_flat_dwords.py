@@ -397,7 +397,7 @@ def test_flat_store_address_patterns(n, ex):
 
 
 # A row whose 64 lanes are all on and address one run of 256n bytes (an array indexed by the
-# work-item id) loads and stores with one vector access (lanes._flat_whole_row); runs that
+# work-item id) loads and stores with vector accesses (lanes._flat_segments); runs that
 # must not take that form: one reaching into the guard page, one starting unaligned (its
 # dwords go through the byte path), one lane's high half off the run (an unmapped address),
 # partial EXEC; and an x2 load into its own address pair (all addresses read first).
@@ -470,5 +470,92 @@ def test_flat_store_whole_row_runs(n, kind):
                 want[a - buf:a - buf + 4] = int(data[i][lane]).to_bytes(4, "little")
             else:
                 want_faults.append((a, lane, 1))
+    assert mem.read(buf, size) == bytes(want)
+    assert [(f[0], f[2], f[3]) for f in r.faults] == want_faults[:64]
+
+
+# A row whose lanes are all on and whose 4 groups of 16 lanes each address one run of 64n
+# bytes (a 16-wide tile's rows: transpose_lds' and matmul_tiled's loads and stores) is one
+# vector access per group (lanes._flat_segments; one run of 256n bytes is the case of
+# adjacent groups). Rows that must not take that form, each with one group or lane changed:
+# a group reaching into the guard page, a misaligned group (its dwords through the byte
+# path), one lane off its group's run, one lane's high half off, one lane off in EXEC; groups
+# far apart (transpose_lds' rows: 8 pages) and over one another (stores: the later lane wins).
+SEGMENT_RUNS = ["segments", "overlapping", "into_guard", "unaligned", "one_off", "high_half",
+                "lane_off", "far_apart"]
+
+
+def _segment_case(kind, n, buf, size, rng):
+    stride = 4 * PAGE_SIZE if kind != "far_apart" else 20 * PAGE_SIZE
+    starts = [buf + 4 * n * int(rng.integers(0, 40)) + stride * g for g in range(4)]
+    if kind == "overlapping":
+        starts = [starts[0], starts[0] + 12 * n, starts[0], starts[0] + 4 * n]
+    elif kind == "into_guard":
+        starts[2] = buf + size - 64 * n + 4 * n * 3   # its last three lanes past the end
+    elif kind == "unaligned":
+        starts[1] += 2
+    addr = np.concatenate([s + 4 * n * np.arange(16) for s in starts]).astype(np.uint64)
+    if kind == "one_off":
+        addr[40] = addr[32] + np.uint64(12 * n)
+    elif kind == "high_half":
+        addr[20] += np.uint64(1 << 32)
+    ex = (1 << 64) - 1 if kind != "lane_off" else ((1 << 64) - 1) & ~(1 << 37)
+    return addr, ex
+
+
+def _model_bytes(raw, buf, size, addr, lane, i):
+    """Dword i of a lane's access: its 4 bytes (little-endian) or None past the buffer."""
+    a = int(addr[lane]) + 4 * i
+    if buf <= a and a + 4 <= buf + size:
+        return a, int.from_bytes(raw[a - buf:a - buf + 4], "little")
+    return a, None
+
+
+@pytest.mark.parametrize("kind", SEGMENT_RUNS[:1] + SEGMENT_RUNS[2:])
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_flat_load_segmented_rows(n, kind):
+    mem = Memory()
+    buf, size, words = _buffer(mem, 64 if kind == "far_apart" else 24, 600 + n)
+    addr, ex = _segment_case(kind, n, buf, size, np.random.default_rng(700 + n))
+    lo, hi = _rows(addr)
+    name = "flat_load_dword" + ("" if n == 1 else f"x{n}")
+    regs = "v10" if n == 1 else f"v[10:{9 + n}]"
+    init = {10 + i: np.full(64, 0xDEAD0000 + i, np.uint32) for i in range(n)}
+    r = run(f"{name} {regs}, v[2:3]", vgpr={2: lo, 3: hi, **init}, mem=mem, exec_mask=ex)
+    raw = words.tobytes()
+    want_faults = []
+    for lane in range(64):
+        for i in range(n):
+            got = int(r.vgpr[10 + i, lane])
+            if not (ex >> lane) & 1:
+                assert got == 0xDEAD0000 + i, (lane, i)
+                continue
+            a, want = _model_bytes(raw, buf, size, addr, lane, i)
+            if want is None:
+                want_faults.append((a, lane, 0))
+            assert got == (want or 0), (lane, i, hex(a))
+    assert [(f[0], f[2], f[3]) for f in r.faults] == want_faults[:64]
+
+
+@pytest.mark.parametrize("kind", SEGMENT_RUNS)
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_flat_store_segmented_rows(n, kind):
+    mem = Memory()
+    buf, size, words = _buffer(mem, 64 if kind == "far_apart" else 24, 800 + n)
+    addr, ex = _segment_case(kind, n, buf, size, np.random.default_rng(900 + n))
+    rng = np.random.default_rng(1000 + n)
+    data = [rng.integers(0, 1 << 32, 64, dtype=np.uint64).astype(np.uint32) for _ in range(n)]
+    r = _store(n, addr, mem, ex, data)
+    want = bytearray(words.tobytes())
+    want_faults = []
+    for lane in range(64):          # lane order: a later lane's bytes win
+        if not (ex >> lane) & 1:
+            continue
+        for i in range(n):
+            a, old = _model_bytes(want, buf, size, addr, lane, i)
+            if old is None:
+                want_faults.append((a, lane, 1))
+            else:
+                want[a - buf:a - buf + 4] = int(data[i][lane]).to_bytes(4, "little")
     assert mem.read(buf, size) == bytes(want)
     assert [(f[0], f[2], f[3]) for f in r.faults] == want_faults[:64]

@@ -451,6 +451,14 @@ def _grouped_store(context, builder, base, a, m, n, rows):
                                               if k else pl, align=1)
 
 
+def _splat4(builder, x):
+    """x in all 4 lanes of a vector of its type (the 4 segments' checks)."""
+    i32 = ir.IntType(32)
+    vec = builder.insert_element(ir.Constant(ir.VectorType(x.type, 4), None), x,
+                                 ir.Constant(i32, 0))
+    return builder.shuffle_vector(vec, vec, ir.Constant(ir.VectorType(i32, 4), [0] * 4))
+
+
 def _splat16(builder, x):
     """x in all 16 lanes of a vector of its type."""
     i32 = ir.IntType(32)
@@ -460,31 +468,133 @@ def _splat16(builder, x):
 
 
 
-def _lds_whole_row(builder, addr, uo, amask, ulim, ex, n):
-    """(ok, a0): whether a DS access of n dwords per lane at one address per lane is one run
-    of 256n bytes of the LDS window: every lane on, lane l's ADDR addr0 + 4n l (without a
-    32-bit wrap), a0 = (addr0 + uo) & amask equal to the 32-bit sum itself (aligned: amask
-    then keeps every lane's address as it is) with the run's end a0 + 256n within the wrap
-    and the limit ``ulim``. Such a row (scan_lds' buf[lid]) is then one vector load or store
-    of the same lanes and bytes as _grouped_rows / _grouped_store would access."""
+def _lds_segments(builder, addr, uos, amask, ulim, ex, n):
+    """(ok, uniform, starts): whether a DS access of n dwords per lane at the addresses
+    (addr + uo) & amask of each uo of ``uos`` is, for every lane, the plain sum without a wrap
+    and in range, its lanes all on and its 4 groups of 16 lanes (segments) all of one kind:
+    consecutive (lane l's ADDR is s_g + 4n (l % 16), s_g lane 16g's: a row of a tile, or one
+    run of 256n bytes: scan_lds' buf[lid]) or, where ``uniform``, equal (s_g for every lane of
+    the group: a broadcast, matmul_tiled's As[ty][k]); ``starts`` are the segments' LDS byte
+    addresses (i64), 4 per uo in uo order. ok: s_g + 64n <= 2^32 (ADDR does not wrap in the
+    segment), b = (s_g + uo) mod 2^32 unchanged by amask (aligned: amask then keeps every lane's
+    address as it is, since it clears only bits below 4n) and b + 64n (4n for a broadcast) <=
+    min(ulim, 2^32). Such a row is then a vector load or store (or a scalar one) per segment of
+    the same lanes and bytes as _grouped_rows / _grouped_store would access."""
+    from numba.core import cgutils
     i32, i64 = ir.IntType(32), ir.IntType(64)
     row = ir.VectorType(i32, 64)
-    a0r = builder.extract_element(addr, ir.Constant(i32, 0))
-    step = ir.Constant(row, [4 * n * l for l in range(64)])
-    diff = builder.xor(addr, builder.add(_splat(builder, a0r, i32), step))
+    sv = builder.shuffle_vector(addr, addr, ir.Constant(row, [16 * (l // 16) for l in range(64)]))
+    step = ir.Constant(row, [4 * n * (l % 16) for l in range(64)])
     reduce_or = _declare(builder, "llvm.vector.reduce.or.v64i32", i32, [row])
-    run = builder.icmp_unsigned("==", builder.call(reduce_or, [diff]), ir.Constant(i32, 0))
-    run = builder.and_(run, builder.icmp_unsigned("==", ex, ir.Constant(i64, -1)))
-    run = builder.and_(run, builder.icmp_unsigned("<=", a0r, ir.Constant(i32, (1 << 32) - 256 * n)))
-    b = builder.and_(builder.add(builder.zext(a0r, i64), uo), ir.Constant(i64, 0xFFFFFFFF))
-    a0 = builder.and_(b, amask)
-    run = builder.and_(run, builder.icmp_unsigned("==", a0, b))
+    zero = ir.Constant(i32, 0)
+    cons = builder.icmp_unsigned("==", builder.call(reduce_or, [
+        builder.xor(addr, builder.add(sv, step))]), zero)
+    # a broadcast per group, only where the groups are not runs (scan_lds' buf[lid] is one)
+    uslot = cgutils.alloca_once_value(builder, ir.Constant(ir.IntType(1), 0))
+    with builder.if_then(builder.not_(cons)):
+        builder.store(builder.icmp_unsigned("==", builder.call(reduce_or, [builder.xor(addr, sv)]),
+                                            zero), uslot)
+    uniform = builder.load(uslot)
+    run = builder.and_(builder.or_(cons, uniform), builder.icmp_unsigned("==", ex, ir.Constant(i64, -1)))
     run = builder.and_(run, builder.icmp_unsigned("==", builder.or_(amask, ir.Constant(i64, 4 * n - 1)),
                                                   ir.Constant(i64, 0xFFFFFFFF)))
-    end = builder.add(a0, ir.Constant(i64, 256 * n))
-    run = builder.and_(run, builder.icmp_unsigned("<=", end, ir.Constant(i64, 1 << 32)))
-    run = builder.and_(run, builder.icmp_unsigned("<=", end, ulim))
-    return run, a0
+    span = builder.select(uniform, ir.Constant(i64, 4 * n), ir.Constant(i64, 64 * n))
+    top = builder.select(builder.icmp_unsigned("<", ulim, ir.Constant(i64, 1 << 32)), ulim,
+                         ir.Constant(i64, 1 << 32))
+    # the 4 segments' checks as <4 x i64> vectors: fewer instructions than 4 scalar sets
+    q4 = ir.VectorType(i64, 4)
+    s4 = builder.shuffle_vector(addr, addr, ir.Constant(ir.VectorType(i32, 4), [0, 16, 32, 48]))
+    ok4 = builder.icmp_unsigned("<=", s4, ir.Constant(s4.type, [(1 << 32) - 64 * n] * 4))
+    s4 = builder.zext(s4, q4)
+    starts = []
+    for uo in uos:
+        b4 = builder.and_(builder.add(s4, _splat4(builder, uo)), ir.Constant(q4, [0xFFFFFFFF] * 4))
+        ok4 = builder.and_(ok4, builder.icmp_unsigned("==", builder.and_(b4, _splat4(builder, amask)), b4))
+        ok4 = builder.and_(ok4, builder.icmp_unsigned("<=", builder.add(b4, _splat4(builder, span)),
+                                                      _splat4(builder, top)))
+        starts.extend(builder.extract_element(b4, ir.Constant(i32, g)) for g in range(4))
+    run = builder.and_(run, builder.icmp_unsigned("==", builder.bitcast(ok4, ir.IntType(4)),
+                                                  ir.Constant(ir.IntType(4), 0xF)))
+    return run, uniform, starts
+
+
+def _segment_rows(builder, base, starts, uniform, n):
+    """The n rows (<64 x i32>, lane l of row k: dword k of lane l's access) of each segment
+    set of ``starts`` (4 per address, as _lds_segments gives them; their checks passed): one
+    vector load of 16n dwords per consecutive segment, where ``uniform`` (an i1) one scalar
+    load per dword instead. Returns the rows, n per 4 starts, all loads done first (the
+    values, not a stack copy: a row kept in registers is ~1.5 ns cheaper a row)."""
+    i32, i64 = ir.IntType(32), ir.IntType(64)
+    row = ir.VectorType(i32, 64)
+    q = ir.VectorType(i32, 16 * n)
+    sets = len(starts) // 4
+
+    def broadcasts():
+        out = []
+        for j in range(sets):
+            for k in range(n):
+                v4 = ir.Constant(ir.VectorType(i32, 4), None)
+                for g in range(4):
+                    v = builder.load(builder.inttoptr(builder.add(base, builder.add(
+                        starts[4 * j + g], ir.Constant(i64, 4 * k))), i32.as_pointer()), align=4)
+                    v4 = builder.insert_element(v4, v, ir.Constant(i32, g))
+                out.append(builder.shuffle_vector(v4, v4, ir.Constant(
+                    row, [l // 16 for l in range(64)])))
+        return out
+
+    def runs():
+        out = []
+        for j in range(sets):
+            parts = [builder.load(builder.inttoptr(builder.add(base, starts[4 * j + g]),
+                                                   q.as_pointer()), align=4) for g in range(4)]
+            while len(parts) > 1:    # concatenate: segment g at elements 16n g..
+                w = 2 * parts[0].type.count
+                parts = [builder.shuffle_vector(parts[i], parts[i + 1], ir.Constant(
+                    ir.VectorType(i32, w), list(range(w)))) for i in range(0, len(parts), 2)]
+            vals = parts[0]
+            out.extend(vals if n == 1 else builder.shuffle_vector(vals, vals, ir.Constant(
+                row, [n * l + k for l in range(64)])) for k in range(n))
+        return out
+
+    if isinstance(uniform, ir.Constant) and not uniform.constant:
+        return runs()
+    with builder.if_else(uniform) as (uni, cons):
+        with uni:
+            a, ablock = broadcasts(), builder.block
+        with cons:
+            b, bblock = runs(), builder.block
+    rows = []
+    for x, y in zip(a, b):
+        phi = builder.phi(row)
+        phi.add_incoming(x, ablock)
+        phi.add_incoming(y, bblock)
+        rows.append(phi)
+    return rows
+
+
+def _segment_store(builder, base, starts, uniform, n, parts):
+    """Store the n rows ``parts`` (<64 x i32>) by the 4 segments at ``starts`` (_lds_segments'
+    checks passed), segment after segment so that a later segment wins where they meet (the
+    lanes' order; inside a consecutive segment the addresses are distinct): a vector store of
+    16n dwords per consecutive segment; where ``uniform``, lane 16g + 15's n dwords (the last
+    lane's store) at segment g's address."""
+    i32, i64 = ir.IntType(32), ir.IntType(64)
+    q = ir.VectorType(i32, 16 * n)
+    with builder.if_else(uniform) as (uni, cons):
+        with uni:
+            vals = [[builder.extract_element(parts[k], ir.Constant(i32, 16 * g + 15))
+                     for k in range(n)] for g in range(4)]
+            for g in range(4):
+                for k in range(n):
+                    builder.store(vals[g][k], builder.inttoptr(builder.add(base, builder.add(
+                        starts[g], ir.Constant(i64, 4 * k))), i32.as_pointer()), align=4)
+        with cons:
+            vals = _concat_rows(builder, parts)
+            for g in range(4):
+                seg = builder.shuffle_vector(vals, vals, ir.Constant(
+                    q, list(range(16 * n * g, 16 * n * (g + 1)))))
+                builder.store(seg, builder.inttoptr(builder.add(base, starts[g]), q.as_pointer()),
+                              align=4)
 
 
 def _lds_gather_intrinsic(n, pairs):
@@ -501,8 +611,12 @@ def _lds_gather_intrinsic(n, pairs):
     values. All addresses are read, and all loads done, before the first store (the
     destination may overlap the address row). Lanes that are not loaded never read memory
     (_grouped_rows), so out-of-range lanes never read outside the LDS. Returns the mask of
-    the lanes of ``ex`` with an access out of range. One address per lane whose row is one
-    run of 256n bytes (_lds_whole_row; n = 1, 2, 4) is one vector load."""
+    the lanes of ``ex`` with an access out of range. A row whose lanes are all on and whose
+    4 groups of 16 lanes each read one run of 64n bytes (a tile's rows, or one run of 256n
+    bytes), or each one element (a broadcast per group), at every address in range
+    (_lds_segments; n = 1, 2, 4) is 4 vector loads (4n scalar ones) per address instead:
+    matmul_tiled's ds_read2_b32 (a broadcast and a tile's row, alternating, one-wave loop,
+    thread CPU time, AVX-512 code) 24-27 -> 17-19 ns a wave-instruction."""
     def gather(typingctx, dst, lds, src, uo0, uo1, amask, ulim, ex):
         sig = types.uint64(dst, lds, src, uo0, uo1, amask, ulim, ex)
 
@@ -516,17 +630,14 @@ def _lds_gather_intrinsic(n, pairs):
             addr = builder.load(builder.inttoptr(src_, ptr), align=4)
             res = cgutils.alloca_once_value(builder, ir.Constant(i64, 0))
             whole = ir.Constant(ir.IntType(1), 0)
-            if pairs == 1 and n != 3:     # (ds_read_b96's 16-byte alignment: no runs)
-                whole, a0 = _lds_whole_row(builder, addr, uo0_, amask_, ulim_, ex_, n)
+            if n != 3:                    # (ds_read_b96's 16-byte alignment: no segments)
+                whole, uniform, starts = _lds_segments(builder, addr, (uo0_, uo1_)[:pairs],
+                                                       amask_, ulim_, ex_, n)
             with builder.if_else(whole, likely=True) as (run, lanes):
                 with run:
-                    if pairs == 1 and n != 3:
-                        wide = ir.VectorType(i32, 64 * n)
-                        vals = builder.load(builder.inttoptr(builder.add(lds_, a0),
-                                                             wide.as_pointer()), align=4)
-                        for k in range(n):
-                            v = vals if n == 1 else builder.shuffle_vector(vals, vals, ir.Constant(
-                                row, [n * l + k for l in range(64)]))
+                    if n != 3:
+                        rows = _segment_rows(builder, lds_, starts, uniform, n)
+                        for k, v in enumerate(rows):
                             d = builder.add(dst_, ir.Constant(i64, 256 * k)) if k else dst_
                             builder.store(v, builder.inttoptr(d, ptr), align=4)
                 with lanes:
@@ -610,51 +721,66 @@ def _concat_rows(builder, parts):
         ir.VectorType(i32, 64 * n), [(j % n) * 64 + j // n for j in range(64 * n)]))
 
 
-def _flat_whole_row(context, builder, src, ubase, dlim, priv, mapped, ps, ex, n):
-    """(ok, o0): whether a FLAT access of n dwords per lane is one run of 256n bytes: every
-    lane active, lane l's address ua0 + 4n l (ua0: lane 0's; the low halves consecutive
-    without a carry into the high half, the high halves equal), ua0 outside the private
-    aperture, 4-aligned, the run inside the backing array with every page it touches
-    mapped; o0 = ua0 - ubase. The rows' common case (an array indexed by the work-item id:
-    saxpy's loads and store), checked with a few whole-row operations instead of
-    _flat_fast_lanes' per-lane 64-bit arithmetic, and then accessed with one vector load
-    or store (the same lanes and bytes that path would access: this is a shortcut, not
-    other semantics)."""
+def _flat_segments(context, builder, src, ubase, dlim, priv, mapped, ps, ex, n):
+    """(ok, offsets): whether a FLAT access of n dwords per lane is, for each of its 4 groups
+    of 16 lanes (segments), one run of 64n bytes: every lane active, lane l's address ua_g +
+    4n (l % 16) (ua_g: lane 16g's; the low halves consecutive without a carry into the high
+    half, the high halves all equal), outside the private aperture, 4-aligned, each run inside
+    the backing array with the (at most two) pages it touches mapped; offsets: the 4 runs'
+    o_g = ua_g - ubase (i64). The rows' common cases (an array indexed by the work-item id: saxpy's loads and store; the rows of a 16-wide tile: transpose_lds' and
+    matmul_tiled's), checked with a few whole-row operations instead of _flat_fast_lanes'
+    per-lane 64-bit arithmetic, and then accessed with a vector load or store per segment
+    (the same lanes and bytes that path would access: a shortcut, not other semantics)."""
     from numba.core import cgutils
     i1, i8, i32, i64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
     row = ir.VectorType(i32, 64)
     lo = builder.load(builder.inttoptr(src, row.as_pointer()), align=4)
     hi = builder.load(builder.inttoptr(builder.add(src, ir.Constant(i64, 256)), row.as_pointer()),
                       align=4)
-    lo0 = builder.extract_element(lo, ir.Constant(i32, 0))
     hi0 = builder.extract_element(hi, ir.Constant(i32, 0))
-    step = ir.Constant(row, [4 * n * l for l in range(64)])
-    diff = builder.or_(builder.xor(lo, builder.add(_splat(builder, lo0, i32), step)),
+    sv = builder.shuffle_vector(lo, lo, ir.Constant(row, [16 * (l // 16) for l in range(64)]))
+    step = ir.Constant(row, [4 * n * (l % 16) for l in range(64)])
+    diff = builder.or_(builder.xor(lo, builder.add(sv, step)),
                        builder.xor(hi, _splat(builder, hi0, i32)))
     reduce_or = _declare(builder, "llvm.vector.reduce.or.v64i32", i32, [row])
     run = builder.icmp_unsigned("==", builder.call(reduce_or, [diff]), ir.Constant(i32, 0))
     run = builder.and_(run, builder.icmp_unsigned("==", ex, ir.Constant(i64, -1)))
-    # no carry out of the low halves: lane 63's last byte lo0 + 256n - 1 < 2^32
-    run = builder.and_(run, builder.icmp_unsigned("<=", lo0, ir.Constant(i32, (1 << 32) - 256 * n)))
-    ua0 = builder.or_(builder.zext(lo0, i64), builder.shl(builder.zext(hi0, i64), ir.Constant(i64, 32)))
-    o0 = builder.sub(ua0, ubase)
-    olast = builder.add(o0, ir.Constant(i64, 4 * n * 63))
     run = builder.and_(run, builder.icmp_unsigned("!=", builder.zext(hi0, i64), priv))
-    run = builder.and_(run, builder.icmp_unsigned(">=", ua0, ubase))
-    run = builder.and_(run, builder.icmp_unsigned("<=", o0, dlim))
-    run = builder.and_(run, builder.icmp_unsigned("<=", olast, dlim))
-    run = builder.and_(run, builder.icmp_unsigned("==", builder.and_(o0, ir.Constant(i64, 3)),
-                                                  ir.Constant(i64, 0)))
+    high = builder.shl(builder.zext(hi0, i64), ir.Constant(i64, 32))
+    # the 4 segments' checks as <4 x i64> vectors: fewer instructions than 4 scalar sets
+    q4 = ir.VectorType(i64, 4)
+    lo4 = builder.shuffle_vector(lo, lo, ir.Constant(ir.VectorType(i32, 4), [0, 16, 32, 48]))
+    # no carry out of the low halves: lane 16g + 15's last byte lo_g + 64n - 1 < 2^32
+    ok4 = builder.icmp_unsigned("<=", lo4, ir.Constant(lo4.type, [(1 << 32) - 64 * n] * 4))
+    ua4 = builder.or_(builder.zext(lo4, q4), _splat4(builder, high))
+    o4 = builder.sub(ua4, _splat4(builder, ubase))
+    dlim4 = _splat4(builder, dlim)
+    ok4 = builder.and_(ok4, builder.icmp_unsigned(">=", ua4, _splat4(builder, ubase)))
+    ok4 = builder.and_(ok4, builder.icmp_unsigned("<=", o4, dlim4))
+    ok4 = builder.and_(ok4, builder.icmp_unsigned("<=", builder.add(
+        o4, ir.Constant(q4, [4 * n * 15] * 4)), dlim4))
+    ok4 = builder.and_(ok4, builder.icmp_unsigned("==", builder.and_(
+        o4, ir.Constant(q4, [3] * 4)), ir.Constant(q4, None)))
+    # a run within two pages (64n bytes <= a page): its first and last page's flags
+    ps4 = _splat4(builder, ps)
+    p0 = builder.lshr(o4, ps4)
+    p1 = builder.lshr(builder.add(o4, ir.Constant(q4, [64 * n - 1] * 4)), ps4)
+    ok4 = builder.and_(ok4, builder.icmp_unsigned("<=", builder.sub(p1, p0), ir.Constant(q4, [1] * 4)))
+    run = builder.and_(run, builder.icmp_unsigned("==", builder.bitcast(ok4, ir.IntType(4)),
+                                                  ir.Constant(ir.IntType(4), 0xF)))
+    offsets = [(builder.extract_element(o4, ir.Constant(i32, g)),
+                [builder.extract_element(p, ir.Constant(i32, g)) for p in (p0, p1)]) for g in range(4)]
     ok = cgutils.alloca_once_value(builder, ir.Constant(i1, 0))
-    with builder.if_then(run, likely=True):
-        builder.store(ir.Constant(i1, 1), ok)
-        first = builder.lshr(o0, ps)
-        last = builder.lshr(builder.add(o0, ir.Constant(i64, 256 * n - 1)), ps)
-        with cgutils.for_range(builder, builder.add(builder.sub(last, first), ir.Constant(i64, 1))) as loop:
-            pg = builder.inttoptr(builder.add(mapped, builder.add(first, loop.index)), i8.as_pointer())
-            with builder.if_then(builder.icmp_unsigned("==", builder.load(pg), ir.Constant(i8, 0))):
-                builder.store(ir.Constant(i1, 0), ok)
-    return builder.load(ok), o0
+    with builder.if_then(run, likely=True):    # (the flags exist for offsets in range only)
+        flags = ir.Constant(i8, 0xFF)
+        for o, pages in offsets:
+            for pg in pages:
+                flags = builder.and_(flags, builder.select(builder.icmp_unsigned(
+                    "!=", builder.load(builder.inttoptr(builder.add(mapped, pg), i8.as_pointer())),
+                    ir.Constant(i8, 0)), ir.Constant(i8, 0xFF), ir.Constant(i8, 0)))
+        builder.store(builder.icmp_unsigned("!=", flags, ir.Constant(i8, 0)), ok)
+    offsets = [o for o, _ in offsets]
+    return builder.load(ok), offsets
 
 
 def _flat_fast_lanes(context, builder, src, ubase, dlim, priv, mapped, ps, ex, n):
@@ -691,8 +817,9 @@ def _flat_gather_intrinsic(n):
     all addresses read before the first store, and it returns 0. Otherwise it loads nothing
     and returns the mask of the active lanes that are not fast (the caller then runs the
     load lane by lane: it can, since nothing was written, even where the destination
-    overlaps the address). A row whose lanes are all on and read one run of 256n bytes
-    (_flat_whole_row) is one vector load instead."""
+    overlaps the address). A row whose lanes are all on and whose 4 groups of 16 lanes each
+    read one run of 64n bytes (_flat_segments: a tile's rows, or one run of 256n bytes) is one
+    vector load per group instead."""
     def gather(typingctx, dst, src, data, mapped, ubase, dlim, ps, priv, ex):
         sig = types.uint64(dst, src, data, mapped, ubase, dlim, ps, priv, ex)
 
@@ -703,17 +830,13 @@ def _flat_gather_intrinsic(n):
             dst_, src_, data_, mapped_, ubase_, dlim_, ps_, priv_, ex_ = [
                 builder.zext(a, i64) if a.type.width < 64 else a for a in args]
             res = cgutils.alloca_once_value(builder, ir.Constant(i64, 0))
-            whole, o0 = _flat_whole_row(context, builder, src_, ubase_, dlim_, priv_, mapped_,
-                                        ps_, ex_, n)
+            whole, offsets = _flat_segments(context, builder, src_, ubase_, dlim_, priv_,
+                                            mapped_, ps_, ex_, n)
             with builder.if_else(whole, likely=True) as (run, lanes):
                 with run:
                     # every lane on: plain row stores (all loads done before the first)
-                    wide = ir.VectorType(i32, 64 * n)
-                    vals = builder.load(builder.inttoptr(builder.add(data_, o0), wide.as_pointer()),
-                                        align=4)
-                    for k in range(n):
-                        v = vals if n == 1 else builder.shuffle_vector(vals, vals, ir.Constant(
-                            ir.VectorType(i32, 64), [n * l + k for l in range(64)]))
+                    rows = _segment_rows(builder, data_, offsets, ir.Constant(ir.IntType(1), 0), n)
+                    for k, v in enumerate(rows):
                         d = builder.add(dst_, ir.Constant(i64, 256 * k)) if k else dst_
                         builder.store(v, builder.inttoptr(d, ptr), align=4)
                 with lanes:
@@ -748,8 +871,10 @@ def _lds_scatter_intrinsic(n, pairs):
     (data1 for the second address), 256 bytes apart, are stored at lds + a: a later lane's (and
     a lane's second address's) store wins where accesses meet, as in the hardware's lane order.
     One address: by groups of 16 lanes (_grouped_store). Two: a lane that is off or out of
-    range stores to a stack slot instead (one branch-free loop); a row that is one run of 256n
-    bytes (_lds_whole_row; n = 1, 2, 4) one vector store. Returns the mask of the lanes of
+    range stores to a stack slot instead (one branch-free loop). One address, every lane on,
+    in range, each group of 16 lanes one run of 64n bytes (a tile's row) or one element
+    (_lds_segments; n = 1, 2, 4): a vector store (the last lane's scalar store) per group,
+    group after group. Returns the mask of the lanes of
     ``ex`` with an access out of range."""
     def scatter(typingctx, lds, src, data0, data1, uo0, uo1, amask, ulim, ex):
         sig = types.uint64(lds, src, data0, data1, uo0, uo1, amask, ulim, ex)
@@ -766,18 +891,16 @@ def _lds_scatter_intrinsic(n, pairs):
             if pairs == 1:
                 res = cgutils.alloca_once_value(builder, ir.Constant(i64, 0))
                 whole = ir.Constant(ir.IntType(1), 0)
-                if n != 3:                # (ds_write_b96's 16-byte alignment: no runs)
-                    whole, a0 = _lds_whole_row(builder, addr, uo0_, amask_, ulim_, ex_, n)
+                if n != 3:                # (ds_write_b96's 16-byte alignment: no segments)
+                    whole, uniform, starts = _lds_segments(builder, addr, (uo0_,), amask_, ulim_,
+                                                           ex_, n)
                 with builder.if_else(whole, likely=True) as (run, lanes):
                     with run:
                         if n != 3:
-                            # distinct addresses, every lane on: the lane order cannot show
                             parts = [builder.load(builder.inttoptr(builder.add(
                                 data0_, ir.Constant(i64, 256 * k)), row.as_pointer()), align=4)
                                 for k in range(n)]
-                            vals = _concat_rows(builder, parts)
-                            builder.store(vals, builder.inttoptr(builder.add(lds_, a0),
-                                                                 vals.type.as_pointer()), align=4)
+                            _segment_store(builder, lds_, starts, uniform, n, parts)
                     with lanes:
                         a, ok = _lds_addresses(builder, addr, uo0_, amask_, ulim_, n)
                         good, bad = _ok_bits(builder, ex_, ok)
@@ -836,17 +959,15 @@ def _flat_scatter_intrinsic(n):
             src_, vdata_, data_, mapped_, ubase_, dlim_, ps_, priv_, ex_ = [
                 builder.zext(a, i64) if a.type.width < 64 else a for a in args]
             res = cgutils.alloca_once_value(builder, ir.Constant(i64, 0))
-            whole, o0 = _flat_whole_row(context, builder, src_, ubase_, dlim_, priv_, mapped_,
-                                        ps_, ex_, n)
+            whole, offsets = _flat_segments(context, builder, src_, ubase_, dlim_, priv_,
+                                            mapped_, ps_, ex_, n)
             with builder.if_else(whole, likely=True) as (run, lanes):
                 with run:
-                    # distinct addresses, every lane on: the lane order cannot show
+                    # every lane on, distinct addresses within a segment: segment by segment
                     parts = [builder.load(builder.inttoptr(builder.add(
                         vdata_, ir.Constant(i64, 256 * k)), row.as_pointer()), align=4)
                         for k in range(n)]
-                    vals = _concat_rows(builder, parts)
-                    builder.store(vals, builder.inttoptr(builder.add(data_, o0),
-                                                         vals.type.as_pointer()), align=4)
+                    _segment_store(builder, data_, offsets, ir.Constant(ir.IntType(1), 0), n, parts)
                 with lanes:
                     m, o = _flat_fast_lanes(context, builder, src_, ubase_, dlim_, priv_, mapped_,
                                             ps_, ex_, n)
