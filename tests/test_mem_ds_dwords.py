@@ -363,6 +363,27 @@ def test_ds_read_address_patterns(op, count, pairs, ex_kind):
             assert got == exp, (kinds, l, hex(int(addr[l])))
 
 
+def _check_store(rng, op, count, addr, ex, init, lim, off, align, label):
+    """Store random data with ``op`` from lanes at ``addr`` + ``off`` under EXEC ``ex`` into
+    an LDS holding ``init`` (limit ``lim``), and compare the whole LDS with the store done
+    lane by lane in lane order (the later lane wins) on the addresses aligned down to
+    ``align``."""
+    data = rng.integers(0, 1 << 32, (4, 64), dtype=np.uint64).astype(np.uint32)
+    vg = {10 + i: data[i] for i in range(count)}
+    vg[1] = addr
+    vg[98] = np.arange(64, dtype=np.uint32)
+    d = f"v[10:{9 + count}]" if count > 1 else "v10"
+    r = run(f"{op} v1, {d} offset:{off}\ns_mov_b64 exec, -1\ns_mov_b32 m0, -1\n" +
+            _readback_code(), vgpr=vg, lds=bytes(init), lds_bytes=LDS_BYTES, m0=lim,
+            exec_mask=ex)
+    mem = bytearray(init)
+    for l in range(64):
+        if ex >> l & 1:
+            _wr(mem, ((int(addr[l]) + off) & M32) & ~(align - 1), lim,
+                [data[i][l] for i in range(count)])
+    assert _bytes_from(r) == bytes(mem), label
+
+
 @pytest.mark.parametrize("ex_kind", ["full", "partial"])
 @pytest.mark.parametrize("op,count", STORES)
 def test_ds_write_address_patterns(op, count, ex_kind):
@@ -384,21 +405,7 @@ def test_ds_write_address_patterns(op, count, ex_kind):
             addr = np.concatenate([run0, run0, np.full(16, run0[3]), run0 + nb])
         addr = addr.astype(np.uint32)
         ex = _exec(rng, ex_kind)
-        data = rng.integers(0, 1 << 32, (4, 64), dtype=np.uint64).astype(np.uint32)
-        vg = {10 + i: data[i] for i in range(count)}
-        vg[1] = addr
-        vg[98] = np.arange(64, dtype=np.uint32)
-        d = f"v[10:{9 + count}]" if count > 1 else "v10"
-        off = 4 * count
-        r = run(f"{op} v1, {d} offset:{off}\ns_mov_b64 exec, -1\ns_mov_b32 m0, -1\n" +
-                _readback_code(), vgpr=vg, lds=bytes(init), lds_bytes=LDS_BYTES, m0=lim,
-                exec_mask=ex)
-        mem = bytearray(init)
-        for l in range(64):
-            if ex >> l & 1:
-                _wr(mem, ((int(addr[l]) + off) & M32) & ~(align - 1), lim,
-                    [data[i][l] for i in range(count)])
-        assert _bytes_from(r) == bytes(mem), kinds
+        _check_store(rng, op, count, addr, ex, init, lim, 4 * count, align, kinds)
 
 
 # A row whose 64 lanes are all on and address one run of 256n bytes (scan_lds' buf[lid]) is
@@ -542,18 +549,5 @@ def test_ds_write_segmented_rows(op, count, uniform):
     for case in SEGMENT_CASES:
         init = bytearray(rng.integers(0, 256, LDS_BYTES, dtype=np.uint8).tobytes())
         addr, ex = _segments(case, uniform, nb, lim, rng)
-        data = rng.integers(0, 1 << 32, (4, 64), dtype=np.uint64).astype(np.uint32)
-        vg = {10 + i: data[i] for i in range(count)}
-        vg[1] = addr
-        vg[98] = np.arange(64, dtype=np.uint32)
-        d = f"v[10:{9 + count}]" if count > 1 else "v10"
         off = 16 * nb if case == "offset_wraps" else nb
-        r = run(f"{op} v1, {d} offset:{off}\ns_mov_b64 exec, -1\ns_mov_b32 m0, -1\n" +
-                _readback_code(), vgpr=vg, lds=bytes(init), lds_bytes=LDS_BYTES, m0=lim,
-                exec_mask=ex)
-        mem = bytearray(init)
-        for l in range(64):
-            if ex >> l & 1:
-                _wr(mem, ((int(addr[l]) + off) & M32) & ~(nb - 1), lim,
-                    [data[i][l] for i in range(count)])
-        assert _bytes_from(r) == bytes(mem), case
+        _check_store(rng, op, count, addr, ex, init, lim, off, nb, case)
