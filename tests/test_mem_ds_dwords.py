@@ -363,25 +363,25 @@ def test_ds_read_address_patterns(op, count, pairs, ex_kind):
             assert got == exp, (kinds, l, hex(int(addr[l])))
 
 
-def _check_store(rng, op, count, addr, ex, init, lim, off, align, label):
+def _check_store(rng, op, count, addr, ex, init, lim, off, align, label, lds_bytes=LDS_BYTES):
     """Store random data with ``op`` from lanes at ``addr`` + ``off`` under EXEC ``ex`` into
-    an LDS holding ``init`` (limit ``lim``), and compare the whole LDS with the store done
-    lane by lane in lane order (the later lane wins) on the addresses aligned down to
-    ``align``."""
+    an LDS of ``lds_bytes`` holding ``init`` (limit ``lim``), and compare the whole LDS with
+    the store done lane by lane in lane order (the later lane wins) on the addresses aligned
+    down to ``align``."""
     data = rng.integers(0, 1 << 32, (4, 64), dtype=np.uint64).astype(np.uint32)
     vg = {10 + i: data[i] for i in range(count)}
     vg[1] = addr
     vg[98] = np.arange(64, dtype=np.uint32)
     d = f"v[10:{9 + count}]" if count > 1 else "v10"
     r = run(f"{op} v1, {d} offset:{off}\ns_mov_b64 exec, -1\ns_mov_b32 m0, -1\n" +
-            _readback_code(), vgpr=vg, lds=bytes(init), lds_bytes=LDS_BYTES, m0=lim,
-            exec_mask=ex)
+            _readback_code(nbytes=lds_bytes), vgpr=vg, lds=bytes(init), lds_bytes=lds_bytes,
+            m0=lim, exec_mask=ex)
     mem = bytearray(init)
     for l in range(64):
         if ex >> l & 1:
             _wr(mem, ((int(addr[l]) + off) & M32) & ~(align - 1), lim,
                 [data[i][l] for i in range(count)])
-    assert _bytes_from(r) == bytes(mem), label
+    assert _bytes_from(r, nbytes=lds_bytes) == bytes(mem), label
 
 
 @pytest.mark.parametrize("ex_kind", ["full", "partial"])
@@ -459,20 +459,7 @@ def test_ds_write_whole_row_runs(op, count, kind):
     addr = _whole_run(kind, nb, lim)
     off = 4 * count if kind != "offset_wraps" else 64 * nb - 8
     ex = _exec(rng, "partial" if kind == "partial" else "full")
-    data = rng.integers(0, 1 << 32, (4, 64), dtype=np.uint64).astype(np.uint32)
-    vg = {10 + i: data[i] for i in range(count)}
-    vg[1] = addr
-    vg[98] = np.arange(64, dtype=np.uint32)
-    d = f"v[10:{9 + count}]" if count > 1 else "v10"
-    r = run(f"{op} v1, {d} offset:{off}\ns_mov_b64 exec, -1\ns_mov_b32 m0, -1\n" +
-            _readback_code(nbytes=WHOLE_LDS), vgpr=vg, lds=bytes(init), lds_bytes=WHOLE_LDS,
-            m0=lim, exec_mask=ex)
-    mem = bytearray(init)
-    for l in range(64):
-        if ex >> l & 1:
-            _wr(mem, ((int(addr[l]) + off) & M32) & ~(align - 1), lim,
-                [data[i][l] for i in range(count)])
-    assert _bytes_from(r, nbytes=WHOLE_LDS) == bytes(mem)
+    _check_store(rng, op, count, addr, ex, init, lim, off, align, kind, lds_bytes=WHOLE_LDS)
 
 
 # A row whose lanes are all on and whose 4 groups of 16 lanes are each one run of 16
