@@ -65,6 +65,28 @@ def _bytes_from(r, first=100, nbytes=LDS_BYTES):
     return bytes(np.concatenate([r.vgpr[first + k] for k in range(nbytes // 64)]).astype(np.uint8))
 
 
+def _check_store(rng, op, count, addr, ex, init, lim, off, align, label, lds_bytes=LDS_BYTES,
+                 m0=None):
+    """Store random data with ``op`` from lanes at ``addr`` + ``off`` under EXEC ``ex`` into
+    an LDS of ``lds_bytes`` holding ``init`` (M0 ``m0``, default ``lim``, the limit it
+    amounts to), and compare the whole LDS with the store done lane by lane in lane order
+    (the later lane wins) on the addresses aligned down to ``align``."""
+    data = rng.integers(0, 1 << 32, (4, 64), dtype=np.uint64).astype(np.uint32)
+    vg = {10 + i: data[i] for i in range(count)}
+    vg[1] = addr
+    vg[98] = np.arange(64, dtype=np.uint32)
+    d = f"v[10:{9 + count}]" if count > 1 else "v10"
+    r = run(f"{op} v1, {d} offset:{off}\ns_mov_b64 exec, -1\ns_mov_b32 m0, -1\n" +
+            _readback_code(nbytes=lds_bytes), vgpr=vg, lds=bytes(init), lds_bytes=lds_bytes,
+            m0=lim if m0 is None else m0, exec_mask=ex)
+    mem = bytearray(init)
+    for l in range(64):
+        if ex >> l & 1:
+            _wr(mem, ((int(addr[l]) + off) & M32) & ~(align - 1), lim,
+                [data[i][l] for i in range(count)])
+    assert _bytes_from(r, nbytes=lds_bytes) == bytes(mem), label
+
+
 LOADS = [("ds_read_b32", 1), ("ds_read_b64", 2), ("ds_read_b96", 3), ("ds_read_b128", 4)]
 
 
@@ -145,21 +167,9 @@ def test_ds_write_dwords(op, count, limit, ex_kind):
     ex = _exec(rng, ex_kind)
     off = 20
     _edge(addr, min(limit, LDS_BYTES) - off, 4 * count, 16)
-    data = rng.integers(0, 1 << 32, (4, 64), dtype=np.uint64).astype(np.uint32)
-    vg = {10 + i: data[i] for i in range(count)}
-    vg[1] = addr
-    vg[98] = np.arange(64, dtype=np.uint32)
-    d = f"v[10:{9 + count}]" if count > 1 else "v10"
-    r = run(f"{op} v1, {d} offset:{off}\ns_mov_b64 exec, -1\ns_mov_b32 m0, -1\n" + _readback_code(),
-            vgpr=vg, lds=bytes(init), lds_bytes=LDS_BYTES, m0=limit, exec_mask=ex)
-    lim = min(limit, LDS_BYTES)
     nb = 4 * count
-    align = nb if nb <= 8 else 16
-    mem = bytearray(init)
-    for l in range(64):
-        if ex >> l & 1:
-            _wr(mem, ((int(addr[l]) + off) & M32) & ~(align - 1), lim, [data[i][l] for i in range(count)])
-    assert _bytes_from(r) == bytes(mem)
+    _check_store(rng, op, count, addr, ex, init, min(limit, LDS_BYTES), off,
+                 nb if nb <= 8 else 16, None, m0=limit)
 
 
 @pytest.mark.parametrize("ex_kind", ["full", "partial"])
@@ -361,27 +371,6 @@ def test_ds_read_address_patterns(op, count, pairs, ex_kind):
                 exp = [int(old[i][l]) for i in range(pairs * count)]
             got = [int(r.vgpr[10 + i][l]) for i in range(pairs * count)]
             assert got == exp, (kinds, l, hex(int(addr[l])))
-
-
-def _check_store(rng, op, count, addr, ex, init, lim, off, align, label, lds_bytes=LDS_BYTES):
-    """Store random data with ``op`` from lanes at ``addr`` + ``off`` under EXEC ``ex`` into
-    an LDS of ``lds_bytes`` holding ``init`` (limit ``lim``), and compare the whole LDS with
-    the store done lane by lane in lane order (the later lane wins) on the addresses aligned
-    down to ``align``."""
-    data = rng.integers(0, 1 << 32, (4, 64), dtype=np.uint64).astype(np.uint32)
-    vg = {10 + i: data[i] for i in range(count)}
-    vg[1] = addr
-    vg[98] = np.arange(64, dtype=np.uint32)
-    d = f"v[10:{9 + count}]" if count > 1 else "v10"
-    r = run(f"{op} v1, {d} offset:{off}\ns_mov_b64 exec, -1\ns_mov_b32 m0, -1\n" +
-            _readback_code(nbytes=lds_bytes), vgpr=vg, lds=bytes(init), lds_bytes=lds_bytes,
-            m0=lim, exec_mask=ex)
-    mem = bytearray(init)
-    for l in range(64):
-        if ex >> l & 1:
-            _wr(mem, ((int(addr[l]) + off) & M32) & ~(align - 1), lim,
-                [data[i][l] for i in range(count)])
-    assert _bytes_from(r, nbytes=lds_bytes) == bytes(mem), label
 
 
 @pytest.mark.parametrize("ex_kind", ["full", "partial"])
