@@ -262,20 +262,15 @@ def consume(tr, start, end, code, acc, reads, writes, locks, locks_at, counters,
                     r = 64 * j + np.int64(b)
                     if held[j] & bit and not mv:
                         _note(counts, first, K_UNINIT, row, gw, -1, -1, r, UNINIT_REG)
-                    if pbits[w, 0, j] & bit:
-                        pv = pend[w, r, 0]
-                        if pv >= 0 and (pv >> _ROWBITS) >= cnt[w, 1]:
-                            _note(counts, first, K_UNWAITED, row, gw, -1, -1, r,
-                                  WAIT_VM | ((pv & _ROWMASK) << 4))
-                            pend[w, r, 0] = -1
-                        pbits[w, 0, j] &= ~bit      # done or reported: nothing more to say
-                    if pbits[w, 1, j] & bit:
-                        pv = pend[w, r, 1]
-                        if pv >= 0 and (pv >> _ROWBITS) >= cnt[w, 3]:
-                            _note(counts, first, K_UNWAITED, row, gw, -1, -1, r,
-                                  WAIT_LGKM | ((pv & _ROWMASK) << 4))
-                            pend[w, r, 1] = -1
-                        pbits[w, 1, j] &= ~bit
+                    for q in range(2):          # vmcnt, then lgkmcnt
+                        if pbits[w, q, j] & bit:
+                            pv = pend[w, r, q]
+                            if pv >= 0 and (pv >> _ROWBITS) >= cnt[w, 2 * q + 1]:
+                                wait = WAIT_VM if q == 0 else WAIT_LGKM
+                                _note(counts, first, K_UNWAITED, row, gw, -1, -1, r,
+                                      wait | ((pv & _ROWMASK) << 4))
+                                pend[w, r, q] = -1
+                            pbits[w, q, j] &= ~bit  # done or reported: nothing more to say
         c = counters[row]
         if c < 0:                       # s_waitcnt
             nvm, nexp, nlgkm = waits[row, 0], waits[row, 1], waits[row, 2]
