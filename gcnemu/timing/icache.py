@@ -95,6 +95,21 @@ def pending(ic, row, nxt):
 
 
 @njit(inline="always")
+def _hit(ic, h, stamp, t, ctr, x_fetch):
+    """A lookup that found its line in entry ``h`` at cycle t: the entry's LRU stamp becomes
+    at least ``stamp``; returns the cycle the line is there, t, or later while the miss that
+    brings it is still on its way (a duplicate miss)."""
+    st = ic[IC_STAMPS] + h
+    ic[st] = max(ic[st], stamp)
+    rdy = ic[ic[IC_RDY] + h]
+    if rdy > t:
+        ctr[x_fetch + 3] += 1
+        return rdy
+    ctr[x_fetch + 1] += 1
+    return t
+
+
+@njit(inline="always")
 def fetch_one(ic, cu, row, pend, t, ctr, x_fetch):
     """``fetch(..., ordered=False, ...)`` for the common case, a fetch of one line, inlined
     into the model's loops (the same result); a fetch of two lines goes to ``fetch``."""
@@ -118,13 +133,7 @@ def fetch_one(ic, cu, row, pend, t, ctr, x_fetch):
             if ic[st] < base:
                 return np.int64(-1)
             ctr[x_fetch] += last - first + 1
-            ic[st] = max(ic[st], base + t)
-            rdy = ic[ic[IC_RDY] + h]
-            if rdy > t:
-                ctr[x_fetch + 3] += 1
-                return rdy
-            ctr[x_fetch + 1] += 1
-            return t
+            return _hit(ic, h, base + t, t, ctr, x_fetch)
     return np.int64(-1)
 
 
@@ -173,15 +182,8 @@ def fetch(ic, cu, row, pend, t, ordered, ctr, x_fetch):
         ctr[x_fetch] += last - first + 1
         arrive = t
         for h in (h0, h1):
-            if h < 0:
-                continue
-            ic[stamps + h] = max(ic[stamps + h], base + t)
-            rdy = ic[ic[IC_RDY] + h]
-            if rdy > t:
-                ctr[x_fetch + 3] += 1
-                arrive = max(arrive, rdy)
-            else:
-                ctr[x_fetch + 1] += 1
+            if h >= 0:
+                arrive = max(arrive, _hit(ic, h, base + t, t, ctr, x_fetch))
         return arrive
     ctr[x_fetch] += last - first + 1
     arrive = t
@@ -199,13 +201,7 @@ def fetch(ic, cu, row, pend, t, ordered, ctr, x_fetch):
                                            ic[stamps + i] < ic[stamps + victim]):
                 victim = i
         if hit >= 0:
-            ic[stamps + hit] = max(ic[stamps + hit], base + t)
-            rdy = ic[ic[IC_RDY] + hit]
-            if rdy > t:
-                ctr[x_fetch + 3] += 1
-                arrive = max(arrive, rdy)
-            else:
-                ctr[x_fetch + 1] += 1
+            arrive = max(arrive, _hit(ic, hit, base + t, t, ctr, x_fetch))
             continue
         ctr[x_fetch + 2] += 1
         ic[tags + victim] = line
@@ -315,7 +311,7 @@ def layout(n: int, ngroups: int, tc, rows: np.ndarray, invalidates: bool = False
     ic[IC_ROWS] = o + 3 * n + sets
     ic[IC_NROWS] = nrows
     if n != ngroups * sets * tc.icache_ways:
-        raise ValueError("icache.prepare: the tag arrays do not match the configuration")
+        raise ValueError("icache.layout: the tag arrays do not match the configuration")
     # small sets: those that at most ``ways`` of the program's lines map to (the program's
     # code is one range of lines, so each set holds the quotient or one more)
     if nrows and not invalidates:
