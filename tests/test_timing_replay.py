@@ -46,20 +46,30 @@ CORPUS = ["matmul_tiled", "scan_lds", "scan_blelloch", "histogram", "atomics_glo
           "saxpy"]
 
 
-@pytest.mark.parametrize("name", CORPUS)
-def test_corpus_replay_matches_lockstep(name, monkeypatch):
+def _simulate_calls(monkeypatch, run):
+    """Call ``run()`` with the model's ``simulate`` wrapped; returns the arguments of each of
+    its calls and run's result. (The dispatch's own call passes lockstep=False last, left
+    out; the arrays are copies, the GPU's caches as the dispatch found them: it updates
+    them.)"""
     captured = []
     simulate = M.simulate
 
     def keep(*args):
-        # (the dispatch's own call passes lockstep=False last; the GPU's caches as it found
-        # them: the dispatch updates them)
         captured.append([x.copy() if isinstance(x, np.ndarray) else x for x in args[:-1]])
         return simulate(*args)
 
     monkeypatch.setattr(M, "simulate", keep)
-    corpus.run_case(name, gcnemu.GPU(timing=True), seed=2)
-    monkeypatch.undo()
+    try:
+        result = run()
+    finally:
+        monkeypatch.undo()
+    return captured, result
+
+
+@pytest.mark.parametrize("name", CORPUS)
+def test_corpus_replay_matches_lockstep(name, monkeypatch):
+    captured, _ = _simulate_calls(
+        monkeypatch, lambda: corpus.run_case(name, gcnemu.GPU(timing=True), seed=2))
     assert captured, f"{name}: no dispatch was timed"
     for i, args in enumerate(captured):
         _assert_same(args, f"{name} dispatch {i}")
@@ -200,17 +210,9 @@ def test_icache_inv_replay_matches_lockstep(tmp_path, monkeypatch):
            "s_and_b32 s5, s2, 1\ns_cmp_eq_u32 s5, 0\ns_cbranch_scc0 skip\ns_icache_inv\nskip:\n"
            "s_sub_u32 s4, s4, 1\ns_cmp_lg_u32 s4, 0\ns_cbranch_scc1 loop\ns_endpgm\n")
     k = asm_kernel(tmp_path, "icinv", src)
-    captured = []
-    simulate = M.simulate
-
-    def keep(*args):
-        captured.append([x.copy() if isinstance(x, np.ndarray) else x for x in args[:-1]])
-        return simulate(*args)
-
-    monkeypatch.setattr(M, "simulate", keep)
     gpu = gcnemu.GPU(timing=True, num_cus=8)
-    rep = gpu.dispatch(k, grid=(64 * 48,), block=(128,))
-    monkeypatch.undo()
+    captured, rep = _simulate_calls(
+        monkeypatch, lambda: gpu.dispatch(k, grid=(64 * 48,), block=(128,)))
     assert rep.counters["SQC_ICACHE_MISSES"] > 2 * 3      # (more than the cold misses)
     assert len(captured) == 1
     _assert_same(captured[0], "s_icache_inv loop")
