@@ -463,15 +463,13 @@ def consume(tr, start, end, code, acc, reads, writes, locks, locks_at, counters,
                         lw = lds_sh[0, i]
                         # (& and | on bools: no branches)
                         found |= (not store) & (lds_sh[3, i] != 0xF)  # uninitialised bytes
-                        found |= (lw != 0) & ((lw & 0xFFFF) != wtag) & \
-                            (((lw >> _EP_SHIFT) & 0xFFFFF) == ept) & \
+                        found |= _by_other_wave(lw, wtag, ept) & \
                             (store | (((lw >> _AT_SHIFT) & 1) == 0))   # another wave's write
                     if store:
                         for i in range(u0, u1):
                             for s in range(1, 3):
                                 x = lds_sh[s, i]
-                                found |= (x != 0) & ((x & 0xFFFF) != wtag) & \
-                                    (((x >> _EP_SHIFT) & 0xFFFFF) == ept)  # another's read
+                                found |= _by_other_wave(x, wtag, ept)  # another's read
                 else:
                     for j in range(FP_WORDS):
                         m = fp[j]
@@ -481,23 +479,20 @@ def consume(tr, start, end, code, acc, reads, writes, locks, locks_at, counters,
                             lw = lds_sh[0, i]
                             if not store and lds_sh[3, i] != 0xF:
                                 found = True            # uninitialised bytes read
-                            if lw != 0 and (lw & 0xFFFF) != wtag and \
-                                    (lw >> _EP_SHIFT) & 0xFFFFF == ept and \
+                            if _by_other_wave(lw, wtag, ept) and \
                                     (store or not (lw >> _AT_SHIFT) & 1):
                                 found = True            # another wave's write
                             if store:
                                 for s in range(1, 3):
                                     x = lds_sh[s, i]
-                                    if x != 0 and (x & 0xFFFF) != wtag and \
-                                            (x >> _EP_SHIFT) & 0xFFFFF == ept:
+                                    if _by_other_wave(x, wtag, ept):
                                         found = True    # another wave's read
                 if not found:
                     me = _lds_pack(w, ep, row, kind == A_ATOMIC, 0xF)
                     if cont and kind == A_LOAD:
                         for i in range(u0, u1):
                             r1 = lds_sh[1, i]
-                            first_reader = (r1 == 0) | ((r1 & 0xFFFF) == wtag) | \
-                                (((r1 >> _EP_SHIFT) & 0xFFFFF) != ept)
+                            first_reader = not _by_other_wave(r1, wtag, ept)
                             lds_sh[1, i] = me if first_reader else r1
                             lds_sh[2, i] = lds_sh[2, i] if first_reader else me
                     elif cont:
@@ -511,9 +506,7 @@ def consume(tr, start, end, code, acc, reads, writes, locks, locks_at, counters,
                                 i = i0 + 64 * j + np.int64(trailing_zeros(m))
                                 m &= m - np.uint64(1)
                                 if kind == A_LOAD:
-                                    r1 = lds_sh[1, i]
-                                    if r1 == 0 or (r1 & 0xFFFF) == wtag or \
-                                            (r1 >> _EP_SHIFT) & 0xFFFFF != ept:
+                                    if not _by_other_wave(lds_sh[1, i], wtag, ept):
                                         lds_sh[1, i] = me
                                     else:
                                         lds_sh[2, i] = me
@@ -567,24 +560,20 @@ def consume(tr, start, end, code, acc, reads, writes, locks, locks_at, counters,
                                     uninit = True
                                 if other < 0:
                                     lw = lds_sh[0, i]
-                                    if lw != 0 and (lw & 0xFFFF) != wtag and \
-                                            (lw >> _EP_SHIFT) & 0xFFFFF == ept and \
+                                    if _by_other_wave(lw, wtag, ept) and \
                                             (store or not (lw >> _AT_SHIFT) & 1):
                                         other = (lw >> _ROW_SHIFT) & _ROWMASK
                                 if store:
                                     if other < 0:
                                         for s in range(1, 3):
                                             x = lds_sh[s, i]
-                                            if x != 0 and (x & 0xFFFF) != wtag and \
-                                                    (x >> _EP_SHIFT) & 0xFFFFF == ept:
+                                            if _by_other_wave(x, wtag, ept):
                                                 other = (x >> _ROW_SHIFT) & _ROWMASK
                                                 break
                                     lds_sh[0, i] = me
                                     lds_sh[3, i] = 0xF
                                 else:
-                                    r1 = lds_sh[1, i]
-                                    if r1 == 0 or (r1 & 0xFFFF) == wtag or \
-                                            (r1 >> _EP_SHIFT) & 0xFFFFF != ept:
+                                    if not _by_other_wave(lds_sh[1, i], wtag, ept):
                                         lds_sh[1, i] = me
                                     else:
                                         lds_sh[2, i] = me
@@ -745,11 +734,18 @@ def _lds_pack(w, epoch, row, atomic, mask):
 
 
 @njit(inline="always")
+def _by_other_wave(x, wtag, ept):
+    """True when the access packed in ``x`` (_lds_pack) was made by another wave than the one
+    tagged ``wtag`` (w + 1) in barrier epoch ``ept`` (its low 20 bits). & on bools, not
+    `and`: no branches, so the whole-dword loops that use it vectorise."""
+    return (x != 0) & ((x & 0xFFFF) != wtag) & (((x >> _EP_SHIFT) & 0xFFFFF) == ept)
+
+
+@njit(inline="always")
 def _lds_concurrent(x, w, ep, mask):
     """True when the access packed in ``x`` was made by another wave in barrier epoch ``ep``
     and touched some of the bytes ``mask``."""
-    return x != 0 and (x & 0xFFFF) != w + 1 and ((x >> _EP_SHIFT) & 0xFFFFF) == (ep & 0xFFFFF) \
-        and ((x >> _MASK_SHIFT) & mask) != 0
+    return _by_other_wave(x, w + 1, ep & 0xFFFFF) and ((x >> _MASK_SHIFT) & mask) != 0
 
 
 @njit(inline="always")
@@ -800,9 +796,7 @@ def _lds_access(a, nb, al, kind, row, w, gw, l, ep, g, lds_sh, lds_size, counts,
             lds_sh[0, i] = _lds_pack(w, ep, row, atomic, mask)
             lds_sh[3, i] |= mask
         else:
-            r1 = lds_sh[1, i]
-            if r1 == 0 or (r1 & 0xFFFF) == w + 1 or \
-                    ((r1 >> _EP_SHIFT) & 0xFFFFF) != (ep & 0xFFFFF):
+            if not _by_other_wave(lds_sh[1, i], w + 1, ep & 0xFFFFF):
                 lds_sh[1, i] = _lds_pack(w, ep, row, atomic, mask)
             else:
                 lds_sh[2, i] = _lds_pack(w, ep, row, atomic, mask)
