@@ -112,6 +112,9 @@ LINE = 64
 A_NONE, A_SMRD, A_HIT, A_GLC, A_STORE, A_ATOMIC, A_INV = range(7)
 #: CUs that share one K$: the timing model's (TimingConfig.kcache_cus, and its source)
 SCALAR_CACHE_CUS = TimingConfig.kcache_cus
+#: the most CUs the mode models: a line's writer CUs and the CUs that invalidated their L1
+#: are bit sets of one uint64 (GCN 1.1 parts have at most 44 CUs)
+MAX_CUS = 64
 
 
 def row_classes(prog):
@@ -341,9 +344,14 @@ def apply_policies(acc, slc, l1_valid, k_valid, touched, own, kcus, last_inv, l1
     evicts are marked in ``l2_evicted``. Marks every line in
     ``touched`` and sets bit c of ``own[line]`` (uint64) for the lines CU c's L1 took from
     its own stores. An L1 invalidate (buffer_wbinvl1) empties its CU's L1: the last one of
-    each CU (``last_inv[cu]``, the access index, -1: none) is applied, in order."""
+    each CU is applied, in order (its access index is left in ``last_inv[cu]``, which the
+    caller fills with -1: none). Returns how many lines the L2 evicted."""
     l1_setb, l1_wb, k_setb, k_wb, line0 = geo[0], geo[1], geo[2], geo[3], geo[4]
     l2_chb, l2_setb, l2_wb = geo[5], geo[6], geo[7]
+    for i in range(acc.shape[0]):
+        if acc[i, 5] == A_INV:
+            last_inv[acc[i, 4]] = i
+    nev = 0
     for i in range(acc.shape[0]):
         row = acc[i, 2]
         x = acc[i, 3]
@@ -377,17 +385,25 @@ def apply_policies(acc, slc, l1_valid, k_valid, touched, own, kcus, last_inv, l1
         if not served:
             _hit, ev = lru_fill(l2e, l2s, l2w, set_of(0, n, l2_chb, l2_setb), l2_wb, x, l2v, 0)
             if ev >= 0:
+                nev += not l2_evicted[ev]
                 l2_evicted[ev] = True
+    return nev
 
 
 @njit
-def _held_copies(changed, written, l1_valid, k_valid, own, out):
-    """How many (cache, line) pairs hold a line ``written[i]`` whose data ``changed[i]``: the
-    L1s (but their writers', ``own`` bits) and the K$s; with ``out`` (not None), written to
-    it as settle_lines returns them. Cache by cache, then line by line: each cache's valid
-    row is read in order (a line's column across the caches costs a cache miss per cache)."""
+def _held_copies(changed, written, l1_valid, k_valid, own):
+    """int64 [n, 3]: (cache, line, is K$) for each L1 (but the writers' of the line, ``own``
+    bits) and K$ that holds a line ``written[i]`` whose data ``changed[i]``. Cache by cache,
+    then line by line: each cache's valid row is read in order (a line's column across the
+    caches costs a cache miss per cache)."""
     ncu = l1_valid.shape[0]
+    nch = 0
+    for i in range(written.shape[0]):
+        nch += changed[i]
+    out = np.empty(((ncu + k_valid.shape[0]) * nch, 3), np.int64)
     n = 0
+    if nch == 0:
+        return out
     for c in range(ncu + k_valid.shape[0]):
         is_k = c >= ncu
         bit = np.uint64(0) if is_k else np.uint64(1) << np.uint64(c)
@@ -396,12 +412,11 @@ def _held_copies(changed, written, l1_valid, k_valid, own, out):
                 continue
             x = written[i]
             if k_valid[c - ncu, x] if is_k else (l1_valid[c, x] and not own[x] & bit):
-                if out is not None:
-                    out[n, 0] = c - ncu if is_k else c
-                    out[n, 1] = x
-                    out[n, 2] = 1 if is_k else 0
+                out[n, 0] = c - ncu if is_k else c
+                out[n, 1] = x
+                out[n, 2] = 1 if is_k else 0
                 n += 1
-    return n
+    return out[:n]
 
 
 @njit
@@ -427,8 +442,7 @@ def settle_lines(touched, written, dl, sl, l2img, seen, l2_valid, l2_dirty, l2_s
             if dl[x, j] != sl[x, j]:
                 changed[i] = True
                 break
-    out = np.zeros((_held_copies(changed, written, l1_valid, k_valid, own, None), 3), np.int64)
-    _held_copies(changed, written, l1_valid, k_valid, own, out)
+    out = _held_copies(changed, written, l1_valid, k_valid, own)
     for x in written:
         l2_stale[x] = False
         if not l2_valid[x]:
@@ -503,17 +517,31 @@ def by_workgroup(acc, g0, ng):
     return out
 
 
-@njit
-def first_writers(acc, minw):
-    """``minw[line]``: the lowest CU whose stores or atomics in ``acc`` wrote the line (left
-    as it is elsewhere); returns whether a load without GLC (or a scalar load) read a line
-    that a lower CU wrote: with the CUs in order, one that may have read it stale."""
+@njit(_nrt=False)
+def classify(acc, cls, g0, per, minw, written):
+    """Columns 4 and 5 of ``acc`` (trace_accesses' rows, in execution order per CU): the CU,
+    ``(workgroup - g0) // per`` when ``per`` > 0 (else column 4 as it is), and the access's
+    effective class: its row's (``cls``), but a vector load after an L1 invalidate of its CU
+    counts as a GLC load (its L1 holds nothing older: what LLVM's acquire fences rely on).
+    Marks the lines stores and atomics wrote in ``written`` (bool [lines]) and lowers
+    ``minw[line]`` to the lowest CU that wrote it. Returns whether a load without GLC (or a
+    scalar load) read a line that a lower CU wrote: with the CUs in order, one that may have
+    read it stale."""
+    inv = 0                                  # bit c: CU c invalidated its L1 (c < 64)
     for i in range(acc.shape[0]):
-        k = acc[i, 5]
+        c = (acc[i, 0] - g0) // per if per > 0 else acc[i, 4]
+        acc[i, 4] = c
+        k = cls[acc[i, 2]]
+        if k == A_INV:
+            inv |= 1 << c
+        elif k == A_HIT and (inv >> c) & 1:
+            k = A_GLC
+        acc[i, 5] = k
         if k == A_STORE or k == A_ATOMIC:
             x = acc[i, 3]
-            if acc[i, 4] < minw[x]:
-                minw[x] = acc[i, 4]
+            written[x] = True
+            if c < minw[x]:
+                minw[x] = c
     for i in range(acc.shape[0]):
         k = acc[i, 5]
         if (k == A_HIT or k == A_SMRD) and minw[acc[i, 3]] < acc[i, 4]:
@@ -529,6 +557,13 @@ def _trace_accesses_of(parts, ctx) -> np.ndarray:
     for tr, g, wpg in parts:
         j = trace_accesses(tr, ctx["rec"], ctx["cls"], g, wpg, BASE // LINE, ctx["ex"], out, j)
     return out[:j]
+
+
+def _lines_in_use(memory) -> int:
+    """The lines the caches keep state for: those below the memory's high-water mark (the
+    lines above were never mapped: no access reads data there or changes it, so no cache
+    holds them, and a per-dispatch cost scales with the buffers, not the backing array)."""
+    return -(-memory.high_water // LINE)
 
 
 def _lines_of(data: np.ndarray) -> np.ndarray:
@@ -579,6 +614,9 @@ class CoherentCaches:
     writes are found by comparing)."""
 
     def __init__(self, compute_units: int, tc: TimingConfig | None = None):
+        if not 1 <= compute_units <= MAX_CUS:
+            raise GcnEmuError(f"coherency-accurate mode models 1 to {MAX_CUS} CUs, not "
+                              f"{compute_units} (num_cus=)")
         self.cus = compute_units
         self.nk = -(-compute_units // SCALAR_CACHE_CUS)
         # the geometry of the timing model's caches (gcnemu/timing/config.py): sets of
@@ -604,6 +642,8 @@ class CoherentCaches:
         self.k_valid = np.zeros((self.nk, 0), np.bool_)
         self.l1_stale = [dict() for _ in range(compute_units)]
         self.k_stale = [dict() for _ in range(self.nk)]
+        #: no cache holds a line (after invalidate("all")): nothing of memory to take in
+        self._empty = True
         #: coherent dispatches run (the slow path: CU by CU, see run_dispatch)
         self.dispatches = 0
         self.cu_by_cu = 0
@@ -635,9 +675,11 @@ class CoherentCaches:
         scratch), which reach the kernel fresh: written through the L2, dropped from the L1s
         and K$s."""
         data = memory.data
-        n = data.size // LINE
+        n = _lines_in_use(memory)
         if n != self.nlines:
             self._grow(n)
+        if self._empty:
+            return
         dl, seen = _lines_of(data), _lines_of(self.seen)
         idx = np.flatnonzero(self._cached())
         if not idx.size:
@@ -763,9 +805,11 @@ class CoherentCaches:
         if level == "all" and skip is None:
             # everything is dropped: host writes since the last operation change nothing
             # (the dirty lines written back overwrite them, as on the hardware)
-            n = memory.data.size // LINE
+            n = _lines_in_use(memory)
             if n != self.nlines:
                 self._grow(n)
+            if self._empty:
+                return 0
         else:
             self.sync(memory)
         n = 0
@@ -787,6 +831,8 @@ class CoherentCaches:
             self.l2_stale[valid] = False
             if skip is not None:
                 self._free("l2", np.flatnonzero(valid))
+        if level == "all" and skip is None:
+            self._empty = True
         return n
 
     def cp_write(self, memory, address: int, payload: bytes, who: str) -> None:
@@ -846,10 +892,12 @@ class CoherentCaches:
         data = mem.data
         dl = _lines_of(data)
         # the engine runs on the L2's view: its lines that differ from memory go in
-        differ = np.flatnonzero(self.l2_valid & (self.l2_dirty | self.l2_stale) & ~ex)
+        differ = np.zeros(0, np.int64) if self._empty else \
+            np.flatnonzero(self.l2_valid & (self.l2_dirty | self.l2_stale) & ~ex)
         dram_differ = dl[differ].copy()
-        dl[differ] = _lines_of(self.l2img)[differ]
-        start = data.copy()
+        if differ.size:
+            dl[differ] = _lines_of(self.l2img)[differ]
+        start = data[:self.nlines * LINE].copy()     # (above: never mapped, never written)
         sl = _lines_of(start)
         prog = launch.ctx["prog"]
         cls, slc = row_classes(prog)
@@ -872,13 +920,13 @@ class CoherentCaches:
             stale_views = pend or any(self.l1_stale) or any(self.k_stale)
             result = None if stale_views else self._run_whole(ctx)
             if result is None:
-                data[:] = start
+                data[:start.size] = start
                 if gds is not None:
                     gpu.gds[:] = gds
                 self.cu_by_cu += 1
                 result = self._run_cu_by_cu(ctx)
         except BaseException:
-            data[:] = start
+            data[:start.size] = start
             dl[differ] = dram_differ
             if gds is not None:
                 gpu.gds[:] = gds
@@ -891,8 +939,9 @@ class CoherentCaches:
         wb, wb_data = self._after(acc, written, ctx, label, release)
         seen = _lines_of(self.seen)
         if release:      # the L2 written back: its dirty lines are memory's now
-            dl[differ[keep]] = dram_differ[keep]
-            seen[differ[keep]] = dl[differ[keep]]
+            if differ.size:
+                dl[differ[keep]] = dram_differ[keep]
+                seen[differ[keep]] = dl[differ[keep]]
             self.l2_dirty[:] = False
         elif differ.size:
             # written lines the L2 evicted are in memory with their new data (settle_lines):
@@ -907,9 +956,11 @@ class CoherentCaches:
             dl[wb] = wb_data
             seen[wb] = wb_data
         self.dispatches += 1
-        from .shards import merge_reports
-        rep = merge_reports(reps, launch.grid, launch.block, launch.ngroups) if len(reps) > 1 \
-            else reps[0]
+        if len(reps) > 1:
+            from .shards import merge_reports
+            rep = merge_reports(reps, launch.grid, launch.block, launch.ngroups)
+        else:
+            rep = reps[0]
         rep.shards = 0
         rep.workers = reps[0].workers
         # the sanitizer's findings (dispatch(..., sanitize=True)), then the mode's
@@ -929,7 +980,7 @@ class CoherentCaches:
         if not ctx["sanitize"]:
             return None
         gpu = ctx["gpu"]
-        return (gpu.memory.data.copy(),
+        return (gpu.memory.data[:self.nlines * LINE].copy(),
                 gpu.gds.copy() if ctx["launch"].ctx["uses_gds"] else None)
 
     def _sanitize_again(self, ctx, part, snap) -> None:
@@ -948,17 +999,18 @@ class CoherentCaches:
         gpu, launch = ctx["gpu"], ctx["launch"]
         mem = gpu.memory
         traces = launch.raw_traces
-        after = mem.data.copy()
-        mem.data[:] = snap[0]
+        n = snap[0].size
+        after = mem.data[:n].copy()
+        mem.data[:n] = snap[0]
         if snap[1] is not None:
             gds_after = gpu.gds.copy()
             gpu.gds[:] = snap[1]
         launch.run(gpu, ctx["workers"], ctx["time_limit"], part, sanitize=True,
                    deadline=ctx["deadline"], sanitize_raw=True)
         launch.raw_traces = traces
-        if not np.array_equal(mem.data, after) or (snap[1] is not None and
-                                                   not np.array_equal(gpu.gds, gds_after)):
-            diff = np.flatnonzero(mem.data != after)
+        if not np.array_equal(mem.data[:n], after) or (snap[1] is not None and
+                                                       not np.array_equal(gpu.gds, gds_after)):
+            diff = np.flatnonzero(mem.data[:n] != after)
             where = f"at 0x{BASE + int(diff[0]):x}" if diff.size else "in GDS"
             raise ExecutionError(
                 f"the sanitizer's run of workgroups {part.start}-{part.stop - 1} wrote other "
@@ -976,15 +1028,12 @@ class CoherentCaches:
         snap = self._snapshot(ctx)
         rep = self._run(ctx, ctx["rng"])
         acc = self._accesses(launch, ctx)
-        cu = (acc[:, 0] - ctx["rng"].start) // ctx["per"]
-        acc[:, 4] = cu
-        kinds = self._classify(acc, ctx)
-        st = (kinds == A_STORE) | (kinds == A_ATOMIC)
         minw = np.full(self.nlines, self.cus, np.int64)
-        if first_writers(acc, minw):
+        mask = np.zeros(self.nlines, np.bool_)
+        if classify(acc, ctx["cls"], ctx["rng"].start, ctx["per"], minw, mask):
             return None
         self._sanitize_again(ctx, ctx["rng"], snap)
-        written = _line_set(acc[st, 3], self.nlines)
+        written = np.flatnonzero(mask)
         # no CU has a stale view here (run_dispatch): only an L2 older than memory can
         # make a load stale, whatever the CU
         found = self._findings(acc, 0, ctx, {}, minw) if self.l2_stale.any() else []
@@ -1017,8 +1066,9 @@ class CoherentCaches:
                     raise self._hang_error(e, launch, ctx, c, view, minw) from None
                 acc = self._accesses(launch, ctx)
                 acc[:, 4] = c
-                self._classify(acc, ctx)
-                mine = self._written_lines(acc)
+                mask = np.zeros(self.nlines, np.bool_)
+                classify(acc, ctx["cls"], 0, 0, np.full(self.nlines, c, np.int64), mask)
+                mine = np.flatnonzero(mask)
                 ctx["gone"] = self._evicted_before_read(acc, c, ctx)
                 need = self._check(acc, c, ctx, view, live, written, cur, minw)
                 if not need or npass == MAX_PASSES - 1:
@@ -1080,25 +1130,6 @@ class CoherentCaches:
         traces = launch.raw_traces or ()
         return _trace_accesses_of([(tr, batch.start, ctx["wpg"]) for batch, _ids, tr in traces],
                                   ctx)
-
-    def _classify(self, acc, ctx) -> np.ndarray:
-        """Column 5 of ``acc`` (CU in column 4): each access's class, where a vector load
-        after an L1 invalidate of its CU counts as a GLC load (its L1 holds nothing older:
-        what LLVM's acquire fences rely on). Returns the column."""
-        kinds = ctx["cls"][acc[:, 2]]
-        inv = np.flatnonzero(kinds == A_INV)
-        if inv.size:
-            first = np.full(self.cus, acc.shape[0], np.int64)
-            np.minimum.at(first, acc[inv, 4], inv)
-            after = np.arange(acc.shape[0]) > first[acc[:, 4]]
-            kinds[after & (kinds == A_HIT)] = A_GLC
-        acc[:, 5] = kinds
-        return kinds
-
-    def _written_lines(self, acc) -> np.ndarray:
-        """The lines a CU's run wrote: those its stores and atomics touched."""
-        k = acc[:, 5]
-        return _line_set(acc[(k == A_STORE) | (k == A_ATOMIC), 3], self.nlines)
 
     def _want(self, kind, x, c, ctx, live, written, cur, minw):
         """What a load of ``kind`` by CU ``c`` must read of line ``x`` ([8] uint64)."""
@@ -1218,18 +1249,16 @@ class CoherentCaches:
         touched = np.zeros(self.nlines, np.bool_)
         own = np.zeros(self.nlines, np.uint64)
         last_inv = np.full(self.cus, -1, np.int64)
-        inv = np.flatnonzero(acc[:, 5] == A_INV)
-        if inv.size:
-            np.maximum.at(last_inv, acc[inv, 4], inv)
-            for c in np.flatnonzero(last_inv >= 0).tolist():
-                self.l1_stale[c].clear()      # its L1 was invalidated
         l2_before = self.l2_valid.copy()
         evicted = np.zeros(self.nlines, np.bool_)
         l1, k, l2 = self.lru["l1"], self.lru["k"], self.lru["l2"]
-        apply_policies(acc, slc, self.l1_valid, self.k_valid, touched, own,
-                       SCALAR_CACHE_CUS, last_inv, l1.ent, l1.ends, l1.way, k.ent, k.ends,
-                       k.way, l2.ent, l2.ends, l2.way, self.l2_valid.reshape(1, -1), evicted,
-                       self.geo)
+        nev = apply_policies(acc, slc, self.l1_valid, self.k_valid, touched, own,
+                             SCALAR_CACHE_CUS, last_inv, l1.ent, l1.ends, l1.way, k.ent,
+                             k.ends, k.way, l2.ent, l2.ends, l2.way,
+                             self.l2_valid.reshape(1, -1), evicted, self.geo)
+        self._empty = False
+        for c in np.flatnonzero(last_inv >= 0).tolist():
+            self.l1_stale[c].clear()          # its L1 was invalidated
         # the stale copies of lines a cache no longer holds (evicted, or dropped by SLC or
         # an atomic) are gone: the next load reads the L2
         for valid, stale in ((self.l1_valid, self.l1_stale), (self.k_valid, self.k_stale)):
@@ -1254,9 +1283,9 @@ class CoherentCaches:
         # memory since) is dropped, and one that came back in before the end is dropped
         # again: the next access reads memory. (settle_lines changed the dirty and stale
         # bits of the written lines only: the others' are as before the dispatch.)
+        if not nev:
+            return np.zeros(0, np.int64), np.zeros((0, LINE // 8), np.uint64)
         ev = np.flatnonzero(evicted)
-        if not ev.size:
-            return ev, np.zeros((0, LINE // 8), np.uint64)
         mine = np.zeros(self.nlines, np.bool_)
         mine[written] = True
         ev = ev[~mine[ev] & l2_before[ev]]

@@ -236,6 +236,8 @@ class GPU:
         #: coherency-accurate mode (see __init__); its caches: gcnemu.coherency.CoherentCaches
         self.coherent_caches = bool(coherent_caches)
         self._coherent = None
+        if self.coherent_caches:
+            self.coherent           # made now: a configuration it cannot model fails here
         #: set by gcnemu.queue.Queue while its dispatch packet runs (no runtime synchronisation)
         self._packet = None
         self.gds = np.zeros(self.config.gds_bytes, np.uint8)

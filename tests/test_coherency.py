@@ -148,6 +148,34 @@ def test_uav_written_then_read(prog, invalidate_l1, workers):
         assert str(f).startswith("stale-l1: consume pc 0x")
 
 
+def test_uav_example_on_64_cus(prog):
+    """The most CUs the mode models (a line's writer CUs are a 64-bit set): CU 63 writes the
+    lines CU 0 read (produce reverses the index), and CU 0 reads them stale without the L1
+    invalidate; 65 CUs is a clear error."""
+    n = 64 * 64
+    ids = np.arange(n, dtype=np.uint32)
+    for invalidate_l1 in (True, False):
+        g = gcnemu.GPU(coherent_caches=True, num_cus=64)
+        uav = g.to_device(ids * 3)
+        out = g.empty(n, np.uint32)
+        q = g.queue()
+        q.dispatch(prog.kernel("consume"), (n,), (64,), [out, uav])
+        q.partial_flush()
+        q.dispatch(prog.kernel("produce"), (n,), (64,), [uav, np.uint32(1000)])
+        q.partial_flush()
+        if invalidate_l1:
+            q.cache_op("l1", invalidate=True)
+        q.dispatch(prog.kernel("consume"), (n,), (64,), [out, uav])
+        _release(q)
+        res = q.submit()
+        np.testing.assert_array_equal(uav.to_numpy(), 1000 + ids)
+        np.testing.assert_array_equal(out.to_numpy(), 2 * (1000 + ids) if invalidate_l1
+                                      else 2 * 3 * ids)
+        assert _kinds(res.findings) == (set() if invalidate_l1 else {"stale-l1"})
+    with pytest.raises(gcnemu.GcnEmuError, match="1 to 64 CUs, not 65"):
+        gcnemu.GPU(coherent_caches=True, num_cus=65)
+
+
 def test_host_reads_memory_until_l2_writeback(prog):
     g = gcnemu.GPU(coherent_caches=True)
     uav = g.to_device(IDS * 3)

@@ -126,6 +126,25 @@ def test_free_unmaps_and_reuses():
     assert m.read(c, 10) == bytes(10)  # zeroed on allocation
 
 
+def test_high_water_marks_the_highest_page_ever_mapped():
+    """high_water: from BASE to past the guard page after the highest allocation ever made;
+    a free leaves it, and so does an allocation that reuses a hole."""
+    m = Memory()
+    assert m.high_water == 0
+    a = m.allocate(5000, name="A")
+    b = m.allocate(100, name="B")
+    top = b + pages(100) + PAGE_SIZE - BASE
+    assert m.high_water == top > a + pages(5000) - BASE
+    m.free(b)
+    m.free(a)
+    assert m.high_water == top
+    m.allocate(300)                      # first fit: A's hole
+    assert m.high_water == top
+    c = m.allocate(1 << 20)
+    assert m.high_water == c + pages(1 << 20) + PAGE_SIZE - BASE <= m.size
+    assert Memory.from_snapshot(m.snapshot()).high_water == m.high_water
+
+
 def test_bad_allocation_arguments():
     m = Memory()
     for n, al in [(0, 256), (-5, 256), (10, 3), (10, 0)]:

@@ -158,6 +158,10 @@ class Memory:
         self.alloc_start = np.zeros(0, dtype=np.uint64)
         self.alloc_end = np.zeros(0, dtype=np.uint64)
         self.alloc_names: list[str] = []
+        #: bytes from BASE to the end of the highest page ever mapped, and the guard page
+        #: after it: nothing above was ever mapped, so it holds zeros that no access changes
+        #: (coherency-accurate mode keeps its per-line state for this range only)
+        self.high_water = 0
 
     base = BASE
 
@@ -240,6 +244,7 @@ class Memory:
             start = -(-(prev_end + PAGE_SIZE) // align) * align
         end_page = start + span
         self._grow(end_page + PAGE_SIZE)  # keep the trailing guard page inside the array
+        self.high_water = max(self.high_water, end_page + PAGE_SIZE - BASE)
         if name is None:
             name = f"buffer{self._counter}"
         self._counter += 1
@@ -351,6 +356,7 @@ class Memory:
         mem.mapped[:snap.mapped.size] = snap.mapped
         mem._allocs = list(snap.allocations)
         mem._counter = snap.counter
+        mem.high_water = min(snap.data.size + PAGE_SIZE, mem.data.size)
         mem._rebuild_table()
         return mem
 
