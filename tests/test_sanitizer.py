@@ -266,6 +266,64 @@ def test_lds_race_in_lane_patterns(tmp_path, sync, bug):
     assert (u.wave, u.lane, u.address, u.what) == (0, 0, 4 * int(dword[0]), "lds")
 
 
+# lanes write their dwords in descending order; then each wave reads a row of 64 dwords and
+# the row 8 dwords on (ds_read2 offset1:8: two overlapping runs), shifted back 8 dwords in
+# wave 1 so that all stays inside the 128 dwords: the engine's address patterns with a
+# negative lane stride and overlapping runs, which the analysis takes as ranges of dwords
+# (the LDS is larger than the dwords used: a wrong range stays in bounds and is seen)
+_LDS_DESC = """
+    v_sub_i32 v7, vcc, 127, v0
+    v_lshlrev_b32 v7, 2, v7                 // (127 - lid) * 4: descending
+    v_lshlrev_b32 v8, 2, v0
+    v_lshrrev_b32 v9, 6, v0
+    v_lshlrev_b32 v9, 5, v9
+    v_sub_i32 v8, vcc, v8, v9               // lid * 4 - 32 * wave
+    s_mov_b32 m0, -1
+    ds_write_b32 v7, v0
+    {sync}
+    ds_read2_b32 v[9:10], v8 offset1:8
+    s_waitcnt lgkmcnt(0)
+    v_add_i32 v9, vcc, v9, v10
+    flat_store_dword v[5:6], v9
+    s_endpgm
+"""
+
+
+@pytest.mark.parametrize("sync,bug", [("", True),
+                                      ("s_waitcnt lgkmcnt(0)\n    s_barrier", False)])
+def test_lds_race_in_descending_and_overlapping_runs(tmp_path, sync, bug):
+    src = _PROLOGUE + _LDS_DESC.format(sync=sync)
+    (tmp_path / "ldsd.s").write_text(src)
+    gpu = gcnemu.GPU()
+    k = gcnemu.load(str(tmp_path / "ldsd.s")).kernel("ldsd")
+    inp, out = gpu.to_device(np.zeros(128, np.uint32)), gpu.to_device(np.zeros(128, np.uint32))
+    rep = gpu.dispatch(k, grid=(128,), block=(128,), args=[inp, out, gcnemu.Local(1024)],
+                       sanitize=True)
+    lid = np.arange(128)
+    first = lid - 8 * (lid >> 6)                # the dwords each lane reads: first, first + 8
+    writer = 127 - np.arange(128)               # dword d holds lane 127 - d's id
+    if not bug:
+        assert rep.findings == []
+        assert (out.to_numpy() == writer[first] + writer[first + 8]).all()
+        return
+    # wave 0 runs first: it writes dwords 127..64, then reads 0..71, of which 0..63 wave 1
+    # has not written yet; wave 1's writes of those race with the reads, and its reads of
+    # 64..127 race with wave 0's writes
+    read0 = set(first[:64]) | set(first[:64] + 8)
+    lanes = [l for l in range(64, 128) if writer[l] in read0]   # dword 127 - l, by lane l
+    by = {(f.kind, f.pc): f for f in rep.findings}
+    assert set(by) == {("lds-race", _pc_of(src, "ds_write_b32")),
+                       ("lds-race", _pc_of(src, "ds_read2_b32")),
+                       ("uninitialized-read", _pc_of(src, "ds_read2_b32"))}
+    w = by["lds-race", _pc_of(src, "ds_write_b32")]
+    assert (w.wave, w.count) == (1, len(lanes)) and w.lane == lanes[0] - 64
+    assert w.address == 4 * (127 - lanes[0])
+    u = by["uninitialized-read", _pc_of(src, "ds_read2_b32")]
+    assert (u.wave, u.lane, u.address, u.what) == (0, 0, 0, "lds")
+    r = by["lds-race", _pc_of(src, "ds_read2_b32")]
+    assert (r.wave, r.lane, r.address) == (1, 0, 4 * 64)   # its first dword is its own wave's
+
+
 # --- global-race ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("bug", [True, False])

@@ -184,10 +184,11 @@ def _alloc_of(starts, ends, a):
 
 @njit
 def consume(tr, start, end, code, acc, reads, writes, locks, locks_at, counters, waits,
-            barrier, moves, gwave, wgroup, written, pbits, pend, cnt, lds_sh, lds_size, starts,
+            barrier, moves, words, gwave, wgroup, written, pbits, pend, cnt, lds_sh, lds_size, starts,
             ends, scratch_lo, scratch_hi, scratch_bpl, counts, first, ev, nev, seq0):
     """Walk ``tr[start:end]`` (entries after the header). ``reads``/``writes``: the rows'
-    register bit sets (rows.RowSets). Per batch wave w: ``written[w]`` the registers written
+    register bit sets (rows.RowSets), ``words`` the span of words where a row has any (its
+    walks stay inside it). Per batch wave w: ``written[w]`` the registers written
     (a bit set), ``pend[w, r, c]`` (c: 0 VM, 1 LGKM, 2 EXP; ``seq << 22 | row`` of the last
     access that writes or reads r, outstanding while seq is not below the counter's done
     count; -1 none) and ``pbits[w, c]`` the registers whose ``pend[w, r, c]`` may be
@@ -213,6 +214,7 @@ def consume(tr, start, end, code, acc, reads, writes, locks, locks_at, counters,
     cur_hi = np.int64(0)
     fp = np.zeros(FP_WORDS, np.uint64)     # an LDS instruction's footprint (see below)
     buf = np.zeros(128, np.int64)          # a compact DS record's lane entries (record.py)
+    rng = np.zeros(256, np.uint64)         # an LDS footprint's ranges of dwords (below)
     held = np.zeros(NWORDS, np.uint64)     # a row's registers read and never written
     one = np.uint64(1)
     while p < end:
@@ -230,30 +232,31 @@ def consume(tr, start, end, code, acc, reads, writes, locks, locks_at, counters,
         # --- registers read: written before? outstanding? (first as bit sets: nearly every
         # row reads only registers written and no longer outstanding)
         mv = moves[row]
+        jlo, jhi = words[row, 0], words[row, 1]
         miss = np.uint64(0)
         hit = np.uint64(0)
         if mv == 0:
             # the row's writes recorded at once (the pass a copy needs below, saved); the
             # registers it reads unwritten kept in ``held`` for the walk (then written: they
             # are reported once per wave)
-            for j in range(NWORDS):
+            for j in range(jlo, jhi):
                 wr = written[w, j]
                 mw = reads[row, j] & ~wr
                 held[j] = mw
                 miss |= mw
                 written[w, j] = wr | mw | writes[row, j]
         else:
-            for j in range(NWORDS):
+            for j in range(jlo, jhi):
                 mw = reads[row, j] & ~written[w, j]
                 held[j] = mw
                 miss |= mw
         if cnt[w, 0] != cnt[w, 1] or cnt[w, 2] != cnt[w, 3]:
             # a load outstanding (else ``pbits`` 0 and 1 are empty: see s_waitcnt below)
-            for j in range(NWORDS):
+            for j in range(jlo, jhi):
                 hit |= reads[row, j] & (pbits[w, 0, j] | pbits[w, 1, j])
         defined = miss == 0 or mv == 0  # a copy passes the undefined value on
         if miss | hit:
-            for j in range(NWORDS):     # the registers in ascending order, as listed
+            for j in range(jlo, jhi):     # the registers in ascending order, as listed
                 m = held[j] | (reads[row, j] & (pbits[w, 0, j] | pbits[w, 1, j]))
                 while m:
                     b = np.uint64(trailing_zeros(m))
@@ -290,10 +293,10 @@ def consume(tr, start, end, code, acc, reads, writes, locks, locks_at, counters,
         # --- registers written: store data still unread? then outstanding results
         lockhit = np.uint64(0)
         if cnt[w, 4] != cnt[w, 5]:     # else no store data is outstanding
-            for j in range(NWORDS):
+            for j in range(jlo, jhi):
                 lockhit |= writes[row, j] & pbits[w, 2, j]
         if lockhit:
-            for j in range(NWORDS):
+            for j in range(jlo, jhi):
                 m = writes[row, j] & pbits[w, 2, j]
                 while m:
                     b = np.uint64(trailing_zeros(m))
@@ -306,7 +309,7 @@ def consume(tr, start, end, code, acc, reads, writes, locks, locks_at, counters,
                         pend[w, r, 2] = -1
                     pbits[w, 2, j] &= ~(one << b)
         if mv != 0:                     # (other rows recorded theirs above)
-            for j in range(NWORDS):
+            for j in range(jlo, jhi):
                 if defined:
                     written[w, j] |= writes[row, j]
                 elif mv != 2:           # v_writelane: one lane; the others keep theirs
@@ -314,7 +317,7 @@ def consume(tr, start, end, code, acc, reads, writes, locks, locks_at, counters,
         if c & (VM | SMEM | LGKM):
             q = 0 if c & VM else 1
             s = cnt[w, 0] if c & VM else cnt[w, 2]
-            for j in range(NWORDS):
+            for j in range(jlo, jhi):
                 m = writes[row, j]
                 pbits[w, q, j] |= m
                 while m:
@@ -386,28 +389,42 @@ def consume(tr, start, end, code, acc, reads, writes, locks, locks_at, counters,
             # what a lane leaves behind (its wave's access, the bytes written) neither makes
             # nor hides a finding of another lane of the same instruction. When the check
             # finds something, the per-lane path below runs and counts it lane by lane.
-            # The footprint: one range of whole dwords of the shadow, [u0, u1) (``cont``: a
-            # row of lanes over a row of LDS, a tile's lines read by ds_read2, ...), checked
-            # and updated in vectorised loops; else a bit mask of dwords from ``org``.
+            # The footprint: ``nr`` ranges of whole dwords of the shadow, [rng[2k], rng[2k+1])
+            # (a row of lanes over a row of LDS, a tile's lines read by ds_read2, a column of
+            # 16-lane broadcasts, ...), checked and updated in vectorised loops; else a bit
+            # mask of dwords from ``org``. Ranges may overlap: the check reads the shadow
+            # only, and an update made twice leaves what it made once.
             fits = False
-            cont = False
-            u0 = np.uint64(0)
-            u1 = np.uint64(0)
+            nr = 0
             i0 = np.int64(0)
             gbase = wgroup[w] * ((lds_size + 3) >> 2)
-            if compact and per == 1 and lg == 6 and cs1 == nb and (nb & 3) == 0 and \
-                    (ca & (al - 1)) == 0 and (nb & (al - 1)) == 0 and ca + 64 * nb <= lds_size:
-                fits = True             # a compact record of one line of whole dwords
-                cont = True
-                # unsigned indices: numba then leaves out the negative-index wraparound,
-                # which keeps LLVM from vectorising the loops (2.5x slower)
-                u0 = np.uint64(gbase + (ca >> 2))
-                u1 = u0 + np.uint64(16 * nb)
+            ni = (np.int64(1) << lg) if cs1 != 0 else np.int64(1)
+            nj = (np.int64(64) >> lg) if cs2 != 0 else np.int64(1)
+            am = (al - 1) | 3
+            if compact and (nb & 3) == 0 and (ni == 1 or cs1 == nb or cs1 == -nb) and \
+                    (ca & am) == 0 and (ni == 1 or (cs1 & am) == 0) and \
+                    (nj == 1 or (cs2 & am) == 0) and (per == 1 or (cd & am) == 0):
+                # a compact record whose lane groups each cover one run of dwords: the
+                # ranges in closed form, a group (and, for read2/write2, each of its two
+                # addresses) one range
+                run = ni * nb
+                lo = np.int64(1) << 40
+                top = -lo
+                for j in range(nj):
+                    for k in range(per):
+                        x = ca + j * cs2 + k * cd + (0 if cs1 >= 0 else (ni - 1) * cs1)
+                        lo = min(lo, x)
+                        top = max(top, x + run)
+                        rng[2 * nr] = np.uint64(gbase + (x >> 2))
+                        rng[2 * nr + 1] = np.uint64(gbase + ((x + run) >> 2))
+                        nr += 1
+                if lo >= 0 and top <= lds_size:
+                    fits = True
+                else:
+                    nr = 0
             elif (nb & 3) == 0 and nent > 0:
                 # a compact record's distinct addresses only
                 if compact:
-                    ni = (np.int64(1) << lg) if cs1 != 0 else np.int64(1)
-                    nj = (np.int64(64) >> lg) if cs2 != 0 else np.int64(1)
                     kn = 0
                     for j in range(nj):
                         for i in range(ni):
@@ -450,26 +467,29 @@ def consume(tr, start, end, code, acc, reads, writes, locks, locks_at, counters,
                     for j in range(FP_WORDS):
                         npop += popcount64(fp[j])
                     if npop == span:    # every dword from the lowest to the highest
-                        cont = True
-                        u0 = np.uint64(gbase + (lo >> 2))
-                        u1 = u0 + np.uint64(span)
+                        rng[0] = np.uint64(gbase + (lo >> 2))
+                        rng[1] = rng[0] + np.uint64(span)
+                        nr = 1
             if fits:
                 wtag = w + 1
                 ept = ep & 0xFFFFF
                 store = kind == A_STORE
                 found = False
-                if cont:
-                    for i in range(u0, u1):
-                        lw = lds_sh[0, i]
-                        # (& and | on bools: no branches)
-                        found |= (not store) & (lds_sh[3, i] != 0xF)  # uninitialised bytes
-                        found |= _by_other_wave(lw, wtag, ept) & \
-                            (store | (((lw >> _AT_SHIFT) & 1) == 0))   # another wave's write
-                    if store:
-                        for i in range(u0, u1):
-                            for s in range(1, 3):
-                                x = lds_sh[s, i]
-                                found |= _by_other_wave(x, wtag, ept)  # another's read
+                if nr:
+                    # unsigned indices: numba then leaves out the negative-index wraparound,
+                    # which keeps LLVM from vectorising the loops (2.5x slower)
+                    for r in range(nr):
+                        for i in range(rng[2 * r], rng[2 * r + 1]):
+                            lw = lds_sh[0, i]
+                            # (& and | on bools: no branches)
+                            found |= (not store) & (lds_sh[3, i] != 0xF)  # uninitialised
+                            found |= _by_other_wave(lw, wtag, ept) & \
+                                (store | (((lw >> _AT_SHIFT) & 1) == 0))  # another's write
+                        if store:
+                            for i in range(rng[2 * r], rng[2 * r + 1]):
+                                for s in range(1, 3):
+                                    x = lds_sh[s, i]
+                                    found |= _by_other_wave(x, wtag, ept)  # another's read
                 else:
                     for j in range(FP_WORDS):
                         m = fp[j]
@@ -489,16 +509,18 @@ def consume(tr, start, end, code, acc, reads, writes, locks, locks_at, counters,
                                         found = True    # another wave's read
                 if not found:
                     me = _lds_pack(w, ep, row, kind == A_ATOMIC, 0xF)
-                    if cont and kind == A_LOAD:
-                        for i in range(u0, u1):
-                            r1 = lds_sh[1, i]
-                            first_reader = not _by_other_wave(r1, wtag, ept)
-                            lds_sh[1, i] = me if first_reader else r1
-                            lds_sh[2, i] = lds_sh[2, i] if first_reader else me
-                    elif cont:
-                        for i in range(u0, u1):
-                            lds_sh[0, i] = me
-                            lds_sh[3, i] = 0xF
+                    if nr and kind == A_LOAD:
+                        for r in range(nr):
+                            for i in range(rng[2 * r], rng[2 * r + 1]):
+                                r1 = lds_sh[1, i]
+                                first_reader = not _by_other_wave(r1, wtag, ept)
+                                lds_sh[1, i] = me if first_reader else r1
+                                lds_sh[2, i] = lds_sh[2, i] if first_reader else me
+                    elif nr:
+                        for r in range(nr):
+                            for i in range(rng[2 * r], rng[2 * r + 1]):
+                                lds_sh[0, i] = me
+                                lds_sh[3, i] = 0xF
                     else:
                         for j in range(FP_WORDS):
                             m = fp[j]

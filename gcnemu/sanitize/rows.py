@@ -94,6 +94,23 @@ class RowSets:
     waits: np.ndarray          #: int64 [n, 3]: s_waitcnt vmcnt, expcnt, lgkmcnt (else 99)
     barrier: np.ndarray        #: int64 [n]: 1 for s_barrier
     moves: np.ndarray          #: int64 [n]: 1 for a copy, 2 for v_writelane (see MOVES)
+    #: int64 [n, 2]: the words [lo, hi) outside which the row's reads and writes are empty
+    #: (a row names a few registers: the analyses walk those words only)
+    words: np.ndarray = None
+
+    def __post_init__(self):
+        if self.words is None:
+            self.words = word_spans(self.reads | self.writes)
+
+
+def word_spans(bits: np.ndarray) -> np.ndarray:
+    """int64 [n, 2]: per row of ``bits`` (uint64 [n, NWORDS]) the first word with a bit and one
+    past the last ([0, 0] for none)."""
+    some = bits != 0
+    any_ = some.any(axis=1)
+    lo = np.where(any_, some.argmax(axis=1), 0)
+    hi = np.where(any_, bits.shape[1] - some[:, ::-1].argmax(axis=1), 0)
+    return np.stack([lo, hi], axis=1).astype(np.int64)
 
 
 def instruction_sets(ins, gen: str = table.GFX7) -> tuple:
