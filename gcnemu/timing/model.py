@@ -114,7 +114,11 @@ PREFETCH = 16
 @intrinsic
 def _copy(typingctx, dst, d0, src, s0, n):
     """dst[d0:d0 + n] = src[s0:s0 + n] for int64 arrays that do not overlap, as one memcpy;
-    the caller has checked the bounds."""
+    the caller has checked the bounds. (Contiguous 1-D int64 arrays only: anything else does
+    not type.)"""
+    if not all(isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C"
+               and a.dtype == types.int64 for a in (dst, src)):
+        return None
     sig = types.void(dst, d0, src, s0, n)
 
     def codegen(context, builder, signature, args):
