@@ -111,6 +111,26 @@ PREFETCH = 16
 
 
 # --- trace demultiplexing ---------------------------------------------------------------------
+@intrinsic
+def _copy(typingctx, dst, d0, src, s0, n):
+    """dst[d0:d0 + n] = src[s0:s0 + n] for int64 arrays that do not overlap, as one memcpy;
+    the caller has checked the bounds. (Contiguous 1-D int64 arrays only: anything else does
+    not type.)"""
+    if not all(isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C"
+               and a.dtype == types.int64 for a in (dst, src)):
+        return None
+    sig = types.void(dst, d0, src, s0, n)
+
+    def codegen(context, builder, signature, args):
+        da = context.make_array(signature.args[0])(context, builder, args[0])
+        sa = context.make_array(signature.args[2])(context, builder, args[2])
+        cgutils.raw_memcpy(builder, builder.gep(da.data, [args[1]]),
+                           builder.gep(sa.data, [args[3]]), args[4],
+                           context.get_constant(types.intp, 8))
+        return context.get_dummy_value()
+    return sig, codegen
+
+
 @njit
 def split_trace(tr, nwaves, out, base):
     """Per-wave streams from a batch trace (gcnemu/timing/trace.py), written to ``out`` from
@@ -118,24 +138,30 @@ def split_trace(tr, nwaves, out, base):
     absolute in ``out``; wave w's entries are out[offsets[w]:offsets[w + 1]].
 
     The trace's table of runs says where each run of a wave (until it ends, waits at a
-    barrier or is paused) starts and ends: each is copied as one block, with no walk over
-    the entries (a loop, not a slice assignment, which compiles numba's shape-mismatch
-    message: ~1 s of string formatting code in the first timing run)."""
+    barrier or is paused) starts and ends: each is copied as one block (a memcpy: an element
+    loop took 2.7 ms of mandelbrot 256x192's 2.1 M entries, the memcpy 0.3 ms; not a slice
+    assignment, which compiles numba's shape-mismatch message: ~1 s of string formatting
+    code in the first timing run), with no walk over the entries. The runs are checked
+    first: the copies write where they point."""
     nr = tr[tr.shape[0] - RUNS_COUNT] if tr.shape[0] >= MIN_TRACE else 0
     counts = np.zeros(nwaves + 1, np.int64)
     for j in range(nr):
         h, e = run_at(tr, j)
+        if not (0 <= h < e <= tr.shape[0] and 1 <= -tr[h] <= nwaves):
+            raise ValueError("timing model: a run in the trace's table of runs is out of range")
         counts[-tr[h]] += e - h - 1
+    if base < 0:
+        raise ValueError("timing model: negative stream base")
     counts[0] = base
     offsets = np.cumsum(counts)
+    if offsets[nwaves] > out.shape[0]:
+        raise ValueError("timing model: the streams array has no room for the trace")
     pos = offsets[:nwaves].copy()
     for j in range(nr):
         h, e = run_at(tr, j)
         w = -tr[h] - 1
-        q = pos[w]
-        for k in range(e - h - 1):
-            out[q + k] = tr[h + 1 + k]
-        pos[w] = q + e - h - 1
+        _copy(out, pos[w], tr, h + 1, e - h - 1)
+        pos[w] += e - h - 1
     return offsets
 
 
