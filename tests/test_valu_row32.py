@@ -46,6 +46,9 @@ _SPECIAL = {
             0x5F800000, 0x3F800000, 0, 0x80000000],
 }
 _SPECIAL["mixed"] = _SPECIAL["denormal"] + _SPECIAL["nan"][:-2]
+#: zeros and tiny normals whose products underflow to zero or a denormal, no denormal operand:
+#: the plain rows' first pass marks zeros and denormals alike, their exact keys tell them apart
+_SPECIAL["zero"] = [0, 0x80000000, 0x00800000, 0x80800000, 0x1F800000, 0x9F800000, 0x20000000]
 
 
 #: lanes 0..2 of the three sources in the 'nan' case: NaNs that only the operation makes
@@ -57,8 +60,9 @@ _INVALID = [(0x7F800000, 0x7F800000, 0x7F800000), (0, 0xFF800000, 0x7F800000),
 def _operands(rng, kind, src=0):
     """64 f32 bit patterns: 'normal' (moderate range, both signs), or normals plus a few
     special values: 'denormal' (zeros, denormals, tiny values, no NaN), 'nan' (infinities,
-    NaNs, huge values, no denormal) or 'mixed' (all of them). The first two keep apart the
-    row kernels' two reasons to leave the plain host path."""
+    NaNs, huge values, no denormal), 'zero' (zeros and tiny values, no denormal, no NaN) or
+    'mixed' (all of them). The first two keep apart the row kernels' two reasons to leave the
+    plain host path; 'zero' rows stay on it unless a result is denormal."""
     v = rng.uniform(-4, 4, 64).astype(np.float32).view(np.uint32)
     if kind != "normal":
         special = np.array(_SPECIAL[kind], np.uint32)
@@ -84,7 +88,7 @@ ROW32_OPS = ["v_add_f32", "v_sub_f32", "v_subrev_f32", "v_mul_f32", "v_mad_f32",
 
 
 @pytest.mark.parametrize("name", ROW32_OPS)
-@pytest.mark.parametrize("kind", ["normal", "denormal", "nan", "mixed"])
+@pytest.mark.parametrize("kind", ["normal", "denormal", "nan", "zero", "mixed"])
 def test_row32_kernel_matches_lane_kernel(name, kind):
     """Every lane under EXEC gets the 64-bit-lane kernel's result, every other lane keeps its
     old value, and the flag mask agrees on active lanes -- in four MODEs, with odd values in
@@ -133,6 +137,99 @@ def test_plain_forms_against_numpy():
         rows[0], rows[1], rows[2] = a.view(np.uint32), b.view(np.uint32), c.view(np.uint32)
         _run32(O.valu32_address(name), rows, np.uint64(0), np.uint64(M64), DEFAULT_MODE)
         assert np.array_equal(rows[4], want.astype(np.float32).view(np.uint32)), name
+
+
+def test_plain_rows_with_zeros_against_numpy():
+    """Rows with zeros of both signs among normal operands (the plain rows' first pass marks
+    them, the exact keys let them through): numpy's float32 results, signed zeros included,
+    in both f32 denormal modes; a product that becomes denormal sends the row to the op,
+    which flushes it to zero with the default MODE and keeps it with denormals on."""
+    rng = np.random.default_rng(9)
+    a = rng.uniform(0.5, 4, 64).astype(np.float32)
+    b = rng.uniform(-4, -0.5, 64).astype(np.float32)
+    c = rng.uniform(-4, 4, 64).astype(np.float32)
+    a[[3, 17, 40]] = [0.0, -0.0, 0.0]
+    b[[5, 17, 41]] = [-0.0, 0.0, 0.0]
+    c[[3, 9]] = [-0.0, 0.0]
+    with np.errstate(all="ignore"):
+        expected = {"v_add_f32": a + b, "v_sub_f32": a - b, "v_mul_f32": a * b,
+                    "v_mad_f32": (a * b) + c, "v_rcp_f32": np.float32(1) / a,
+                    "v_sqrt_f32": np.sqrt(a)}
+    for name, want in expected.items():
+        for mode in (DEFAULT_MODE, 0x3F0):
+            rows = np.zeros((8, 64), np.uint32)
+            rows[0], rows[1], rows[2] = a.view(np.uint32), b.view(np.uint32), c.view(np.uint32)
+            _run32(O.valu32_address(name), rows, np.uint64(0), np.uint64(M64), mode)
+            assert np.array_equal(rows[4], want.view(np.uint32)), (name, hex(mode))
+    # 2**-70 * 2**-60: 2**-130, a denormal
+    tiny = np.full(64, 2.0 ** -70, np.float32)
+    tiny[7] = 0.0
+    rows = np.zeros((8, 64), np.uint32)
+    rows[0], rows[1] = tiny.view(np.uint32), np.full(64, 2.0 ** -60, np.float32).view(np.uint32)
+    for mode, want in ((DEFAULT_MODE, 0), (0x3F0, f2u(2.0 ** -130))):
+        _run32(O.valu32_address("v_mul_f32"), rows, np.uint64(0), np.uint64(M64), mode)
+        assert rows[4, 0] == want and rows[4, 7] == 0, hex(mode)
+
+
+def test_div_scale_row_at_its_exponent_limits():
+    """v_div_scale_f32's plain row (S0 unchanged, VCC clear) holds only inside its limits:
+    numerator exponent above 23, exponent difference -125..95, |denominator| <= 2**126. Each
+    lane on either side of a limit, in a row of plain lanes (the row kernel decides for the
+    whole row), against the 64-bit-lane kernel (whose quick form and op are separate code),
+    in both f32 denormal modes."""
+    lanes = []
+    for e1, e2 in [(130, 5), (127, 2), (150, 24), (150, 23), (150, 25), (151, 26), (30, 125),
+                   (30, 126), (31, 125), (200, 75), (200, 74), (200, 76), (220, 95), (100, 195),
+                   (100, 196), (100, 194), (100, 23), (100, 24), (253, 128), (254, 128),
+                   (252, 127)]:
+        for mant in (0, 0x7FFFFF, 0x123456):
+            b = (e1 << 23) | mant
+            c = (e2 << 23) | (mant ^ 0x2AAAAA)
+            lanes += [(c, b, c), (b, b, c), (0x80000000 | c, b | 0x80000000, c)]
+    lanes += [(0x3F800000, 0x7E800000, 0x4E800000), (0x3F800000, 0x7E800001, 0x4E800000),
+              (0x7F800000, 0x3F800000, 0x3F800000), (0x7F7FFFFF, 0x3F800000, 0x3F800000)]
+    addr32, addr64 = O.valu32_address("v_div_scale_f32"), O.valu_address("v_div_scale_f32")
+    for mode in (DEFAULT_MODE, 0x3F0):
+        for i, lane in enumerate(lanes):
+            rows32 = np.full((8, 64), 0x3F800000, np.uint32)
+            rows32[0:3, i % 64] = lane
+            rows32[4] = SENTINEL
+            fl32 = _run32(addr32, rows32, np.uint64(0), np.uint64(M64), mode)
+            rows64 = np.zeros((4, 64), np.uint64)
+            rows64[0:3] = rows32[0:3]
+            fl64 = _run64(addr64, rows64, np.uint64(0), np.uint64(M64), mode)
+            assert np.array_equal(rows32[4], rows64[3].astype(np.uint32)), (hex(mode), lane)
+            assert int(fl32) == int(fl64), (hex(mode), lane)
+
+
+@njit
+def _run_rows32(addr, src, out, ex, mode):
+    """The row kernel at ``addr`` on every 64-lane row of ``src`` (as S0, S1 and S2), each
+    result row into ``out``."""
+    scratch = np.zeros(192, np.uint32)
+    for i in range(src.shape[0]):
+        O.call_valu32(addr, out[i].ctypes.data, src[i].ctypes.data, src[i].ctypes.data,
+                      src[i].ctypes.data, scratch.ctypes.data, np.uint64(0), ex, mode)
+
+
+def test_rsq_row_every_mantissa_against_f64():
+    """v_rsq_f32's plain row (a Newton step from the f32 root, valu_float._plain_rsq_f32)
+    against the f64 evaluation f32(1 / sqrt(f64(x))) that defines the op, computed by numpy:
+    every x in [1, 4) -- each mantissa with both exponent parities; the row's every step scales
+    exactly from there over the normal range -- including the few dozen lanes it leaves to the
+    op itself, then random normal x in both f32 denormal modes."""
+    addr = O.valu32_address("v_rsq_f32")
+    bits = np.arange(0x3F800000, 0x40800000, dtype=np.uint32)
+    rng = np.random.default_rng(13)
+    spread = rng.integers(0x00800000, 0x7F800000, 1 << 16, dtype=np.uint32)
+    for src, modes in [(part, (DEFAULT_MODE,)) for part in np.split(bits, 4)] + \
+            [(spread, (DEFAULT_MODE, 0x3F0))]:
+        src = src.reshape(-1, 64)
+        want = (1.0 / np.sqrt(src.view(np.float32).astype(np.float64))).astype(np.float32)
+        for mode in modes:
+            out = np.zeros_like(src)
+            _run_rows32(addr, src, out, np.uint64(M64), mode)
+            assert np.array_equal(out, want.view(np.uint32)), hex(mode)
 
 
 def test_engine_in_place_operands_modifiers_and_exec():

@@ -105,36 +105,47 @@ def render_row32(w, name, mod, flag_ops, row_fast, plain32):
     elif plain_compare(name) is not None:
         # the host's compare over all lanes unless an operand is odd (denormal or NaN)
         cmod, pred = plain_compare(name)
-        w("    lo = np.uint32(0xFFFFFFFF)")
-        w("    hi = np.uint32(0)")
-        w("    for l in range(64):")
-        w(f"        f, klo, khi = _{cmod}._plain_cmp_f32(s0[l], s1[l], {pred})")
-        w("        res[64 + l] = np.uint32(f)")
-        w("        lo = min(lo, klo)")
-        w("        hi = max(hi, khi)")
-        w(f"    if lo >= _{cmod}.DENORMAL_KEY and hi <= _{cmod}.NAN_KEY:")
-        w("        return lane_mask(res.ctypes.data + 256)")
+        render_plain_keys(w, "    ", cmod,
+                          f"f, klo, khi = _{cmod}._plain_cmp_f32(s0[l], s1[l], {pred}, {{exact}})",
+                          "res[64 + l] = np.uint32(f)", ["return lane_mask(res.ctypes.data + 256)"])
         render_row32_body(w, name, lane, flag_ops, row_fast)
     elif name in plain32:
         if name == "v_div_fmas_f32":  # an fma where no active lane has VCC set
             w("    if (mode & 3) == 0 and (cin & exec_mask) == np.uint64(0):")
         else:
             w("    if (mode & 3) == 0:")
-        # lanes are odd where a key crosses its limit (see valu_float's plain f32 rows)
-        w("        lo = np.uint32(0xFFFFFFFF)")
-        w("        hi = np.uint32(0)")
-        w("        for l in range(64):")
-        w(f"            r, klo, khi = _{mod}.{plain32[name]}(s0[l], s1[l], s2[l])")
-        w("            res[l] = r")
-        w("            lo = min(lo, klo)")
-        w("            hi = max(hi, khi)")
-        w(f"        if lo >= _{mod}.DENORMAL_KEY and hi <= _{mod}.NAN_KEY:  "
-          "# (flags clear: the plain cases of flag ops have none)")
-        w("            store_masked(d.ctypes.data, res.ctypes.data, exec_mask)")
-        w("            return np.uint64(0)")
+        # (flags clear: the plain cases of flag ops have none)
+        render_plain_keys(w, "        ", mod,
+                          f"r, klo, khi = _{mod}.{plain32[name]}(s0[l], s1[l], s2[l], {{exact}})",
+                          "res[l] = r", ["store_masked(d.ctypes.data, res.ctypes.data, exec_mask)",
+                                         "return np.uint64(0)"])
         render_row32_body(w, name, lane, flag_ops, row_fast)
     else:
         render_row32_body(w, name, lane, flag_ops, row_fast)
+
+
+def render_plain_keys(w, ind, mod, call, keep, done):
+    """The plain host form over the row (valu_float's "plain f32 rows"), indented by ``ind``:
+    the assignment ``call`` (``{exact}`` left to fill) on every lane, ``keep`` storing its
+    result, the keys folded; the lines ``done`` when no lane is odd. A first pass with the
+    cheaper keys marks zeros and denormals alike; only a row that has one runs the exact
+    denormal keys, so the rows that go on to the op itself are those the exact keys alone
+    would send."""
+    for line in ["lo = np.uint32(0xFFFFFFFF)",
+                 "hi = np.uint32(0)",
+                 "for l in range(64):",
+                 "    " + call.format(exact="False"),
+                 "    " + keep,
+                 "    lo = min(lo, klo)",
+                 "    hi = max(hi, khi)",
+                 f"if hi <= _{mod}.NAN_KEY:",
+                 f"    if lo < _{mod}.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say",
+                 "        lo = np.uint32(0xFFFFFFFF)",
+                 "        for l in range(64):",
+                 "            " + call.format(exact="True"),
+                 "            lo = min(lo, klo)",
+                 f"    if lo >= _{mod}.DENORMAL_KEY:"] + ["        " + d for d in done]:
+        w(ind + line)
 
 
 def render_row32_body(w, name, lane, flag_ops, row_fast):

@@ -2916,13 +2916,19 @@ def _c32_v_add_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
         lo = np.uint32(0xFFFFFFFF)
         hi = np.uint32(0)
         for l in range(64):
-            r, klo, khi = _valu_float._plain_add_f32(s0[l], s1[l], s2[l])
+            r, klo, khi = _valu_float._plain_add_f32(s0[l], s1[l], s2[l], False)
             res[l] = r
             lo = min(lo, klo)
             hi = max(hi, khi)
-        if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:  # (flags clear: the plain cases of flag ops have none)
-            store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
-            return np.uint64(0)
+        if hi <= _valu_float.NAN_KEY:
+            if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+                lo = np.uint32(0xFFFFFFFF)
+                for l in range(64):
+                    r, klo, khi = _valu_float._plain_add_f32(s0[l], s1[l], s2[l], True)
+                    lo = min(lo, klo)
+            if lo >= _valu_float.DENORMAL_KEY:
+                store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+                return np.uint64(0)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_add_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
     store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
@@ -3036,12 +3042,18 @@ def _c32_v_cmp_eq_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 2)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 2, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 2, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_eq_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -3085,12 +3097,18 @@ def _c32_v_cmp_f_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 0)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 0, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 0, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_f_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -3134,12 +3152,18 @@ def _c32_v_cmp_ge_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 6)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 6, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 6, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_ge_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -3183,12 +3207,18 @@ def _c32_v_cmp_gt_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 4)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 4, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 4, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_gt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -3232,12 +3262,18 @@ def _c32_v_cmp_le_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 3)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 3, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 3, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_le_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -3281,12 +3317,18 @@ def _c32_v_cmp_lg_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 5)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 5, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 5, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_lg_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -3330,12 +3372,18 @@ def _c32_v_cmp_lt_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 1)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 1, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 1, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_lt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -3379,12 +3427,18 @@ def _c32_v_cmp_neq_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 13)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 13, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 13, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_neq_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -3428,12 +3482,18 @@ def _c32_v_cmp_nge_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 9)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 9, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 9, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_nge_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -3477,12 +3537,18 @@ def _c32_v_cmp_ngt_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 11)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 11, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 11, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_ngt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -3526,12 +3592,18 @@ def _c32_v_cmp_nle_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 12)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 12, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 12, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_nle_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -3575,12 +3647,18 @@ def _c32_v_cmp_nlg_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 10)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 10, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 10, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_nlg_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -3624,12 +3702,18 @@ def _c32_v_cmp_nlt_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 14)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 14, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 14, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_nlt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -3673,12 +3757,18 @@ def _c32_v_cmp_o_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 7)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 7, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 7, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_o_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -3722,12 +3812,18 @@ def _c32_v_cmp_tru_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 15)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 15, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 15, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_tru_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -3771,12 +3867,18 @@ def _c32_v_cmp_u_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 8)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 8, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 8, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmp_u_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -3820,12 +3922,18 @@ def _c32_v_cmps_eq_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 2)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 2, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 2, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_eq_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -3869,12 +3977,18 @@ def _c32_v_cmps_f_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 0)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 0, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 0, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_f_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -3918,12 +4032,18 @@ def _c32_v_cmps_ge_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 6)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 6, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 6, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_ge_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -3967,12 +4087,18 @@ def _c32_v_cmps_gt_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 4)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 4, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 4, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_gt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4016,12 +4142,18 @@ def _c32_v_cmps_le_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 3)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 3, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 3, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_le_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4065,12 +4197,18 @@ def _c32_v_cmps_lg_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 5)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 5, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 5, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_lg_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4114,12 +4252,18 @@ def _c32_v_cmps_lt_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 1)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 1, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 1, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_lt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4163,12 +4307,18 @@ def _c32_v_cmps_neq_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 13)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 13, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 13, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_neq_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4212,12 +4362,18 @@ def _c32_v_cmps_nge_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 9)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 9, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 9, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_nge_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4261,12 +4417,18 @@ def _c32_v_cmps_ngt_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 11)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 11, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 11, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_ngt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4310,12 +4472,18 @@ def _c32_v_cmps_nle_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 12)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 12, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 12, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_nle_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4359,12 +4527,18 @@ def _c32_v_cmps_nlg_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 10)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 10, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 10, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_nlg_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4408,12 +4582,18 @@ def _c32_v_cmps_nlt_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 14)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 14, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 14, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_nlt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4457,12 +4637,18 @@ def _c32_v_cmps_o_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 7)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 7, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 7, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_o_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4506,12 +4692,18 @@ def _c32_v_cmps_tru_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 15)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 15, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 15, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_tru_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4555,12 +4747,18 @@ def _c32_v_cmps_u_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 8)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 8, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 8, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmps_u_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4604,12 +4802,18 @@ def _c32_v_cmpsx_eq_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 2)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 2, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 2, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_eq_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4653,12 +4857,18 @@ def _c32_v_cmpsx_f_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 0)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 0, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 0, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_f_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4702,12 +4912,18 @@ def _c32_v_cmpsx_ge_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 6)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 6, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 6, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_ge_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4751,12 +4967,18 @@ def _c32_v_cmpsx_gt_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 4)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 4, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 4, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_gt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4800,12 +5022,18 @@ def _c32_v_cmpsx_le_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 3)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 3, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 3, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_le_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4849,12 +5077,18 @@ def _c32_v_cmpsx_lg_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 5)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 5, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 5, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_lg_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4898,12 +5132,18 @@ def _c32_v_cmpsx_lt_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 1)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 1, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 1, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_lt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4947,12 +5187,18 @@ def _c32_v_cmpsx_neq_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 13)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 13, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 13, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_neq_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -4996,12 +5242,18 @@ def _c32_v_cmpsx_nge_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 9)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 9, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 9, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_nge_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -5045,12 +5297,18 @@ def _c32_v_cmpsx_ngt_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 11)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 11, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 11, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_ngt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -5094,12 +5352,18 @@ def _c32_v_cmpsx_nle_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 12)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 12, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 12, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_nle_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -5143,12 +5407,18 @@ def _c32_v_cmpsx_nlg_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 10)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 10, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 10, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_nlg_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -5192,12 +5462,18 @@ def _c32_v_cmpsx_nlt_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 14)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 14, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 14, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_nlt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -5241,12 +5517,18 @@ def _c32_v_cmpsx_o_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 7)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 7, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 7, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_o_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -5290,12 +5572,18 @@ def _c32_v_cmpsx_tru_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 15)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 15, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 15, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_tru_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -5339,12 +5627,18 @@ def _c32_v_cmpsx_u_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 8)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 8, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 8, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpsx_u_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -5428,12 +5722,18 @@ def _c32_v_cmpx_eq_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 2)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 2, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 2, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_eq_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -5477,12 +5777,18 @@ def _c32_v_cmpx_f_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 0)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 0, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 0, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_f_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -5526,12 +5832,18 @@ def _c32_v_cmpx_ge_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 6)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 6, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 6, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_ge_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -5575,12 +5887,18 @@ def _c32_v_cmpx_gt_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 4)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 4, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 4, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_gt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -5624,12 +5942,18 @@ def _c32_v_cmpx_le_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 3)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 3, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 3, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_le_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -5673,12 +5997,18 @@ def _c32_v_cmpx_lg_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 5)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 5, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 5, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_lg_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -5722,12 +6052,18 @@ def _c32_v_cmpx_lt_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 1)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 1, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 1, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_lt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -5771,12 +6107,18 @@ def _c32_v_cmpx_neq_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 13)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 13, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 13, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_neq_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -5820,12 +6162,18 @@ def _c32_v_cmpx_nge_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 9)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 9, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 9, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_nge_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -5869,12 +6217,18 @@ def _c32_v_cmpx_ngt_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 11)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 11, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 11, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_ngt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -5918,12 +6272,18 @@ def _c32_v_cmpx_nle_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 12)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 12, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 12, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_nle_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -5967,12 +6327,18 @@ def _c32_v_cmpx_nlg_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 10)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 10, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 10, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_nlg_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -6016,12 +6382,18 @@ def _c32_v_cmpx_nlt_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 14)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 14, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 14, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_nlt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -6065,12 +6437,18 @@ def _c32_v_cmpx_o_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 7)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 7, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 7, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_o_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -6114,12 +6492,18 @@ def _c32_v_cmpx_tru_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 15)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 15, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 15, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_tru_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -6163,12 +6547,18 @@ def _c32_v_cmpx_u_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
     lo = np.uint32(0xFFFFFFFF)
     hi = np.uint32(0)
     for l in range(64):
-        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 8)
+        f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 8, False)
         res[64 + l] = np.uint32(f)
         lo = min(lo, klo)
         hi = max(hi, khi)
-    if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:
-        return lane_mask(res.ctypes.data + 256)
+    if hi <= _valu_float.NAN_KEY:
+        if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+            lo = np.uint32(0xFFFFFFFF)
+            for l in range(64):
+                f, klo, khi = _valu_float._plain_cmp_f32(s0[l], s1[l], 8, True)
+                lo = min(lo, klo)
+        if lo >= _valu_float.DENORMAL_KEY:
+            return lane_mask(res.ctypes.data + 256)
     for l in range(64):
         r, f = _valu_float.v_cmpx_u_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -6751,13 +7141,19 @@ def _c32_v_div_fixup_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
         lo = np.uint32(0xFFFFFFFF)
         hi = np.uint32(0)
         for l in range(64):
-            r, klo, khi = _valu_float._plain_div_fixup_f32(s0[l], s1[l], s2[l])
+            r, klo, khi = _valu_float._plain_div_fixup_f32(s0[l], s1[l], s2[l], False)
             res[l] = r
             lo = min(lo, klo)
             hi = max(hi, khi)
-        if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:  # (flags clear: the plain cases of flag ops have none)
-            store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
-            return np.uint64(0)
+        if hi <= _valu_float.NAN_KEY:
+            if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+                lo = np.uint32(0xFFFFFFFF)
+                for l in range(64):
+                    r, klo, khi = _valu_float._plain_div_fixup_f32(s0[l], s1[l], s2[l], True)
+                    lo = min(lo, klo)
+            if lo >= _valu_float.DENORMAL_KEY:
+                store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+                return np.uint64(0)
     for l in range(64):
         r, f, ok = _valu_float._quick_div_fixup_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -6821,13 +7217,19 @@ def _c32_v_div_fmas_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
         lo = np.uint32(0xFFFFFFFF)
         hi = np.uint32(0)
         for l in range(64):
-            r, klo, khi = _valu_float._plain_fma_f32(s0[l], s1[l], s2[l])
+            r, klo, khi = _valu_float._plain_fma_f32(s0[l], s1[l], s2[l], False)
             res[l] = r
             lo = min(lo, klo)
             hi = max(hi, khi)
-        if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:  # (flags clear: the plain cases of flag ops have none)
-            store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
-            return np.uint64(0)
+        if hi <= _valu_float.NAN_KEY:
+            if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+                lo = np.uint32(0xFFFFFFFF)
+                for l in range(64):
+                    r, klo, khi = _valu_float._plain_fma_f32(s0[l], s1[l], s2[l], True)
+                    lo = min(lo, klo)
+            if lo >= _valu_float.DENORMAL_KEY:
+                store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+                return np.uint64(0)
     for l in range(64):
         r, f, ok = _valu_float._quick_div_fmas_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -6891,13 +7293,19 @@ def _c32_v_div_scale_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
         lo = np.uint32(0xFFFFFFFF)
         hi = np.uint32(0)
         for l in range(64):
-            r, klo, khi = _valu_float._plain_div_scale_f32(s0[l], s1[l], s2[l])
+            r, klo, khi = _valu_float._plain_div_scale_f32(s0[l], s1[l], s2[l], False)
             res[l] = r
             lo = min(lo, klo)
             hi = max(hi, khi)
-        if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:  # (flags clear: the plain cases of flag ops have none)
-            store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
-            return np.uint64(0)
+        if hi <= _valu_float.NAN_KEY:
+            if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+                lo = np.uint32(0xFFFFFFFF)
+                for l in range(64):
+                    r, klo, khi = _valu_float._plain_div_scale_f32(s0[l], s1[l], s2[l], True)
+                    lo = min(lo, klo)
+            if lo >= _valu_float.DENORMAL_KEY:
+                store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+                return np.uint64(0)
     for l in range(64):
         r, f, ok = _valu_float._quick_div_scale_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)
         res[l] = np.uint32(r)
@@ -7021,13 +7429,19 @@ def _c32_v_fma_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
         lo = np.uint32(0xFFFFFFFF)
         hi = np.uint32(0)
         for l in range(64):
-            r, klo, khi = _valu_float._plain_fma_f32(s0[l], s1[l], s2[l])
+            r, klo, khi = _valu_float._plain_fma_f32(s0[l], s1[l], s2[l], False)
             res[l] = r
             lo = min(lo, klo)
             hi = max(hi, khi)
-        if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:  # (flags clear: the plain cases of flag ops have none)
-            store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
-            return np.uint64(0)
+        if hi <= _valu_float.NAN_KEY:
+            if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+                lo = np.uint32(0xFFFFFFFF)
+                for l in range(64):
+                    r, klo, khi = _valu_float._plain_fma_f32(s0[l], s1[l], s2[l], True)
+                    lo = min(lo, klo)
+            if lo >= _valu_float.DENORMAL_KEY:
+                store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+                return np.uint64(0)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_fma_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
     store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
@@ -7338,13 +7752,19 @@ def _c32_v_mac_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
         lo = np.uint32(0xFFFFFFFF)
         hi = np.uint32(0)
         for l in range(64):
-            r, klo, khi = _valu_float._plain_mad_f32(s0[l], s1[l], s2[l])
+            r, klo, khi = _valu_float._plain_mad_f32(s0[l], s1[l], s2[l], False)
             res[l] = r
             lo = min(lo, klo)
             hi = max(hi, khi)
-        if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:  # (flags clear: the plain cases of flag ops have none)
-            store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
-            return np.uint64(0)
+        if hi <= _valu_float.NAN_KEY:
+            if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+                lo = np.uint32(0xFFFFFFFF)
+                for l in range(64):
+                    r, klo, khi = _valu_float._plain_mad_f32(s0[l], s1[l], s2[l], True)
+                    lo = min(lo, klo)
+            if lo >= _valu_float.DENORMAL_KEY:
+                store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+                return np.uint64(0)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_mac_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
     store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
@@ -7383,13 +7803,19 @@ def _c32_v_mad_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
         lo = np.uint32(0xFFFFFFFF)
         hi = np.uint32(0)
         for l in range(64):
-            r, klo, khi = _valu_float._plain_mad_f32(s0[l], s1[l], s2[l])
+            r, klo, khi = _valu_float._plain_mad_f32(s0[l], s1[l], s2[l], False)
             res[l] = r
             lo = min(lo, klo)
             hi = max(hi, khi)
-        if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:  # (flags clear: the plain cases of flag ops have none)
-            store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
-            return np.uint64(0)
+        if hi <= _valu_float.NAN_KEY:
+            if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+                lo = np.uint32(0xFFFFFFFF)
+                for l in range(64):
+                    r, klo, khi = _valu_float._plain_mad_f32(s0[l], s1[l], s2[l], True)
+                    lo = min(lo, klo)
+            if lo >= _valu_float.DENORMAL_KEY:
+                store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+                return np.uint64(0)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_mad_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
     store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
@@ -7428,13 +7854,19 @@ def _c32_v_madak_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
         lo = np.uint32(0xFFFFFFFF)
         hi = np.uint32(0)
         for l in range(64):
-            r, klo, khi = _valu_float._plain_mad_f32(s0[l], s1[l], s2[l])
+            r, klo, khi = _valu_float._plain_mad_f32(s0[l], s1[l], s2[l], False)
             res[l] = r
             lo = min(lo, klo)
             hi = max(hi, khi)
-        if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:  # (flags clear: the plain cases of flag ops have none)
-            store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
-            return np.uint64(0)
+        if hi <= _valu_float.NAN_KEY:
+            if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+                lo = np.uint32(0xFFFFFFFF)
+                for l in range(64):
+                    r, klo, khi = _valu_float._plain_mad_f32(s0[l], s1[l], s2[l], True)
+                    lo = min(lo, klo)
+            if lo >= _valu_float.DENORMAL_KEY:
+                store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+                return np.uint64(0)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_madak_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
     store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
@@ -7456,13 +7888,19 @@ def _c32_v_madmk_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
         lo = np.uint32(0xFFFFFFFF)
         hi = np.uint32(0)
         for l in range(64):
-            r, klo, khi = _valu_float._plain_madmk_f32(s0[l], s1[l], s2[l])
+            r, klo, khi = _valu_float._plain_madmk_f32(s0[l], s1[l], s2[l], False)
             res[l] = r
             lo = min(lo, klo)
             hi = max(hi, khi)
-        if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:  # (flags clear: the plain cases of flag ops have none)
-            store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
-            return np.uint64(0)
+        if hi <= _valu_float.NAN_KEY:
+            if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+                lo = np.uint32(0xFFFFFFFF)
+                for l in range(64):
+                    r, klo, khi = _valu_float._plain_madmk_f32(s0[l], s1[l], s2[l], True)
+                    lo = min(lo, klo)
+            if lo >= _valu_float.DENORMAL_KEY:
+                store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+                return np.uint64(0)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_madmk_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
     store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
@@ -7637,13 +8075,19 @@ def _c32_v_mul_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
         lo = np.uint32(0xFFFFFFFF)
         hi = np.uint32(0)
         for l in range(64):
-            r, klo, khi = _valu_float._plain_mul_f32(s0[l], s1[l], s2[l])
+            r, klo, khi = _valu_float._plain_mul_f32(s0[l], s1[l], s2[l], False)
             res[l] = r
             lo = min(lo, klo)
             hi = max(hi, khi)
-        if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:  # (flags clear: the plain cases of flag ops have none)
-            store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
-            return np.uint64(0)
+        if hi <= _valu_float.NAN_KEY:
+            if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+                lo = np.uint32(0xFFFFFFFF)
+                for l in range(64):
+                    r, klo, khi = _valu_float._plain_mul_f32(s0[l], s1[l], s2[l], True)
+                    lo = min(lo, klo)
+            if lo >= _valu_float.DENORMAL_KEY:
+                store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+                return np.uint64(0)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_mul_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
     store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
@@ -7750,13 +8194,19 @@ def _c32_v_rcp_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
         lo = np.uint32(0xFFFFFFFF)
         hi = np.uint32(0)
         for l in range(64):
-            r, klo, khi = _valu_float._plain_rcp_f32(s0[l], s1[l], s2[l])
+            r, klo, khi = _valu_float._plain_rcp_f32(s0[l], s1[l], s2[l], False)
             res[l] = r
             lo = min(lo, klo)
             hi = max(hi, khi)
-        if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:  # (flags clear: the plain cases of flag ops have none)
-            store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
-            return np.uint64(0)
+        if hi <= _valu_float.NAN_KEY:
+            if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+                lo = np.uint32(0xFFFFFFFF)
+                for l in range(64):
+                    r, klo, khi = _valu_float._plain_rcp_f32(s0[l], s1[l], s2[l], True)
+                    lo = min(lo, klo)
+            if lo >= _valu_float.DENORMAL_KEY:
+                store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+                return np.uint64(0)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_rcp_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
     store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
@@ -7897,13 +8347,19 @@ def _c32_v_rsq_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
         lo = np.uint32(0xFFFFFFFF)
         hi = np.uint32(0)
         for l in range(64):
-            r, klo, khi = _valu_float._plain_rsq_f32(s0[l], s1[l], s2[l])
+            r, klo, khi = _valu_float._plain_rsq_f32(s0[l], s1[l], s2[l], False)
             res[l] = r
             lo = min(lo, klo)
             hi = max(hi, khi)
-        if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:  # (flags clear: the plain cases of flag ops have none)
-            store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
-            return np.uint64(0)
+        if hi <= _valu_float.NAN_KEY:
+            if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+                lo = np.uint32(0xFFFFFFFF)
+                for l in range(64):
+                    r, klo, khi = _valu_float._plain_rsq_f32(s0[l], s1[l], s2[l], True)
+                    lo = min(lo, klo)
+            if lo >= _valu_float.DENORMAL_KEY:
+                store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+                return np.uint64(0)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_rsq_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
     store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
@@ -7976,13 +8432,19 @@ def _c32_v_sqrt_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
         lo = np.uint32(0xFFFFFFFF)
         hi = np.uint32(0)
         for l in range(64):
-            r, klo, khi = _valu_float._plain_sqrt_f32(s0[l], s1[l], s2[l])
+            r, klo, khi = _valu_float._plain_sqrt_f32(s0[l], s1[l], s2[l], False)
             res[l] = r
             lo = min(lo, klo)
             hi = max(hi, khi)
-        if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:  # (flags clear: the plain cases of flag ops have none)
-            store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
-            return np.uint64(0)
+        if hi <= _valu_float.NAN_KEY:
+            if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+                lo = np.uint32(0xFFFFFFFF)
+                for l in range(64):
+                    r, klo, khi = _valu_float._plain_sqrt_f32(s0[l], s1[l], s2[l], True)
+                    lo = min(lo, klo)
+            if lo >= _valu_float.DENORMAL_KEY:
+                store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+                return np.uint64(0)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_sqrt_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
     store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
@@ -8021,13 +8483,19 @@ def _c32_v_sub_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
         lo = np.uint32(0xFFFFFFFF)
         hi = np.uint32(0)
         for l in range(64):
-            r, klo, khi = _valu_float._plain_sub_f32(s0[l], s1[l], s2[l])
+            r, klo, khi = _valu_float._plain_sub_f32(s0[l], s1[l], s2[l], False)
             res[l] = r
             lo = min(lo, klo)
             hi = max(hi, khi)
-        if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:  # (flags clear: the plain cases of flag ops have none)
-            store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
-            return np.uint64(0)
+        if hi <= _valu_float.NAN_KEY:
+            if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+                lo = np.uint32(0xFFFFFFFF)
+                for l in range(64):
+                    r, klo, khi = _valu_float._plain_sub_f32(s0[l], s1[l], s2[l], True)
+                    lo = min(lo, klo)
+            if lo >= _valu_float.DENORMAL_KEY:
+                store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+                return np.uint64(0)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_sub_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
     store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
@@ -8049,13 +8517,19 @@ def _c32_v_subrev_f32(pd, p0, p1, p2, pres, cin, exec_mask, mode):
         lo = np.uint32(0xFFFFFFFF)
         hi = np.uint32(0)
         for l in range(64):
-            r, klo, khi = _valu_float._plain_subrev_f32(s0[l], s1[l], s2[l])
+            r, klo, khi = _valu_float._plain_subrev_f32(s0[l], s1[l], s2[l], False)
             res[l] = r
             lo = min(lo, klo)
             hi = max(hi, khi)
-        if lo >= _valu_float.DENORMAL_KEY and hi <= _valu_float.NAN_KEY:  # (flags clear: the plain cases of flag ops have none)
-            store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
-            return np.uint64(0)
+        if hi <= _valu_float.NAN_KEY:
+            if lo < _valu_float.EXPONENT_KEY:  # a zero or a denormal: which, the exact keys say
+                lo = np.uint32(0xFFFFFFFF)
+                for l in range(64):
+                    r, klo, khi = _valu_float._plain_subrev_f32(s0[l], s1[l], s2[l], True)
+                    lo = min(lo, klo)
+            if lo >= _valu_float.DENORMAL_KEY:
+                store_masked(d.ctypes.data, res.ctypes.data, exec_mask)
+                return np.uint64(0)
     for l in range(64):
         res[l] = np.uint32(_valu_float.v_subrev_f32(np.uint64(s0[l]), np.uint64(s1[l]), np.uint64(s2[l]), (cin >> np.uint64(l)) & np.uint64(1), l, mode)[0])
     store_masked(d.ctypes.data, res.ctypes.data, exec_mask)

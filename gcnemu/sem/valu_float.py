@@ -2109,21 +2109,32 @@ def _quick_div_fixup_f32(s0, s1, s2, cin, lane, mode):
 # 64 lanes -- no branch, vectorised, operands as uint32 -- and redo the row with the op itself
 # when MODE does not round to nearest even or any lane is odd.
 #
-# Each returns (result, denormal key, NaN key), uint32 keys that the row folds with min and
-# max: a lane is odd when its denormal key is below DENORMAL_KEY (one of the values it checks
-# is a denormal) or its NaN key above NAN_KEY (a NaN). Keys instead of per-lane booleans
-# because min/max fold into one vector register per row with no mask-register work: the check
-# of a v_mul_f32 row costs ~1 ns instead of ~5. A NaN operand of these ops makes a NaN result,
-# so the result's NaN key covers the operands too.
+# Each takes (a, b, c, exact) and returns (result, denormal key, NaN key), uint32 keys that
+# the row folds with min and max: a lane is odd when its NaN key is above NAN_KEY (a NaN) or,
+# with ``exact`` set, its denormal key below DENORMAL_KEY (one of the values it checks is a
+# denormal). Keys instead of per-lane booleans because min/max fold into one vector register
+# per row with no mask-register work. A NaN operand of these ops makes a NaN result, so the
+# result's NaN key covers the operands too. The row runs them twice at most (the generated
+# kernels): first with ``exact`` clear, where the denormal key is only below EXPONENT_KEY
+# when a value's exponent field is 0 -- a denormal or a zero, a superset that costs one vector
+# op less per value (a shift, no subtraction; ~a third of a v_mad_f32 row's key work) -- and
+# only when that pass finds a zero or a denormal, again with ``exact`` set, which tells the
+# zeros (plain) from the denormals (odd). So the same rows leave the plain path as with the
+# exact keys alone.
 DENORMAL_KEY = np.uint32(0xFFFFFD)
+EXPONENT_KEY = np.uint32(0x1000000)
 NAN_KEY = np.uint32(0xFF000000)
 
 
 @njit(cache=True, inline="always")
-def _dkey(v):
-    """Below DENORMAL_KEY exactly when the f32 bits v are a denormal: v << 1 drops the sign,
-    a denormal is then 2..0xFFFFFE, and -2 sends zero to the top."""
-    return np.uint32(np.uint32(v << np.uint32(1)) - np.uint32(2))
+def _dkey(v, exact):
+    """exact: below DENORMAL_KEY exactly when the f32 bits v are a denormal (v << 1 drops the
+    sign, a denormal is then 2..0xFFFFFE, and -2 sends zero to the top). Else v << 1, below
+    EXPONENT_KEY exactly when v's exponent field is 0 (a zero or a denormal)."""
+    s = np.uint32(v << np.uint32(1))
+    if exact:
+        return np.uint32(s - np.uint32(2))
+    return s
 
 
 @njit(cache=True, inline="always")
@@ -2136,85 +2147,114 @@ _CLEAR = np.uint32(0xFFFFFFFF)   # a denormal key that marks nothing
 
 
 @njit(cache=True, inline="always")
-def _plain_add_f32(a, b, c):
+def _plain_add_f32(a, b, c, exact):
     r = fp._f32_to_bits(fp._bits_to_f32(a) + fp._bits_to_f32(b))
-    return r, min(_dkey(a), _dkey(b), _dkey(r)), _nkey(r)
+    return r, min(_dkey(a, exact), _dkey(b, exact), _dkey(r, exact)), _nkey(r)
 
 
 @njit(cache=True, inline="always")
-def _plain_sub_f32(a, b, c):
+def _plain_sub_f32(a, b, c, exact):
     # v_sub_f32 adds the negated S1: the same value, zeros' signs included, when neither is NaN
     r = fp._f32_to_bits(fp._bits_to_f32(a) - fp._bits_to_f32(b))
-    return r, min(_dkey(a), _dkey(b), _dkey(r)), _nkey(r)
+    return r, min(_dkey(a, exact), _dkey(b, exact), _dkey(r, exact)), _nkey(r)
 
 
 @njit(cache=True, inline="always")
-def _plain_subrev_f32(a, b, c):
-    return _plain_sub_f32(b, a, c)
+def _plain_subrev_f32(a, b, c, exact):
+    return _plain_sub_f32(b, a, c, exact)
 
 
 @njit(cache=True, inline="always")
-def _plain_mul_f32(a, b, c):
+def _plain_mul_f32(a, b, c, exact):
     r = fp._f32_to_bits(fp._bits_to_f32(a) * fp._bits_to_f32(b))
-    return r, min(_dkey(a), _dkey(b), _dkey(r)), _nkey(r)
+    return r, min(_dkey(a, exact), _dkey(b, exact), _dkey(r, exact)), _nkey(r)
 
 
 @njit(cache=True, inline="always")
-def _plain_mad_f32(a, b, c):
+def _plain_mad_f32(a, b, c, exact):
     p = fp._f32_to_bits(fp._bits_to_f32(a) * fp._bits_to_f32(b))
     r = fp._f32_to_bits(fp._bits_to_f32(p) + fp._bits_to_f32(c))
-    return r, min(_dkey(a), _dkey(b), _dkey(c), _dkey(p), _dkey(r)), _nkey(r)
+    return r, min(_dkey(a, exact), _dkey(b, exact), _dkey(c, exact), _dkey(p, exact),
+                  _dkey(r, exact)), _nkey(r)
 
 
 @njit(cache=True, inline="always")
-def _plain_madmk_f32(a, b, c):
+def _plain_madmk_f32(a, b, c, exact):
     # D = S0 * K + S1, K passed in S2
-    return _plain_mad_f32(a, c, b)
+    return _plain_mad_f32(a, c, b, exact)
 
 
 @njit(cache=True, inline="always")
-def _plain_fma_f32(a, b, c):
+def _plain_fma_f32(a, b, c, exact):
     r = fp._f32_to_bits(fp._fma32(fp._bits_to_f32(a), fp._bits_to_f32(b), fp._bits_to_f32(c)))
-    return r, min(_dkey(a), _dkey(b), _dkey(c), _dkey(r)), _nkey(r)
+    return r, min(_dkey(a, exact), _dkey(b, exact), _dkey(c, exact), _dkey(r, exact)), _nkey(r)
 
 
 @njit(cache=True, inline="always")
-def _plain_rcp_f32(a, b, c):
+def _plain_rcp_f32(a, b, c, exact):
     # 1/+-0 = +-inf and 1/+-inf = +-0 as on the hardware; a denormal quotient is odd
     r = fp._f32_to_bits(np.float32(1.0) / fp._bits_to_f32(a))
-    return r, min(_dkey(a), _dkey(r)), _nkey(r)
+    return r, min(_dkey(a, exact), _dkey(r, exact)), _nkey(r)
 
 
 @njit(cache=True, inline="always")
-def _plain_sqrt_f32(a, b, c):
+def _plain_sqrt_f32(a, b, c, exact):
     # a negative operand gives a host NaN: odd, so the op itself makes the hardware's -NaN
     r = fp._f32_to_bits(np.sqrt(fp._bits_to_f32(a)))
-    return r, min(_dkey(a), _dkey(r)), _nkey(r)
+    return r, min(_dkey(a, exact), _dkey(r, exact)), _nkey(r)
+
+
+#: _plain_rsq_f32's Newton result is odd when its 29 bits below the f32 mantissa are within
+#: this many float64 units of a rounding midpoint (0x10000000); see there
+RSQ_MIDPOINT_MARGIN = 1024
 
 
 @njit(cache=True, inline="always")
-def _plain_rsq_f32(a, b, c):
-    # the f64 evaluation of _fast_rsq32
-    r = fp._f32_to_bits(np.float32(1.0 / np.sqrt(np.float64(fp._bits_to_f32(a)))))
-    return r, min(_dkey(a), _dkey(r)), _nkey(r)
+def _plain_rsq_f32(a, b, c, exact):
+    """The f64 evaluation of _fast_rsq32, f32(1 / sqrt(f64(x))), without its f64 square root
+    and division, most of the row's time (a row in a one-op loop on the Zen 4: 56 -> 45 ns).
+
+    y0 = 1/sqrt(x) in f32 (two roundings: relative error d < 2**-23) and one Newton step in
+    f64, y1 = y0 + (y0/2) * (1 - x*y0*y0) (y0*y0 is exact; the rest adds < 2**-51): y1 is
+    within (3/2)d**2 + 2**-51 < 2**-45 of 1/sqrt(x), relatively, and the f64 evaluation within
+    2**-52. Both round to the same f32 unless 1/sqrt(x) lies within ~2**-45 of a rounding
+    midpoint; so a lane whose y1 lies within RSQ_MIDPOINT_MARGIN float64 units (2**-43 at
+    least) of one is odd, and the op itself gives its result. tests/test_valu_row32.py checks
+    every mantissa of both exponent parities (x in [1, 4): each step scales exactly by 4 and
+    1/2 from there over the normal range). x = +-0 and +inf make the correction NaN; there
+    y0 is the result (+-inf, +0), as in f64. Negative x, NaN: a NaN result, odd."""
+    x = fp._bits_to_f32(a)
+    y0 = np.float32(1.0) / np.sqrt(x)
+    xd = np.float64(x)
+    yd = np.float64(y0)
+    e = 1.0 - xd * (yd * yd)
+    y1 = yd + (0.5 * yd) * e
+    low = np.uint32(fp._f64_to_bits(y1) & np.uint64(0x1FFFFFFF))
+    near = np.uint32(low + np.uint32(RSQ_MIDPOINT_MARGIN - 0x10000000)) & np.uint32(0x1FFFFFFF)
+    odd = near <= np.uint32(2 * RSQ_MIDPOINT_MARGIN)
+    r = fp._f32_to_bits(np.float32(y1) if e == e else y0)
+    return r, min(_dkey(a, exact), _dkey(r, exact), np.uint32(0) if odd else _CLEAR), _nkey(r)
 
 
 @njit(cache=True, inline="always")
-def _plain_div_scale_f32(a, b, c):
-    """_quick_div_scale_f32 on uint32 operands: S0 unchanged, VCC clear (odd: not that case)."""
+def _plain_div_scale_f32(a, b, c, exact):
+    """_quick_div_scale_f32 on uint32 operands: S0 unchanged, VCC clear (odd: not that case).
+    Every step is cast back to uint32: numba widens uint32 arithmetic to 64 bits, and the
+    row's vectors with it (twice the vector ops)."""
     m = np.uint32(0x7FFFFFFF)
-    e1 = np.int32(b >> np.uint32(23)) & 0xFF
-    e2 = np.int32(c >> np.uint32(23)) & 0xFF
-    d = e2 - e1
-    ok = ((((b & m) - np.uint32(0x800000)) < np.uint32(0x7F000000))
-          & (((c & m) - np.uint32(0x800000)) < np.uint32(0x7F000000))
-          & ((a & m) < np.uint32(0x7F800000)) & ((b & m) <= np.uint32(0x7E800000))
-          & (e2 > 23) & (d >= -125) & (d <= 95))
+    e1 = np.uint32(b >> np.uint32(23)) & np.uint32(0xFF)
+    e2 = np.uint32(c >> np.uint32(23)) & np.uint32(0xFF)
+    ok = ((np.uint32((b & m) - np.uint32(0x800000)) < np.uint32(0x7F000000))
+          & (np.uint32((c & m) - np.uint32(0x800000)) < np.uint32(0x7F000000))
+          & (np.uint32(a & m) < np.uint32(0x7F800000)) & (np.uint32(b & m) <= np.uint32(0x7E800000))
+          & (e2 > np.uint32(23))
+          # -125 <= e2 - e1 <= 95
+          & (np.uint32(e2 + np.uint32(125) - e1) <= np.uint32(220)))
     return a, (_CLEAR if ok else np.uint32(0)), np.uint32(0)
 
 
 @njit(cache=True, inline="always")
-def _plain_div_fixup_f32(a, b, c):
+def _plain_div_fixup_f32(a, b, c, exact):
     """_quick_div_fixup_f32 on uint32 operands (odd: not that case)."""
     m = np.uint32(0x7FFFFFFF)
     ok = ((((b & m) - np.uint32(1)) < np.uint32(0x7F7FFFFF))
@@ -2229,12 +2269,12 @@ CMP_PREDICATES = ("f", "lt", "eq", "le", "gt", "lg", "ge", "o", "u", "nge", "nlg
 
 
 @njit(cache=True, inline="always")
-def _plain_cmp_f32(a, b, pred):
+def _plain_cmp_f32(a, b, pred, exact):
     """An f32 compare on uint32 operands as the host compares them: exact unless an operand
     is a denormal (MODE may flush it to zero first) - odd; NaNs are odd too (rare; the op
     itself then decides). Returns (result, denormal key, NaN key) as the plain f32 rows."""
-    return _cmp_pred(fp._bits_to_f32(a), fp._bits_to_f32(b), pred), min(_dkey(a), _dkey(b)), \
-        max(_nkey(a), _nkey(b))
+    return _cmp_pred(fp._bits_to_f32(a), fp._bits_to_f32(b), pred), \
+        min(_dkey(a, exact), _dkey(b, exact)), max(_nkey(a), _nkey(b))
 
 
 @njit(cache=True)
