@@ -5,8 +5,9 @@ Run:  python -m pytest benchmarks/bench_coherency.py --benchmark-only
 
 Each case dispatches with gpu.dispatch (the runtime's synchronisation around it) on a normal
 and a coherent GPU, alternating within each round (the machine's load drifts), and reports
-the ratio of the median times; issue 17 asks for at most 3x. The two must give the same
-bits (the launches are race-free) and the coherent one no finding.
+the ratio of their best process CPU times (gcnbench.alternate_modes says why); issue 17 asks
+for at most 3x. The two must give the same bits (the launches are race-free) and the
+coherent one no finding.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ BUDGET = 3.0
 def test_coherent_mode(benchmark, launch):
     benchmark.group = "coherency"
     (off, on), (_, rep), buffers = gcnbench.alternate_modes(
-        benchmark, launch, [({}, {}), ({"coherent_caches": True}, {})], launch.rounds)
+        benchmark, launch, [({}, {}), ({"coherent_caches": True}, {})], max(5, launch.rounds))
     assert not rep.findings, [str(f) for f in rep.findings]
     assert gcnbench.same_bytes(buffers), "coherency-accurate mode changed the result"
     benchmark.extra_info.update(seconds_functional=off, seconds_coherent=on, slowdown=on / off)

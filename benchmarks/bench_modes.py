@@ -216,7 +216,7 @@ def _timing_launches():
 @pytest.mark.parametrize("launch", _timing_launches(), ids=lambda ln: ln.label.replace(" ", "_"))
 def test_timing_mode_kernels(benchmark, launch):
     """Timing mode on the other launches of bench_dispatch.py, measured like
-    test_timing_mode (alternating rounds, medians): what the cycle model costs on memory,
+    test_timing_mode (alternating rounds; best CPU times: gcnbench.alternate_modes): what the cycle model costs on memory,
     LDS and barrier-heavy kernels (the issue's target is set on mandelbrot)."""
     import gcnemu
 

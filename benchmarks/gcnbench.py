@@ -99,11 +99,16 @@ def alternate_modes(benchmark, launch, modes, rounds):
     """Time one bench_dispatch launch in two or more modes: ``modes`` is a list of (GPU
     keyword arguments, dispatch keyword arguments), one GPU each. Each mode dispatches once
     untimed first (numba's compile or cache load; the results to compare), then every timed
-    round runs the modes one after the other (the machine's load drifts; alternating keeps
-    their ratio fair). Returns (the median seconds per mode, the untimed reports, the device
-    buffers per mode: argument index -> Buffer)."""
-    import statistics
+    round runs the modes one after the other. Returns (the best process CPU time per mode,
+    in seconds; the untimed reports; the device buffers per mode: argument index -> Buffer).
 
+    Why CPU time, best of the rounds: on a machine that other jobs share, a dispatch's wall
+    time includes the time its threads wait for a core, which grows with the dispatch's
+    length (a 5x longer dispatch is preempted more often), so wall-clock ratios of two modes
+    drifted 30-50 % from run to run at load average 4-5; process CPU time (all the
+    dispatch's threads, waiting excluded) moved a few percent. The rounds still alternate
+    the modes (cache and frequency effects hit them alike). pytest-benchmark's own table
+    shows the wall times."""
     import gcnemu
     from kernels import corpus
 
@@ -120,12 +125,12 @@ def alternate_modes(benchmark, launch, modes, rounds):
 
     def run():
         for (gpu, args, dispatch_kw), seconds in zip(runs, times):
-            t = time.perf_counter()
+            t = time.process_time()
             gpu.dispatch(k, grid=launch.grid, block=launch.block, args=args, **dispatch_kw)
-            seconds.append(time.perf_counter() - t)
+            seconds.append(time.process_time() - t)
 
     benchmark.pedantic(run, rounds=rounds, iterations=1)
-    return [statistics.median(s) for s in times], reports, buffers
+    return [min(s) for s in times], reports, buffers
 
 
 def same_bytes(buffers) -> bool:
