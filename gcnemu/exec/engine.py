@@ -16,7 +16,7 @@ from ..mem.ds import call_lds_rows, note_lds_row_overrun
 from ..mem.entry import call_family, call_with_frame, family_address, frame_program, frame_state
 from ..mem.flat import call_flat_rows
 from ..mem.formats import format_error_text
-from ..mem.scalar import smem, smem_in_place
+from ..mem.scalar import smem_in_place
 from ..mem.space import PAGE_SHIFT
 from ..sem import fp as FP
 from ..sanitize.record import record_access
@@ -208,8 +208,8 @@ def hwreg_value(sregs, ws, w, hw_id):
 @njit
 def step_generic(code, pc, w, sregs, ws, vgpr, lds, msgs, tmp, t32):
     """Execute the instruction at row pc on ws/sregs state (the general path: every handler,
-    every operand kind, every error; run_wave runs memory instructions (through
-    mem.entry.call_family) and SMRD (mem.scalar.smem) itself). Returns the next row."""
+    every operand kind, every error; run_wave runs memory instructions and SMRD (mem.scalar.smem)
+    itself, through mem.entry.call_family). Returns the next row."""
     ins = code[pc]
     h = ins[C_H]
     next_pc = pc + 1
@@ -567,9 +567,9 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
 
     ``tr`` is the timing or coherency trace (gcnemu/timing/trace.py), or NO_TRACE (empty)
     when nothing is recorded. One specialisation records or not, by a test of ``tr``'s length
-    where an entry is written: a second one, recording, was a second compilation of the whole
-    loop (~7 s of the first timing run, ~2 s more for run_group_waves', which links it), for
-    a test that costs the functional loop nothing measurable. The memory records are written
+    (once per instruction, and a run of fast rows goes on only when not recording): a second
+    one, recording, was a second compilation of the whole loop (~7 s of the first timing run,
+    ~2 s more for run_group_waves', which links it). The memory records are written
     by the recorders of timing/trace.py, called by address like the memory families and
     compiled on first use (their own NEED_CODE: a functional run never compiles them). When
     the trace has no room left the wave stops before its next instruction, still ready, and
@@ -688,8 +688,9 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             # VALU, branches, saveexec, s_setreg of MODE, nops) in a loop of their own: a run
             # of such instructions goes on here, each next row checked by fast_row and the
             # step limit, without the general dispatch between them (LLVM keeps this small
-            # loop's state in registers). Recording, each next row's entry is written here
-            # as the top of the outer loop would (a fast row has no memory record).
+            # loop's state in registers). Recording, it runs one instruction and the top of
+            # the outer loop records the next (writing the entries here kept the trace's
+            # position live in this loop: functional mode ran ~5% slower).
             stop = False
             while True:
                 if h == H_SALU:
@@ -909,17 +910,13 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
                 # H_NOP, H_WAITCNT: nothing to do
                 insts += 1
                 pc = next_pc
+                if rec:
+                    break
                 if pc < 0 or pc >= n or steps >= step_stop:
                     break
                 h = code[pc, C_H]
                 if not fast_row(code, pc, h, nsg, vcount):
                     break
-                if rec:
-                    if tp + TRACE_SLACK > tcap:
-                        break       # the outer loop finds the trace full
-                    tp0 = tp
-                    tr[tp] = pc
-                    tp += 1
                 steps += 1
                 next_pc = pc + 1
             if stop:
@@ -974,14 +971,12 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             ws[w, WS_SMEM] += 1
         else:
             # the general path, on ws: write the locals back, run, reload. The memory
-            # families and step_generic are compiled on first use and called by address with
-            # the frame (gcnemu/mem/entry.py); an address still 0 sends the wave back to the
-            # host before this instruction, as if paused (run_group_waves returns NEED_CODE)
-            fn = U64(1)
-            if h >= H_DS and h <= H_EXP:
-                fn = U64(code[pc, C_FN])
-            elif h != H_SMRD_LOAD and h != H_MEMTIME:
-                fn = frame[FR_GENERIC]
+            # families (and SMRD's smem) and step_generic are compiled on first use and
+            # called by address with the frame (gcnemu/mem/entry.py); an address still 0
+            # sends the wave back to the host before this instruction, as if paused
+            # (run_group_waves returns NEED_CODE)
+            family = (h >= H_DS and h <= H_EXP) or h == H_SMRD_LOAD or h == H_MEMTIME
+            fn = U64(code[pc, C_FN]) if family else frame[FR_GENERIC]
             if fn == U64(0):
                 frame[FR_NEED_KIND] = U64(NEED_ROW)
                 steps -= 1
@@ -993,11 +988,9 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             ws[w, WS_PC] = pc
             _store_wave_locals(ws, w, scc, steps, insts, nsalu, nvalu, ntaken, nlanes)
             zmask = 0
-            if h >= H_DS and h <= H_EXP:
+            if family:
                 frame[FR_INS] = U64(code_base + pc * code_stride)
                 call_family(fn, pframe)
-            elif h == H_SMRD_LOAD or h == H_MEMTIME:
-                smem(code, code[pc], w, sregs, ws, mem_data, mem_mapped, mem_base, faults)
             else:
                 frame[FR_CODE] = U64(code_base)
                 frame[FR_NROWS] = U64(n)
@@ -1358,7 +1351,7 @@ def provide_code(code: np.ndarray, sched: np.ndarray) -> None:
         return
     row = int(sched[SC_NEED])
     h = int(code[row, C_H])
-    if H_DS <= h <= H_EXP:
+    if H_DS <= h <= H_EXP or h in (H_SMRD_LOAD, H_MEMTIME):
         addr = family_address(h)
         if not addr:
             raise RuntimeError(f"no compiled entry for memory handler {h}")

@@ -80,8 +80,9 @@ NCOL = 42
 #: SALU rows without an inline form (C_V2 SQ_NONE): the address of the op's compiled kernel
 #: (exec/opkernels.py salu_address)
 C_SFN = C_F0
-#: memory rows: the address of the family's compiled entry (gcnemu/mem/entry.py), 0 until
-#: an instruction of the family first needs it (exec/engine.py provide_code)
+#: memory rows (and SMRD loads, s_memtime: mem/scalar.py smem): the address of the family's
+#: compiled entry (gcnemu/mem/entry.py), 0 until an instruction of the family first needs it
+#: (exec/engine.py provide_code)
 C_FN = C_V0
 #: DS rows with a fast form (mem/ds.lds_row_form, C_FAST 1): the row kernel's address, the
 #: rows it reads and writes (relative VGPR numbers), its two offsets and alignment mask
