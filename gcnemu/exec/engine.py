@@ -646,6 +646,10 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             tr[tp] = -(w + 1)
             tp += 1
     step_stop = min(step_limit, step_pause)
+    # where a run of fast rows stops (the inner loop below): at step_stop, or, recording, after
+    # one instruction (-1), so that the top of the outer loop records the next; one compare,
+    # the one the inner loop makes anyway (a test of its own there cost mandelbrot ~3%)
+    fast_stop = np.int64(-1) if rec else step_stop
     work = 0
     need = False
     tp0 = tp
@@ -682,15 +686,16 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             # MEMORY_WORK towards the pause, so that a slice takes ~0.1 s whatever runs
             work += MEMORY_WORK
             step_stop = min(step_limit, step_pause - work)
+            fast_stop = np.int64(-1) if rec else step_stop
         next_pc = pc + 1
         if fast_row(code, pc, h, nsg, vcount):
             # the hot handlers (SALU with inline moves and bitwise ops, 32-bit and other fast
             # VALU, branches, saveexec, s_setreg of MODE, nops) in a loop of their own: a run
             # of such instructions goes on here, each next row checked by fast_row and the
             # step limit, without the general dispatch between them (LLVM keeps this small
-            # loop's state in registers). Recording, it runs one instruction and the top of
-            # the outer loop records the next (writing the entries here kept the trace's
-            # position live in this loop: functional mode ran ~5% slower).
+            # loop's state in registers). Recording, it runs one instruction (fast_stop) and
+            # the top of the outer loop records the next (writing the entries here kept the
+            # trace's position live in this loop: functional mode ran ~5% slower).
             stop = False
             while True:
                 if h == H_SALU:
@@ -910,9 +915,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
                 # H_NOP, H_WAITCNT: nothing to do
                 insts += 1
                 pc = next_pc
-                if rec:
-                    break
-                if pc < 0 or pc >= n or steps >= step_stop:
+                if pc < 0 or pc >= n or steps >= fast_stop:
                     break
                 h = code[pc, C_H]
                 if not fast_row(code, pc, h, nsg, vcount):
