@@ -38,7 +38,8 @@ from .layout import (ALL_LANES, C_ABS, C_CLAMP, C_DST, C_DS_AMASK, C_DS_FN, C_DS
                      FR_INS, FR_LDS, FR_MAPPED, FR_MSGS, FR_NCOLS, FR_NDATA, FR_NEED, FR_NEED_KIND,
                      FR_NEXP, FR_NEXPC, FR_NF0, FR_NF1, FR_NLDS, FR_NMAPPED, FR_NMSGS, FR_NROWS,
                      FR_NTR, FR_NV, FR_NW, FR_NWS, FR_PC, FR_REC, FR_REC_IMG, FR_SCC, FR_SREGS,
-                     FR_T32, FR_TMP, FR_TR, FR_VGPR, FR_W, FR_WS, H_BARRIER,
+                     FR_T32, FR_TMP, FR_TR, FR_TR_ROW, FR_TR_RUN, FR_VGPR, FR_W, FR_WS,
+                     H_BARRIER,
                      H_BRANCH, H_CBRANCH, H_CBRANCH_G_FORK, H_CBRANCH_I_FORK, H_CBRANCH_JOIN, H_DS,
                      H_ENDPGM, H_EXP, H_FLAT, H_GETPC, H_GETREG, H_MEMTIME, H_MIMG, H_MOVRELD,
                      H_MOVRELS, H_MQSAD, H_NOP, H_READFIRSTLANE, H_READLANE, H_RFE, H_SALU,
@@ -511,6 +512,13 @@ def _store_wave_locals(ws, w, scc, steps, insts, nsalu, nvalu, ntaken, nlanes):
 
 
 @njit(inline="always")
+def _trace_end(tr, san):
+    """Where a trace's entries must stay below: timing's keep room for the table of runs
+    (timing/trace.py runs_limit); the sanitizer's have none."""
+    return runs_limit(tr) if san is None else tr.shape[0]
+
+
+@njit(inline="always")
 def fast_row(code, pc, h, nsg, vcount):
     """Whether run_wave's hot loop runs row ``pc`` (handler ``h``): nops and s_waitcnt,
     branches to a row of the program, SALU, VALU and saveexec rows the decoder marked C_FAST
@@ -626,40 +634,38 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
     pscc = np.int64(pframe) + FR_SCC * 8
     code_base = np.int64(code.ctypes.data)
     code_stride = np.int64(code.strides[0])
-    # the trace (NO_TRACE: nothing recorded)
+    # the trace (NO_TRACE: nothing recorded). Its state lives in memory, not in locals: the
+    # write position in tr[0], the position of the current row's entry (to take it back,
+    # NEED_CODE) and of this run's header (+ 1; 0: none) in the frame, so that functional
+    # mode carries no trace state through the fast rows' loop
     rec = tr.shape[0] != 0
-    tp = 0
-    tcap = 0
     full = False
-    header = -1
     if rec:
-        tp = tr[0]
         frame[FR_TR] = U64(tr.ctypes.data)
         frame[FR_NTR] = U64(tr.shape[0])
-        # timing: the entries stay below the table of runs (timing/trace.py); the
-        # sanitizer's trace has none
-        tcap = runs_limit(tr) if san is None else tr.shape[0]
-        if tp + TRACE_SLACK > tcap:
+        frame[FR_TR_RUN] = U64(0)
+        tp = tr[0]
+        if tp + TRACE_SLACK > _trace_end(tr, san):
             full = True
         else:
-            header = tp
+            frame[FR_TR_RUN] = U64(tp + 1)
             tr[tp] = -(w + 1)
-            tp += 1
+            tr[0] = tp + 1
     step_stop = min(step_limit, step_pause)
     # where a run of fast rows stops (the inner loop below): at step_stop, or, recording, after
     # one instruction (-1), so that the top of the outer loop records the next; one compare,
-    # the one the inner loop makes anyway (a test of its own there cost mandelbrot ~3%)
+    # the one the inner loop makes anyway
     fast_stop = np.int64(-1) if rec else step_stop
     work = 0
     need = False
-    tp0 = tp
     while not full:
         if pc < 0 or pc >= n or steps >= step_stop:
             break
         h = code[pc, C_H]
         if rec:
-            tp0 = tp
-            if tp + TRACE_SLACK > tcap:
+            tp = tr[0]
+            frame[FR_TR_ROW] = U64(tp)
+            if tp + TRACE_SLACK > _trace_end(tr, san):
                 full = True
                 break
             if h == H_SMRD_LOAD or (h >= H_DS and h <= H_MIMG):
@@ -680,6 +686,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             else:
                 tr[tp] = pc
                 tp += 1
+            tr[0] = tp
         steps += 1
         if h >= H_DS and h <= H_EXP:
             # a memory instruction does up to ~30x the host work of a VALU one: it counts
@@ -985,7 +992,8 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
                 steps -= 1
                 if h >= H_DS and h <= H_EXP:
                     work -= MEMORY_WORK
-                tp = tp0
+                if rec:
+                    tr[0] = np.int64(frame[FR_TR_ROW])
                 need = True
                 break
             ws[w, WS_PC] = pc
@@ -1014,10 +1022,8 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
         pc = next_pc
     _store_wave_locals(ws, w, scc, steps, insts, nsalu, nvalu, ntaken, nlanes)
     ws[w, WS_WORK] = work
-    if rec:
-        tr[0] = tp
-        if san is None and header >= 0:
-            add_run(tr, header, tp)
+    if rec and san is None and frame[FR_TR_RUN] != U64(0):
+        add_run(tr, np.int64(frame[FR_TR_RUN]) - 1, tr[0])
     if need:
         frame[FR_NEED] = U64(pc + 1)
         ws[w, WS_PC] = pc
