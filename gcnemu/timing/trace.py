@@ -32,11 +32,12 @@ Recording never changes functional state: it only reads registers, and allocates
 The engine calls the recorders by address, as it calls the memory families: two C-callable
 entries on its frame (gcnemu/mem/entry.py frame_state, the trace at layout.FR_TR), each
 compiled when a traced wave first needs it (exec/engine.py provide_code): `trace_memory` for
-every record but MIMG's, `image_trace` for MIMG's. Linked into the engine's loop instead,
-they were compiled (optimised and code-generated) again inside run_wave and again inside
-run_group_waves, ~6 s of the first timing run's compilation; and a kernel without images
-compiles no image addressing. The entries' views of the state carry no reference counts
-(numba prunes the increments and decrements of views without an owner).
+every record but MIMG's, `image_trace` for MIMG's. The engine's loop is one compiled
+function with and without a trace, so a recorder linked into it would be compiled by every
+functional cold start (~6 s), and image addressing by every kernel's first timing run. The
+recorders themselves are compiled without reference counting (``_nrt=False``: numba's
+atomic increments and decrements of their array arguments cost more than the record of a
+regular access); the entries' views of the state have no owner, whose counts numba prunes.
 """
 from __future__ import annotations
 
@@ -350,8 +351,7 @@ def ds_passes(vgpr, row, offa, offb, two, ndw, ex, tr, s):
     b128 access is judged on all its dwords); conflict free it would need ceil(distinct
     dwords / 32). ``passes`` and ``conflict_free`` are the sums over the two halves (0 for a
     half without active lanes). ``tr[s:s + DS_SCRATCH]`` is scratch: recording must not
-    allocate. Compiled into trace_memory only (inline): a function of its own would be
-    compiled twice, alone and again where trace_memory links it.
+    allocate.
 
     Moving every address by the same number of dwords changes no bank conflict, so the
     answer depends only on the lanes' addresses relative to the first active lane's, that
