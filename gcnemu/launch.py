@@ -15,8 +15,8 @@ import time
 import numpy as np
 
 from .errors import DispatchError, ExecutionError, MemoryFault
-from .exec.engine import (SLICE_STEPS, error_from_wave, new_sched, run_group_waves, run_sliced,
-                          trace_memory)
+from .exec.engine import (NO_TRACE, SLICE_STEPS, error_from_wave, new_sched, run_group_waves,
+                          run_sliced)
 from .hardware import occupancy
 from .kernel import Kernel
 from .exec.layout import (C_PC, EXEC_HI, EXEC_LO, M0, NWS, ST_BARRIER, ST_HALTED, WS_CODE_BASE,
@@ -71,13 +71,13 @@ _COUNTER_PAIRS = tuple(COUNTER_COLUMNS.items())
 
 def compile_plan(timing: bool):
     """What a dispatch compiles on first use (roots and functions not to walk into, for the
-    progress of exec.jit.CompileWatch): the engine's loop, without its trace recording when
-    timing is off (numba prunes it), and with timing on the timing model; never the
-    sanitizer's recording (compiled by the first dispatch with sanitize=True, which the
-    estimate does not count)."""
+    progress of exec.jit.CompileWatch): the engine's loop, and with timing on the timing
+    model; never the sanitizer's recording (compiled by the first dispatch with
+    sanitize=True, which the estimate does not count). The trace's recorders are compiled on
+    first use (exec/engine.py provide_code) and add themselves to the count then."""
     from .sanitize.record import record_access
     if not timing:
-        return [run_group_waves], [trace_memory, record_access]
+        return [run_group_waves], [record_access]
     from .timing.model import split_trace, time_dispatch
     return [run_group_waves, split_trace, time_dispatch], [record_access]
 
@@ -447,7 +447,8 @@ class Launch:
             bad = run_sliced(
                 lambda: run_group_waves(prog.code, ids, st.sregs, ws, st.vgpr, st.lds, data,
                                         mapped, np.int64(MEM_BASE), st.faults, st.msgs,
-                                        np.int64(gpu.step_limit), st.exports, st.trace,
+                                        np.int64(gpu.step_limit), st.exports,
+                                        NO_TRACE if st.trace is None else st.trace,
                                         np.int64(SLICE_STEPS), sched),
                 st.grow_trace,   # the timing trace filled up: the waves resume where they stopped
                 between_slices or (lambda: None), prog.code, sched)

@@ -7,7 +7,8 @@ import numpy as np
 
 from .errors import GcnEmuError
 from .exec import layout as L
-from .exec.engine import SLICE_STEPS, error_from_wave, new_sched, run_group_waves, run_sliced
+from .exec.engine import (NO_TRACE, SLICE_STEPS, error_from_wave, new_sched, run_group_waves,
+                          run_sliced)
 from .exec.program import Program, build_program
 from .isa.table import GFX7, gen_of
 from .mem.export import new_export_buffer, read_exports
@@ -132,7 +133,7 @@ def run_snippet(source_or_bytes, sgpr=None, vgpr=None, exec_mask=0xFFFF_FFFF_FFF
     sched = new_sched()
     bad = run_sliced(lambda: run_group_waves(prog.code, wave_ids, sregs, ws, vg, lds, data, mapped,
                                              np.int64(base), faults, msgs, np.int64(step_limit),
-                                             exports, None, np.int64(SLICE_STEPS), sched),
+                                             exports, NO_TRACE, np.int64(SLICE_STEPS), sched),
                      None, lambda: None, prog.code, sched)
     if bad >= 0:
         raise error_from_wave(prog, ws, 0)

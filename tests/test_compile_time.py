@@ -67,11 +67,11 @@ def test_the_plan_counts_what_compiling_a_root_compiles():
     assert sorted(seen, key=lambda a: a[1]) == [("root", 1, 3), (seen[1][0], 2, 3),
                                                 (seen[2][0], 3, 3)]
     assert {seen[1][0], seen[2][0]} == {"leaf", "other"}
-    # the engine's plan: its loop and the helpers it calls, not the general path (compiled on
-    # first use) nor, with timing off, the trace recording
+    # the engine's plan: its loop and the helpers it calls, not the general paths (step_generic,
+    # SMRD's smem: compiled on first use) nor the trace's recorders
     plan = njit_closure(*launch.compile_plan(False))
-    assert {engine.run_group_waves, engine.run_wave, scalar.smem} <= plan
-    assert engine.step_generic not in plan
+    assert {engine.run_group_waves, engine.run_wave} <= plan
+    assert engine.step_generic not in plan and scalar.smem not in plan
     assert not any(d.py_func.__module__ == "gcnemu.timing.trace" for d in plan)
 
 

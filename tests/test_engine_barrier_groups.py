@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from gcnemu.exec import layout as E
-from gcnemu.exec.engine import new_sched, run_group_waves, run_sliced
+from gcnemu.exec.engine import NO_TRACE, new_sched, run_group_waves, run_sliced
 from gcnemu.mem.export import new_export_buffer
 from gcnemu.mem.space import BASE, Memory
 from gcnemu.snippet import _to_program
@@ -70,7 +70,7 @@ def test_barriers_of_several_groups_in_one_batch(order, budget):
     slices = []
     bad = run_sliced(lambda: run_group_waves(prog.code, ids, sregs, ws, vg, lds, data, mapped,
                                              np.int64(BASE), faults, msgs, np.int64(100000), exports,
-                                             None, np.int64(budget), sched),
+                                             NO_TRACE, np.int64(budget), sched),
                      None, lambda: slices.append(1), prog.code, sched)
     assert bad == -1
     assert (len(slices) > 20) == (budget < 100)

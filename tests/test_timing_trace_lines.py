@@ -62,7 +62,7 @@ def test_flat_record_lists_the_touched_lines(op, nbytes, name, addrs, ex):
     sregs[0, EXEC_HI] = ex >> 32
     ws = np.zeros((1, NWS), np.int64)     # the wave's VGPRs from row 0 (WS_VBASE = 0)
     tr = np.full(4096, -5, np.int64)
-    end = trace_memory(prog.code, 0, 0, sregs, ws, vgpr, tr, 10)
+    end = trace_memory(prog.code[0], 0, sregs, ws, vgpr, tr, 10)
     want = _expected(a, nbytes, ex)
     assert tr[10] == len(want), name
     assert end == 11 + len(want)

@@ -16,12 +16,12 @@ from ..mem.ds import call_lds_rows, note_lds_row_overrun
 from ..mem.entry import call_family, call_with_frame, family_address, frame_program, frame_state
 from ..mem.flat import call_flat_rows
 from ..mem.formats import format_error_text
-from ..mem.scalar import smem, smem_in_place
+from ..mem.scalar import smem_in_place
 from ..mem.space import PAGE_SHIFT
 from ..sem import fp as FP
 from ..sanitize.record import record_access
 from ..sem.valu_int import popcount64
-from ..timing.trace import TRACE_SLACK, add_run, runs_limit, trace_memory
+from ..timing.trace import TRACE_SLACK, add_run, call_recorder, recorder_address, runs_limit
 from . import dispatch_gen as D
 from .jit import native_address, njit
 from .lanes import copy_row_modified, fill_row
@@ -35,15 +35,18 @@ from .layout import (ALL_LANES, C_ABS, C_CLAMP, C_DST, C_DS_AMASK, C_DS_FN, C_DS
                      FL_CIN_S2, FL_CIN_VCC, FL_CMP, FL_CMPX, FL_FLAGS_TO_SDST, FL_LIT_HIGH,
                      FL_PLAIN32,
                      FL_ROW32, C_SFN, FR_BASE, FR_CODE, FR_DATA, FR_EXPORTS, FR_FAULTS, FR_GENERIC,
-                     FR_INS, FR_LDS, FR_MAPPED, FR_MSGS, FR_NCOLS, FR_NDATA, FR_NEED, FR_NEXP, FR_NEXPC,
-                     FR_NF0, FR_NF1, FR_NLDS, FR_NMAPPED, FR_NMSGS, FR_NROWS, FR_NV, FR_NW, FR_NWS,
-                     FR_PC, FR_SCC, FR_SREGS, FR_T32, FR_TMP, FR_VGPR, FR_W, FR_WS, H_BARRIER,
+                     FR_INS, FR_LDS, FR_MAPPED, FR_MSGS, FR_NCOLS, FR_NDATA, FR_NEED, FR_NEED_KIND,
+                     FR_NEXP, FR_NEXPC, FR_NF0, FR_NF1, FR_NLDS, FR_NMAPPED, FR_NMSGS, FR_NROWS,
+                     FR_NTR, FR_NV, FR_NW, FR_NWS, FR_PC, FR_REC, FR_REC_IMG, FR_SCC, FR_SREGS,
+                     FR_T32, FR_TMP, FR_TR, FR_TR_ROW, FR_TR_RUN, FR_VGPR, FR_W, FR_WS,
+                     H_BARRIER,
                      H_BRANCH, H_CBRANCH, H_CBRANCH_G_FORK, H_CBRANCH_I_FORK, H_CBRANCH_JOIN, H_DS,
                      H_ENDPGM, H_EXP, H_FLAT, H_GETPC, H_GETREG, H_MEMTIME, H_MIMG, H_MOVRELD,
                      H_MOVRELS, H_MQSAD, H_NOP, H_READFIRSTLANE, H_READLANE, H_RFE, H_SALU,
                      H_SAVEEXEC, H_SENDMSG, H_SETHALT, H_SETPC, H_SETREG, H_SMRD_LOAD, H_SWAPPC,
                      H_TRAP, H_VALU, H_VCMP, H_VMOVRELD, H_VMOVRELS, H_VMOVRELSD, H_WAITCNT,
-                     H_WRITELANE, M0, MASK32, OP_CONST, OP_NONE, OP_SREG, OP_VGPR,
+                     H_WRITELANE, M0, MASK32, NEED_REC, NEED_REC_IMG, NEED_ROW, OP_CONST, OP_NONE,
+                     OP_SREG, OP_VGPR,
                      PRIVATE_APERTURE_HI, SQ_AND, SQ_ANDN2, SQ_MOV, SQ_NAND, SQ_NONE, SQ_NOR,
                      SQ_OR, SQ_ORN2, SQ_XNOR, SQ_XOR, ST_BARRIER, ST_DONE, ST_ERROR, ST_HALTED,
                      ST_READY, U64, VCC_HI, VCC_LO, WS_CODE_BASE, WS_CSP, WS_ERR, WS_ERR_ARG,
@@ -206,8 +209,8 @@ def hwreg_value(sregs, ws, w, hw_id):
 @njit
 def step_generic(code, pc, w, sregs, ws, vgpr, lds, msgs, tmp, t32):
     """Execute the instruction at row pc on ws/sregs state (the general path: every handler,
-    every operand kind, every error; run_wave runs memory instructions (through
-    mem.entry.call_family) and SMRD (mem.scalar.smem) itself). Returns the next row."""
+    every operand kind, every error; run_wave runs memory instructions and SMRD (mem.scalar.smem)
+    itself, through mem.entry.call_family). Returns the next row."""
     ins = code[pc]
     h = ins[C_H]
     next_pc = pc + 1
@@ -509,6 +512,13 @@ def _store_wave_locals(ws, w, scc, steps, insts, nsalu, nvalu, ntaken, nlanes):
 
 
 @njit(inline="always")
+def _trace_end(tr, san):
+    """Where a trace's entries must stay below: timing's keep room for the table of runs
+    (timing/trace.py runs_limit); the sanitizer's have none."""
+    return runs_limit(tr) if san is None else tr.shape[0]
+
+
+@njit(inline="always")
 def fast_row(code, pc, h, nsg, vcount):
     """Whether run_wave's hot loop runs row ``pc`` (handler ``h``): nops and s_waitcnt,
     branches to a row of the program, SALU, VALU and saveexec rows the decoder marked C_FAST
@@ -548,8 +558,8 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
     The hot handlers (SALU, VALU, compares, branches, saveexec, nop) run here on local copies
     of PC, SCC, the step and instruction counters, using operand kinds and constants the
     decoder precomputed (gcnemu/exec/program.py: C_K*, C_V*, C_SMAX, C_VMAX, C_FAST), in an
-    inner loop of their own (`fast_row` says which rows): in functional mode a run of them goes
-    on there without the outer loop's dispatch (mandelbrot's loop never leaves it). The memory
+    inner loop of their own (`fast_row` says which rows): a run of them goes on there without
+    the outer loop's dispatch (mandelbrot's loop never leaves it). The memory
     fast paths follow; everything else -- and any instruction whose operands need a run-time
     check that fails -- goes to `step_generic` with the locals written back to ws first and
     reloaded after.
@@ -563,12 +573,17 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
     Memory families are called with ``frame`` (gcnemu/mem/entry.py, layout.FR_*): the
     state arrays' addresses and shapes, written once here; each instruction sets only its row address.
 
-    ``tr`` is the timing trace (gcnemu/timing/trace.py), or None when timing is off: numba
-    then compiles a specialisation without the recording (its ``tr is not None`` branches are
-    pruned at compile time), so the functional loop is unchanged. When the trace has no room
-    left the wave stops before its next instruction, still ready, and ``tr[1]`` is set (the
-    caller grows it). ``san`` not None (with ``tr``): the sanitizer's trace, whose memory
-    records are gcnemu/sanitize/record.py's per-lane addresses (a third specialisation).
+    ``tr`` is the timing or coherency trace (gcnemu/timing/trace.py), or NO_TRACE (empty)
+    when nothing is recorded. One specialisation records or not, by a test of ``tr``'s length
+    (once per instruction, and a run of fast rows goes on only when not recording): a second
+    one, recording, was a second compilation of the whole loop (~7 s of the first timing run,
+    ~2 s more for run_group_waves', which links it). The memory records are written
+    by the recorders of timing/trace.py, called by address like the memory families and
+    compiled on first use (their own NEED_CODE: a functional run never compiles them). When
+    the trace has no room left the wave stops before its next instruction, still ready, and
+    ``tr[1]`` is set (the caller grows it). ``san`` not None (with ``tr``): the sanitizer's
+    trace, whose memory records are gcnemu/sanitize/record.py's per-lane addresses (a second
+    specialisation).
     """
     if ws[w, WS_STATUS] != ST_READY:
         return ws[w, WS_STATUS]
@@ -619,56 +634,75 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
     pscc = np.int64(pframe) + FR_SCC * 8
     code_base = np.int64(code.ctypes.data)
     code_stride = np.int64(code.strides[0])
-    # timing trace (tr is None: compiled out)
-    tp = 0
-    tcap = 0
+    # the trace (NO_TRACE: nothing recorded). Its state lives in memory, not in locals: the
+    # write position in tr[0], the position of the current row's entry (to take it back,
+    # NEED_CODE) and of this run's header (+ 1; 0: none) in the frame, so that functional
+    # mode carries no trace state through the fast rows' loop
+    rec = tr.shape[0] != 0
     full = False
-    header = -1
-    if tr is not None:
+    if rec:
+        frame[FR_TR] = U64(tr.ctypes.data)
+        frame[FR_NTR] = U64(tr.shape[0])
+        frame[FR_TR_RUN] = U64(0)
         tp = tr[0]
-        # timing: the entries stay below the table of runs (timing/trace.py); the
-        # sanitizer's trace has none
-        tcap = runs_limit(tr) if san is None else tr.shape[0]
-        if tp + TRACE_SLACK > tcap:
+        if tp + TRACE_SLACK > _trace_end(tr, san):
             full = True
         else:
-            header = tp
+            frame[FR_TR_RUN] = U64(tp + 1)
             tr[tp] = -(w + 1)
-            tp += 1
+            tr[0] = tp + 1
     step_stop = min(step_limit, step_pause)
+    # where a run of fast rows stops (the inner loop below): at step_stop, or, recording, after
+    # one instruction (-1), so that the top of the outer loop records the next; one compare,
+    # the one the inner loop makes anyway
+    fast_stop = np.int64(-1) if rec else step_stop
     work = 0
     need = False
-    tp0 = tp
     while not full:
         if pc < 0 or pc >= n or steps >= step_stop:
             break
         h = code[pc, C_H]
-        if tr is not None:
-            tp0 = tp
-            if tp + TRACE_SLACK > tcap:
+        if rec:
+            tp = tr[0]
+            frame[FR_TR_ROW] = U64(tp)
+            if tp + TRACE_SLACK > _trace_end(tr, san):
                 full = True
                 break
-            tr[tp] = pc
-            tp += 1
             if h == H_SMRD_LOAD or (h >= H_DS and h <= H_MIMG):
                 if san is None:
-                    tp = trace_memory(code, pc, w, sregs, ws, vgpr, tr, tp)
+                    # the recorder, by address (timing/trace.py); not compiled yet: back to
+                    # the host before this instruction, as for a memory family below
+                    recorder = frame[FR_REC_IMG] if h == H_MIMG else frame[FR_REC]
+                    if recorder == U64(0):
+                        frame[FR_NEED_KIND] = U64(NEED_REC_IMG if h == H_MIMG else NEED_REC)
+                        need = True
+                        break
+                    tr[tp] = pc
+                    frame[FR_INS] = U64(code_base + pc * code_stride)
+                    tp = call_recorder(recorder, pframe, tp + 1)
                 else:
-                    tp = record_access(code, pc, w, sregs, ws, vgpr, tr, tp)
+                    tr[tp] = pc
+                    tp = record_access(code, pc, w, sregs, ws, vgpr, tr, tp + 1)
+            else:
+                tr[tp] = pc
+                tp += 1
+            tr[0] = tp
         steps += 1
         if h >= H_DS and h <= H_EXP:
             # a memory instruction does up to ~30x the host work of a VALU one: it counts
             # MEMORY_WORK towards the pause, so that a slice takes ~0.1 s whatever runs
             work += MEMORY_WORK
             step_stop = min(step_limit, step_pause - work)
+            fast_stop = np.int64(-1) if rec else step_stop
         next_pc = pc + 1
         if fast_row(code, pc, h, nsg, vcount):
             # the hot handlers (SALU with inline moves and bitwise ops, 32-bit and other fast
-            # VALU, branches, saveexec, s_setreg of MODE, nops) in a loop of their own: in
-            # functional mode a run of such instructions goes on here, each next row checked
-            # by fast_row and the step limit, without the general dispatch between them
-            # (LLVM keeps this small loop's state in registers). With a trace (tr) it runs one
-            # instruction and the top of the outer loop records the next.
+            # VALU, branches, saveexec, s_setreg of MODE, nops) in a loop of their own: a run
+            # of such instructions goes on here, each next row checked by fast_row and the
+            # step limit, without the general dispatch between them (LLVM keeps this small
+            # loop's state in registers). Recording, it runs one instruction (fast_stop) and
+            # the top of the outer loop records the next (writing the entries here kept the
+            # trace's position live in this loop: functional mode ran ~5% slower).
             stop = False
             while True:
                 if h == H_SALU:
@@ -888,9 +922,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
                 # H_NOP, H_WAITCNT: nothing to do
                 insts += 1
                 pc = next_pc
-                if tr is not None:
-                    break
-                if pc < 0 or pc >= n or steps >= step_stop:
+                if pc < 0 or pc >= n or steps >= fast_stop:
                     break
                 h = code[pc, C_H]
                 if not fast_row(code, pc, h, nsg, vcount):
@@ -949,29 +981,27 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
             ws[w, WS_SMEM] += 1
         else:
             # the general path, on ws: write the locals back, run, reload. The memory
-            # families and step_generic are compiled on first use and called by address with
-            # the frame (gcnemu/mem/entry.py); an address still 0 sends the wave back to the
-            # host before this instruction, as if paused (run_group_waves returns NEED_CODE)
-            fn = U64(1)
-            if h >= H_DS and h <= H_EXP:
-                fn = U64(code[pc, C_FN])
-            elif h != H_SMRD_LOAD and h != H_MEMTIME:
-                fn = frame[FR_GENERIC]
+            # families (and SMRD's smem) and step_generic are compiled on first use and
+            # called by address with the frame (gcnemu/mem/entry.py); an address still 0
+            # sends the wave back to the host before this instruction, as if paused
+            # (run_group_waves returns NEED_CODE)
+            family = (h >= H_DS and h <= H_EXP) or h == H_SMRD_LOAD or h == H_MEMTIME
+            fn = U64(code[pc, C_FN]) if family else frame[FR_GENERIC]
             if fn == U64(0):
+                frame[FR_NEED_KIND] = U64(NEED_ROW)
                 steps -= 1
                 if h >= H_DS and h <= H_EXP:
                     work -= MEMORY_WORK
-                tp = tp0
+                if rec:
+                    tr[0] = np.int64(frame[FR_TR_ROW])
                 need = True
                 break
             ws[w, WS_PC] = pc
             _store_wave_locals(ws, w, scc, steps, insts, nsalu, nvalu, ntaken, nlanes)
             zmask = 0
-            if h >= H_DS and h <= H_EXP:
+            if family:
                 frame[FR_INS] = U64(code_base + pc * code_stride)
                 call_family(fn, pframe)
-            elif h == H_SMRD_LOAD or h == H_MEMTIME:
-                smem(code, code[pc], w, sregs, ws, mem_data, mem_mapped, mem_base, faults)
             else:
                 frame[FR_CODE] = U64(code_base)
                 frame[FR_NROWS] = U64(n)
@@ -992,15 +1022,13 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
         pc = next_pc
     _store_wave_locals(ws, w, scc, steps, insts, nsalu, nvalu, ntaken, nlanes)
     ws[w, WS_WORK] = work
-    if tr is not None:
-        tr[0] = tp
-        if san is None and header >= 0:
-            add_run(tr, header, tp)
+    if rec and san is None and frame[FR_TR_RUN] != U64(0):
+        add_run(tr, np.int64(frame[FR_TR_RUN]) - 1, tr[0])
     if need:
         frame[FR_NEED] = U64(pc + 1)
         ws[w, WS_PC] = pc
         return ws[w, WS_STATUS]
-    if tr is not None:
+    if rec:
         if full:
             tr[1] = 1
             ws[w, WS_PC] = pc
@@ -1151,11 +1179,15 @@ RESUME_COST = 16
 
 #: run_group_waves' answer when a wave needs code that is compiled on first use
 NEED_CODE = -4
+#: the ``tr`` of run_group_waves and run_wave when nothing is recorded (an array, not None:
+#: recording or not is one specialisation, see run_wave)
+NO_TRACE = np.zeros(0, np.int64)
 #: the words of run_group_waves' ``sched``: the wave of the pass to run next, whether a wave
 #: ran in this pass, the address of the compiled general path (0: not yet), the row that
-#: needs code (after NEED_CODE)
-SC_NEXT, SC_RAN, SC_GENERIC, SC_NEED = range(4)
-NSCHED = 4
+#: needs code and which code (layout.NEED_*; after NEED_CODE), the addresses of the trace's
+#: recorders (FR_REC, FR_REC_IMG; 0: not yet)
+SC_NEXT, SC_RAN, SC_GENERIC, SC_NEED, SC_NEED_KIND, SC_REC, SC_REC_IMG = range(7)
+NSCHED = 7
 
 
 @njit
@@ -1166,7 +1198,8 @@ def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, 
     Waves run one at a time, each until it ends or reaches a barrier; when every live wave
     of a workgroup waits at the barrier, they are all released. The order is fixed, so
     results are deterministic. Returns -1 when done, the id of a wave that failed, -2 when
-    the timing trace ``tr`` is full (grow it and call again), -3 when about ``budget``
+    the trace ``tr`` (timing or coherency, or the sanitizer's with ``san``; NO_TRACE when
+    nothing is recorded) is full (grow it and call again), -3 when about ``budget``
     wave-instructions ran in this call (a slice: the caller can look at the clock and at
     Ctrl-C, then call again), or NEED_CODE (-4) when a wave stopped before an instruction
     whose compiled code is not there yet (row ``sched[SC_NEED]``: provide_code compiles it;
@@ -1185,6 +1218,9 @@ def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, 
     t32 = buf[off + 256:off + 512].view(np.uint32).reshape((8, 64))
     frame = buf[off + 512:off + 576]
     frame[FR_GENERIC] = U64(sched[SC_GENERIC])
+    rec = tr.shape[0] != 0
+    frame[FR_REC] = U64(sched[SC_REC])
+    frame[FR_REC_IMG] = U64(sched[SC_REC_IMG])
     nw = wave_ids.shape[0]
     # Barrier release below: the dispatcher lays out each workgroup's waves consecutively,
     # so a group is one run of wave_ids and is decided by scanning that run (O(waves) per
@@ -1221,7 +1257,7 @@ def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, 
                          exports, tr, san)
                 spent += ws[w, WS_STEPS] - before + ws[w, WS_WORK] + RESUME_COST
                 sched[SC_RAN] = 1
-                if tr is not None:
+                if rec:
                     if tr[1] > 0:    # full (-1: a coherency-mode trace, gcnemu/timing/trace.py)
                         sched[SC_NEXT] = i
                         return -2
@@ -1229,6 +1265,7 @@ def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, 
                     return w
                 if frame[FR_NEED] != U64(0):       # stopped before code not compiled yet
                     sched[SC_NEED] = np.int64(frame[FR_NEED]) - 1
+                    sched[SC_NEED_KIND] = np.int64(frame[FR_NEED_KIND])
                     sched[SC_NEXT] = i
                     return NEED_CODE
                 if ws[w, WS_STATUS] == ST_READY:   # paused mid-way: go on here next call
@@ -1295,33 +1332,43 @@ def _generic_entry(fp):
 
 
 _GENERIC_SIGNATURE = types.int64(types.CPointer(types.int64))
-_generic = []   # the general path's address, once compiled or loaded in this process
+#: sched word -> the address of the code it holds (the general path, the trace's recorders),
+#: once compiled or loaded in this process
+_compiled: dict = {}
 
 
 def new_sched() -> np.ndarray:
     """A ``sched`` for run_group_waves' first call on a new batch."""
     sched = np.zeros(NSCHED, np.int64)
-    if _generic:
-        sched[SC_GENERIC] = _generic[0]
+    for word, addr in list(_compiled.items()):
+        sched[word] = addr
     return sched
 
 
 def provide_code(code: np.ndarray, sched: np.ndarray) -> None:
     """Compile (or load from numba's disk cache) the code that row ``sched[SC_NEED]`` of the
-    program ``code`` waits for, after run_group_waves returned NEED_CODE: its memory family's
-    entry, written into every row of the family (threads running the same program see either
-    0 or the address), or the general path, into ``sched``."""
+    program ``code`` waits for, after run_group_waves returned NEED_CODE: a trace recorder
+    (``sched[SC_NEED_KIND]``, into ``sched``), or the row's memory family's entry, written
+    into every row of the family (threads running the same program see either 0 or the
+    address), or the general path, into ``sched``."""
+    kind = int(sched[SC_NEED_KIND])
+    if kind != NEED_ROW:
+        word = SC_REC_IMG if kind == NEED_REC_IMG else SC_REC
+        if word not in _compiled:
+            _compiled[word] = recorder_address(kind == NEED_REC_IMG)
+        sched[word] = _compiled[word]
+        return
     row = int(sched[SC_NEED])
     h = int(code[row, C_H])
-    if H_DS <= h <= H_EXP:
+    if H_DS <= h <= H_EXP or h in (H_SMRD_LOAD, H_MEMTIME):
         addr = family_address(h)
         if not addr:
             raise RuntimeError(f"no compiled entry for memory handler {h}")
         code[code[:, C_H] == h, C_FN] = addr
     else:
-        if not _generic:
-            _generic.append(native_address(_generic_entry, _GENERIC_SIGNATURE))
-        sched[SC_GENERIC] = _generic[0]
+        if SC_GENERIC not in _compiled:
+            _compiled[SC_GENERIC] = native_address(_generic_entry, _GENERIC_SIGNATURE)
+        sched[SC_GENERIC] = _compiled[SC_GENERIC]
 
 
 def run_sliced(run_slice, trace_full, between_slices, code, sched) -> int:

@@ -1,6 +1,7 @@
 """The memory families' entries: one C-callable function per family, compiled on first use.
 
-The engine does not link the families: run_wave writes the state arrays' addresses and
+The engine does not link the families (nor SMRD's general path, mem/scalar.py smem): run_wave
+writes the state arrays' addresses and
 shapes into a frame (a row of its tmp scratch) and calls the family's compiled entry by
 address (call_family), as it does for VALU ops. A family is compiled when one of its
 instructions first runs on this general path (the engine returns to the host, which asks
@@ -21,12 +22,14 @@ from ..exec.layout import (FR_BASE, FR_CODE, FR_DATA, FR_EXPORTS, FR_FAULTS, FR_
                            FR_MAPPED, FR_MSGS, FR_NCOLS, FR_NDATA, FR_NEXP, FR_NEXPC, FR_NF0,
                            FR_NF1, FR_NLDS, FR_NMAPPED, FR_NMSGS, FR_NROWS, FR_NV, FR_NW, FR_NWS,
                            FR_PC, FR_SREGS, FR_T32, FR_TMP, FR_VGPR, FR_W, FR_WS, H_DS, H_EXP,
-                           H_FLAT, H_MIMG, H_MTBUF, H_MUBUF, H_VINTRP, NFRAME)
+                           H_FLAT, H_MEMTIME, H_MIMG, H_MTBUF, H_MUBUF, H_SMRD_LOAD, H_VINTRP,
+                           NFRAME)
 from .buffer import buffer_instruction
 from .ds import ds_instruction
 from .export import export_instruction, interp_instruction
 from .flat import flat_instruction
 from .image import image_instruction
+from .scalar import smem
 
 
 @intrinsic
@@ -109,20 +112,26 @@ def _vintrp_entry(fp):
     interp_instruction(ins, w, sregs, ws, vgpr, lds)
 
 
+def _smem_entry(fp):
+    ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults, tmp, exports = frame_state(fp)
+    smem(ins, w, sregs, ws, data, mapped, base, faults)
+
+
 def _exp_entry(fp):
     ins, w, sregs, ws, vgpr, lds, data, mapped, base, faults, tmp, exports = frame_state(fp)
     export_instruction(ins, w, sregs, ws, vgpr, exports)
 
 
 _ENTRIES = {H_DS: _ds_entry, H_FLAT: _flat_entry, H_MUBUF: _mubuf_entry, H_MTBUF: _mtbuf_entry,
-            H_MIMG: _mimg_entry, H_VINTRP: _vintrp_entry, H_EXP: _exp_entry}
+            H_MIMG: _mimg_entry, H_VINTRP: _vintrp_entry, H_EXP: _exp_entry,
+            H_SMRD_LOAD: _smem_entry, H_MEMTIME: _smem_entry}
 _FAMILY_SIGNATURE = types.void(types.CPointer(types.int64))
 
 
 def family_address(h: int) -> int:
-    """Address of the compiled entry of memory family ``h`` (an engine H_* handler),
-    compiling it on first use (jit.native_address); 0 for a handler that is not a memory
-    family."""
+    """Address of the compiled entry of memory family ``h`` (an engine H_* handler; SMRD
+    loads and s_memtime: mem/scalar.py smem), compiling it on first use (jit.native_address);
+    0 for a handler that has none."""
     if h not in _ENTRIES:
         return 0
     return native_address(_ENTRIES[h], _FAMILY_SIGNATURE)

@@ -1,5 +1,9 @@
-"""SMRD: scalar loads from memory (s_load_dword*, s_buffer_load_dword*) and s_memtime, which
-run_wave calls directly (no family entry: they are a third of a typical kernel's loads)."""
+"""SMRD: scalar loads from memory (s_load_dword*, s_buffer_load_dword*) and s_memtime.
+
+run_wave loads the common s_load_dword[xN] in place (smem_in_place); the rest (s_buffer_load,
+s_memtime, a register offset, a fault, an unaligned or unmapped base) goes to smem, through
+an entry compiled on first use like a memory family's (gcnemu/mem/entry.py): ~2.5 s of
+compilation that a kernel whose scalar loads all take the fast form never needs."""
 from __future__ import annotations
 
 import numpy as np
@@ -12,7 +16,7 @@ from .space import PAGE_SHIFT, mem_load
 
 
 @njit(_nrt=False)
-def smem(code, ins, w, sregs, ws, mem_data, mem_mapped, mem_base, faults):
+def smem(ins, w, sregs, ws, mem_data, mem_mapped, mem_base, faults):
     """SMRD: s_load_dword*, s_buffer_load_dword*, s_memtime.
 
     _nrt=False: it allocates nothing, and numba's atomic incref/decref of its array arguments

@@ -1,6 +1,6 @@
 """What the engine records for the sanitizer (``dispatch(..., sanitize=True)``).
 
-The sanitizer runs the engine's timing-trace specialisation (gcnemu/timing/trace.py: one
+The sanitizer runs the engine's trace recording (gcnemu/timing/trace.py: one
 int64 array per batch, ``tr[0]`` the next free position, ``tr[1]`` the full flag, a
 ``-(w + 1)`` marker each time wave ``w`` starts running, then the program row of each executed
 instruction) with one difference, chosen at compile time (``run_wave``'s ``san`` argument is

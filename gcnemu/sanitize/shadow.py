@@ -20,7 +20,7 @@ from . import analysis as A
 from .findings import Finding, merge_findings
 from .rows import NWORDS, VREG, register_bits, register_name, row_sets
 
-#: the engine's third specialisation of run_wave is chosen by this argument not being None
+#: the engine's second specialisation of run_wave is chosen by this argument not being None
 SANITIZE = np.zeros(1, np.int64)
 #: entries of a batch's trace before it is analysed and emptied (8 MB)
 TRACE_ENTRIES = 1 << 20

@@ -28,26 +28,36 @@ mode; `add_run`, `run_at`). A reader of the per-wave streams takes the runs from
 instead of walking the entries (gcnemu/timing/model.py split_trace); the trace fills up
 when the entries would reach the table.
 
-Recording never changes functional state: it only reads registers. The recording functions
-allocate nothing and are compiled without reference counting (``_nrt=False``): the engine
-calls trace_memory for every memory instruction, and numba's atomic increments and
-decrements of its five array arguments cost more than the record of a regular access.
+Recording never changes functional state: it only reads registers, and allocates nothing.
+The engine calls the recorders by address, as it calls the memory families: two C-callable
+entries on its frame (gcnemu/mem/entry.py frame_state, the trace at layout.FR_TR), each
+compiled when a traced wave first needs it (exec/engine.py provide_code): `trace_memory` for
+every record but MIMG's, `image_trace` for MIMG's. The engine's loop is one compiled
+function with and without a trace, so a recorder linked into it would be compiled by every
+functional cold start (~6 s), and image addressing by every kernel's first timing run. The
+recorders themselves are compiled without reference counting (``_nrt=False``: numba's
+atomic increments and decrements of their array arguments cost more than the record of a
+regular access); the entries' views of the state have no owner, whose counts numba prunes.
 """
 from __future__ import annotations
 
 import numpy as np
+from llvmlite import ir
+from numba import carray, types
 from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.extending import intrinsic
 
-from ..exec.jit import njit
+from ..exec.jit import call_native, native_address, njit, p_i64
 from ..exec.layout import (C_F0, C_F1, C_F2, C_F3, C_F4, C_F5, C_F6, C_F7, C_H, C_IMM, C_K, C_LIT,
-                           C_S0, C_S1, EXEC_HI, EXEC_LO, H_DS, H_FLAT, H_MIMG, H_MTBUF, H_MUBUF,
-                           H_SMRD_LOAD, K_ATOMIC, K_LOAD2, K_LOAD_FORMAT, K_STORE2,
-                           K_STORE_FORMAT, K_WRXCHG2, WS_VBASE)
+                           C_S0, C_S1, EXEC_HI, EXEC_LO, FR_NTR, FR_TR, H_DS, H_FLAT, H_MIMG,
+                           H_MTBUF, H_MUBUF, H_SMRD_LOAD, K_ATOMIC, K_LOAD2, K_LOAD_FORMAT,
+                           K_STORE2, K_STORE_FORMAT, K_WRXCHG2, NFRAME, WS_VBASE)
 from ..mem.descriptors import (buffer_address, buffer_lane_operands, descriptor_words,
                                vsharp_fields)
 from ..mem.formats import FMT_BYTES
 from ..mem.image import (IMG_1D, IMG_1D_ARRAY, IMG_2D, IMG_2D_ARRAY, IMG_3D, LINEAR_TILING_INDEX,
                          image_geometry, texel_address, tsharp_fields)
+from ..mem.entry import frame_state
 from ..mem.subops import subop_fields
 from ..sem.valu_int import popcount64
 
@@ -138,19 +148,19 @@ def entry_length(tr, i, r):
     return 1 if r == 0 else (2 if r == 1 else 2 + tr[i + 1])
 
 
-@njit(_nrt=False)
+@njit(inline="always")
 def _scalar_reg(sregs, w, code):
     if 0 <= code < 128:
         return np.int64(sregs[w, code])
     return np.int64(0)
 
 
-@njit(_nrt=False)
+@njit(inline="always")
 def _compact_lines(tr, start, n):
     """Sort tr[start:start+n] in place and drop duplicates; returns the distinct count.
 
-    An insertion sort: it allocates nothing (the engine calls this without reference counting)
-    and the lines of consecutive lanes come nearly in order, where it is linear."""
+    An insertion sort: it allocates nothing (recording must not) and the lines of consecutive
+    lanes come nearly in order, where it is linear."""
     if n <= 1:
         return n
     for i in range(start + 1, start + n):
@@ -340,8 +350,8 @@ def ds_passes(vgpr, row, offa, offb, two, ndw, ex, tr, s):
     most distinct dwords one bank must deliver (every dword of every lane counts: a b64 or
     b128 access is judged on all its dwords); conflict free it would need ceil(distinct
     dwords / 32). ``passes`` and ``conflict_free`` are the sums over the two halves (0 for a
-    half without active lanes). ``tr[s:s + DS_SCRATCH]`` is scratch: the engine calls this
-    without reference counting, where it must not allocate.
+    half without active lanes). ``tr[s:s + DS_SCRATCH]`` is scratch: recording must not
+    allocate.
 
     Moving every address by the same number of dwords changes no bank conflict, so the
     answer depends only on the lanes' addresses relative to the first active lane's, that
@@ -442,29 +452,40 @@ def _ds_count(vgpr, row, offa, offb, two, ndw, ex, tr, s):
 
 
 @njit(_nrt=False)
-def _image_lines(code, pc, w, sregs, vgpr, vbase, ex, tr, start):
-    """The distinct 64-byte lines (sorted, at tr[start:]) of the texels an image_load, store
-    or atomic at row ``pc`` touches, addressed as gcnemu/mem/image.py's image_instruction does;
-    returns their count. 0 for other MIMG instructions and for what image_instruction refuses
-    (a T# or VADDR outside the registers, a tiled or unsupported image: the wave fails)."""
-    kind, _, _, _, _, _, has_mip, _ = subop_fields(code[pc, C_K])
+def image_trace(ins, w, sregs, ws, vgpr, tr, tp):
+    """Append the memory record of the MIMG instruction ``ins`` (its program row) of wave
+    ``w`` at tr[tp] (the module docstring) and return the new write position: the distinct
+    64-byte lines (sorted) of the texels an image_load, store or atomic touches, addressed
+    as gcnemu/mem/image.py's image_instruction does. No lines for other MIMG instructions and
+    for what image_instruction refuses (a T# or VADDR outside the registers, a tiled or
+    unsupported image: the wave fails). trace_memory records every other kind."""
+    n = _image_lines(ins, w, sregs, ws, vgpr, tr, tp + 1)
+    tr[tp] = n
+    return tp + 1 + n
+
+
+@njit(inline="always")
+def _image_lines(ins, w, sregs, ws, vgpr, tr, start):
+    """image_trace's lines, written at tr[start:]; returns their count."""
+    kind, _, _, _, _, _, has_mip, _ = subop_fields(ins[C_K])
     if kind != K_LOAD_FORMAT and kind != K_STORE_FORMAT and kind != K_ATOMIC:
-        return 0
-    srsrc = code[pc, C_F6] * 4
-    r128 = (code[pc, C_LIT] >> 16) & 0xFF
+        return np.int64(0)
+    ex = U64(sregs[w, EXEC_LO]) | (U64(sregs[w, EXEC_HI]) << U64(32))
+    srsrc = ins[C_F6] * 4
+    r128 = (ins[C_LIT] >> 16) & 0xFF
     if srsrc < 0 or srsrc + (4 if r128 else 8) > 128:
-        return 0
+        return np.int64(0)
     (base, dfmt, _, width, height, _, base_level, last_level, tiling, t_type, depth, pitch,
      base_array, last_array) = tsharp_fields(sregs, w, srsrc, r128)
     if tiling != LINEAR_TILING_INDEX or (t_type != IMG_1D and t_type != IMG_2D and
                                          t_type != IMG_3D and t_type != IMG_1D_ARRAY and
                                          t_type != IMG_2D_ARRAY):
-        return 0
+        return np.int64(0)
     is_arr, ncoord, _, nlevels, nslices = image_geometry(t_type, base_level, last_level,
                                                          base_array, last_array)
-    row = vbase + code[pc, C_F4]
+    row = ws[w, WS_VBASE] + ins[C_F4]
     if row < 0 or row + ncoord + has_mip > vgpr.shape[0]:
-        return 0
+        return np.int64(0)
     bpe = FMT_BYTES[dfmt] if dfmt <= 14 else 4
     n = np.int64(0)
     for l in range(64):
@@ -561,11 +582,13 @@ def _flat_lines_in_order(vgpr, row, ex, nbytes, tr, start):
 
 
 @njit(_nrt=False)
-def trace_memory(code, pc, w, sregs, ws, vgpr, tr, tp):
-    """Append the memory record of the instruction at row ``pc`` (see the module docstring);
-    returns the new write position. Registers outside the wave's allocation are read as the
-    engine would fail on them: the record is then empty (the instruction fails anyway)."""
-    h = code[pc, C_H]
+def trace_memory(ins, w, sregs, ws, vgpr, tr, tp):
+    """Append the memory record of the instruction ``ins`` (its program row) of wave ``w``
+    at tr[tp] (see the module docstring); returns the new write position. MIMG records are
+    image_trace's (kept apart so that a kernel without images does not compile its
+    addressing). Registers outside the wave's allocation are read as the engine would fail
+    on them: the record is then empty (the instruction fails anyway)."""
+    h = ins[C_H]
     ex = U64(sregs[w, EXEC_LO]) | (U64(sregs[w, EXEC_HI]) << U64(32))
     vbase = ws[w, WS_VBASE]
     nrows = vgpr.shape[0]
@@ -573,38 +596,34 @@ def trace_memory(code, pc, w, sregs, ws, vgpr, tr, tp):
         if tr[1] < 0:
             tr[tp] = 1 | (1 << 16)    # coherency-accurate mode: no bank count (docstring)
             return tp + 1
-        kind, size, count, _, _, _, st64, _ = subop_fields(code[pc, C_K])
-        if code[pc, C_F2] != 0:      # GDS: no LDS banks involved
+        kind, size, count, _, _, _, st64, _ = subop_fields(ins[C_K])
+        if ins[C_F2] != 0:      # GDS: no LDS banks involved
             tr[tp] = 1 | (1 << 16)
             return tp + 1
         ndw = max(1, count) if size >= 4 else 1
         two = kind == K_LOAD2 or kind == K_STORE2 or kind == K_WRXCHG2
         if two:
             scale = 4 * ndw * (64 if st64 else 1)
-            offa = code[pc, C_F0] * scale
-            offb = code[pc, C_F1] * scale
+            offa = ins[C_F0] * scale
+            offb = ins[C_F1] * scale
         else:
-            offa = offb = code[pc, C_F0] | (code[pc, C_F1] << 8)
-        row = vbase + code[pc, C_F3]
+            offa = offb = ins[C_F0] | (ins[C_F1] << 8)
+        row = vbase + ins[C_F3]
         tr[tp] = ds_passes(vgpr, row, offa, offb, two, ndw, ex, tr, tr.shape[0] - DS_SCRATCH) \
             if 0 <= row < nrows else 1 | (1 << 16)
         return tp + 1
     start = tp + 1
-    if h == H_MIMG:
-        n = _image_lines(code, pc, w, sregs, vgpr, vbase, ex, tr, start)
-        tr[tp] = n
-        return start + n
     n = np.int64(0)
     if h == H_SMRD_LOAD:
-        ndw = code[pc, C_K]
-        if code[pc, C_F1] != 0:
-            off = _scalar_reg(sregs, w, code[pc, C_S1])
+        ndw = ins[C_K]
+        if ins[C_F1] != 0:
+            off = _scalar_reg(sregs, w, ins[C_S1])
         else:
-            off = code[pc, C_IMM]
-        s = code[pc, C_S0]
+            off = ins[C_IMM]
+        s = ins[C_S0]
         if 0 <= s and s + 1 < 128:
             base = _scalar_reg(sregs, w, s) | (_scalar_reg(sregs, w, s + 1) << 32)
-            if code[pc, C_F0] != 0:      # s_buffer_load: 48-bit base from the V#
+            if ins[C_F0] != 0:      # s_buffer_load: 48-bit base from the V#
                 base &= (np.int64(1) << 48) - 1
             a = (base + (off & ~3)) & ~np.int64(3)
             first = a >> 6
@@ -614,10 +633,10 @@ def trace_memory(code, pc, w, sregs, ws, vgpr, tr, tp):
                 n += 1
         tr[tp] = n
         return start + n
-    _, size, count, _, _, _, _, _ = subop_fields(code[pc, C_K])
+    _, size, count, _, _, _, _, _ = subop_fields(ins[C_K])
     nbytes = max(1, min(size, 4) * max(count, 1))
     if h == H_FLAT:
-        row = vbase + code[pc, C_F2]
+        row = vbase + ins[C_F2]
         if 0 <= row and row + 1 < nrows:
             if ex == ~U64(0) and _flat_contiguous(vgpr, row, nbytes):
                 # every lane, each the next element (a row of a buffer): the lines of one
@@ -638,26 +657,68 @@ def trace_memory(code, pc, w, sregs, ws, vgpr, tr, tp):
                     a = np.int64(U64(vgpr[row, l]) | (U64(vgpr[row + 1, l]) << U64(32)))
                     n = _add_lines(tr, start, n, a, nbytes)
     elif h == H_MUBUF or h == H_MTBUF:
-        offen = code[pc, C_F0]
-        idxen = code[pc, C_F1]
-        addr64 = code[pc, C_F3]
-        vrow = vbase + code[pc, C_F5]
-        srsrc = code[pc, C_F7] * 4
+        offen = ins[C_F0]
+        idxen = ins[C_F1]
+        addr64 = ins[C_F3]
+        vrow = vbase + ins[C_F5]
+        srsrc = ins[C_F7] * 4
         if 0 <= srsrc and srsrc + 3 < 128 and 0 <= vrow and vrow + 1 < nrows:
             w0, w1, w2, w3 = descriptor_words(sregs, w, srsrc)
             base, stride, swizzle, num_records, element_size, index_stride, add_tid = \
                 vsharp_fields(w0, w1, w2, w3)
-            soffset = U64(_scalar_reg(sregs, w, code[pc, C_S0]))
+            soffset = U64(_scalar_reg(sregs, w, ins[C_S0]))
             for l in range(64):
                 if not (ex >> U64(l)) & U64(1):
                     continue
                 vidx, voff, v64 = buffer_lane_operands(vgpr, vrow, l, addr64, idxen, offen)
                 a, inr = buffer_address(base, stride, num_records, swizzle, element_size,
                                         index_stride, add_tid, idxen, offen, addr64, vidx, voff,
-                                        v64, code[pc, C_IMM], soffset, l, 0)
+                                        v64, ins[C_IMM], soffset, l, 0)
                 if not inr:
                     continue     # out of range: no memory access
                 n = _add_lines(tr, start, n, np.int64(a), nbytes)
     n = _compact_lines(tr, start, n)
     tr[tp] = n
     return start + n
+
+
+@njit(inline="always")
+def _frame_trace(fp):
+    """The trace a frame names (layout.FR_TR, FR_NTR), as a view without reference counts."""
+    f = carray(fp, (NFRAME,))
+    return carray(p_i64(f[FR_TR]), (f[FR_NTR],))
+
+
+def _memory_entry(fp, tp):
+    ins, w, sregs, ws, vgpr, _, _, _, _, _, _, _ = frame_state(fp)
+    return trace_memory(ins, w, sregs, ws, vgpr, _frame_trace(fp), tp)
+
+
+def _image_entry(fp, tp):
+    ins, w, sregs, ws, vgpr, _, _, _, _, _, _, _ = frame_state(fp)
+    return image_trace(ins, w, sregs, ws, vgpr, _frame_trace(fp), tp)
+
+
+_RECORDER_SIGNATURE = types.int64(types.CPointer(types.int64), types.int64)
+
+
+def recorder_address(image: bool) -> int:
+    """Address of the compiled recorder entry (called with the engine's frame, whose FR_INS
+    names the row and FR_TR the trace, and the write position; returns the new one): MIMG's
+    (image_trace) when ``image``, else every other kind's (trace_memory). Compiled on first
+    use (jit.native_address), or loaded from numba's disk cache."""
+    return native_address(_image_entry if image else _memory_entry, _RECORDER_SIGNATURE)
+
+
+@intrinsic
+def call_recorder(typingctx, addr, frame, tp):
+    """Call the recorder entry at ``addr`` (recorder_address) with the frame's data pointer
+    and the write position ``tp``; returns the new write position."""
+    sig = types.int64(addr, frame, types.int64)
+
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        pos = args[2] if args[2].type.width == 64 else builder.sext(args[2], i64)
+        return call_native(builder, args[0], [builder.inttoptr(args[1], i64.as_pointer()), pos],
+                           i64)
+    return sig, codegen
