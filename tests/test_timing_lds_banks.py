@@ -44,6 +44,11 @@ def _patterns():
     for k in range(4):
         yield f"random {k}", rng.integers(0, 1 << 12, 64) * 4, 0
         yield f"random small {k}", rng.integers(0, 40, 64) * 4, 0
+    # a histogram's bins (few rows, random banks), and dwords over 16 rows of banks (the
+    # most ds_passes counts by rows) and over 17 (counted dword by dword)
+    yield "histogram bins", np.minimum(rng.exponential(40.0, 64), 255).astype(np.int64) * 4, 0
+    yield "16 rows", np.append(rng.integers(0, 512, 62), [0, 511]) * 4, 0
+    yield "17 rows", np.append(rng.integers(0, 544, 62), [0, 543]) * 4, 0
 
 
 FORMS = [(1, False, 0), (2, False, 0), (3, False, 0), (4, False, 0), (1, True, 256), (2, True, 8)]
