@@ -128,28 +128,28 @@ def test_remembered_accesses_replaced_in_turn():
 
 
 def test_remembered_access_with_equal_hash():
-    # two accesses whose relative addresses have the same hash (lane 1 moved by 132 bytes,
-    # lane 4 by -44: 3 * 132 - 9 * 44 = 0, the lane factors being odd multiples 2l + 1 of
-    # one constant) but different conflicts: the second must be compared lane by lane
+    # two accesses whose relative addresses have the same hash (lane 1 moved by 352 bytes,
+    # lane 4 by -44: 352 * 2 - 44 * 16 = 0, the hash summing lane l's relative address
+    # shifted left by l mod 32) but different conflicts, the one remembered when the other
+    # comes after a third (whose key ds_passes compares first): it must compare the lanes
     lanes = np.arange(64, dtype=np.int64)
     a = lanes * 4 + 4096
     b = a.copy()
-    b[1] += 132
+    b[1] += 352
     b[4] -= 44
 
     def rel_hash(addrs):
-        k = (2 * lanes.astype(np.uint64) + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15)
-        return int(np.sum((addrs - addrs[0]).astype(np.uint64) * k, dtype=np.uint64))
-    with np.errstate(over="ignore"):
-        assert rel_hash(a) == rel_hash(b)
+        return sum(int(x - addrs[0]) << (l % 32) for l, x in enumerate(addrs)) % (1 << 64)
+    assert rel_hash(a) == rel_hash(b)
     tr = np.zeros(DS_SCRATCH + 1, np.int64)
     vgpr = np.zeros((2, 64), np.uint32)
     full = (1 << 64) - 1
+    c = (lanes % 8) * 4
     answers = []
-    for addrs in (a, b, a, b):
+    for addrs in (a, c, b, c, a, c, b):
         vgpr[1] = addrs
         got = ds_passes(vgpr, 1, np.int64(0), np.int64(0), False, 1, np.uint64(full), tr, 1)
         want = _reference(vgpr[1], 0, 0, False, 1, full)
         assert (got & 0xFFFF, got >> 16) == want
         answers.append(want)
-    assert answers[0] != answers[1]
+    assert answers[0] != answers[2]
