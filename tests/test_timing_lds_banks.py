@@ -44,6 +44,11 @@ def _patterns():
     for k in range(4):
         yield f"random {k}", rng.integers(0, 1 << 12, 64) * 4, 0
         yield f"random small {k}", rng.integers(0, 40, 64) * 4, 0
+    # a histogram's bins (few rows, random banks), and dwords over 16 rows of banks (the
+    # most ds_passes counts by rows) and over 17 (counted dword by dword)
+    yield "histogram bins", np.minimum(rng.exponential(40.0, 64), 255).astype(np.int64) * 4, 0
+    yield "16 rows", np.append(rng.integers(0, 512, 62), [0, 511]) * 4, 0
+    yield "17 rows", np.append(rng.integers(0, 544, 62), [0, 543]) * 4, 0
 
 
 FORMS = [(1, False, 0), (2, False, 0), (3, False, 0), (4, False, 0), (1, True, 256), (2, True, 8)]
@@ -120,3 +125,31 @@ def test_remembered_accesses_replaced_in_turn():
                             tr, 1)
             want = _reference(vgpr[1], 0, 64, two, 1, (1 << 64) - 1)
             assert (got & 0xFFFF, got >> 16) == want, (rnd, i)
+
+
+def test_remembered_access_with_equal_hash():
+    # two accesses whose relative addresses have the same hash (lane 1 moved by 352 bytes,
+    # lane 4 by -44: 352 * 2 - 44 * 16 = 0, the hash summing lane l's relative address
+    # shifted left by l mod 32) but different conflicts, the one remembered when the other
+    # comes after a third (whose key ds_passes compares first): it must compare the lanes
+    lanes = np.arange(64, dtype=np.int64)
+    a = lanes * 4 + 4096
+    b = a.copy()
+    b[1] += 352
+    b[4] -= 44
+
+    def rel_hash(addrs):
+        return sum(int(x - addrs[0]) << (l % 32) for l, x in enumerate(addrs)) % (1 << 64)
+    assert rel_hash(a) == rel_hash(b)
+    tr = np.zeros(DS_SCRATCH + 1, np.int64)
+    vgpr = np.zeros((2, 64), np.uint32)
+    full = (1 << 64) - 1
+    c = (lanes % 8) * 4
+    answers = []
+    for addrs in (a, c, b, c, a, c, b):
+        vgpr[1] = addrs
+        got = ds_passes(vgpr, 1, np.int64(0), np.int64(0), False, 1, np.uint64(full), tr, 1)
+        want = _reference(vgpr[1], 0, 0, False, 1, full)
+        assert (got & 0xFFFF, got >> 16) == want
+        answers.append(want)
+    assert answers[0] != answers[2]
