@@ -47,6 +47,11 @@ CU's L1 holds stale, an atomic on a line another CU wrote): the second run gives
 the data that kind sees. A line that kinds disagree on in one CU's run gets the L2's data
 (GLC loads and atomics first, then the K$'s, then the L1's).
 
+The caches keep their state (valid bits, data, LRU lists) for the lines below the memory's
+high-water mark (``Memory.high_water``: the end of the highest page ever mapped, and the guard
+page after it): nothing above it was ever mapped, so no access reads data there or changes
+it, and the mode's cost per dispatch follows the buffers, not the size of the backing array.
+
 The caches have the sizes and associativity of the timing model's (gcnemu/timing/config.py
 TimingConfig: L1 16 KB 64-way, K$ 16 KB 4-way, L2 4 channels of 128 KB 8-way; 64-byte lines,
 LRU, the same set of each line as gcnemu/timing/model.py): after a dispatch its accesses

@@ -18,7 +18,7 @@ SAXPY = Path(__file__).resolve().parents[1] / "kernels" / "saxpy" / "kernel.hsac
 
 def _spy(monkeypatch):
     """Record the handler of each row the engine stops at for code, as in a fresh process
-    (no general path compiled yet)."""
+    (no general path nor trace recorder compiled yet)."""
     calls = []
     real = engine.provide_code
 
@@ -26,7 +26,7 @@ def _spy(monkeypatch):
         calls.append(int(code[sched[engine.SC_NEED], L.C_H]))
         real(code, sched)
     monkeypatch.setattr(engine, "provide_code", spy)
-    monkeypatch.setattr(engine, "_generic", [])
+    monkeypatch.setattr(engine, "_compiled", {})    # nothing compiled in this process yet
     return calls
 
 
@@ -76,7 +76,8 @@ def _timed(name, prefill):
     if prefill:
         for h in set(code[:, L.C_H].tolist()) & set(L.MEMORY_HANDLERS.values()):
             code[code[:, L.C_H] == h, L.C_FN] = family_address(h)
-        engine._generic[:] = [native_address(engine._generic_entry, engine._GENERIC_SIGNATURE)]
+        engine._compiled[engine.SC_GENERIC] = native_address(engine._generic_entry,
+                                                             engine._GENERIC_SIGNATURE)
     gpu = gcnemu.GPU(timing=True)
     return gpu.dispatch(k, grid=tuple(case.grid), block=tuple(case.block),
                         args=corpus.device_args(gpu, case))
