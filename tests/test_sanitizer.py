@@ -192,20 +192,27 @@ _LDS_SWAP = """
 """
 
 
+def _two_waves_lds(tmp_path, name, body, lds_bytes=512):
+    """Assemble _PROLOGUE + ``body`` as kernel ``name`` and dispatch it sanitized on one
+    workgroup of two waves, with a zeroed input and output of 128 dwords and ``lds_bytes`` of
+    LDS: (the source, the report, the output)."""
+    src = _PROLOGUE + body
+    (tmp_path / f"{name}.s").write_text(src)
+    gpu = gcnemu.GPU()
+    k = gcnemu.load(str(tmp_path / f"{name}.s")).kernel(name)
+    inp, out = gpu.to_device(np.zeros(128, np.uint32)), gpu.to_device(np.zeros(128, np.uint32))
+    rep = gpu.dispatch(k, grid=(128,), block=(128,), args=[inp, out, gcnemu.Local(lds_bytes)],
+                       sanitize=True)
+    return src, rep, out.to_numpy()
+
+
 @pytest.mark.parametrize("sync,bug", [("", True),
                                       ("s_waitcnt lgkmcnt(0)\n    s_barrier", False)])
 def test_lds_race_between_waves(tmp_path, sync, bug):
-    path = tmp_path / "ldsr.s"
-    src = _PROLOGUE + _LDS_SWAP.format(sync=sync)
-    path.write_text(src)
-    gpu = gcnemu.GPU()
-    k = gcnemu.load(str(path)).kernel("ldsr")
-    inp, out = gpu.to_device(np.zeros(128, np.uint32)), gpu.to_device(np.zeros(128, np.uint32))
-    rep = gpu.dispatch(k, grid=(128,), block=(128,), args=[inp, out, gcnemu.Local(512)],
-                       sanitize=True)
+    src, rep, out = _two_waves_lds(tmp_path, "ldsr", _LDS_SWAP.format(sync=sync))
     if not bug:
         assert rep.findings == []
-        assert (out.to_numpy() == np.arange(128) ^ 64).all()
+        assert (out == np.arange(128) ^ 64).all()
         return
     # wave 0 runs first and reads wave 1's bytes before wave 1 writes them (uninitialised,
     # and wave 1's write races with that read); wave 1 then reads what wave 0 wrote
@@ -236,18 +243,12 @@ _LDS_LINES = """
 @pytest.mark.parametrize("sync,bug", [("", True),
                                       ("s_waitcnt lgkmcnt(0)\n    s_barrier", False)])
 def test_lds_race_in_lane_patterns(tmp_path, sync, bug):
-    src = _PROLOGUE + _LDS_LINES.format(sync=sync)
-    (tmp_path / "ldsl.s").write_text(src)
-    gpu = gcnemu.GPU()
-    k = gcnemu.load(str(tmp_path / "ldsl.s")).kernel("ldsl")
-    inp, out = gpu.to_device(np.zeros(128, np.uint32)), gpu.to_device(np.zeros(128, np.uint32))
-    rep = gpu.dispatch(k, grid=(128,), block=(128,), args=[inp, out, gcnemu.Local(512)],
-                       sanitize=True)
+    src, rep, out = _two_waves_lds(tmp_path, "ldsl", _LDS_LINES.format(sync=sync))
     lid = np.arange(128)
     dword = ((lid ^ 64) >> 4) * 16              # the first dword each lane reads
     if not bug:
         assert rep.findings == []
-        assert (out.to_numpy() == dword).all()  # lane i wrote i to dword i
+        assert (out == dword).all()             # lane i wrote i to dword i
         return
     # wave 0 runs first: it reads wave 1's dwords before they are written; wave 1's writes
     # then race with those reads, at its lanes whose dwords wave 0 read; wave 1's reads race
@@ -292,19 +293,13 @@ _LDS_DESC = """
 @pytest.mark.parametrize("sync,bug", [("", True),
                                       ("s_waitcnt lgkmcnt(0)\n    s_barrier", False)])
 def test_lds_race_in_descending_and_overlapping_runs(tmp_path, sync, bug):
-    src = _PROLOGUE + _LDS_DESC.format(sync=sync)
-    (tmp_path / "ldsd.s").write_text(src)
-    gpu = gcnemu.GPU()
-    k = gcnemu.load(str(tmp_path / "ldsd.s")).kernel("ldsd")
-    inp, out = gpu.to_device(np.zeros(128, np.uint32)), gpu.to_device(np.zeros(128, np.uint32))
-    rep = gpu.dispatch(k, grid=(128,), block=(128,), args=[inp, out, gcnemu.Local(1024)],
-                       sanitize=True)
+    src, rep, out = _two_waves_lds(tmp_path, "ldsd", _LDS_DESC.format(sync=sync), 1024)
     lid = np.arange(128)
     first = lid - 8 * (lid >> 6)                # the dwords each lane reads: first, first + 8
     writer = 127 - np.arange(128)               # dword d holds lane 127 - d's id
     if not bug:
         assert rep.findings == []
-        assert (out.to_numpy() == writer[first] + writer[first + 8]).all()
+        assert (out == writer[first] + writer[first + 8]).all()
         return
     # wave 0 runs first: it writes dwords 127..64, then reads 0..71, of which 0..63 wave 1
     # has not written yet; wave 1's writes of those race with the reads, and its reads of
