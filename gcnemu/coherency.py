@@ -576,14 +576,6 @@ def _lines_of(data: np.ndarray) -> np.ndarray:
     return data.view(np.uint64).reshape(-1, LINE // 8)
 
 
-def _line_set(lines: np.ndarray, n: int) -> np.ndarray:
-    """The distinct values of ``lines`` (line indices below ``n``), sorted: a bool mask over
-    the lines instead of np.unique's sort (lines are many, the memory's lines few)."""
-    m = np.zeros(n, np.bool_)
-    m[lines] = True
-    return np.flatnonzero(m)
-
-
 #: why a load's data is stale (a finding's cause): none, a dispatch that may still run, the
 #: CU's L1, its K$, a write of another CU of the dispatch, the L2 older than memory
 WHY_NONE, WHY_PEND, WHY_L1, WHY_K, WHY_RACE, WHY_L2 = range(6)
