@@ -639,8 +639,6 @@ class CoherentCaches:
         self.k_valid = np.zeros((self.nk, 0), np.bool_)
         self.l1_stale = [dict() for _ in range(compute_units)]
         self.k_stale = [dict() for _ in range(self.nk)]
-        #: no cache holds a line (after invalidate("all")): nothing of memory to take in
-        self._empty = True
         #: coherent dispatches run (the slow path: CU by CU, see run_dispatch)
         self.dispatches = 0
         self.cu_by_cu = 0
@@ -675,7 +673,7 @@ class CoherentCaches:
         n = _lines_in_use(memory)
         if n != self.nlines:
             self._grow(n)
-        if self._empty:
+        if self._holds_nothing():
             return
         dl, seen = _lines_of(data), _lines_of(self.seen)
         idx = np.flatnonzero(self._cached())
@@ -696,6 +694,12 @@ class CoherentCaches:
             if out.size:
                 self._stale_copies(out, seen[out], "the host")
         seen[changed] = dl[changed]
+
+    def _holds_nothing(self) -> bool:
+        """No cache holds a line (as after invalidate("all")): then no L2 line is dirty or
+        stale and no L1 or K$ keeps a stale copy either (they hold valid lines only), so there
+        is nothing of memory to take in or drop."""
+        return not (self.l2_valid.any() or self.l1_valid.any() or self.k_valid.any())
 
     def _cached(self) -> np.ndarray:
         return self.l2_valid | self.l1_valid.any(axis=0) | self.k_valid.any(axis=0)
@@ -805,7 +809,7 @@ class CoherentCaches:
             n = _lines_in_use(memory)
             if n != self.nlines:
                 self._grow(n)
-            if self._empty:
+            if self._holds_nothing():
                 return 0
         else:
             self.sync(memory)
@@ -828,8 +832,6 @@ class CoherentCaches:
             self.l2_stale[valid] = False
             if skip is not None:
                 self._free("l2", np.flatnonzero(valid))
-        if level == "all" and skip is None:
-            self._empty = True
         return n
 
     def cp_write(self, memory, address: int, payload: bytes, who: str) -> None:
@@ -889,7 +891,7 @@ class CoherentCaches:
         data = mem.data
         dl = _lines_of(data)
         # the engine runs on the L2's view: its lines that differ from memory go in
-        differ = np.zeros(0, np.int64) if self._empty else \
+        differ = np.zeros(0, np.int64) if self._holds_nothing() else \
             np.flatnonzero(self.l2_valid & (self.l2_dirty | self.l2_stale) & ~ex)
         dram_differ = dl[differ].copy()
         if differ.size:
@@ -1253,7 +1255,6 @@ class CoherentCaches:
                              SCALAR_CACHE_CUS, last_inv, l1.ent, l1.ends, l1.way, k.ent,
                              k.ends, k.way, l2.ent, l2.ends, l2.way,
                              self.l2_valid.reshape(1, -1), evicted, self.geo)
-        self._empty = False
         for c in np.flatnonzero(last_inv >= 0).tolist():
             self.l1_stale[c].clear()          # its L1 was invalidated
         # the stale copies of lines a cache no longer holds (evicted, or dropped by SLC or
