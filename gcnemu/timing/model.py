@@ -448,6 +448,19 @@ def _unit_turns(free, t, nsimd):
 
 
 @njit(inline="always")
+def _unit_free(cat, valu_free, ta_free, lds_free, exp_free, simd, cu):
+    """The cycle the unit of issue category ``cat`` frees: the SIMD's VALU, or the CU's
+    texture addresser (VMEM), LDS, or export/GDS unit (the other memory category)."""
+    if cat == C.CAT_VALU:
+        return valu_free[simd]
+    if cat == C.CAT_VMEM:
+        return ta_free[cu]
+    if cat == C.CAT_LDS:
+        return lds_free[cu]
+    return exp_free[cu]
+
+
+@njit(inline="always")
 def _unit_sleep(WV, wq, SS, sri, free, t, nsimd):
     """The wave at WV[wq:] (ready cycle at SS[sri]) is refused at cycle t by a unit busy
     until ``free``: it sleeps until its SIMD's first turn after that (_unit_turns), booked as
@@ -958,12 +971,7 @@ def _replay(done_waves, nw, ncu, cb, lockstep, ckey, nsimd, SSflat, sstride, wak
                             a_wait += nsimd
                             smin = t + 1
                             continue
-                        if cat == C.CAT_VMEM:
-                            uf = ta_free[cuu]
-                        elif cat == C.CAT_LDS:
-                            uf = lds_free[cuu]
-                        else:
-                            uf = exp_free[cuu]
+                        uf = _unit_free(cat, valu_free, ta_free, lds_free, exp_free, sidu, cuu)
                         if uf > t:
                             rv = _unit_sleep(WV, wq, SSflat, sri, uf, t, nsimd)
                             a_wait += rv - t
@@ -1057,14 +1065,8 @@ def _replay(done_waves, nw, ncu, cb, lockstep, ckey, nsimd, SSflat, sstride, wak
                         if (used >> cat) & 1 == 0 and nmem < 2:
                             # its unit is busy: asleep until its SIMD's first turn after the
                             # unit frees (see _unit_turns)
-                            if cat == C.CAT_VALU:
-                                uf = valu_free[sidu]
-                            elif cat == C.CAT_VMEM:
-                                uf = ta_free[cuu]
-                            elif cat == C.CAT_LDS:
-                                uf = lds_free[cuu]
-                            else:
-                                uf = exp_free[cuu]
+                            uf = _unit_free(cat, valu_free, ta_free, lds_free, exp_free, sidu,
+                                            cuu)
                             rv = _unit_sleep(WV, wq, SSflat, sri, uf, t, nsimd)
                             a_wait += rv - t
                             smin = min(smin, rv)
