@@ -27,6 +27,7 @@ and end cycles, and counters with rocprof names (see COUNTER_NAMES).
 """
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass
 
 import numpy as np
@@ -295,8 +296,9 @@ def _prefetch(typingctx, arr, idx):
 # (s_icache_inv, F_ICINV, invalidates its CU group's I$: shared too.)
 SHARED_FLAGS = C.F_VMEM | C.F_SMEM | C.F_END | C.F_ICINV
 
-# A CU's scans that need nothing but plain VALU, SALU, branch and internal instructions run
-# in _fast_run, a small loop whose state fits in registers, over two interleaved tables:
+# A CU's scans that need nothing but plain VALU, SALU, branch and internal instructions and
+# the CU-local LDS accesses, s_waitcnt and s_barrier (LOCAL_FLAGS) run in _fast_run, a small
+# loop whose scan state fits in registers, over two interleaved tables:
 # per wave (WV, see WV_*): stream position, stream end, stall cycles, ...; per SIMD (SS,
 # stride 3 + 3 x waves per SIMD): wake cycle, resident waves, VALU free cycle, the resident
 # waves oldest first, then the cycle at which each of them may issue, then each one's
@@ -313,7 +315,23 @@ INFO_CAT_MASK = 15
 INFO_SLOW = 1 << 24
 INFO_VW = 1 << 25         # a VALU row that writes scalar registers
 INFO_SR = 1 << 26         # a scalar row that reads scalar registers
+INFO_LOCAL = 1 << 27      # not plain, but _fast_run's local path takes it (LOCAL_FLAGS)
+INFO_LDS = 1 << 28        # an LDS access (F_LDS)
+INFO_WAIT = 1 << 29       # s_waitcnt (F_WAITCNT)
+INFO_BAR = 1 << 30        # s_barrier (F_BARRIER)
 INFO_TAKEN_SHIFT = 32
+#: what _fast_run's local path takes beside plain rows: LDS accesses, s_waitcnt and s_barrier
+#: touch only their CU's state (the LDS, the wave's own queues, its workgroup, all on the
+#: CU), so need no (cycle, CU) order (scan_lds, transpose_lds, matmul_tiled, histogram
+#: and nbody issue one every few instructions: without them the scans ran in the full path)
+LOCAL_FLAGS = C.F_LDS | C.F_WAITCNT | C.F_BARRIER
+#: _local_row's answers for a row that does not issue
+REFUSED_PORT, REFUSED_WAIT = -1, -2
+#: the tables _fast_run's local path uses (simulate's, see there), and ``out``, _local_row's
+#: answer (int64[5])
+_Local = namedtuple("_Local", ("lds_free", "qrow", "vq", "vn", "eq", "en", "lq", "ln", "rwait",
+                               "wacc", "P", "wgrp", "status", "barr_ready", "garr", "glive",
+                               "group_first", "wloc", "out"))
 #: scans the full path runs itself after a _fast_run call that could not finish one scan
 #: (memory or barriers every few instructions: the hand-over would cost more than it saves),
 #: doubled after each such call in a row up to FAST_RUN_BACKOFF_MAX, back to the first after
@@ -370,11 +388,21 @@ def _row_info(rcat, rflags, rcost, rtaken, ic):
     for r in range(rcost.shape[0]):
         if not (0 <= rcost[r] <= INFO_COST_MASK and 0 <= rcat[r] <= IC.CAT_MASK):
             raise ValueError("timing model: a row's cost or category is out of range")
+        f = rflags[r]
+        # (an LDS access of another category, or a memory category without F_LDS, would need
+        # the units _fast_run does not hold)
+        local = (f & ~(DEP_FLAGS | LOCAL_FLAGS) == 0 and f & LOCAL_FLAGS != 0
+                 and ((f & C.F_LDS != 0) == (rcat[r] == C.CAT_LDS))
+                 and rcat[r] != C.CAT_VMEM and rcat[r] != C.CAT_EXPGDS)
         info[r] = (rcost[r] | ((rcat[r] | IC.seq_fetch(ic, r)) << INFO_CAT_SHIFT)
                    | (rtaken[r] << INFO_TAKEN_SHIFT)
-                   | (INFO_SLOW if rflags[r] & ~DEP_FLAGS != 0 else 0)
-                   | (INFO_VW if rflags[r] & C.F_VSDST else 0)
-                   | (INFO_SR if rflags[r] & C.F_SREAD else 0))
+                   | (INFO_SLOW if f & ~DEP_FLAGS != 0 else 0)
+                   | (INFO_VW if f & C.F_VSDST else 0)
+                   | (INFO_SR if f & C.F_SREAD else 0)
+                   | (INFO_LOCAL if local else 0)
+                   | (INFO_LDS if f & C.F_LDS else 0)
+                   | (INFO_WAIT if f & C.F_WAITCNT else 0)
+                   | (INFO_BAR if f & C.F_BARRIER else 0))
     return info
 
 
@@ -524,30 +552,39 @@ def _advance_plain(WV, wq, SS, nxi, streams, rinfo, t, cat, cost, p, row, info, 
 
 @njit(_nrt=False)
 def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, rsg, vslat, ic,
-              ctr):
-    """Run CU cu's scans from cycle t while they need only the fast path (plain VALU, SALU,
-    branch and internal instructions that are not a wave's last). Returns the cycle of the
-    first scan that needs more, with CU cu's row of RS set to resume it there, or INF
-    when no wave of the CU can issue any more. acc: the issue counters (a_wait, a_any,
-    a_valu, a_sca, a_misc), updated. SS: per SIMD (wake, waves, VALU free, slots...), WV:
-    per wave (see WV_*); pcc: the per-row cycle table (see _account); ic: the I$s
-    (gcnemu/timing/icache.py): a fetch that needs (cycle, CU) order (a possible miss) ends
-    the run like a row that needs the full path; ctr: the counters."""
+              ctr, L):
+    """Run CU cu's scans from cycle t while they need only the fast path: plain VALU, SALU,
+    branch and internal instructions, and the CU-local rows of LOCAL_FLAGS (LDS accesses,
+    s_waitcnt, s_barrier), none of them a wave's last. Returns the cycle of the first scan
+    that needs more, with CU cu's row of RS set to resume it there, or INF when no wave of
+    the CU can issue any more. acc: the issue counters (a_wait, a_any, a_valu, a_sca,
+    a_misc) and the last memory completion, updated. SS: per SIMD (wake, waves, VALU free,
+    slots...), WV: per wave (see WV_*); pcc: the per-row cycle table (see _account); ic: the
+    I$s (gcnemu/timing/icache.py): a fetch that needs (cycle, CU) order (a possible miss)
+    ends the run like a row that needs the full path; ctr: the counters; L: the tables the
+    local rows use (_Local). A local row goes through the full path's steps in its order
+    (the memory unit's early check, fetch, scalar dependency, s_waitcnt, port and unit,
+    issue), so the results are the same bits."""
     a_wait = np.int64(0)     # cycles ready waves were refused (SQ_WAIT_INST_ANY)
     a_valu = np.int64(0)
     a_sca = np.int64(0)
     a_misc = np.int64(0)
+    a_lds = np.int64(0)      # issue cycles of LDS accesses (SQ_ACTIVE_INST_ANY)
+    last_mem = acc[5]
     ss = np.uint64(sstride)
     wpsu = np.uint64(wps)
     wo = U3 + wpsu      # where a SIMD's waves' ready cycles start (next-row words: + wps)
     base = np.uint64(cu * nsimd) * ss
+    cuu = np.uint64(cu)
     simd = _turn_simd(t, nsimd)
     out = INF
     while True:
         so = base + np.uint64(simd) * ss
         if SS[so] <= t:
             used = 0
+            nmem = 0
             smin = INF
+            floor = INF     # earliest barrier release this scan caused
             for si in range(SS[so + U1]):
                 sri = so + wo + np.uint64(si)
                 r = SS[sri]
@@ -561,19 +598,38 @@ def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, 
                     a_wait += nsimd
                     smin = t + 1
                     continue
-                wq = np.uint64(SS[so + U3 + np.uint64(si)]) * np.uint64(WVS)
+                w = np.uint64(SS[so + U3 + np.uint64(si)])
+                wq = w * np.uint64(WVS)
                 p = WV[wq + U2]
                 row = nx & NEXT_ROW_MASK
                 info = rinfo[np.uint64(row)]
-                if info & INFO_SLOW or p + 1 >= WV[wq + U3]:
-                    _pause(RS, cu, si, used, 0, 0, smin, INF)
+                if info & INFO_SLOW:
+                    if info & INFO_LOCAL == 0 or p + 2 >= WV[wq + U3]:
+                        _pause(RS, cu, si, used, nmem, 0, smin, floor)
+                        out = t
+                        break
+                    if (C.CAT_VMEM <= cat <= C.CAT_EXPGDS and info & INFO_LDS
+                            and info & (INFO_WAIT | INFO_SR) == 0):
+                        # the memory unit's early check (see _replay)
+                        if nmem >= 2:
+                            a_wait += nsimd
+                            smin = t + 1
+                            continue
+                        uf = L.lds_free[cuu]
+                        if uf > t:
+                            r = _unit_sleep(WV, wq, SS, sri, uf, t, nsimd)
+                            a_wait += r - t
+                            smin = min(smin, r)
+                            continue
+                elif p + 1 >= WV[wq + U3]:
+                    _pause(RS, cu, si, used, nmem, 0, smin, floor)
                     out = t
                     break
                 # --- instruction fetch (gcnemu/timing/icache.py), as in simulate ---
                 if cat >= IC.PEND_SEQ:
                     a = IC.fetch_one(ic, cu, row, cat, t, ctr, X_IFETCH)
                     if a < 0:
-                        _pause(RS, cu, si, used, 0, 0, smin, INF)
+                        _pause(RS, cu, si, used, nmem, 0, smin, floor)
                         out = t
                         break
                     cat &= IC.CAT_MASK
@@ -596,6 +652,40 @@ def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, 
                         SS[sri] = dw
                         smin = min(smin, dw)
                         continue
+                if info & INFO_SLOW:
+                    r = _local_row(cu, t, nsimd, SS, so, sri, nxi, WV, w, wq, p, row, cat, info,
+                                   cost, used, nmem, streams, rinfo, pcc, rsg, vslat, ic, ctr,
+                                   L)
+                    if r == REFUSED_PORT:
+                        a_wait += nsimd
+                        smin = t + 1
+                        continue
+                    if r == REFUSED_WAIT:
+                        # (its ready cycle is set)
+                        a_wait += L.out[1]
+                        smin = min(smin, L.out[0])
+                        continue
+                    if cat != C.CAT_INTERNAL:
+                        used |= 1 << cat
+                    if info & INFO_LDS:
+                        nmem += 1
+                        last_mem = max(last_mem, L.out[2])
+                        a_lds += L.out[3]
+                    elif cat == C.CAT_VALU:
+                        a_valu += L.out[3]
+                    elif cat == C.CAT_SALU:
+                        a_sca += L.out[3]
+                    else:
+                        a_misc += L.out[3]
+                    smin = min(smin, r)
+                    if L.out[4] < INF:
+                        # a barrier released its workgroup: the CU's SIMDs wake
+                        for s in range(nsimd):
+                            wi = base + np.uint64(s) * ss
+                            if L.out[4] < SS[wi]:
+                                SS[wi] = L.out[4]
+                        floor = min(floor, L.out[4])
+                    continue
                 if cat == C.CAT_VALU:
                     if SS[so + U2] > t:
                         # the VALU is busy: the wave sleeps until its SIMD's first turn after
@@ -618,18 +708,122 @@ def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, 
                 smin = min(smin, r)
             if out < INF:
                 break
-            SS[so] = smin
+            SS[so] = min(smin, floor)
         # the next turn of a SIMD with something to do: the next nsimd turns one by one,
         # then a jump to the earliest wake
         t, simd = _next_turn(SS, base, ss, nsimd, t, simd)
         if t >= INF:
             break
     acc[0] += a_wait
-    acc[1] += a_valu + a_sca + a_misc
+    acc[1] += a_valu + a_sca + a_misc + a_lds
     acc[2] += a_valu
     acc[3] += a_sca
     acc[4] += a_misc
+    acc[5] = last_mem
     return out
+
+
+@njit(inline="always")
+def _local_row(cu, t, nsimd, SS, so, sri, nxi, WV, w, wq, p, row, cat, info, cost, used, nmem,
+               streams, rinfo, pcc, rsg, vslat, ic, ctr, L):
+    """_fast_run's local path: the wave w (at WV[wq:], ready cycle SS[sri], next-row word
+    SS[nxi]) at stream position p, fetched and past its scalar dependency, tries to issue
+    the LDS access, s_waitcnt or s_barrier ``row`` (category ``cat``, rinfo ``info``, cost
+    ``cost``) at cycle t, in the full path's steps (see _replay): its s_waitcnt, its port
+    and unit, the issue. Returns the cycle it may issue again, with L.out = (-, -, its
+    memory completion or 0, its issue cycles, the barrier release cycle or INF); or -1 when
+    it does not issue: REFUSED_PORT (its port is taken), or REFUSED_WAIT with L.out = (its
+    next ready cycle, the wait booked as SQ_WAIT_INST_ANY)."""
+    o = L.out
+    wu = np.uint64(w)
+    cuu = np.uint64(cu)
+    ru = np.uint64(row)
+    if info & INFO_WAIT:
+        q = L.qrow[wu]
+        uv = _waitcnt(L.vq, L.vn, q, L.rwait[ru, 0], t)
+        ue = _waitcnt(L.eq, L.en, q, L.rwait[ru, 1], t)
+        ul = _waitcnt(L.lq, L.ln, q, L.rwait[ru, 2], t)
+        u = max(uv, ue, ul)
+        if u > t:
+            ctr[X_WAIT_ANY] += u - t
+            # the counter that holds the wave longest gets the wait
+            wa = 3 * wu + (np.uint64(0) if uv == u else
+                           (np.uint64(1) if ul == u else np.uint64(2)))
+            L.wacc[wa] += u - t
+            SS[sri] = u
+            o[0] = u
+            o[1] = 0
+            return REFUSED_WAIT
+    # the category's port and unit (as _replay: VMEM and export/GDS rows are not local)
+    ok = (used >> cat) & 1 == 0
+    if ok:
+        if cat == C.CAT_VALU:
+            ok = SS[so + U2] <= t
+        elif cat == C.CAT_LDS:
+            ok = nmem < 2 and L.lds_free[cuu] <= t
+    if not ok:
+        if (used >> cat) & 1 == 0 and nmem < 2:
+            uf = SS[so + U2] if cat == C.CAT_VALU else L.lds_free[cuu]
+            rv = _unit_sleep(WV, wq, SS, sri, uf, t, nsimd)
+            o[0] = rv
+            o[1] = rv - t
+            return REFUSED_WAIT
+        return REFUSED_PORT      # its SIMD's next turn
+    nxt = p + 1
+    done = np.int64(0)
+    if info & INFO_LDS:
+        P = L.P
+        rec = streams[p + 1]       # passes | conflict-free passes << 16
+        nxt = p + 2
+        passes = rec & 0xFFFF
+        extra = (passes - (rec >> 16)) * P[P_LDS_PASS]
+        L.lds_free[cuu] = t + max(P[P_LDS_MIN], passes * P[P_LDS_PASS])
+        ctr[X_LDS_CONFLICT] += extra
+        cost += extra      # the wave waits for its replays
+        done = t + P[P_LDS_LAT] + extra
+        _push(L.lq, L.ln, L.qrow[wu], done, t)
+        ctr[X_ACT_LDS] += cost
+    elif cat == C.CAT_VALU:
+        SS[so + U2] = t + cost
+    WV[wq + U2] = nxt
+    _prefetch(streams, nxt + PREFETCH)     # (see _advance_plain)
+    nr = streams[np.uint64(nxt)]          # (nxt < the stream's end: see _fast_run)
+    c = (rinfo[np.uint64(nr)] >> INFO_CAT_SHIFT) & INFO_CAT_MASK
+    if nr != row + 1:
+        c |= IC.PEND_JUMP
+    SS[nxi] = _next_word(nr, c)
+    busy = cost
+    if cat == C.CAT_BRANCH and nr != row + 1:
+        busy = info >> INFO_TAKEN_SHIFT
+    pr = ru * np.uint64(NPC)
+    wa = 3 * wu
+    wacc = L.wacc
+    pcc[pr + np.uint64(PC_VM)] += wacc[wa]
+    pcc[pr + np.uint64(PC_LGKM)] += wacc[wa + U1]
+    pcc[pr + np.uint64(PC_EXP)] += wacc[wa + U2]
+    # (the s_waitcnt waits are booked: the arbiter's share starts after them)
+    WV[wq + np.uint64(WV_SINCE)] += wacc[wa] + wacc[wa + U1] + wacc[wa + U2]
+    wacc[wa] = 0
+    wacc[wa + U1] = 0
+    wacc[wa + U2] = 0
+    _account(pcc, WV, wq, row, t, busy)
+    if info & INFO_VW:
+        _dep_write(WV, wq, rsg, row, t + vslat)
+    SS[sri] = t + busy
+    o[2] = done
+    o[3] = cost
+    o[4] = INF
+    if info & INFO_BAR:
+        g = L.wgrp[wu]
+        L.status[wu] = 2
+        L.barr_ready[wu] = t + busy
+        SS[sri] = INF
+        L.garr[g] += 1
+        if L.garr[g] >= L.glive[g]:
+            _release(g, L.group_first, L.status, L.barr_ready, t + busy, L.garr, ctr, WV, SS,
+                     L.wloc)
+            o[4] = t + busy
+    return t + busy
 
 
 # --- the scheduler -------------------------------------------------------------------------------
@@ -837,7 +1031,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     RS = np.zeros(ncu * RSS, np.int64)
     for c in range(ncu):
         RS[c * RSS + RS_SI] = -1
-    acc = np.zeros(5, np.int64)             # _fast_run's counters
+    acc = np.zeros(6, np.int64)             # _fast_run's counters and last memory completion
     fr_skip = np.zeros(ncu, np.int64)       # scans left before _fast_run is tried again
     fr_back = np.full(ncu, FAST_RUN_BACKOFF, np.int64)
     rinfo = _row_info(rcat, rflags, rcost, rtaken, ic)
@@ -846,6 +1040,8 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     # (typed: a literal 0 for either made numba compile _replay twice, ~9 s)
     done_waves = np.int64(done_waves)
     resident_total = np.int64(resident_total)
+    L = _Local(lds_free, qrow, vq, vn, eq, en, lq, ln, rwait, wacc, P, wgrp, status, barr_ready,
+               garr, glive, group_first, wloc, np.zeros(5, np.int64))
     return _replay(done_waves, nw, ncu, cb, lockstep, ckey, nsimd, SSflat, sstride, wake, fr_skip,
                    a_wait, a_any, a_valu, a_sca, a_misc, RS, nslot, slots, wpsu, rflags, ptr,
                    rcat, rcost, streams, pcc, wacc, WV, ng, gnext, cu_ngroups, cu_rr, group_first,
@@ -855,7 +1051,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
                    rtaken, wgrp, barr_ready, garr, busy_since, fr_back, clock, l2tags, l2stamps,
                    l2dirty, l2rdy, dram, valu_free, rwait, wown, l1_ways, lds_free, sready, snext,
                    cu_busy_since, exp_free, l1tags, l1stamps, l1own, l1_sets, l1rdy, ktags,
-                   kstamps, krdy, lru)
+                   kstamps, krdy, lru, L)
 
 
 @njit(_nrt=False)
@@ -867,7 +1063,7 @@ def _replay(done_waves, nw, ncu, cb, lockstep, ckey, nsimd, SSflat, sstride, wak
             vslat, ic, ctr, vq, eq, lq, ta_free, last_mem, rtaken, wgrp, barr_ready, garr,
             busy_since, fr_back, clock, l2tags, l2stamps, l2dirty, l2rdy, dram, valu_free, rwait,
             wown, l1_ways, lds_free, sready, snext, cu_busy_since, exp_free, l1tags, l1stamps,
-            l1own, l1_sets, l1rdy, ktags, kstamps, krdy, lru):
+            l1own, l1_sets, l1rdy, ktags, kstamps, krdy, lru, L):
     """simulate's replay loop, over the tables simulate allocated (see there): without
     numba's reference counting (a function that allocates keeps a count for every array
     view it passes around; in this loop its atomic increments and decrements took about a
@@ -903,13 +1099,15 @@ def _replay(done_waves, nw, ncu, cb, lockstep, ckey, nsimd, SSflat, sstride, wak
                 acc[2] = a_valu
                 acc[3] = a_sca
                 acc[4] = a_misc
+                acc[5] = last_mem
                 t = _fast_run(cu, t, nsimd, wps, SSflat, sstride, WV, streams, rinfo, acc,
-                              RS, pcc, rsg, vslat, ic, ctr)
+                              RS, pcc, rsg, vslat, ic, ctr, L)
                 a_wait = acc[0]
                 a_any = acc[1]
                 a_valu = acc[2]
                 a_sca = acc[3]
                 a_misc = acc[4]
+                last_mem = acc[5]
                 if t >= INF:
                     ckey[cuu] = INF      # no wave left on the CU (or none can ever issue)
                     break
