@@ -326,12 +326,11 @@ INFO_TAKEN_SHIFT = 32
 #: and nbody issue one every few instructions: without them the scans ran in the full path)
 LOCAL_FLAGS = C.F_LDS | C.F_WAITCNT | C.F_BARRIER
 #: _local_row's answers for a row that does not issue
-REFUSED_PORT, REFUSED_WAIT = -1, -2
-#: the tables _fast_run's local path uses (simulate's, see there), and ``out``, _local_row's
-#: answer (int64[5])
+REFUSED_PORT, REFUSED_WAIT = np.int64(-1), np.int64(-2)
+#: the tables _fast_run's local path uses (simulate's, see there)
 _Local = namedtuple("_Local", ("lds_free", "qrow", "vq", "vn", "eq", "en", "lq", "ln", "rwait",
                                "wacc", "P", "wgrp", "status", "barr_ready", "garr", "glive",
-                               "group_first", "wloc", "out"))
+                               "group_first", "wloc"))
 #: scans the full path runs itself after a _fast_run call that could not finish one scan
 #: (memory or barriers every few instructions: the hand-over would cost more than it saves),
 #: doubled after each such call in a row up to FAST_RUN_BACKOFF_MAX, back to the first after
@@ -653,38 +652,39 @@ def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, 
                         smin = min(smin, dw)
                         continue
                 if info & INFO_SLOW:
-                    r = _local_row(cu, t, nsimd, SS, so, sri, nxi, WV, w, wq, p, row, cat, info,
-                                   cost, used, nmem, streams, rinfo, pcc, rsg, vslat, ic, ctr,
-                                   L)
+                    r, x, y, release = _local_row(cu, t, nsimd, SS, so, sri, nxi, WV, w, wq,
+                                                     p, row, cat, info, cost, used, nmem,
+                                                     streams, rinfo, pcc, rsg, vslat, ic, ctr,
+                                                     L)
                     if r == REFUSED_PORT:
                         a_wait += nsimd
                         smin = t + 1
                         continue
                     if r == REFUSED_WAIT:
                         # (its ready cycle is set)
-                        a_wait += L.out[1]
-                        smin = min(smin, L.out[0])
+                        a_wait += y
+                        smin = min(smin, x)
                         continue
                     if cat != C.CAT_INTERNAL:
                         used |= 1 << cat
                     if info & INFO_LDS:
                         nmem += 1
-                        last_mem = max(last_mem, L.out[2])
-                        a_lds += L.out[3]
+                        last_mem = max(last_mem, y)
+                        a_lds += x
                     elif cat == C.CAT_VALU:
-                        a_valu += L.out[3]
+                        a_valu += x
                     elif cat == C.CAT_SALU:
-                        a_sca += L.out[3]
+                        a_sca += x
                     else:
-                        a_misc += L.out[3]
+                        a_misc += x
                     smin = min(smin, r)
-                    if L.out[4] < INF:
+                    if release < INF:
                         # a barrier released its workgroup: the CU's SIMDs wake
                         for s in range(nsimd):
                             wi = base + np.uint64(s) * ss
-                            if L.out[4] < SS[wi]:
-                                SS[wi] = L.out[4]
-                        floor = min(floor, L.out[4])
+                            if release < SS[wi]:
+                                SS[wi] = release
+                        floor = min(floor, release)
                     continue
                 if cat == C.CAT_VALU:
                     if SS[so + U2] > t:
@@ -730,11 +730,10 @@ def _local_row(cu, t, nsimd, SS, so, sri, nxi, WV, w, wq, p, row, cat, info, cos
     SS[nxi]) at stream position p, fetched and past its scalar dependency, tries to issue
     the LDS access, s_waitcnt or s_barrier ``row`` (category ``cat``, rinfo ``info``, cost
     ``cost``) at cycle t, in the full path's steps (see _replay): its s_waitcnt, its port
-    and unit, the issue. Returns the cycle it may issue again, with L.out = (-, -, its
-    memory completion or 0, its issue cycles, the barrier release cycle or INF); or -1 when
-    it does not issue: REFUSED_PORT (its port is taken), or REFUSED_WAIT with L.out = (its
-    next ready cycle, the wait booked as SQ_WAIT_INST_ANY)."""
-    o = L.out
+    and unit, the issue. Returns, when it issues, (the cycle it may issue again, its issue
+    cycles, its memory completion or 0, the cycle its barrier released its workgroup or
+    INF); when it waits, (REFUSED_WAIT, its next ready cycle, the wait booked as
+    SQ_WAIT_INST_ANY, INF); when its port is taken, (REFUSED_PORT, 0, 0, INF)."""
     wu = np.uint64(w)
     cuu = np.uint64(cu)
     ru = np.uint64(row)
@@ -751,9 +750,7 @@ def _local_row(cu, t, nsimd, SS, so, sri, nxi, WV, w, wq, p, row, cat, info, cos
                            (np.uint64(1) if ul == u else np.uint64(2)))
             L.wacc[wa] += u - t
             SS[sri] = u
-            o[0] = u
-            o[1] = 0
-            return REFUSED_WAIT
+            return REFUSED_WAIT, u, np.int64(0), INF
     # the category's port and unit (as _replay: VMEM and export/GDS rows are not local)
     ok = (used >> cat) & 1 == 0
     if ok:
@@ -765,10 +762,8 @@ def _local_row(cu, t, nsimd, SS, so, sri, nxi, WV, w, wq, p, row, cat, info, cos
         if (used >> cat) & 1 == 0 and nmem < 2:
             uf = SS[so + U2] if cat == C.CAT_VALU else L.lds_free[cuu]
             rv = _unit_sleep(WV, wq, SS, sri, uf, t, nsimd)
-            o[0] = rv
-            o[1] = rv - t
-            return REFUSED_WAIT
-        return REFUSED_PORT      # its SIMD's next turn
+            return REFUSED_WAIT, rv, rv - t, INF
+        return REFUSED_PORT, np.int64(0), np.int64(0), INF     # its SIMD's next turn
     nxt = p + 1
     done = np.int64(0)
     if info & INFO_LDS:
@@ -810,9 +805,7 @@ def _local_row(cu, t, nsimd, SS, so, sri, nxi, WV, w, wq, p, row, cat, info, cos
     if info & INFO_VW:
         _dep_write(WV, wq, rsg, row, t + vslat)
     SS[sri] = t + busy
-    o[2] = done
-    o[3] = cost
-    o[4] = INF
+    release = INF
     if info & INFO_BAR:
         g = L.wgrp[wu]
         L.status[wu] = 2
@@ -822,8 +815,8 @@ def _local_row(cu, t, nsimd, SS, so, sri, nxi, WV, w, wq, p, row, cat, info, cos
         if L.garr[g] >= L.glive[g]:
             _release(g, L.group_first, L.status, L.barr_ready, t + busy, L.garr, ctr, WV, SS,
                      L.wloc)
-            o[4] = t + busy
-    return t + busy
+            release = t + busy
+    return t + busy, cost, done, release
 
 
 # --- the scheduler -------------------------------------------------------------------------------
@@ -1041,7 +1034,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     done_waves = np.int64(done_waves)
     resident_total = np.int64(resident_total)
     L = _Local(lds_free, qrow, vq, vn, eq, en, lq, ln, rwait, wacc, P, wgrp, status, barr_ready,
-               garr, glive, group_first, wloc, np.zeros(5, np.int64))
+               garr, glive, group_first, wloc)
     return _replay(done_waves, nw, ncu, cb, lockstep, ckey, nsimd, SSflat, sstride, wake, fr_skip,
                    a_wait, a_any, a_valu, a_sca, a_misc, RS, nslot, slots, wpsu, rflags, ptr,
                    rcat, rcost, streams, pcc, wacc, WV, ng, gnext, cu_ngroups, cu_rr, group_first,
