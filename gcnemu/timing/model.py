@@ -682,8 +682,7 @@ def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, 
                         # a barrier released its workgroup: the CU's SIMDs wake
                         for s in range(nsimd):
                             wi = base + np.uint64(s) * ss
-                            if release < SS[wi]:
-                                SS[wi] = release
+                            SS[wi] = min(SS[wi], release)
                         floor = min(floor, release)
                     continue
                 if cat == C.CAT_VALU:
