@@ -500,16 +500,6 @@ def _wave_locals(ws, w):
 
 
 @njit(inline="always")
-def _wave_start(ws, w, budget, spent):
-    """Where run_wave starts wave w: (its step count now, the step count at which it pauses,
-    with the slice's work ``spent`` so far of ``budget``; its SGPR and VGPR counts, its VGPR
-    base row, its PC)."""
-    before = ws[w, WS_STEPS]
-    return (before, before + budget - spent, ws[w, WS_SGPRS], ws[w, WS_VCOUNT],
-            ws[w, WS_VBASE], ws[w, WS_PC])
-
-
-@njit(inline="always")
 def _store_wave_locals(ws, w, scc, steps, insts, nsalu, nvalu, ntaken, nlanes):
     """Write run_wave's locals back (MODE is written where it changes)."""
     ws[w, WS_SCC] = scc
@@ -555,23 +545,15 @@ MEMORY_WORK = 32
 
 
 @njit(_nrt=False)
-def run_wave(code, wave_ids, wi, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faults,
-             msgs, step_limit, budget, sched, tmp, t32, frame, exports, tr, san=None):
-    """Run wave ``w = wave_ids[wi]`` until it ends, reaches a barrier, halts or fails, or the
-    slice's work (``sched[SC_SPENT]``, see run_group_waves) reaches ``budget`` (it then stays
-    ready, to go on at its PC): its step count plus the extra work of its memory instructions
-    (MEMORY_WORK each, left in WS_WORK) counts towards it. Then, recording nothing, where the
-    wave reached a barrier or its end and a later wave of ``wave_ids`` is ready, run that one
-    the same way (the wave hand-over below), and so on. Returns the position in ``wave_ids``
-    of the last wave it ran, with ``sched[SC_SPENT]`` counting the work of every wave it ran.
+def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faults, msgs,
+             step_limit, step_pause, tmp, t32, frame, exports, tr, san=None):
+    """Run wave w until it ends, reaches a barrier, halts or fails, or its step count plus the
+    extra work of its memory instructions (MEMORY_WORK each, left in WS_WORK) reaches
+    ``step_pause`` (it then stays ready, to go on at its PC). Returns its status.
 
     Compiled without reference counting (it allocates nothing): numba's atomic incref and
-    decref of its dozen array arguments at every call cost ~0.13 us. A wave stops at every
-    s_barrier and is resumed after its workgroup's release, and the hand-over keeps that from
-    costing a call and an entry each time: numba passes every array argument as its ~8 words
-    on the stack, and the entry below sets up the frame, the scratch rows' addresses and
-    the vector constants (scan_lds, 9 barriers a wave: ~20% of its time went to the calls
-    and entries of run_wave before the hand-over).
+    decref of its dozen array arguments at every call cost ~0.13 us, and a wave is called
+    again after each s_barrier (matmul_tiled: 15% of its time).
 
     The hot handlers (SALU, VALU, compares, branches, saveexec, nop) run here on local copies
     of PC, SCC, the step and instruction counters, using operand kinds and constants the
@@ -603,12 +585,13 @@ def run_wave(code, wave_ids, wi, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem
     trace, whose memory records are gcnemu/sanitize/record.py's per-lane addresses (a second
     specialisation).
     """
-    w = wave_ids[wi]
     if ws[w, WS_STATUS] != ST_READY:
-        return wi
+        return ws[w, WS_STATUS]
     n = code.shape[0]
-    nw = wave_ids.shape[0]
-    before, step_pause, nsg, vcount, vbase, pc = _wave_start(ws, w, budget, sched[SC_SPENT])
+    nsg = ws[w, WS_SGPRS]
+    vcount = ws[w, WS_VCOUNT]
+    vbase = ws[w, WS_VBASE]
+    pc = ws[w, WS_PC]
     scc, steps, insts, nsalu, nvalu, ntaken, nlanes, mode = _wave_locals(ws, w)
     zmask = 0
     nl = tmp.shape[1]
@@ -955,33 +938,7 @@ def run_wave(code, wave_ids, wi, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem
             ws[w, WS_STATUS] = ST_DONE if h == H_ENDPGM else ST_BARRIER
             insts += 1
             pc = next_pc
-            if rec:
-                break   # (a trace has a run header per wave: one wave a call)
-            # the hand-over: the next ready wave of wave_ids, if the slice leaves room for it
-            # (run_group_waves' test before each call), goes on here. Wave w is left as the
-            # exit below leaves it and its work counted as there
-            spent = sched[SC_SPENT] + steps - before + work + RESUME_COST
-            j = wi + 1
-            while j < nw and ws[wave_ids[j], WS_STATUS] != ST_READY:
-                j += 1
-            if j >= nw or spent >= budget:
-                break
-            _store_wave_locals(ws, w, scc, steps, insts, nsalu, nvalu, ntaken, nlanes)
-            ws[w, WS_WORK] = work
-            ws[w, WS_PC] = pc
-            sched[SC_SPENT] = spent
-            sched[SC_RAN] = 1
-            wi = j
-            w = wave_ids[j]
-            before, step_pause, nsg, vcount, vbase, pc = _wave_start(ws, w, budget, spent)
-            scc, steps, insts, nsalu, nvalu, ntaken, nlanes, mode = _wave_locals(ws, w)
-            zmask = 0
-            pvb = pv + (vbase - 256) * vstride
-            frame[FR_W] = U64(w)
-            step_stop = min(step_limit, step_pause)
-            fast_stop = step_stop
-            work = 0
-            continue
+            break
         elif h == H_DS and code[pc, C_FAST] != 0 and code[pc, C_VMAX] <= vcount and \
                 (ws[w, WS_LDS_BASE] & 3) == 0:
             # LDS dword loads and stores: the row kernel the decoder picked (see
@@ -1065,18 +1022,17 @@ def run_wave(code, wave_ids, wi, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem
         pc = next_pc
     _store_wave_locals(ws, w, scc, steps, insts, nsalu, nvalu, ntaken, nlanes)
     ws[w, WS_WORK] = work
-    sched[SC_SPENT] += steps - before + work + RESUME_COST
     if rec and san is None and frame[FR_TR_RUN] != U64(0):
         add_run(tr, np.int64(frame[FR_TR_RUN]) - 1, tr[0])
     if need:
         frame[FR_NEED] = U64(pc + 1)
         ws[w, WS_PC] = pc
-        return wi
+        return ws[w, WS_STATUS]
     if rec:
         if full:
             tr[1] = 1
             ws[w, WS_PC] = pc
-            return wi
+            return ws[w, WS_STATUS]
     if ws[w, WS_STATUS] == ST_READY:
         # left the loop at a PC, step-limit or branch-target error: report it at this PC
         ws[w, WS_PC] = pc
@@ -1093,7 +1049,7 @@ def run_wave(code, wave_ids, wi, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem
             fail(ws, w, ERR_BRANCH_TARGET, -1 - t)
     elif ws[w, WS_STATUS] != ST_ERROR:
         ws[w, WS_PC] = pc
-    return wi
+    return ws[w, WS_STATUS]
 
 
 
@@ -1229,10 +1185,9 @@ NO_TRACE = np.zeros(0, np.int64)
 #: the words of run_group_waves' ``sched``: the wave of the pass to run next, whether a wave
 #: ran in this pass, the address of the compiled general path (0: not yet), the row that
 #: needs code and which code (layout.NEED_*; after NEED_CODE), the addresses of the trace's
-#: recorders (FR_REC, FR_REC_IMG; 0: not yet), the work of this call's waves so far (a
-#: slice: run_wave counts each wave's steps, its memory work and RESUME_COST)
-SC_NEXT, SC_RAN, SC_GENERIC, SC_NEED, SC_NEED_KIND, SC_REC, SC_REC_IMG, SC_SPENT = range(8)
-NSCHED = 8
+#: recorders (FR_REC, FR_REC_IMG; 0: not yet)
+SC_NEXT, SC_RAN, SC_GENERIC, SC_NEED, SC_NEED_KIND, SC_REC, SC_REC_IMG = range(7)
+NSCHED = 7
 
 
 @njit
@@ -1287,22 +1242,20 @@ def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, 
                 for j in range(i - 1):
                     if ws[wave_ids[j], WS_GROUP] == g:
                         contig = False
-    sched[SC_SPENT] = 0
+    spent = 0
     while True:
-        # sched[SC_NEXT]: the wave of the pass to run next; sched[SC_RAN]: a wave ran in this
-        # pass; run_wave runs wave i and, handing over at barriers, maybe later ones: i is then
-        # the last it ran, and sched[SC_SPENT] counts the work of all
-        i = sched[SC_NEXT]
-        while i < nw:
+        # sched[SC_NEXT]: the wave of the pass to run next; sched[SC_RAN]: a wave ran in this pass
+        for i in range(sched[SC_NEXT], nw):
             w = wave_ids[i]
             if ws[w, WS_STATUS] == ST_READY:
-                if sched[SC_SPENT] >= budget:
+                if spent >= budget:
                     sched[SC_NEXT] = i
                     return -3
-                i = run_wave(code, wave_ids, i, sregs, ws, vgpr, lds, mem_data, mem_mapped,
-                             mem_base, faults, msgs, step_limit, budget, sched, tmp, t32, frame,
-                             exports, tr, san)
-                w = wave_ids[i]
+                before = ws[w, WS_STEPS]
+                run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base,
+                         faults, msgs, step_limit, before + budget - spent, tmp, t32, frame,
+                         exports, tr, san)
+                spent += ws[w, WS_STEPS] - before + ws[w, WS_WORK] + RESUME_COST
                 sched[SC_RAN] = 1
                 if rec:
                     if tr[1] > 0:    # full (-1: a coherency-mode trace, gcnemu/timing/trace.py)
@@ -1318,7 +1271,6 @@ def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, 
                 if ws[w, WS_STATUS] == ST_READY:   # paused mid-way: go on here next call
                     sched[SC_NEXT] = i
                     return -3
-            i += 1
         progressed = sched[SC_RAN] != 0
         sched[SC_NEXT] = 0
         sched[SC_RAN] = 0
