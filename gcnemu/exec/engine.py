@@ -551,7 +551,8 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
     ``step_pause`` (it then stays ready, to go on at its PC). Returns its status.
 
     The program and the state arrays are the ones ``frame`` describes (run_group_waves writes
-    it once per call: layout.FR_*; mem/entry.py frame_state and frame_program make the views):
+    it once per call, layout.FR_*; the views are exec/jit.py's view_*, as the memory families
+    make theirs with mem/entry.py frame_state):
     numba passes each array argument as its ~8 words on the stack, and a wave is called again
     after each s_barrier (scan_lds: 9 times a wave; with its dozen arrays as arguments, the
     calls were ~10% of its time). Compiled without reference counting (it allocates nothing):
@@ -1204,7 +1205,11 @@ def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, 
     tmp = buf[off:off + 256].reshape((4, 64))
     t32 = buf[off + 256:off + 512].view(np.uint32).reshape((8, 64))
     frame = buf[off + 512:off + 576]
-    # the program and the state arrays, for run_wave (see there) and the memory families
+    # the program and the state arrays, for run_wave (see there) and the memory families,
+    # whose views of them take these shapes (mem/entry.py frame_state)
+    if sregs.shape[0] != ws.shape[0] or sregs.shape[1] != 128 or vgpr.shape[1] != 64:
+        raise ValueError("run_group_waves: sregs must be [waves, 128] for ws' waves, vgpr "
+                         "[rows, 64]")
     frame[FR_CODE] = U64(code.ctypes.data)
     frame[FR_NROWS] = U64(code.shape[0])
     frame[FR_NCOLS] = U64(code.shape[1])
