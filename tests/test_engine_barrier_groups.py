@@ -78,3 +78,19 @@ def test_barriers_of_several_groups_in_one_batch(order, budget):
         partner = w ^ 1
         assert ws[w, E.WS_STATUS] == E.ST_DONE
         assert (vg[w * vcount + 5] == sum(1000 * (partner + 1) + k for k in range(3))).all(), w
+
+
+def test_state_arrays_of_other_shapes_are_refused():
+    """run_wave sees the state arrays as views of run_group_waves' frame with the shapes the
+    dispatcher allocates (SGPRs [waves, 128], VGPRs [rows, 64]): other shapes are refused
+    before any wave runs, not read out of bounds."""
+    prog = _to_program("s_endpgm")
+    ws = np.zeros((2, E.NWS), np.int64)
+    data, mapped = Memory().arrays()
+    for sregs in (np.zeros((2, 64), np.uint32), np.zeros((1, 128), np.uint32)):
+        with pytest.raises(ValueError, match="sregs must be"):
+            run_group_waves(prog.code, np.arange(2, dtype=np.int64), sregs, ws,
+                            np.zeros((16, 64), np.uint32), np.zeros(65536, np.uint8), data,
+                            mapped, np.int64(BASE), np.zeros((2, 64, 4), np.int64),
+                            np.zeros((256, 4), np.int64), np.int64(1000), new_export_buffer(256),
+                            NO_TRACE, np.int64(1000), new_sched())

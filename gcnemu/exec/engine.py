@@ -23,7 +23,7 @@ from ..sanitize.record import record_access
 from ..sem.valu_int import popcount64
 from ..timing.trace import TRACE_SLACK, add_run, call_recorder, recorder_address, runs_limit
 from . import dispatch_gen as D
-from .jit import native_address, njit
+from .jit import native_address, njit, view_i64_2d, view_u8_1d, view_u32_2d, view_u64_2d
 from .lanes import copy_row_modified, fill_row
 from .layout import (ALL_LANES, C_ABS, C_CLAMP, C_DST, C_DS_AMASK, C_DS_FN, C_DS_ROW_A, C_DS_ROW_B,
                      C_DS_UO0, C_DS_UO1, C_F2, C_F3, C_FAST, C_FLAGS, C_FL_FN, C_FL_ROW, C_FL_SPAN,
@@ -545,15 +545,18 @@ MEMORY_WORK = 32
 
 
 @njit(_nrt=False)
-def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faults, msgs,
-             step_limit, step_pause, tmp, t32, frame, exports, tr, san=None):
+def run_wave(w, frame, step_limit, step_pause, tr, san=None):
     """Run wave w until it ends, reaches a barrier, halts or fails, or its step count plus the
     extra work of its memory instructions (MEMORY_WORK each, left in WS_WORK) reaches
     ``step_pause`` (it then stays ready, to go on at its PC). Returns its status.
 
-    Compiled without reference counting (it allocates nothing): numba's atomic incref and
-    decref of its dozen array arguments at every call cost ~0.13 us, and a wave is called
-    again after each s_barrier (matmul_tiled: 15% of its time).
+    The program and the state arrays are the ones ``frame`` describes (run_group_waves writes
+    it once per call, layout.FR_*; the views are exec/jit.py's view_*, as the memory families
+    make theirs with mem/entry.py frame_state):
+    numba passes each array argument as its ~8 words on the stack, and a wave is called again
+    after each s_barrier (scan_lds: 9 times a wave; with its dozen arrays as arguments, the
+    calls were ~10% of its time). Compiled without reference counting (it allocates nothing):
+    numba's atomic incref and decref of array arguments cost ~0.13 us a call.
 
     The hot handlers (SALU, VALU, compares, branches, saveexec, nop) run here on local copies
     of PC, SCC, the step and instruction counters, using operand kinds and constants the
@@ -585,6 +588,17 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
     trace, whose memory records are gcnemu/sanitize/record.py's per-lane addresses (a second
     specialisation).
     """
+    code = view_i64_2d(np.int64(frame[FR_CODE]), (np.int64(frame[FR_NROWS]),
+                                                  np.int64(frame[FR_NCOLS])))
+    nwaves = np.int64(frame[FR_NW])
+    sregs = view_u32_2d(np.int64(frame[FR_SREGS]), (nwaves, np.int64(128)))
+    ws = view_i64_2d(np.int64(frame[FR_WS]), (nwaves, np.int64(frame[FR_NWS])))
+    vgpr = view_u32_2d(np.int64(frame[FR_VGPR]), (np.int64(frame[FR_NV]), np.int64(64)))
+    mem_data = view_u8_1d(np.int64(frame[FR_DATA]), (np.int64(frame[FR_NDATA]),))
+    mem_mapped = view_u8_1d(np.int64(frame[FR_MAPPED]), (np.int64(frame[FR_NMAPPED]),))
+    mem_base = np.int64(frame[FR_BASE])
+    tmp = view_u64_2d(np.int64(frame[FR_TMP]), (np.int64(4), np.int64(64)))
+    t32 = view_u32_2d(np.int64(frame[FR_T32]), (np.int64(8), np.int64(64)))
     if ws[w, WS_STATUS] != ST_READY:
         return ws[w, WS_STATUS]
     n = code.shape[0]
@@ -604,32 +618,11 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
     vstride = np.int64(vgpr.strides[0])
     pvb = pv + (vbase - 256) * vstride   # VGPR operand code c (256 + v) is the row at pvb + c * vstride
     q32 = np.int64(t32.ctypes.data)
-    plds = np.int64(lds.ctypes.data)
+    plds = np.int64(frame[FR_LDS])
     pdata = np.int64(mem_data.ctypes.data)
     pmapped = np.int64(mem_mapped.ctypes.data)
     ndata = np.int64(mem_data.shape[0])
-    frame[FR_NCOLS] = U64(code.shape[1])
     frame[FR_W] = U64(w)
-    frame[FR_SREGS] = U64(sregs.ctypes.data)
-    frame[FR_NW] = U64(ws.shape[0])
-    frame[FR_WS] = U64(ws.ctypes.data)
-    frame[FR_NWS] = U64(ws.shape[1])
-    frame[FR_VGPR] = U64(vgpr.ctypes.data)
-    frame[FR_NV] = U64(vgpr.shape[0])
-    frame[FR_LDS] = U64(lds.ctypes.data)
-    frame[FR_NLDS] = U64(lds.shape[0])
-    frame[FR_DATA] = U64(mem_data.ctypes.data)
-    frame[FR_NDATA] = U64(mem_data.shape[0])
-    frame[FR_MAPPED] = U64(mem_mapped.ctypes.data)
-    frame[FR_NMAPPED] = U64(mem_mapped.shape[0])
-    frame[FR_BASE] = U64(mem_base)
-    frame[FR_FAULTS] = U64(faults.ctypes.data)
-    frame[FR_NF0] = U64(faults.shape[0])
-    frame[FR_NF1] = U64(faults.shape[1])
-    frame[FR_TMP] = U64(tmp.ctypes.data)
-    frame[FR_EXPORTS] = U64(exports.ctypes.data)
-    frame[FR_NEXP] = U64(exports.shape[0])
-    frame[FR_NEXPC] = U64(exports.shape[1])
     pframe = frame.ctypes.data
     pscc = np.int64(pframe) + FR_SCC * 8
     code_base = np.int64(code.ctypes.data)
@@ -1003,12 +996,7 @@ def run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base, faul
                 frame[FR_INS] = U64(code_base + pc * code_stride)
                 call_family(fn, pframe)
             else:
-                frame[FR_CODE] = U64(code_base)
-                frame[FR_NROWS] = U64(n)
                 frame[FR_PC] = U64(pc)
-                frame[FR_MSGS] = U64(msgs.ctypes.data)
-                frame[FR_NMSGS] = U64(msgs.shape[0])
-                frame[FR_T32] = U64(q32)
                 next_pc = call_with_frame(fn, pframe)
             scc, steps, insts, nsalu, nvalu, ntaken, nlanes, mode = _wave_locals(ws, w)
             st = ws[w, WS_STATUS]
@@ -1217,6 +1205,37 @@ def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, 
     tmp = buf[off:off + 256].reshape((4, 64))
     t32 = buf[off + 256:off + 512].view(np.uint32).reshape((8, 64))
     frame = buf[off + 512:off + 576]
+    # the program and the state arrays, for run_wave (see there) and the memory families,
+    # whose views of them take these shapes (mem/entry.py frame_state)
+    if sregs.shape[0] != ws.shape[0] or sregs.shape[1] != 128 or vgpr.shape[1] != 64:
+        raise ValueError("run_group_waves: sregs must be [waves, 128] for ws' waves, vgpr "
+                         "[rows, 64]")
+    frame[FR_CODE] = U64(code.ctypes.data)
+    frame[FR_NROWS] = U64(code.shape[0])
+    frame[FR_NCOLS] = U64(code.shape[1])
+    frame[FR_SREGS] = U64(sregs.ctypes.data)
+    frame[FR_NW] = U64(ws.shape[0])
+    frame[FR_WS] = U64(ws.ctypes.data)
+    frame[FR_NWS] = U64(ws.shape[1])
+    frame[FR_VGPR] = U64(vgpr.ctypes.data)
+    frame[FR_NV] = U64(vgpr.shape[0])
+    frame[FR_LDS] = U64(lds.ctypes.data)
+    frame[FR_NLDS] = U64(lds.shape[0])
+    frame[FR_DATA] = U64(mem_data.ctypes.data)
+    frame[FR_NDATA] = U64(mem_data.shape[0])
+    frame[FR_MAPPED] = U64(mem_mapped.ctypes.data)
+    frame[FR_NMAPPED] = U64(mem_mapped.shape[0])
+    frame[FR_BASE] = U64(mem_base)
+    frame[FR_FAULTS] = U64(faults.ctypes.data)
+    frame[FR_NF0] = U64(faults.shape[0])
+    frame[FR_NF1] = U64(faults.shape[1])
+    frame[FR_TMP] = U64(tmp.ctypes.data)
+    frame[FR_EXPORTS] = U64(exports.ctypes.data)
+    frame[FR_NEXP] = U64(exports.shape[0])
+    frame[FR_NEXPC] = U64(exports.shape[1])
+    frame[FR_MSGS] = U64(msgs.ctypes.data)
+    frame[FR_NMSGS] = U64(msgs.shape[0])
+    frame[FR_T32] = U64(t32.ctypes.data)
     frame[FR_GENERIC] = U64(sched[SC_GENERIC])
     rec = tr.shape[0] != 0
     frame[FR_REC] = U64(sched[SC_REC])
@@ -1252,9 +1271,7 @@ def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, 
                     sched[SC_NEXT] = i
                     return -3
                 before = ws[w, WS_STEPS]
-                run_wave(code, w, sregs, ws, vgpr, lds, mem_data, mem_mapped, mem_base,
-                         faults, msgs, step_limit, before + budget - spent, tmp, t32, frame,
-                         exports, tr, san)
+                run_wave(w, frame, step_limit, before + budget - spent, tr, san)
                 spent += ws[w, WS_STEPS] - before + ws[w, WS_WORK] + RESUME_COST
                 sched[SC_RAN] = 1
                 if rec:

@@ -299,3 +299,41 @@ def ensure_fresh_cache() -> None:
 # Before anything compiled is loaded: numba loads a cached function at its first call, and the
 # first compiled module to be imported imports this one first.
 ensure_fresh_cache()
+
+
+def _view_intrinsic(nbtype, ndim):
+    """An intrinsic ``view(addr, shape)``: the C-contiguous ndim-D array of ``nbtype`` at the
+    integer address ``addr`` with the int64 tuple ``shape``, built in place (no meminfo, no
+    parent). numba.carray does the same through a compiled helper that returns the array,
+    which a function compiled without reference counting (_nrt=False: exec/engine.py
+    run_wave) may not call."""
+    from numba.np.arrayobj import populate_array
+    aryty = types.Array(nbtype, ndim, "C")
+
+    @intrinsic
+    def view(typingctx, addr, shape):
+        sig = aryty(addr, shape)
+
+        def codegen(context, builder, signature, args):
+            from numba.core import cgutils
+            ary = context.make_array(aryty)(context, builder)
+            item = context.get_abi_sizeof(context.get_data_type(nbtype))
+            i64 = ir.IntType(64)
+            dims = cgutils.unpack_tuple(builder, args[1], ndim)
+            strides, acc = [], ir.Constant(i64, item)
+            for d in reversed(dims):
+                strides.insert(0, acc)
+                acc = builder.mul(acc, d)
+            data = builder.inttoptr(args[0], context.get_value_type(types.CPointer(nbtype)))
+            populate_array(ary, data=data, shape=dims, strides=strides,
+                           itemsize=ir.Constant(i64, item), meminfo=None)
+            return ary._getvalue()
+        return sig, codegen
+    view.__name__ = f"view_{nbtype}_{ndim}d"
+    return view
+
+
+#: address, shape -> a C-contiguous array view without reference counts (see _view_intrinsic)
+view_u8_1d, view_u32_2d, view_i64_2d, view_u64_2d = (
+    _view_intrinsic(t, n) for t, n in ((types.uint8, 1), (types.uint32, 2), (types.int64, 2),
+                                       (types.uint64, 2)))

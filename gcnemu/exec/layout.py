@@ -16,7 +16,8 @@ The arrays (all plain numpy, shaped like the hardware):
   owns rows ``ws[w, WS_VBASE] .. + ws[w, WS_VCOUNT]``; ``vgpr.view(np.float32)`` is the float
   view of the same memory.
 * ``ws[waves, NWS]`` int64: the rest of each wave's state, columns ``WS_*``.
-* ``frame[NFRAME]`` uint64: the addresses and shapes of the state arrays, handed to a memory
+* ``frame[NFRAME]`` uint64: the addresses and shapes of the program and the state arrays,
+  written once per call of engine.run_group_waves and handed to run_wave and to a memory
   family's compiled entry (gcnemu/mem/entry.py), columns ``FR_*``.
 * ``faults[waves, k, 4]`` int64: the first k unmapped accesses of each wave (address, program
   row, lane or -1 for a scalar access, 1 for a write); ``ws[w, WS_FAULTS]`` counts them all.

@@ -1,8 +1,8 @@
 """The memory families' entries: one C-callable function per family, compiled on first use.
 
-The engine does not link the families (nor SMRD's general path, mem/scalar.py smem): run_wave
-writes the state arrays' addresses and
-shapes into a frame (a row of its tmp scratch) and calls the family's compiled entry by
+The engine does not link the families (nor SMRD's general path, mem/scalar.py smem):
+run_group_waves writes the state arrays' addresses and shapes into a frame (a row of its
+scratch), run_wave the row to run, and run_wave calls the family's compiled entry by
 address (call_family), as it does for VALU ops. A family is compiled when one of its
 instructions first runs on this general path (the engine returns to the host, which asks
 family_address and writes the address into the program's rows: exec/engine.py
