@@ -254,6 +254,8 @@ def test_block_declines_where_the_row_kernel_leaves_its_plain_form(op):
     # a denormal in one lane (inactive even: the row kernels look at every lane), a NaN
     # operand, a result that underflows to a denormal: nothing stored, -1
     cases = [(0, 7, 0x00000001, 0xFFFF_FFFF_FFFF_FF7F), (1, 0, 0x7FC00000, ~0 & (2 ** 64 - 1)),
+             (1, 9, 0x807FFFFF, 0xFFFF_FFFF_FFFF_FFFF),     # the largest denormal: absorbed
+
              (0, 5, 0x00800001, 0xFFFF_FFFF_FFFF_FFFF)]
     for row, lane, value, ex in cases:
         v = base.copy()
@@ -325,3 +327,23 @@ def test_rsq_near_rounding_midpoints():
             assert (r == -1) == row_has_odd
             if r >= 0:
                 assert np.array_equal(v[:V], want[0])
+
+
+def test_lanes_a_merge_kept_are_checked_when_exec_grows():
+    """v2's lanes 16..63 keep a denormal through a v_add under a 16-lane EXEC; once EXEC is
+    all lanes, v_mul reads them: with f32 denormals flushed the product is 0 there, as the
+    row kernel's exact path gives it, not the host's normal product."""
+    text = ("v_add_f32 v2, v0, v1\ns_mov_b64 exec, s[8:9]\nv_mul_f32 v3, v2, v4\n"
+            "v_mov_b32 v5, v3\ns_endpgm")
+    vg = {0: np.float32(1.0), 1: np.float32(1.0), 2: np.uint32(0x00400000),
+          4: np.float32(2.0 ** 100)}
+    sgpr = {8: 0xFFFFFFFF, 9: 0xFFFFFFFF}
+    states = []
+    for blocks in (True, False):
+        prog = _build(text, blocks)
+        assert (prog.code[0, L.C_BLK] != 0) == blocks
+        s = run_snippet(prog, vgpr=vg, exec_mask=0xFFFF, mode=0x3C0, sgpr=sgpr)
+        states.append(s.vgpr[:6].copy())
+    assert np.array_equal(states[0], states[1])
+    two101 = np.float32(2.0 ** 101).view(np.uint32)
+    assert (states[1][5, 16:] == 0).all() and (states[1][5, :16] == two101).all()

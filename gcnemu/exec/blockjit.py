@@ -216,16 +216,35 @@ def _mask_int(b, v):
     return b.bitcast(v, I64)
 
 
-def _is_denormal(b, v):
-    """Lanes of the f32 bits ``v`` that are denormals: (v << 1) - 2 < 0xFFFFFD unsigned (as
-    valu_float._dkey exact and DENORMAL_KEY)."""
+def _umin(b, x, y):
+    return b.call(_intrinsic(_current.blk, "llvm.umin.v64i32", V32, 2), [x, y])
+
+
+def _umax(b, x, y):
+    return b.call(_intrinsic(_current.blk, "llvm.umax.v64i32", V32, 2), [x, y])
+
+
+def _check_denormal(blk, v):
+    """Fold the f32 bits ``v`` into the block's denormal key: the lanewise minimum of
+    (v << 1) - 2 (valu_float._dkey exact), below DENORMAL_KEY in some lane exactly when some
+    lane of some value folded in is a denormal. A value is folded once (SSA identity); a merge
+    of two folded values needs no fold of its own (its lanes are theirs)."""
+    if id(v) in blk.dchecked:
+        return
+    b = blk.b
     k = b.sub(b.shl(v, _vconst(1)), _vconst(2))
-    return b.icmp_unsigned("<", k, _vconst(0xFFFFFD))
+    blk.dkey = k if blk.dkey is None else _umin(b, blk.dkey, k)
+    blk.dchecked[id(v)] = v
 
 
-def _is_nan(b, v):
-    """Lanes of the f32 bits ``v`` that are NaNs: v << 1 > 0xFF000000 (valu_float._nkey)."""
-    return b.icmp_unsigned(">", b.shl(v, _vconst(1)), _vconst(0xFF000000))
+def _check_nan(blk, v):
+    """Fold the f32 bits ``v`` into the block's NaN key: the lanewise maximum of v << 1
+    (valu_float._nkey), above NAN_KEY exactly when a lane of a value folded in is a NaN."""
+    if id(v) in blk.nchecked:
+        return
+    k = blk.b.shl(v, _vconst(1))
+    blk.nkey = k if blk.nkey is None else _umax(blk.b, blk.nkey, k)
+    blk.nchecked[id(v)] = v
 
 
 class _Block:
@@ -236,7 +255,9 @@ class _Block:
         self.scc, self.mode = scc, mode
         self.v, self.s = {}, {}            # VGPR code -> <64 x i32>; SGPR index -> i32
         self.vdirty, self.sdirty = [], []
-        self.bad = ir.Constant(V1, None)   # lanes that make the block decline
+        self.bad = ir.Constant(V1, None)   # lanes that make the block decline (rare ops' tests)
+        self.dkey = self.nkey = None       # folded keys (_check_denormal, _check_nan)
+        self.dchecked, self.nchecked = {}, {}   # id -> value folded into them (kept alive)
         self.modebad = ir.Constant(I1, 0)
         self.nlanes = ir.Constant(I64, 0)
         self.fns = fns                     # SALU kernel address -> its declared pointer
@@ -459,8 +480,8 @@ def _emit_float(blk, form, s0, s1, s2, cin, ex):
         blk.flag(b.not_(ok))
         return b.or_(b.and_(b.xor(s1, s2), _vconst(0x80000000)), b.and_(s0, m))
     for v in checks + [r]:
-        blk.flag(_is_denormal(b, v))
-    blk.flag(_is_nan(b, r))
+        _check_denormal(blk, v)
+    _check_nan(blk, r)
     return r
 
 
@@ -562,10 +583,9 @@ def _emit_valu(blk, code, r, name, const_value):
         res = _emit_float(blk, arg, s0, s1, s2, cin, ex)
         fl = ir.Constant(V1, None)    # the plain cases of flag ops have no flag
     elif kind == "fcmp":
-        blk.flag(_is_denormal(b, s0))
-        blk.flag(_is_denormal(b, s1))
-        blk.flag(_is_nan(b, s0))
-        blk.flag(_is_nan(b, s1))
+        for v in (s0, s1):
+            _check_denormal(blk, v)
+            _check_nan(blk, v)
         if _FCMP[arg] is None:
             fl = ir.Constant(V1, [int(arg == "tru")] * 64)
         else:
@@ -588,7 +608,11 @@ def _emit_valu(blk, code, r, name, const_value):
         return
     d = 256 + int(code[r, C_DST])
     old = blk.vget(d)
-    blk.vset(d, b.select(_mask_vec(b, ex), res, old))
+    merged = b.select(_mask_vec(b, ex), res, old)
+    for checked in (blk.dchecked, blk.nchecked):
+        if id(res) in checked and id(old) in checked:
+            checked[id(merged)] = merged
+    blk.vset(d, merged)
     if flags & L.FL_FLAGS_TO_SDST:
         blk.sset64(int(code[r, C_SDST]), b.and_(_mask_int(b, fl), ex))
 
@@ -599,6 +623,12 @@ def _const_reader():
     def value(addr: int) -> int:
         return ctypes.c_uint32.from_address(addr).value
     return value
+
+
+def _reduction(module, op):
+    """llvm.vector.reduce.<op> over <64 x i32>, declared once per module."""
+    name = f"llvm.vector.reduce.{op}.v64i32"
+    return module.globals.get(name) or ir.Function(module, ir.FunctionType(I32, [V32]), name)
 
 
 def _emit_block(module, fname, code, names, start, nrows, ctpop):
@@ -621,6 +651,12 @@ def _emit_block(module, fname, code, names, start, nrows, ctpop):
         elif h in (L.H_VALU, L.H_VCMP):
             _emit_valu(blk, code, r, names[r], cv)
     bad = b.or_(b.icmp_unsigned("!=", _mask_int(b, blk.bad), ir.Constant(I64, 0)), blk.modebad)
+    if blk.dkey is not None:
+        lo = b.call(_reduction(module, "umin"), [blk.dkey])
+        bad = b.or_(bad, b.icmp_unsigned("<", lo, ir.Constant(I32, 0xFFFFFD)))
+    if blk.nkey is not None:
+        hi = b.call(_reduction(module, "umax"), [blk.nkey])
+        bad = b.or_(bad, b.icmp_unsigned(">", hi, ir.Constant(I32, 0xFF000000)))
     store = fn.append_basic_block("store")
     decline = fn.append_basic_block("decline")
     b.cbranch(bad, decline, store)
