@@ -15,15 +15,19 @@ A block keeps every register it touches in SSA values: a VGPR row is loaded once
 result merged under the EXEC mask of the moment (``select``), SGPRs (EXEC and VCC among them)
 are 32-bit values; nothing is stored until the end, so that a block can still decline:
 
-* f32 arithmetic (add, sub, mul, mad/mac, fma) is the host's IEEE round-to-nearest-even
-  arithmetic, which equals the hardware's only when MODE rounds to nearest and no lane of an
-  operand, intermediate or result is a denormal and no result is a NaN: exactly the condition
-  under which the op's 32-bit row kernel takes its own plain form (gcnemu/sem/valu_float.py,
-  "plain f32 rows"; the same keys over the same 64 lanes). f32 compares: no operand a denormal
-  or a NaN.
+* f32 arithmetic (add, sub, mul, mad/mac/madak/madmk, fma, rcp, sqrt, and the plain forms
+  of v_rsq_f32, v_div_scale/fmas/fixup_f32) is the host's IEEE round-to-nearest-even
+  arithmetic (valu_float.PLAIN32), which equals the hardware's only when MODE rounds to
+  nearest and no lane of an operand, intermediate or result is a denormal and no result is a
+  NaN (plus each op's own condition: v_rsq's Newton step not next to a rounding midpoint,
+  div_scale's and div_fixup's quick cases, no active VCC lane for div_fmas): exactly the
+  condition under which the op's 32-bit row kernel keeps its own plain form
+  (gcnemu/sem/valu_float.py, "plain f32 rows"; the same keys over the same 64 lanes). f32
+  compares: no operand a denormal or a NaN. The keys are folded over the whole block as
+  lanewise minima/maxima (each SSA value once) and tested once at its end.
 * when any of that fails, the function returns -1 having stored nothing, and the engine runs
-  the block's first row by the old path, then the rows after it one at a time (they are no
-  block's start): the row kernels then apply MODE's denormal, NaN and rounding rules.
+  the block's first row by the old path, then the rows after it one at a time up to the next
+  block's start: the row kernels then apply MODE's denormal, NaN and rounding rules.
 
 So a block either gives the bits the row-by-row path gives or leaves the state untouched. The
 integer ops, moves, compares and SALU ops have no such condition; SALU ops without an inline
@@ -263,6 +267,7 @@ class _Block:
         self.fns = fns                     # SALU kernel address -> its declared pointer
         self.consts = {}                   # splat rows made so far (_vconst, _fconst)
         self.preds = {}                    # id(i64 mask) -> (mask, <64 x i1>) (_mask_vec)
+        self.pairs = {}                    # (id(lo), id(hi)) -> (lo, hi, i64) (sget64)
 
     def vaddr(self, c):
         b = self.b
@@ -291,10 +296,15 @@ class _Block:
         self.s[i] = val
 
     def sget64(self, i):
-        b = self.b
-        lo = b.zext(self.sget(i), I64)
-        hi = b.zext(self.sget(i + 1), I64)
-        return b.or_(lo, b.shl(hi, ir.Constant(I64, 32)))
+        """SGPRs i, i + 1 as an i64, made once per pair of values (EXEC is read by every
+        VALU row: one value, and one predicate of it, while no row writes it)."""
+        lo, hi = self.sget(i), self.sget(i + 1)
+        key = (id(lo), id(hi))
+        if key not in self.pairs:
+            b = self.b
+            v = b.or_(b.zext(lo, I64), b.shl(b.zext(hi, I64), ir.Constant(I64, 32)))
+            self.pairs[key] = (lo, hi, v)
+        return self.pairs[key][2]
 
     def sset64(self, i, val):
         b = self.b
