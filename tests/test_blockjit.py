@@ -181,7 +181,9 @@ EACH_OP = [
     "v_mul_lo_u32 v2, v0, v1", "v_mul_lo_i32 v2, v0, v1", "v_mul_hi_u32 v2, v0, v1",
     "v_mul_hi_i32 v2, v0, v1", "v_mul_u32_u24 v2, v0, v1", "v_mul_i32_i24 v2, v0, v1",
     "v_min_u32 v2, v0, v1", "v_max_u32 v2, v0, v1", "v_min_i32 v2, v0, v1",
-    "v_max_i32 v2, v0, v1", "v_rcp_f32 v2, v0", "v_sqrt_f32 v2, v0", "v_rsq_f32 v2, v0",
+    "v_max_i32 v2, v0, v1", "v_mad_u32_u24 v2, v0, v1, v3", "v_mad_i32_i24 v2, v0, v1, v3",
+    "v_bfe_u32 v2, v0, v1, v3", "v_bfe_u32 v2, v0, 8, 8", "v_bfi_b32 v2, v0, v1, v3",
+    "v_alignbit_b32 v2, v0, v1, v3", "v_rcp_f32 v2, v0", "v_sqrt_f32 v2, v0", "v_rsq_f32 v2, v0",
     "v_rsq_f32 v2, |v0|", "v_div_scale_f32 v2, vcc, v0, v1, v3",
     "v_div_scale_f32 v2, s[10:11], v1, v1, 1.0", "v_div_fixup_f32 v2, v0, v1, v3",
     "v_div_fmas_f32 v2, v0, v1, v3", "v_fma_f32 v2, -v0, v1, 1.0"] + \

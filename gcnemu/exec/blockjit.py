@@ -108,7 +108,8 @@ _INT = ("v_mov_b32", "v_add_i32", "v_sub_i32", "v_subrev_i32", "v_addc_u32", "v_
         "v_subbrev_u32", "v_cndmask_b32", "v_and_b32", "v_or_b32", "v_xor_b32", "v_not_b32",
         "v_lshl_b32", "v_lshlrev_b32", "v_lshr_b32", "v_lshrrev_b32", "v_ashr_i32",
         "v_ashrrev_i32", "v_mul_lo_u32", "v_mul_lo_i32", "v_mul_hi_u32", "v_mul_hi_i32",
-        "v_mul_u32_u24", "v_mul_i32_i24", "v_min_u32", "v_max_u32", "v_min_i32", "v_max_i32")
+        "v_mul_u32_u24", "v_mul_i32_i24", "v_min_u32", "v_max_u32", "v_min_i32", "v_max_i32",
+        "v_mad_u32_u24", "v_mad_i32_i24", "v_bfe_u32", "v_bfi_b32", "v_alignbit_b32")
 
 
 def valu_kind(name: str):
@@ -515,7 +516,7 @@ def _rsq(blk, a):
     return _u(b, b.select(ok, b.fptrunc(y1, VF), y0))
 
 
-def _int_op(blk, name, s0, s1, cin):
+def _int_op(blk, name, s0, s1, s2, cin):
     """(result, per-lane flag or None) of integer op ``name`` (gcnemu/sem/valu_int.py)."""
     b = blk.b
     c31 = _vconst(31)
@@ -562,11 +563,25 @@ def _int_op(blk, name, s0, s1, cin):
     if name == "v_mul_u32_u24":
         m = _vconst(0xFFFFFF)
         return b.mul(b.and_(s0, m), b.and_(s1, m)), None
-    if name == "v_mul_i32_i24":
+    if name in ("v_mul_i32_i24", "v_mad_i32_i24"):
         c8 = _vconst(8)
         x = b.ashr(b.shl(s0, c8), c8)
         y = b.ashr(b.shl(s1, c8), c8)
-        return b.mul(x, y), None
+        p = b.mul(x, y)
+        return (p if name == "v_mul_i32_i24" else b.add(p, s2)), None
+    if name == "v_mad_u32_u24":
+        m = _vconst(0xFFFFFF)
+        return b.add(b.mul(b.and_(s0, m), b.and_(s1, m)), s2), None
+    if name == "v_bfe_u32":
+        # (S0 >> off) & ((1 << width) - 1): width 0 gives 0, a field past bit 31 ends there
+        field = b.sub(b.shl(_vconst(1), b.and_(s2, c31)), _vconst(1))
+        return b.and_(b.lshr(s0, b.and_(s1, c31)), field), None
+    if name == "v_bfi_b32":
+        return b.or_(b.and_(s0, s1), b.and_(b.xor(s0, _vconst(-1)), s2)), None
+    if name == "v_alignbit_b32":
+        wide = b.or_(b.shl(b.zext(s0, V64), _splat(b, ir.Constant(I64, 32), V64)),
+                     b.zext(s1, V64))
+        return b.trunc(b.lshr(wide, b.zext(b.and_(s2, c31), V64)), V32), None
     raise AssertionError(name)
 
 
@@ -609,7 +624,7 @@ def _emit_valu(blk, code, r, name, const_value):
             cmp = b.icmp_signed if signed else b.icmp_unsigned
             fl = cmp(_ICMP[pred], s0, s1)
     else:
-        res, fl = _int_op(blk, arg, s0, s1, cin)
+        res, fl = _int_op(blk, arg, s0, s1, s2, cin)
     if flags & L.FL_CMP:
         m = b.and_(_mask_int(b, fl), ex)
         blk.sset64(int(code[r, C_SDST]), m)
