@@ -77,7 +77,9 @@ def _salu_ops(rng):
         "s_or_b64 exec, exec, s[14:15]", "s_xor_b64 s[8:9], s[8:9], s[10:11]",
         "s_mov_b64 s[12:13], -1", "s_orn2_b64 s[10:11], vcc, exec", "s_add_i32 s4, s4, 0x3f800000",
         "s_mov_b32 s5, 0x12345", "s_lshl_b32 s6, s6, 1", "s_cmp_eq_u32 s6, 8",
-        "s_not_b32 s5, s5", "s_nop 0", "s_xor_saveexec_b64 s[14:15], s[8:9]"])
+        "s_not_b32 s5, s5", "s_nop 0", "s_xor_saveexec_b64 s[14:15], s[8:9]",
+        "s_cselect_b32 s5, s6, 7", "s_addc_u32 s6, s6, 0xffffffff", "s_cmp_lg_u32 s5, 0",
+        "s_bfe_u32 s5, s5, 0x80004", "s_mov_b64 vcc, s[10:11]", "s_waitcnt 0"])
 
 
 def _program(rng, n):
