@@ -351,3 +351,26 @@ def test_lanes_a_merge_kept_are_checked_when_exec_grows():
     assert np.array_equal(states[0], states[1])
     two101 = np.float32(2.0 ** 101).view(np.uint32)
     assert (states[1][5, 16:] == 0).all() and (states[1][5, :16] == two101).all()
+
+
+@pytest.mark.parametrize("name", ["loops_break", "nbody", "bitops", "transpose_lds"])
+def test_corpus_kernels_give_the_same_bits_with_and_without_blocks(name):
+    """SALU mask logic and integer loops (loops_break, bitops), f32 division, square roots and
+    fma (nbody), 24-bit address arithmetic between LDS accesses (transpose_lds)."""
+    from kernels import corpus
+    outs = []
+    for blocks in (True, False):
+        saved = blockjit.ENABLED
+        blockjit.ENABLED = blocks
+        compiled = blockjit.STATS["blocks"]
+        try:
+            results, case = corpus.run_case(name)     # loads and decodes the kernel afresh
+        finally:
+            blockjit.ENABLED = saved
+        assert (blockjit.STATS["blocks"] > compiled) == blocks
+        corpus.compare_results(case, results)
+        outs.append(results)
+    assert outs[0].keys() == outs[1].keys()
+    for k in outs[0]:
+        assert np.array_equal(np.asarray(outs[0][k]).view(np.uint8),
+                              np.asarray(outs[1][k]).view(np.uint8)), (name, k)
