@@ -24,9 +24,10 @@ from kernels import corpus
 
 ROOT = Path(__file__).resolve().parents[1]
 #: VALU f32 and divergence, f64, integer ALU, LDS row forms and barriers, global atomics,
-#: FLAT row forms, byte and short accesses
+#: FLAT row forms, byte and short accesses; blocks (exec/blockjit.py) of f32 division, square
+#: roots and fma (nbody) and of SALU mask logic (loops_break, mandelbrot)
 KERNELS = ("mandelbrot", "fp64_arith", "bitops", "transpose_lds", "scan_lds", "histogram",
-           "saxpy", "bytes_shorts")
+           "saxpy", "bytes_shorts", "nbody", "loops_break")
 
 CHILD = """
 import hashlib, json, sys
@@ -108,3 +109,42 @@ def test_avx2_vgpr_row_stores_are_blends_not_masked_stores():
         name, masked, blends = line.split()
         assert int(masked) == 0, f"{name}: AVX2 code stores its result with vpmaskmov"
         assert int(blends) >= 8, f"{name}: AVX2 code has {blends} blends, expected 8 per row"
+
+
+BLOCK_ASM_CHILD = """
+import sys
+import llvmlite.binding as llvm
+from numba.core.registry import cpu_target
+import gcnemu
+from gcnemu.exec import blockjit
+from kernels import corpus
+for name in sys.argv[1:]:
+    lp = gcnemu.load(str(corpus.hsaco_path(name)))
+    prog = lp.kernel(lp.kernel_names[0]).program
+    names = [i.name for i in prog.instructions]
+    text, _ = blockjit.blocks_ir(prog.code, names, blockjit.find_blocks(prog.code, names))
+    asm = cpu_target.target_context.codegen()._tm.emit_assembly(llvm.parse_assembly(text))
+    print(name, asm.count("vpmaskmov"), asm.count("vpextr") + asm.count("btq"), asm.count("zmm"))
+"""
+
+
+def test_avx2_blocks_store_with_blends_and_make_masks_as_vectors():
+    # exec/blockjit.py: a block's VGPR rows are stored whole (volatile: not folded into AVX2's
+    # microcoded vpmaskmovd) and its EXEC predicates are built as vectors (lanes.lane_predicate:
+    # a bitcast of the i64 mask is a bit extract per lane on AVX2)
+    import platform
+    if platform.machine() not in ("x86_64", "AMD64"):
+        pytest.skip("x86 code generation")
+    env = dict(os.environ, NUMBA_CPU_NAME="znver3", PYTHONPATH=str(ROOT))
+    feats = _avx2_features()
+    if feats is not None:
+        env["NUMBA_CPU_FEATURES"] = feats
+    env.pop("NUMBA_DISABLE_JIT", None)
+    proc = subprocess.run([sys.executable, "-c", BLOCK_ASM_CHILD, "mandelbrot", "nbody"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    for line in proc.stdout.strip().splitlines():
+        name, masked, extracts, zmm = line.split()
+        assert int(masked) == 0, f"{name}: AVX2 block code stores with vpmaskmov"
+        assert int(extracts) < 64, f"{name}: AVX2 block code extracts mask bits lane by lane"
+        assert int(zmm) == 0, f"{name}: AVX-512 registers in AVX2 code"

@@ -25,7 +25,8 @@ from ..timing.trace import TRACE_SLACK, add_run, call_recorder, recorder_address
 from . import dispatch_gen as D
 from .jit import native_address, njit, view_i64_2d, view_u8_1d, view_u32_2d, view_u64_2d
 from .lanes import copy_row_modified, fill_row
-from .layout import (ALL_LANES, C_ABS, C_CLAMP, C_DST, C_DS_AMASK, C_DS_FN, C_DS_ROW_A, C_DS_ROW_B,
+from .layout import (ALL_LANES, C_ABS, C_BLEN, C_BLK, C_BNSALU, C_BNVALU, C_BSMAX, C_BVMAX,
+                     C_CLAMP, C_DST, C_DS_AMASK, C_DS_FN, C_DS_ROW_A, C_DS_ROW_B,
                      C_DS_UO0, C_DS_UO1, C_F2, C_F3, C_FAST, C_FLAGS, C_FL_FN, C_FL_ROW, C_FL_SPAN,
                      C_FN, C_H, C_IMM, C_K, C_K0, C_K1, C_K2, C_KD, C_LIT, C_NEG, C_OMOD, C_OMODW,
                      C_PC, C_S0, C_S1, C_S2, C_SDST, C_SIZE, C_SMAX, C_TGT, C_V0, C_V1, C_V2,
@@ -54,7 +55,7 @@ from .layout import (ALL_LANES, C_ABS, C_CLAMP, C_DST, C_DS_AMASK, C_DS_FN, C_DS
                      WS_LDS_BASE, WS_LDS_INSTS, WS_LDS_SIZE, WS_MODE, WS_MSG_COUNT, WS_PC, WS_SALU,
                      WS_SCC, WS_SGPRS, WS_SMEM, WS_STATUS, WS_STEPS, WS_TAKEN, WS_TRAPSTS,
                      WS_VALU, WS_VALU_LANES, WS_VBASE, WS_VCOUNT, WS_VMEM, WS_WORK)
-from .opkernels import call_salu, call_valu, call_valu32
+from .opkernels import call_block, call_salu, call_valu, call_valu32
 from .state import (count_valu, fail, get_exec, get_vcc, read_scalar, set_pair, vgpr_ok,
                     write_scalar)
 
@@ -562,7 +563,9 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
     of PC, SCC, the step and instruction counters, using operand kinds and constants the
     decoder precomputed (gcnemu/exec/program.py: C_K*, C_V*, C_SMAX, C_VMAX, C_FAST), in an
     inner loop of their own (`fast_row` says which rows): a run of them goes on there without
-    the outer loop's dispatch (mandelbrot's loop never leaves it). The memory
+    the outer loop's dispatch (mandelbrot's loop never leaves it). A row where a block
+    starts (exec/blockjit.py: C_BLK, a straight-line run of such rows compiled into one
+    function) runs the whole run in one call unless the block declines. The memory
     fast paths follow; everything else -- and any instruction whose operands need a run-time
     check that fails -- goes to `step_generic` with the locals written back to ws first and
     reloaded after.
@@ -618,6 +621,7 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
     vstride = np.int64(vgpr.strides[0])
     pvb = pv + (vbase - 256) * vstride   # VGPR operand code c (256 + v) is the row at pvb + c * vstride
     q32 = np.int64(t32.ctypes.data)
+    psg = np.int64(sregs.ctypes.data) + w * np.int64(sregs.strides[0])   # the wave's SGPR row
     plds = np.int64(frame[FR_LDS])
     pdata = np.int64(mem_data.ctypes.data)
     pmapped = np.int64(mem_mapped.ctypes.data)
@@ -698,7 +702,24 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
             # trace's position live in this loop: functional mode ran ~5% slower).
             stop = False
             while True:
-                if h == H_SALU:
+                # a block (exec/blockjit.py) starts here: its rows in one call, unless it
+                # would pass the step stop (or this run records: fast_stop -1), the wave
+                # lacks its registers, or it declines (-1: nothing stored; this row and the
+                # next then run one at a time below)
+                blk = np.int64(-1)
+                if code[pc, C_BLK] != 0 and steps + code[pc, C_BLEN] - 1 <= fast_stop and \
+                        code[pc, C_BSMAX] <= nsg and code[pc, C_BVMAX] <= vcount:
+                    blk = call_block(code[pc, C_BLK], pvb, vstride, psg, np.int64(scc), mode)
+                if blk >= 0:
+                    nb = code[pc, C_BLEN]
+                    scc = blk & 1
+                    nlanes += blk >> 1
+                    nvalu += code[pc, C_BNVALU]
+                    nsalu += code[pc, C_BNSALU]
+                    steps += nb - 1
+                    insts += nb - 1
+                    next_pc = pc + nb
+                elif h == H_SALU:
                     kd = code[pc, C_KD]
                     dc = code[pc, C_DST]
                     wd = code[pc, C_WD]

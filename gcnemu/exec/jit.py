@@ -33,6 +33,8 @@ JIT_OPTIONS = dict(cache=True, fastmath=False, boundscheck=False, error_model="n
 
 PACKAGE = Path(__file__).resolve().parents[1]   # gcnemu/
 _JITTED_SOURCES = ("exec", "mem", "sem", "timing", "sanitize/record.py", "sanitize/analysis.py")
+#: files in those folders with no numba code (nothing compiled into the cache depends on them)
+_UNJITTED = ("exec/blockjit.py",)
 
 #: the bounds-checked build (see the module docstring)
 BOUNDSCHECK = os.environ.get("GCNEMU_BOUNDSCHECK", "") not in ("", "0")
@@ -59,7 +61,7 @@ def _source_hash() -> str:
         p = PACKAGE / name
         files = sorted(p.rglob("*.py")) if p.is_dir() else [p]
         for f in files:
-            if f.exists():
+            if f.exists() and f.relative_to(PACKAGE).as_posix() not in _UNJITTED:
                 h.update(f.name.encode())
                 h.update(f.read_bytes())
     return h.hexdigest()

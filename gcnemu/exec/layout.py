@@ -92,6 +92,10 @@ C_DS_FN, C_DS_ROW_A, C_DS_ROW_B, C_DS_UO0, C_DS_UO1, C_DS_AMASK = C_V1, C_DST, C
 #: FLAT rows with a fast form (mem/flat.flat_row_form, C_FAST 1): the row kernel's address,
 #: the data or destination row and the bytes each lane accesses
 C_FL_FN, C_FL_ROW, C_FL_SPAN = C_V1, C_DST, C_S1
+#: the first row of a block (exec/blockjit.py; SALU, VALU, nop rows, whose C_F1.. are free):
+#: the block function's address (0: no block starts here), its rows, VALU rows, SALU rows and
+#: the SGPRs / VGPRs its operands need (checked per wave, as C_SMAX / C_VMAX)
+C_BLK, C_BLEN, C_BNVALU, C_BNSALU, C_BSMAX, C_BVMAX = C_F1, C_F2, C_F3, C_F4, C_F5, C_F6
 
 # --- instruction flags (column C_FLAGS) ---------------------------------------------------------
 FL_LIT_HIGH = 1        # a literal in a 64-bit float operand supplies the high dword

@@ -22,6 +22,7 @@ from ..mem.space import zeros_aligned
 from ..mem.subops import subop as memory_subop
 from ..sem import valu_int
 from ..sem.fp import output_modifier_width
+from . import blockjit
 from . import layout as L
 from .dispatch_gen import SALU_NAMES, VALU_NAMES
 from .layout import (C_ABS, C_CLAMP, C_DST, C_F0, C_F1, C_F2, C_F3, C_F4, C_F5, C_F6, C_FAST,
@@ -337,6 +338,8 @@ def build_program(instructions: list, name: str = "snippet", gen: str = table.GF
             _row32_operands(code[i])
     if not instructions:
         code[0, C_H] = L.H_ENDPGM
+    elif blockjit.ENABLED:
+        blockjit.compile_blocks(code, [ins.name for ins in instructions])
     return Program(code, list(instructions), pc_index, name)
 
 

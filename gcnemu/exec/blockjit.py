@@ -1,0 +1,767 @@
+"""The basic-block JIT: straight-line runs of fast SALU and 32-bit VALU rows as one native function.
+
+run_wave's hot loop (gcnemu/exec/engine.py) spends ~10 ns per wave-instruction outside the row
+kernels themselves: reading the decode table, forming operand addresses, one indirect call and
+the EXEC-masked store. A *block* is a run of consecutive rows that the hot loop would run one
+at a time -- SALU and saveexec rows with a fast form, 32-bit VALU rows of the ops in ``VALU_OPS``,
+nops and s_waitcnt -- that no branch enters except at its first row. ``compile_blocks`` turns
+each block of a program into an LLVM function over ``<64 x i32>`` rows (llvmlite IR, compiled
+by numba's own code generator for numba's target CPU: an ``NUMBA_CPU_NAME`` /
+``NUMBA_CPU_FEATURES`` override applies to blocks as to every row kernel), once per program and
+process, and writes its address into the block's first row (layout.C_BLK and the columns beside
+it). The engine calls it there instead of running the rows one by one.
+
+A block keeps every register it touches in SSA values: a VGPR row is loaded once, each VALU
+result merged under the EXEC mask of the moment (``select``), SGPRs (EXEC and VCC among them)
+are 32-bit values; nothing is stored until the end, so that a block can still decline:
+
+* f32 arithmetic (add, sub, mul, mad/mac/madak/madmk, fma, rcp, sqrt, and the plain forms
+  of v_rsq_f32, v_div_scale/fmas/fixup_f32) is the host's IEEE round-to-nearest-even
+  arithmetic (valu_float.PLAIN32), which equals the hardware's only when MODE rounds to
+  nearest and no lane of an operand, intermediate or result is a denormal and no result is a
+  NaN (plus each op's own condition: v_rsq's Newton step not next to a rounding midpoint,
+  div_scale's and div_fixup's quick cases, no active VCC lane for div_fmas): exactly the
+  condition under which the op's 32-bit row kernel keeps its own plain form
+  (gcnemu/sem/valu_float.py, "plain f32 rows"; the same keys over the same 64 lanes). f32
+  compares: no operand a denormal or a NaN. The keys are folded over the whole block as
+  lanewise minima/maxima (each SSA value once) and tested once at its end.
+* when any of that fails, the function returns -1 having stored nothing, and the engine runs
+  the block's first row by the old path, then the rows after it one at a time up to the next
+  block's start: the row kernels then apply MODE's denormal, NaN and rounding rules.
+
+So a block either gives the bits the row-by-row path gives or leaves the state untouched. The
+integer ops, moves, compares and SALU ops have no such condition; SALU ops without an inline
+form call their compiled kernel (opkernels.salu_address) from the block.
+
+Signature: ``r = block(pvb, vstride, psgpr, scc, mode)``: ``pvb`` the address VGPR operand code
+0 would have (code c = 256 + v is the row at pvb + c * vstride), ``psgpr`` the wave's uint32
+SGPR row, ``scc`` and ``mode`` the engine's locals. ``r`` is -1 (declined) or
+``(active VALU lanes summed over the block's VALU rows) << 1 | new SCC``.
+
+Set ``GCNEMU_BLOCKJIT=0`` in the environment to decode programs without blocks (the old path
+everywhere; tests compare the two).
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+import time
+
+import numpy as np
+from llvmlite import ir
+
+from . import layout as L
+from .lanes import _volatile, _VolatileStore, lane_predicate
+from .layout import (
+    C_ABS,
+    C_CLAMP,
+    C_DST,
+    C_FAST,
+    C_FLAGS,
+    C_H,
+    C_K,
+    C_K0,
+    C_KD,
+    C_NEG,
+    C_OMOD,
+    C_S0,
+    C_SDST,
+    C_SMAX,
+    C_TGT,
+    C_V0,
+    C_V2,
+    C_VMAX,
+    C_W0,
+    C_WD,
+)
+
+#: whether build_program compiles blocks (GCNEMU_BLOCKJIT=0: never)
+ENABLED = os.environ.get("GCNEMU_BLOCKJIT", "1") not in ("0", "")
+#: a block shorter than this is left to the row-by-row path (one row gains nothing)
+MIN_ROWS = 2
+
+I1, I32, I64 = ir.IntType(1), ir.IntType(32), ir.IntType(64)
+V32 = ir.VectorType(I32, 64)
+VF = ir.VectorType(ir.FloatType(), 64)
+V1 = ir.VectorType(I1, 64)
+V64 = ir.VectorType(I64, 64)
+
+# --- the VALU ops a block runs, by kind ---------------------------------------------------------
+#: f32 arithmetic with a plain host form (valu_float.PLAIN32): name -> form
+_FLOAT = {"v_add_f32": "add", "v_sub_f32": "sub", "v_subrev_f32": "subrev", "v_mul_f32": "mul",
+          "v_mad_f32": "mad", "v_mac_f32": "mad", "v_madak_f32": "mad", "v_madmk_f32": "madmk",
+          "v_fma_f32": "fma", "v_div_fmas_f32": "div_fmas", "v_rcp_f32": "rcp",
+          "v_sqrt_f32": "sqrt", "v_rsq_f32": "rsq", "v_div_scale_f32": "div_scale",
+          "v_div_fixup_f32": "div_fixup"}
+#: f32 compare predicates (valu_float.CMP_PREDICATES) -> (ordered, llvmlite fcmp operator); f
+#: and tru are constants (None)
+_FCMP = {"f": None, "lt": (True, "<"), "eq": (True, "=="), "le": (True, "<="), "gt": (True, ">"),
+         "lg": (True, "!="), "ge": (True, ">="), "o": (True, "ord"), "u": (False, "uno"),
+         "nge": (False, "<"), "nlg": (False, "=="), "ngt": (False, "<="), "nle": (False, ">"),
+         "neq": (False, "!="), "nlt": (False, ">="), "tru": None}
+#: integer compares -> LLVM icmp condition (signed for _i32, unsigned for _u32)
+_ICMP = {"lt": "<", "eq": "==", "le": "<=", "gt": ">", "ne": "!=", "ge": ">=", "f": None,
+         "t": None}
+#: integer and bitwise ops (valu_int's semantics, written out in _int_op)
+_INT = ("v_mov_b32", "v_add_i32", "v_sub_i32", "v_subrev_i32", "v_addc_u32", "v_subb_u32",
+        "v_subbrev_u32", "v_cndmask_b32", "v_and_b32", "v_or_b32", "v_xor_b32", "v_not_b32",
+        "v_lshl_b32", "v_lshlrev_b32", "v_lshr_b32", "v_lshrrev_b32", "v_ashr_i32",
+        "v_ashrrev_i32", "v_mul_lo_u32", "v_mul_lo_i32", "v_mul_hi_u32", "v_mul_hi_i32",
+        "v_mul_u32_u24", "v_mul_i32_i24", "v_min_u32", "v_max_u32", "v_min_i32", "v_max_i32",
+        "v_mad_u32_u24", "v_mad_i32_i24", "v_bfe_u32", "v_bfi_b32", "v_alignbit_b32")
+
+
+def valu_kind(name: str):
+    """How a block runs VALU op ``name``: ("float", form), ("fcmp", pred), ("icmp", (cond,
+    signed)), ("int", name), or None (the op ends a block)."""
+    if name in _FLOAT:
+        return "float", _FLOAT[name]
+    if name in _INT:
+        return "int", name
+    if name.startswith(("v_cmp_", "v_cmpx_")):
+        parts = name.split("_")      # v, cmp[x], pred, type
+        if len(parts) == 4:
+            pred, ty = parts[2], parts[3]
+            if ty == "f32" and pred in _FCMP:
+                return "fcmp", pred
+            if ty in ("i32", "u32") and pred in _ICMP:
+                return "icmp", (pred, ty == "i32")
+    return None
+
+
+VALU_OPS = frozenset(_FLOAT) | frozenset(_INT)
+
+
+def _row_ok(code: np.ndarray, i: int, name: str) -> bool:
+    """Whether row i (instruction ``name``) may be part of a block: a row run_wave's hot loop
+    runs (engine.fast_row) and one this module translates."""
+    h = int(code[i, C_H])
+    if h in (L.H_NOP, L.H_WAITCNT):
+        return True
+    if not code[i, C_FAST]:
+        return False
+    if h in (L.H_SALU, L.H_SAVEEXEC):
+        return True
+    if h in (L.H_VALU, L.H_VCMP):
+        flags = int(code[i, C_FLAGS])
+        if not flags & L.FL_ROW32 or code[i, C_OMOD] or code[i, C_CLAMP]:
+            return False
+        return valu_kind(name) is not None
+    return False
+
+
+def find_blocks(code: np.ndarray, names: list) -> list:
+    """The blocks of a decoded program: (first row, rows) for each maximal run of rows that
+    `_row_ok` accepts, split where a branch enters, at least MIN_ROWS long."""
+    n = code.shape[0]
+    targets = set()
+    for i in range(n):
+        if int(code[i, C_H]) in (L.H_BRANCH, L.H_CBRANCH) and 0 <= int(code[i, C_TGT]) < n:
+            targets.add(int(code[i, C_TGT]))
+    blocks = []
+    start = None
+    for i in range(n + 1):
+        ok = i < n and _row_ok(code, i, names[i])
+        if start is not None and (not ok or i in targets):
+            if i - start >= MIN_ROWS:
+                blocks.append((start, i - start))
+            start = None
+        if ok and start is None:
+            start = i
+    return blocks
+
+
+# --- IR building --------------------------------------------------------------------------------
+def _splat(b, v, ty=V32):
+    """A vector of ``v`` in every lane."""
+    undef = ir.Constant(ty, ir.Undefined)
+    one = b.insert_element(undef, v, ir.Constant(I32, 0))
+    return b.shuffle_vector(one, undef, ir.Constant(ir.VectorType(I32, 64), None))
+
+
+_current = threading.local()   # the _Block whose IR is being emitted (for _vconst)
+
+
+def _vconst(v: int):
+    """The row of uint32 ``v`` in every lane, made once per block (a splat: a constant vector
+    would spell out its 64 elements wherever it is used, most of the IR's text and of the
+    time numba's parser and llvmlite's printer take)."""
+    blk = _current.blk
+    v &= 0xFFFFFFFF
+    if v not in blk.consts:
+        blk.consts[v] = _splat(blk.b, ir.Constant(I32, v))
+    return blk.consts[v]
+
+
+def _fconst(x: float, ty=None):
+    """A row of float ``x`` (f32, or f64 lanes with ``ty``), made once per block."""
+    blk = _current.blk
+    key = (x, str(ty))
+    if key not in blk.consts:
+        if ty is None:
+            blk.consts[key] = blk.b.bitcast(_vconst(int(np.float32(x).view(np.uint32))), VF)
+        else:
+            blk.consts[key] = _splat(blk.b, ir.Constant(ty.element, x), ty)
+    return blk.consts[key]
+
+
+def _mask_vec(b, m):
+    """The i64 lane mask ``m`` as <64 x i1> (lane l: bit l), made once per mask value:
+    lanes.lane_predicate's whole-vector form (a bitcast is one kmov with AVX-512 but a bit
+    extract per lane on AVX2)."""
+    blk = _current.blk
+    if id(m) not in blk.preds:
+        blk.preds[id(m)] = (m, lane_predicate(b, m))
+    return blk.preds[id(m)][1]
+
+
+def _mask_int(b, v):
+    """<64 x i1> as the i64 lane mask."""
+    return b.bitcast(v, I64)
+
+
+def _umin(b, x, y):
+    return b.call(_intrinsic(_current.blk, "llvm.umin.v64i32", V32, 2), [x, y])
+
+
+def _umax(b, x, y):
+    return b.call(_intrinsic(_current.blk, "llvm.umax.v64i32", V32, 2), [x, y])
+
+
+def _check_denormal(blk, v):
+    """Fold the f32 bits ``v`` into the block's denormal key: the lanewise minimum of
+    (v << 1) - 2 (valu_float._dkey exact), below DENORMAL_KEY in some lane exactly when some
+    lane of some value folded in is a denormal. A value is folded once (SSA identity); a merge
+    of two folded values needs no fold of its own (its lanes are theirs)."""
+    if id(v) in blk.dchecked:
+        return
+    b = blk.b
+    k = b.sub(b.shl(v, _vconst(1)), _vconst(2))
+    blk.dkey = k if blk.dkey is None else _umin(b, blk.dkey, k)
+    blk.dchecked[id(v)] = v
+
+
+def _check_nan(blk, v):
+    """Fold the f32 bits ``v`` into the block's NaN key: the lanewise maximum of v << 1
+    (valu_float._nkey), above NAN_KEY exactly when a lane of a value folded in is a NaN."""
+    if id(v) in blk.nchecked:
+        return
+    k = blk.b.shl(v, _vconst(1))
+    blk.nkey = k if blk.nkey is None else _umax(blk.b, blk.nkey, k)
+    blk.nchecked[id(v)] = v
+
+
+class _Block:
+    """SSA state of one block while its IR is emitted."""
+
+    def __init__(self, b, pvb, vstride, psg, scc, mode, fns):
+        self.b, self.pvb, self.vstride, self.psg = b, pvb, vstride, psg
+        self.scc, self.mode = scc, mode
+        self.v, self.s = {}, {}            # VGPR code -> <64 x i32>; SGPR index -> i32
+        self.vdirty, self.sdirty = [], []
+        self.bad = ir.Constant(V1, None)   # lanes that make the block decline (rare ops' tests)
+        self.dkey = self.nkey = None       # folded keys (_check_denormal, _check_nan)
+        self.dchecked, self.nchecked = {}, {}   # id -> value folded into them (kept alive)
+        self.modebad = ir.Constant(I1, 0)
+        self.nlanes = ir.Constant(I64, 0)
+        self.fns = fns                     # SALU kernel address -> its declared pointer
+        self.consts = {}                   # splat rows made so far (_vconst, _fconst)
+        self.preds = {}                    # id(i64 mask) -> (mask, <64 x i1>) (_mask_vec)
+        self.pairs = {}                    # (id(lo), id(hi)) -> (lo, hi, i64) (sget64)
+
+    def vaddr(self, c):
+        b = self.b
+        a = b.add(self.pvb, b.mul(ir.Constant(I64, c), self.vstride))
+        return b.inttoptr(a, V32.as_pointer())
+
+    def vget(self, c):
+        if c not in self.v:
+            self.v[c] = self.b.load(self.vaddr(c), align=4)
+        return self.v[c]
+
+    def vset(self, c, val):
+        if c not in self.vdirty:
+            self.vdirty.append(c)
+        self.v[c] = val
+
+    def sget(self, i):
+        if i not in self.s:
+            p = self.b.gep(self.psg, [ir.Constant(I64, i)])
+            self.s[i] = self.b.load(p, align=4)
+        return self.s[i]
+
+    def sset(self, i, val):
+        if i not in self.sdirty:
+            self.sdirty.append(i)
+        self.s[i] = val
+
+    def sget64(self, i):
+        """SGPRs i, i + 1 as an i64, made once per pair of values (EXEC is read by every
+        VALU row: one value, and one predicate of it, while no row writes it)."""
+        lo, hi = self.sget(i), self.sget(i + 1)
+        key = (id(lo), id(hi))
+        if key not in self.pairs:
+            b = self.b
+            v = b.or_(b.zext(lo, I64), b.shl(b.zext(hi, I64), ir.Constant(I64, 32)))
+            self.pairs[key] = (lo, hi, v)
+        return self.pairs[key][2]
+
+    def sset64(self, i, val):
+        b = self.b
+        self.sset(i, b.trunc(val, I32))
+        self.sset(i + 1, b.trunc(b.lshr(val, ir.Constant(I64, 32)), I32))
+
+    def exec_(self):
+        return self.sget64(L.EXEC_LO)
+
+    def flag(self, lanes):
+        self.bad = self.b.or_(self.bad, lanes)
+
+
+def _scalar_src(blk, code, r, i, ndw):
+    """SALU/saveexec source i: a constant (C_V*) or SGPRs, as an i64."""
+    if int(code[r, C_K0 + i]) == L.OP_SREG:
+        c = int(code[r, C_S0 + i])
+        return blk.sget64(c) if ndw >= 2 else blk.b.zext(blk.sget(c), I64)
+    return ir.Constant(I64, int(code[r, C_V0 + i]) & 0xFFFFFFFFFFFFFFFF)
+
+
+def _emit_salu(blk, code, r):
+    b = blk.b
+    a = _scalar_src(blk, code, r, 0, int(code[r, C_W0]))
+    bb = _scalar_src(blk, code, r, 1, int(code[r, C_W0 + 1]))
+    kd, dc, wd = int(code[r, C_KD]), int(code[r, C_DST]), int(code[r, C_WD])
+    q = int(code[r, C_V2])
+    if q == L.SQ_NONE:
+        d = ir.Constant(I64, 0)
+        if kd == L.OP_SREG:
+            d = blk.sget64(dc) if wd >= 2 else b.zext(blk.sget(dc), I64)
+        res = _call_salu(blk, int(code[r, L.C_SFN]), a, bb, d)
+    else:
+        if q == L.SQ_MOV:
+            res = a
+        else:
+            ones = ir.Constant(I64, -1)
+            res = {L.SQ_AND: lambda: b.and_(a, bb), L.SQ_OR: lambda: b.or_(a, bb),
+                   L.SQ_XOR: lambda: b.xor(a, bb), L.SQ_ANDN2: lambda: b.and_(a, b.xor(bb, ones)),
+                   L.SQ_ORN2: lambda: b.or_(a, b.xor(bb, ones)),
+                   L.SQ_NAND: lambda: b.xor(b.and_(a, bb), ones),
+                   L.SQ_NOR: lambda: b.xor(b.or_(a, bb), ones),
+                   L.SQ_XNOR: lambda: b.xor(b.xor(a, bb), ones)}.get(q, lambda: b.xor(a, ones))()
+            if wd < 2:
+                res = b.and_(res, ir.Constant(I64, 0xFFFFFFFF))
+            blk.scc = b.zext(b.icmp_unsigned("!=", res, ir.Constant(I64, 0)), I64)
+    if kd == L.OP_SREG:
+        if wd >= 2:
+            blk.sset64(dc, res)
+        else:
+            blk.sset(dc, b.trunc(res, I32))
+
+
+def _call_salu(blk, addr, a, bb, d):
+    """Call the compiled SALU kernel at ``addr`` (numba's calling convention, as
+    opkernels.call_salu): returns the result; blk.scc becomes its SCC."""
+    b = blk.b
+    i8p = ir.IntType(8).as_pointer()
+    slot = b.alloca(I64)
+    exc = b.alloca(i8p)
+    sccout = b.alloca(I64)
+    fnty = ir.FunctionType(I32, [I64.as_pointer(), i8p.as_pointer(), I64, I64, I64, I64,
+                                 I64.as_pointer()])
+    fn = b.inttoptr(ir.Constant(I64, addr), fnty.as_pointer())
+    b.store(blk.scc, sccout)
+    b.call(fn, [slot, exc, a, bb, d, blk.scc, sccout])
+    blk.scc = b.load(sccout)
+    return b.load(slot)
+
+
+def _emit_saveexec(blk, code, r):
+    b = blk.b
+    s = _scalar_src(blk, code, r, 0, 2)
+    ex = blk.exec_()
+    ones = ir.Constant(I64, -1)
+    k = int(code[r, C_K])
+    nx = [lambda: b.and_(s, ex), lambda: b.or_(s, ex), lambda: b.xor(s, ex),
+          lambda: b.and_(s, b.xor(ex, ones)), lambda: b.or_(s, b.xor(ex, ones)),
+          lambda: b.xor(b.and_(s, ex), ones), lambda: b.xor(b.or_(s, ex), ones),
+          lambda: b.xor(b.xor(s, ex), ones)][k]()
+    blk.sset64(int(code[r, C_DST]), ex)
+    blk.sset64(L.EXEC_LO, nx)
+    blk.scc = b.zext(b.icmp_unsigned("!=", nx, ir.Constant(I64, 0)), I64)
+
+
+def _valu_src(blk, code, r, i, const_value):
+    """VALU source row i as <64 x i32>, abs/neg applied (constants: the decoder applied them
+    already, engine.row32_source)."""
+    b = blk.b
+    kind = int(code[r, C_K0 + i])
+    if kind == L.OP_CONST:
+        return _vconst(const_value(int(code[r, C_V0 + i])))
+    if kind == L.OP_NONE:
+        return _vconst(0)
+    if kind == L.OP_VGPR:
+        v = blk.vget(int(code[r, C_S0 + i]))
+    else:
+        v = _splat(b, blk.sget(int(code[r, C_S0 + i])))
+    am = 0x80000000 if (int(code[r, C_ABS]) >> i) & 1 else 0
+    nm = 0x80000000 if (int(code[r, C_NEG]) >> i) & 1 else 0
+    if am:
+        v = b.and_(v, _vconst(~am))
+    if nm:
+        v = b.xor(v, _vconst(nm))
+    return v
+
+
+def _f(b, v):
+    return b.bitcast(v, VF)
+
+
+def _u(b, v):
+    return b.bitcast(v, V32)
+
+
+def _intrinsic(blk, name, ty, nargs):
+    """The declaration of LLVM intrinsic ``name`` (on vector type ``ty``) in the module."""
+    return blk.module.globals.get(name) or \
+        ir.Function(blk.module, ir.FunctionType(ty, [ty] * nargs), name)
+
+
+def _emit_float(blk, form, s0, s1, s2, cin, ex):
+    """The plain f32 form of valu_float.PLAIN32, with the lanes for which the op's 32-bit row
+    kernel would leave it flagged: the result bits."""
+    b = blk.b
+    blk.modebad = b.or_(blk.modebad, b.icmp_unsigned(
+        "!=", b.and_(blk.mode, ir.Constant(I64, 3)), ir.Constant(I64, 0)))
+    one = _fconst(1.0)
+    checks = [s0, s1]
+    if form == "add":
+        r = _u(b, b.fadd(_f(b, s0), _f(b, s1)))
+    elif form == "sub":
+        r = _u(b, b.fsub(_f(b, s0), _f(b, s1)))
+    elif form == "subrev":
+        r = _u(b, b.fsub(_f(b, s1), _f(b, s0)))
+    elif form == "mul":
+        r = _u(b, b.fmul(_f(b, s0), _f(b, s1)))
+    elif form in ("mad", "madmk"):
+        x, y, z = (s0, s1, s2) if form == "mad" else (s0, s2, s1)
+        p = _u(b, b.fmul(_f(b, x), _f(b, y)))
+        r = _u(b, b.fadd(_f(b, p), _f(b, z)))
+        checks = [x, y, z, p]
+    elif form in ("fma", "div_fmas"):
+        if form == "div_fmas":
+            # the plain fma only where no active lane has VCC set (no scaling)
+            blk.modebad = b.or_(blk.modebad, b.icmp_unsigned(
+                "!=", b.and_(b.bitcast(cin, I64), ex), ir.Constant(I64, 0)))
+        fma = _intrinsic(blk, "llvm.fma.v64f32", VF, 3)
+        r = _u(b, b.call(fma, [_f(b, s0), _f(b, s1), _f(b, s2)]))
+        checks = [s0, s1, s2]
+    elif form == "rcp":
+        r = _u(b, b.fdiv(one, _f(b, s0)))
+        checks = [s0]
+    elif form == "sqrt":
+        r = _u(b, b.call(_intrinsic(blk, "llvm.sqrt.v64f32", VF, 1), [_f(b, s0)]))
+        checks = [s0]
+    elif form == "rsq":
+        r = _rsq(blk, s0)
+        checks = [s0]
+    elif form == "div_scale":
+        # S0 unchanged where the quick case holds (valu_float._plain_div_scale_f32)
+        m = _vconst(0x7FFFFFFF)
+        lo_norm = _vconst(0x800000)
+        e1 = b.and_(b.lshr(s1, _vconst(23)), _vconst(0xFF))
+        e2 = b.and_(b.lshr(s2, _vconst(23)), _vconst(0xFF))
+        ok = [b.icmp_unsigned("<", b.sub(b.and_(s1, m), lo_norm), _vconst(0x7F000000)),
+              b.icmp_unsigned("<", b.sub(b.and_(s2, m), lo_norm), _vconst(0x7F000000)),
+              b.icmp_unsigned("<", b.and_(s0, m), _vconst(0x7F800000)),
+              b.icmp_unsigned("<=", b.and_(s1, m), _vconst(0x7E800000)),
+              b.icmp_unsigned(">", e2, _vconst(23)),
+              b.icmp_unsigned("<=", b.sub(b.add(e2, _vconst(125)), e1), _vconst(220))]
+        good = ok[0]
+        for o in ok[1:]:
+            good = b.and_(good, o)
+        blk.flag(b.not_(good))
+        return s0
+    else:   # div_fixup (valu_float._plain_div_fixup_f32)
+        m = _vconst(0x7FFFFFFF)
+        ok = b.and_(b.and_(
+            b.icmp_unsigned("<", b.sub(b.and_(s1, m), _vconst(1)), _vconst(0x7F7FFFFF)),
+            b.icmp_unsigned("<", b.sub(b.and_(s2, m), _vconst(1)), _vconst(0x7F7FFFFF))),
+            b.icmp_unsigned("<=", b.and_(s0, m), _vconst(0x7F800000)))
+        blk.flag(b.not_(ok))
+        return b.or_(b.and_(b.xor(s1, s2), _vconst(0x80000000)), b.and_(s0, m))
+    for v in checks + [r]:
+        _check_denormal(blk, v)
+    _check_nan(blk, r)
+    return r
+
+
+def _rsq(blk, a):
+    """valu_float._plain_rsq_f32 over the row: y0 = 1/sqrt(x) in f32, one Newton step in f64,
+    lanes whose step lies near an f32 rounding midpoint flagged (RSQ_MIDPOINT_MARGIN)."""
+    from ..sem.valu_float import RSQ_MIDPOINT_MARGIN
+    b = blk.b
+    VD = ir.VectorType(ir.DoubleType(), 64)
+    x = _f(b, a)
+    y0 = b.fdiv(_fconst(1.0),
+                b.call(_intrinsic(blk, "llvm.sqrt.v64f32", VF, 1), [x]))
+    xd = b.fpext(x, VD)
+    yd = b.fpext(y0, VD)
+    e = b.fsub(_fconst(1.0, VD), b.fmul(xd, b.fmul(yd, yd)))
+    y1 = b.fadd(yd, b.fmul(b.fmul(_fconst(0.5, VD), yd), e))
+    low = b.and_(b.trunc(b.bitcast(y1, V64), V32), _vconst(0x1FFFFFFF))
+    near = b.and_(b.add(low, _vconst(RSQ_MIDPOINT_MARGIN - 0x10000000)), _vconst(0x1FFFFFFF))
+    blk.flag(b.icmp_unsigned("<=", near, _vconst(2 * RSQ_MIDPOINT_MARGIN)))
+    ok = b.fcmp_ordered("==", e, e)
+    return _u(b, b.select(ok, b.fptrunc(y1, VF), y0))
+
+
+def _int_op(blk, name, s0, s1, s2, cin):
+    """(result, per-lane flag or None) of integer op ``name`` (gcnemu/sem/valu_int.py)."""
+    b = blk.b
+    c31 = _vconst(31)
+    if name == "v_mov_b32":
+        return s0, None
+    if name == "v_add_i32":
+        r = b.add(s0, s1)
+        return r, b.icmp_unsigned("<", r, s0)
+    if name == "v_sub_i32":
+        return b.sub(s0, s1), b.icmp_unsigned(">", s1, s0)
+    if name == "v_subrev_i32":
+        return b.sub(s1, s0), b.icmp_unsigned(">", s0, s1)
+    if name in ("v_addc_u32", "v_subb_u32", "v_subbrev_u32", "v_cndmask_b32"):
+        c = cin
+        if name == "v_cndmask_b32":
+            return b.select(c, s1, s0), None
+        cz = b.zext(c, V64)
+        a64, b64 = b.zext(s0, V64), b.zext(s1, V64)
+        if name == "v_addc_u32":
+            t = b.add(b.add(a64, b64), cz)
+            return b.trunc(t, V32), b.trunc(b.lshr(t, _splat(b, ir.Constant(I64, 32), V64)), V1)
+        x, y = (a64, b64) if name == "v_subb_u32" else (b64, a64)
+        y = b.add(y, cz)
+        return b.trunc(b.sub(x, y), V32), b.icmp_unsigned(">", y, x)
+    simple = {"v_and_b32": lambda: b.and_(s0, s1), "v_or_b32": lambda: b.or_(s0, s1),
+              "v_xor_b32": lambda: b.xor(s0, s1), "v_not_b32": lambda: b.xor(s0, _vconst(-1)),
+              "v_lshl_b32": lambda: b.shl(s0, b.and_(s1, c31)),
+              "v_lshlrev_b32": lambda: b.shl(s1, b.and_(s0, c31)),
+              "v_lshr_b32": lambda: b.lshr(s0, b.and_(s1, c31)),
+              "v_lshrrev_b32": lambda: b.lshr(s1, b.and_(s0, c31)),
+              "v_ashr_i32": lambda: b.ashr(s0, b.and_(s1, c31)),
+              "v_ashrrev_i32": lambda: b.ashr(s1, b.and_(s0, c31)),
+              "v_mul_lo_u32": lambda: b.mul(s0, s1), "v_mul_lo_i32": lambda: b.mul(s0, s1),
+              "v_min_u32": lambda: b.select(b.icmp_unsigned("<", s0, s1), s0, s1),
+              "v_max_u32": lambda: b.select(b.icmp_unsigned(">", s0, s1), s0, s1),
+              "v_min_i32": lambda: b.select(b.icmp_signed("<", s0, s1), s0, s1),
+              "v_max_i32": lambda: b.select(b.icmp_signed(">", s0, s1), s0, s1)}
+    if name in simple:
+        return simple[name](), None
+    if name in ("v_mul_hi_u32", "v_mul_hi_i32"):
+        ext = b.zext if name == "v_mul_hi_u32" else b.sext
+        p = b.mul(ext(s0, V64), ext(s1, V64))
+        return b.trunc(b.lshr(p, _splat(b, ir.Constant(I64, 32), V64)), V32), None
+    if name == "v_mul_u32_u24":
+        m = _vconst(0xFFFFFF)
+        return b.mul(b.and_(s0, m), b.and_(s1, m)), None
+    if name in ("v_mul_i32_i24", "v_mad_i32_i24"):
+        c8 = _vconst(8)
+        x = b.ashr(b.shl(s0, c8), c8)
+        y = b.ashr(b.shl(s1, c8), c8)
+        p = b.mul(x, y)
+        return (p if name == "v_mul_i32_i24" else b.add(p, s2)), None
+    if name == "v_mad_u32_u24":
+        m = _vconst(0xFFFFFF)
+        return b.add(b.mul(b.and_(s0, m), b.and_(s1, m)), s2), None
+    if name == "v_bfe_u32":
+        # (S0 >> off) & ((1 << width) - 1): width 0 gives 0, a field past bit 31 ends there
+        field = b.sub(b.shl(_vconst(1), b.and_(s2, c31)), _vconst(1))
+        return b.and_(b.lshr(s0, b.and_(s1, c31)), field), None
+    if name == "v_bfi_b32":
+        return b.or_(b.and_(s0, s1), b.and_(b.xor(s0, _vconst(-1)), s2)), None
+    if name == "v_alignbit_b32":
+        wide = b.or_(b.shl(b.zext(s0, V64), _splat(b, ir.Constant(I64, 32), V64)),
+                     b.zext(s1, V64))
+        return b.trunc(b.lshr(wide, b.zext(b.and_(s2, c31), V64)), V32), None
+    raise AssertionError(name)
+
+
+def _emit_valu(blk, code, r, name, const_value):
+    b = blk.b
+    flags = int(code[r, C_FLAGS])
+    kind, arg = valu_kind(name)
+    ex = blk.exec_()
+    blk.nlanes = b.add(blk.nlanes, b.call(blk.ctpop, [ex]))
+    s0 = _valu_src(blk, code, r, 0, const_value)
+    s1 = _valu_src(blk, code, r, 1, const_value)
+    cin = None
+    if flags & L.FL_CIN_S2:
+        s2 = _vconst(0)
+        cm = _scalar_src(blk, code, r, 2, 2)
+        cin = _mask_vec(b, cm)
+    else:
+        s2 = _valu_src(blk, code, r, 2, const_value)
+    if flags & L.FL_CIN_VCC:
+        cin = _mask_vec(b, blk.sget64(L.VCC_LO))
+    fl = None
+    res = None
+    if kind == "float":
+        res = _emit_float(blk, arg, s0, s1, s2, cin, ex)
+        fl = ir.Constant(V1, None)    # the plain cases of flag ops have no flag
+    elif kind == "fcmp":
+        for v in (s0, s1):
+            _check_denormal(blk, v)
+            _check_nan(blk, v)
+        if _FCMP[arg] is None:
+            fl = ir.Constant(V1, [int(arg == "tru")] * 64)
+        else:
+            ordered, op = _FCMP[arg]
+            fl = (b.fcmp_ordered if ordered else b.fcmp_unordered)(op, _f(b, s0), _f(b, s1))
+    elif kind == "icmp":
+        pred, signed = arg
+        if _ICMP[pred] is None:
+            fl = ir.Constant(V1, [int(pred == "t")] * 64)
+        else:
+            cmp = b.icmp_signed if signed else b.icmp_unsigned
+            fl = cmp(_ICMP[pred], s0, s1)
+    else:
+        res, fl = _int_op(blk, arg, s0, s1, s2, cin)
+    if flags & L.FL_CMP:
+        m = b.and_(_mask_int(b, fl), ex)
+        blk.sset64(int(code[r, C_SDST]), m)
+        if flags & L.FL_CMPX:
+            blk.sset64(L.EXEC_LO, m)
+        return
+    d = 256 + int(code[r, C_DST])
+    old = blk.vget(d)
+    merged = b.select(_mask_vec(b, ex), res, old)
+    for checked in (blk.dchecked, blk.nchecked):
+        if id(res) in checked and id(old) in checked:
+            checked[id(merged)] = merged
+    blk.vset(d, merged)
+    if flags & L.FL_FLAGS_TO_SDST:
+        blk.sset64(int(code[r, C_SDST]), b.and_(_mask_int(b, fl), ex))
+
+
+def _const_reader():
+    """Constant sources of 32-bit rows hold the address of a CONSTANT_ROWS row (the value
+    with abs/neg applied): read its first lane."""
+    def value(addr: int) -> int:
+        return ctypes.c_uint32.from_address(addr).value
+    return value
+
+
+def _reduction(module, op):
+    """llvm.vector.reduce.<op> over <64 x i32>, declared once per module."""
+    name = f"llvm.vector.reduce.{op}.v64i32"
+    return module.globals.get(name) or ir.Function(module, ir.FunctionType(I32, [V32]), name)
+
+
+def _emit_block(module, fname, code, names, start, nrows, ctpop):
+    fnty = ir.FunctionType(I64, [I64, I64, I32.as_pointer(), I64, I64])
+    fn = ir.Function(module, fnty, fname)
+    pvb, vstride, psg, scc, mode = fn.args
+    entry = fn.append_basic_block("entry")
+    b = ir.IRBuilder(entry)
+    blk = _Block(b, pvb, vstride, psg, scc, mode, {})
+    blk.ctpop = ctpop
+    blk.module = module
+    _current.blk = blk
+    cv = _const_reader()
+    for r in range(start, start + nrows):
+        h = int(code[r, C_H])
+        if h == L.H_SALU:
+            _emit_salu(blk, code, r)
+        elif h == L.H_SAVEEXEC:
+            _emit_saveexec(blk, code, r)
+        elif h in (L.H_VALU, L.H_VCMP):
+            _emit_valu(blk, code, r, names[r], cv)
+    bad = b.or_(b.icmp_unsigned("!=", _mask_int(b, blk.bad), ir.Constant(I64, 0)), blk.modebad)
+    if blk.dkey is not None:
+        lo = b.call(_reduction(module, "umin"), [blk.dkey])
+        bad = b.or_(bad, b.icmp_unsigned("<", lo, ir.Constant(I32, 0xFFFFFD)))
+    if blk.nkey is not None:
+        hi = b.call(_reduction(module, "umax"), [blk.nkey])
+        bad = b.or_(bad, b.icmp_unsigned(">", hi, ir.Constant(I32, 0xFF000000)))
+    store = fn.append_basic_block("store")
+    decline = fn.append_basic_block("decline")
+    b.cbranch(bad, decline, store)
+    b.position_at_end(decline)
+    b.ret(ir.Constant(I64, -1))
+    b.position_at_end(store)
+    for c in blk.vdirty:
+        # volatile: LLVM's x86 back end would fold store(select(p, v, load(d)), d) into a
+        # masked store, vpmaskmovd on AVX2, microcoded on AMD's cores (lanes.store_row_under)
+        _volatile(b, _VolatileStore(b.block, blk.v[c], blk.vaddr(c)))
+    for i in blk.sdirty:
+        b.store(blk.s[i], b.gep(psg, [ir.Constant(I64, i)]), align=4)
+    b.ret(b.or_(b.shl(blk.nlanes, ir.Constant(I64, 1)), blk.scc))
+
+
+# --- compilation --------------------------------------------------------------------------------
+_lock = threading.Lock()
+_count = [0]
+#: seconds spent compiling blocks in this process, and how many programs (for measurements)
+STATS = {"seconds": 0.0, "programs": 0, "blocks": 0}
+
+
+def _compile(text: str, fnames: list) -> list:
+    """Compile the module ``text`` into numba's own execution engine (numba's target machine:
+    its CPU name and features, NUMBA_CPU_NAME / NUMBA_CPU_FEATURES included) and return the
+    addresses of its functions ``fnames``. The IR goes to the code generator as built: it is
+    already vector code in SSA form, and numba's IR optimisation pipeline (CodeLibrary.finalize)
+    took ~3x as long for no measured gain. numba's engine, not one of our own: an
+    ExecutionEngine takes ownership of the TargetMachine it is given, and a second engine on
+    numba's would free it under numba. The module carries no numba library, so numba's object
+    cache hook stores nothing (nothing goes to numba's disk cache). Called under numba's
+    compiler lock."""
+    import llvmlite.binding as llvm
+    from numba.core.registry import cpu_target
+    engine = cpu_target.target_context.codegen()._engine
+    mod = llvm.parse_assembly(text)
+    mod.verify()
+    engine.add_module(mod)
+    engine.finalize_object()
+    return [engine.get_function_address(f) for f in fnames]
+
+
+def blocks_ir(code: np.ndarray, names: list, blocks: list) -> tuple:
+    """(LLVM IR text, function names) of the ``blocks`` (find_blocks) of a decoded program."""
+    with _lock:            # one module at a time: _current, and a unique tag per module
+        _count[0] += 1
+        tag = _count[0]
+        module = ir.Module(name=f"gcnemu_blocks_{tag}")
+        ctpop = module.declare_intrinsic("llvm.ctpop", [I64])
+        fnames = []
+        for j, (start, nrows) in enumerate(blocks):
+            fname = f"gcnemu_block_{tag}_{j}"
+            _emit_block(module, fname, code, names, start, nrows, ctpop)
+            fnames.append(fname)
+        _current.blk = None
+        return str(module), fnames
+
+
+def compile_blocks(code: np.ndarray, names: list) -> int:
+    """Find the blocks of the decoded program ``code`` (instruction names ``names``), compile
+    them in one LLVM module and write each block's function address and facts into its first
+    row (layout.C_BLK, C_BLEN, C_BNVALU, C_BNSALU, C_BSMAX, C_BVMAX). Returns the number of
+    blocks."""
+    blocks = find_blocks(code, names)
+    if not blocks:
+        return 0
+    from numba.core.compiler_lock import global_compiler_lock
+    t0 = time.perf_counter()
+    text, fnames = blocks_ir(code, names, blocks)
+    with global_compiler_lock:     # LLVM is not thread-safe: numba compiles under this lock
+        addrs = _compile(text, fnames)
+    for (start, nrows), addr in zip(blocks, addrs):
+        rows = code[start:start + nrows]
+        code[start, L.C_BLEN] = nrows
+        code[start, L.C_BNVALU] = int(np.isin(rows[:, C_H], (L.H_VALU, L.H_VCMP)).sum())
+        code[start, L.C_BNSALU] = int(np.isin(rows[:, C_H], (L.H_SALU, L.H_SAVEEXEC)).sum())
+        code[start, L.C_BSMAX] = int(rows[:, C_SMAX].max())
+        code[start, L.C_BVMAX] = int(rows[:, C_VMAX].max())
+        code[start, L.C_BLK] = addr
+    STATS["seconds"] += time.perf_counter() - t0
+    STATS["programs"] += 1
+    STATS["blocks"] += len(blocks)
+    return len(blocks)

@@ -1,0 +1,376 @@
+"""The basic-block JIT (gcnemu/exec/blockjit.py): a run of SALU and 32-bit VALU rows compiled
+into one native function must leave exactly the state the row-by-row path leaves.
+
+The reference is the engine's row-by-row path (the 32-bit row kernels and inline SALU forms,
+verified against numpy and exact arithmetic in test_valu_row32.py, test_engine_valu_*.py and
+test_sem_*.py): the same random programs run once decoded with blocks and once without, on
+random operands that include denormals, NaNs, infinities and signed zeros, under partial EXEC
+masks and every f32 MODE (denormals flushed or kept, each rounding mode). The decline
+condition is checked on its own: a block must give up, storing nothing, exactly where a row
+kernel would leave its plain host form.
+"""
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+import pytest
+
+import gcnemu
+from gcnemu.exec import blockjit
+from gcnemu.exec import layout as L
+from gcnemu.exec.program import build_program
+from gcnemu.isa.assembler import assemble
+from gcnemu.isa.decoder import decode
+from gcnemu.snippet import run_snippet
+
+#: clang's MODE (RNE, f32 denormals flushed), f32 denormals kept, round toward +inf, toward 0
+MODES = (0x3C0, 0x3F0, 0x3C1, 0x3C3)
+#: f32 bit patterns a lane may hold besides moderate normals: zeros, denormals and tiny normals
+#: whose products underflow (no NaN: the denormal keys alone decide), or infinities, NaNs
+#: (quiet, signalling, negative) and huge values whose sums overflow (no denormal)
+SPECIAL = {"denormal": [0, 0x80000000, 1, 0x807FFFFF, 0x00400000, 0x00800000, 0x1F800000,
+                        0x9F800000, 0x00800001],
+           "nan": [0x7F800000, 0xFF800000, 0x7FC00000, 0x7F800001, 0xFFC01234, 0x7F7FFFFF,
+                   0, 0x80000000]}
+M32 = 0xFFFFFFFF
+V = 6   # VGPRs v0..v5 the programs use (few: operands often alias, e.g. v_sub_i32 v1, v2, v2)
+
+
+def _f32_ops(rng):
+    d, a, b, c = (f"v{i}" for i in rng.integers(0, V, 4))
+    return rng.choice([
+        f"v_add_f32 {d}, {a}, {b}", f"v_sub_f32 {d}, {a}, {b}", f"v_subrev_f32 {d}, {a}, {b}",
+        f"v_mul_f32 {d}, {a}, {b}", f"v_mac_f32 {d}, {a}, {b}", f"v_mad_f32 {d}, {a}, {b}, {c}",
+        f"v_fma_f32 {d}, {a}, {b}, {c}", f"v_mad_f32 {d}, -{a}, |{b}|, {c}",
+        f"v_fma_f32 {d}, {a}, -{b}, 1.0", f"v_add_f32 {d}, s4, {a}", f"v_mul_f32 {d}, 0.5, {a}",
+        f"v_madak_f32 {d}, {a}, {b}, 0x3e800000", f"v_madmk_f32 {d}, {a}, 0x40400000, {b}",
+        f"v_cmp_lt_f32 vcc, {a}, {b}", f"v_cmp_nlt_f32_e64 s[8:9], 4.0, {a}",
+        f"v_cmp_u_f32 vcc, {a}, {b}", f"v_cmp_neq_f32_e64 s[10:11], {a}, {b}",
+        f"v_cmpx_gt_f32 vcc, {a}, {b}", f"v_cndmask_b32 {d}, {a}, {b}, vcc"])
+
+
+def _int_ops(rng):
+    d, a, b = (f"v{i}" for i in rng.integers(0, V, 3))
+    return rng.choice([
+        f"v_add_i32 {d}, vcc, {a}, {b}", f"v_sub_i32 {d}, vcc, {a}, {b}",
+        f"v_subrev_i32 {d}, vcc, {a}, {b}", f"v_addc_u32 {d}, vcc, {a}, {b}, vcc",
+        f"v_subb_u32 {d}, vcc, {a}, {b}, vcc", f"v_subbrev_u32 {d}, vcc, {a}, {b}, vcc",
+        f"v_add_i32_e64 {d}, s[12:13], 1, {a}", f"v_cndmask_b32_e64 {d}, {a}, {b}, s[8:9]",
+        f"v_and_b32 {d}, {a}, {b}", f"v_or_b32 {d}, s5, {a}", f"v_xor_b32 {d}, {a}, {b}",
+        f"v_not_b32 {d}, {a}", f"v_mov_b32 {d}, {a}", f"v_mov_b32 {d}, s4",
+        f"v_lshlrev_b32 {d}, {a}, {b}", f"v_lshrrev_b32 {d}, 3, {a}",
+        f"v_ashrrev_i32 {d}, {a}, {b}", f"v_lshl_b32 {d}, {a}, {b}", f"v_lshr_b32 {d}, {a}, {b}",
+        f"v_ashr_i32 {d}, {a}, {b}", f"v_mul_lo_u32 {d}, {a}, {b}", f"v_mul_hi_u32 {d}, {a}, {b}",
+        f"v_mul_hi_i32 {d}, {a}, {b}", f"v_mul_lo_i32 {d}, {a}, {b}",
+        f"v_mul_u32_u24 {d}, {a}, {b}", f"v_mul_i32_i24 {d}, {a}, {b}",
+        f"v_min_u32 {d}, {a}, {b}", f"v_max_i32 {d}, {a}, {b}", f"v_min_i32 {d}, {a}, {b}",
+        f"v_max_u32 {d}, {a}, {b}", f"v_cmp_gt_u32 vcc, s6, {a}",
+        f"v_cmp_lt_i32_e64 s[10:11], {a}, {b}", f"v_cmp_ne_u32 vcc, 0, {a}",
+        f"v_cmpx_eq_u32 vcc, {a}, {b}"])
+
+
+def _salu_ops(rng):
+    return rng.choice([
+        "s_or_b64 s[8:9], s[8:9], exec", "s_and_b64 s[10:11], vcc, exec",
+        "s_andn2_b64 s[12:13], s[10:11], exec", "s_and_saveexec_b64 s[14:15], vcc",
+        "s_or_b64 exec, exec, s[14:15]", "s_xor_b64 s[8:9], s[8:9], s[10:11]",
+        "s_mov_b64 s[12:13], -1", "s_orn2_b64 s[10:11], vcc, exec", "s_add_i32 s4, s4, 0x3f800000",
+        "s_mov_b32 s5, 0x12345", "s_lshl_b32 s6, s6, 1", "s_cmp_eq_u32 s6, 8",
+        "s_not_b32 s5, s5", "s_nop 0", "s_xor_saveexec_b64 s[14:15], s[8:9]",
+        "s_cselect_b32 s5, s6, 7", "s_addc_u32 s6, s6, 0xffffffff", "s_cmp_lg_u32 s5, 0",
+        "s_bfe_u32 s5, s5, 0x80004", "s_mov_b64 vcc, s[10:11]", "s_waitcnt 0"])
+
+
+def _program(rng, n):
+    lines = []
+    for _ in range(n):
+        kind = rng.integers(0, 10)
+        lines.append(str(_f32_ops(rng) if kind < 5 else _int_ops(rng) if kind < 8 else
+                         _salu_ops(rng)))
+    # the masks must not stay empty: every program starts from the caller's EXEC
+    return "\n".join(lines + ["s_endpgm"])
+
+
+def _build(text: str, blocks: bool):
+    """The program decoded with or without blocks."""
+    saved = blockjit.ENABLED
+    blockjit.ENABLED = blocks
+    try:
+        return build_program(decode(assemble(text)))
+    finally:
+        blockjit.ENABLED = saved
+
+
+def _operands(rng, kind: str):
+    v = rng.uniform(-3, 3, (V, 64)).astype(np.float32).view(np.uint32)
+    same = rng.random(64) < 0.15           # lanes where v1 = v0: equal operands, carries, borrows
+    v[1, same] = v[0, same]
+    if kind != "normal":
+        idx = rng.random((V, 64)) < 0.03
+        v[idx] = rng.choice(np.array(SPECIAL[kind], np.uint32), int(idx.sum()))
+    return v
+
+
+def _state(prog, vg, exec_mask, mode, sgpr):
+    s = run_snippet(prog, vgpr={i: vg[i] for i in range(V)}, exec_mask=exec_mask, mode=mode,
+                    vcc=VCC, sgpr=sgpr, scc=1)
+    return (s.vgpr[:V].copy(), s.sgpr.copy(), s.exec, s.vcc, s.scc, s.instructions, s.status)
+
+
+def _direct(prog, vg, exec_mask, mode, sgpr):
+    """The state after calling the program's one block directly (its rows are all the
+    program's but the s_endpgm), or None where it declined."""
+    sg = np.zeros(128, np.uint32)
+    for k, x in sgpr.items():
+        sg[k] = x
+    sg[L.VCC_LO], sg[L.VCC_HI] = VCC & 0xFFFFFFFF, VCC >> 32
+    r, v, sg = _call_block(prog, vg, exec_mask, mode, sg, scc=1)
+    if r < 0:
+        return None
+    return v, sg[:104], int(sg[L.EXEC_LO]) | int(sg[L.EXEC_HI]) << 32, \
+        int(sg[L.VCC_LO]) | int(sg[L.VCC_HI]) << 32, r & 1
+
+
+VCC = 0x0F0F_3333_5555_AAAA
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("kind", ["normal", "denormal", "nan"])
+def test_random_blocks_match_row_by_row(mode, kind):
+    rng = np.random.default_rng([mode, len(kind)])
+    ran = 0
+    for trial in range(8):
+        text = _program(rng, int(rng.integers(4, 14)))
+        with_blocks, without = _build(text, True), _build(text, False)
+        assert not without.code[:, L.C_BLK].any()
+        vg = _operands(rng, kind)
+        exec_mask = [0xFFFF_FFFF_FFFF_FFFF, int(rng.integers(1, 2 ** 63)) | 1 << 63,
+                     0x0000_0000_FFFF_0001][trial % 3]
+        sgpr = {4: int(rng.choice(SPECIAL[kind])) if kind != "normal" else 0x3FC00000,
+                5: 0xF0F0_1234, 6: int(rng.integers(0, 40)), 8: 0xFFFF0000, 9: 0x0000FFFF}
+        got = _state(with_blocks, vg, exec_mask, mode, sgpr)
+        want = _state(without, vg, exec_mask, mode, sgpr)
+        for g, w, what in zip(got, want, ("vgpr", "sgpr", "exec", "vcc", "scc", "insts", "st")):
+            assert np.array_equal(g, w), f"{what} differs for\n{text}\nexec {exec_mask:#x}"
+        # the block function itself, called directly: the same state, or declined
+        if with_blocks.code[0, L.C_BLEN] == with_blocks.code.shape[0] - 1:
+            direct = _direct(with_blocks, vg, exec_mask, mode, sgpr)
+            if direct is not None:
+                ran += 1
+                for g, w, what in zip(direct, want, ("vgpr", "sgpr", "exec", "vcc", "scc")):
+                    assert np.array_equal(g, w), f"direct call: {what} differs for\n{text}"
+    # blocks decline only for what the row kernels' plain forms decline: with moderate
+    # operands under round-to-nearest most run
+    if kind == "normal" and mode & 3 == 0:
+        assert ran >= 4
+
+
+#: every VALU form a block translates, once each (VOP2/VOPC with VCC, VOP3 with an SGPR pair)
+EACH_OP = [
+    "v_add_f32 v2, v0, v1", "v_sub_f32 v2, v0, v1", "v_subrev_f32 v2, v0, v1",
+    "v_mul_f32 v2, v0, v1", "v_mac_f32 v2, v0, v1", "v_mad_f32 v2, v0, v1, v3",
+    "v_fma_f32 v2, v0, v1, v3", "v_madak_f32 v2, v0, v1, 0x3e800000",
+    "v_madmk_f32 v2, v0, 0x40400000, v1", "v_mad_f32 v2, -v0, |v1|, -v3",
+    "v_cndmask_b32 v2, v0, v1, vcc", "v_cndmask_b32_e64 v2, v0, v1, s[8:9]",
+    "v_add_i32 v2, vcc, v0, v1", "v_sub_i32 v2, vcc, v0, v1", "v_subrev_i32 v2, vcc, v0, v1",
+    "v_addc_u32 v2, vcc, v0, v1, vcc", "v_subb_u32 v2, vcc, v0, v1, vcc",
+    "v_subbrev_u32 v2, vcc, v0, v1, vcc", "v_add_i32_e64 v2, s[10:11], v0, v1",
+    "v_addc_u32_e64 v2, s[10:11], v0, v1, s[8:9]", "v_and_b32 v2, v0, v1",
+    "v_or_b32 v2, v0, v1", "v_xor_b32 v2, v0, v1", "v_not_b32 v2, v0", "v_mov_b32 v2, v0",
+    "v_lshl_b32 v2, v0, v1", "v_lshlrev_b32 v2, v0, v1", "v_lshr_b32 v2, v0, v1",
+    "v_lshrrev_b32 v2, v0, v1", "v_ashr_i32 v2, v0, v1", "v_ashrrev_i32 v2, v0, v1",
+    "v_mul_lo_u32 v2, v0, v1", "v_mul_lo_i32 v2, v0, v1", "v_mul_hi_u32 v2, v0, v1",
+    "v_mul_hi_i32 v2, v0, v1", "v_mul_u32_u24 v2, v0, v1", "v_mul_i32_i24 v2, v0, v1",
+    "v_min_u32 v2, v0, v1", "v_max_u32 v2, v0, v1", "v_min_i32 v2, v0, v1",
+    "v_max_i32 v2, v0, v1", "v_mad_u32_u24 v2, v0, v1, v3", "v_mad_i32_i24 v2, v0, v1, v3",
+    "v_bfe_u32 v2, v0, v1, v3", "v_bfe_u32 v2, v0, 8, 8", "v_bfi_b32 v2, v0, v1, v3",
+    "v_alignbit_b32 v2, v0, v1, v3", "v_rcp_f32 v2, v0", "v_sqrt_f32 v2, v0", "v_rsq_f32 v2, v0",
+    "v_rsq_f32 v2, |v0|", "v_div_scale_f32 v2, vcc, v0, v1, v3",
+    "v_div_scale_f32 v2, s[10:11], v1, v1, 1.0", "v_div_fixup_f32 v2, v0, v1, v3",
+    "v_div_fmas_f32 v2, v0, v1, v3", "v_fma_f32 v2, -v0, v1, 1.0"] + \
+    [f"v_cmp_{p}_f32 vcc, v0, v1" for p in ("f", "lt", "eq", "le", "gt", "lg", "ge", "o", "u",
+                                             "nge", "nlg", "ngt", "nle", "neq", "nlt", "tru")] + \
+    [f"v_cmp_{p}_{t}_e64 s[10:11], v0, v1" for t in ("i32", "u32")
+     for p in ("f", "lt", "eq", "le", "gt", "ne", "ge", "t")] + \
+    ["v_cmpx_lt_f32 vcc, v0, v1", "v_cmpx_ne_u32 vcc, v0, v1"]
+#: lanes 0..2 of v0 / v1 in the 'nan' case: NaNs that only the operation makes (inf - inf,
+#: inf * 0), where the host's default NaN differs from the hardware's
+_INVALID = [(0x7F800000, 0xFF800000), (0x7F800000, 0), (0xFF800000, 0xFF800000)]
+
+
+@pytest.mark.parametrize("op", EACH_OP)
+def test_each_op_matches_row_by_row(op):
+    # v_div_fmas_f32 takes its plain form only where no active lane has VCC set: s[12:13]
+    # clears VCC on the first EXEC mask of each case below, not on the second
+    first = "s_and_b64 vcc, vcc, s[12:13]" if "div_fmas" in op else "s_nop 0"
+    text = f"{first}\n{op}\ns_endpgm"
+    with_blocks, without = _build(text, True), _build(text, False)
+    assert with_blocks.code[0, L.C_BLEN] == 2
+    rng = np.random.default_rng(list(op.encode()))
+    ran = 0
+    for kind in ("normal", "denormal", "nan"):
+        for mode in (0x3C0, 0x3F0):
+            vg = _operands(rng, kind)
+            if kind == "nan":
+                vg[0, :3], vg[1, :3] = zip(*_INVALID)
+            if kind == "normal" and mode == 0x3C0:
+                vg[0] = rng.integers(0, 2 ** 32, 64, dtype=np.uint64).astype(np.uint32)
+                vg[0, :16] = vg[1, :16]          # equal operands: compares, borrows
+            if kind == "normal" and ("sqrt" in op or "rsq" in op):
+                vg[0] &= 0x7FFFFFFF              # a negative operand's NaN makes the op decline
+            for j, exec_mask in enumerate((0xFFFF_FFFF_FFFF_FFFF, 0x8000_0F0F_F0F0_0001)):
+                sgpr = {8: 0xFFFF0000, 9: 0x0000FFFF, 12: -j & M32, 13: -j & M32}
+                want = _state(without, vg, exec_mask, mode, sgpr)
+                got = _state(with_blocks, vg, exec_mask, mode, sgpr)
+                for g, w, what in zip(got, want, ("vgpr", "sgpr", "exec", "vcc", "scc")):
+                    assert np.array_equal(g, w), f"{what} differs ({kind}, mode {mode:#x})"
+                direct = _direct(with_blocks, vg, exec_mask, mode, sgpr)
+                if direct is not None:
+                    ran += 1
+                    for g, w, what in zip(direct, want, ("vgpr", "sgpr", "exec", "vcc", "scc")):
+                        assert np.array_equal(g, w), f"direct: {what} differs ({kind}, {mode:#x})"
+    assert ran >= 2
+
+
+def _call_block(prog, vg, exec_mask, mode, sg=None, scc=0):
+    """Call the program's first block directly: (return value, VGPRs, SGPRs after)."""
+    vg = np.array(vg, np.uint32)
+    sg = np.zeros(128, np.uint32) if sg is None else sg.copy()
+    sg[L.EXEC_LO], sg[L.EXEC_HI] = exec_mask & 0xFFFFFFFF, exec_mask >> 32
+    fn = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p,
+                          ctypes.c_int64, ctypes.c_int64)(int(prog.code[0, L.C_BLK]))
+    r = fn(vg.ctypes.data - 256 * vg.strides[0], vg.strides[0], sg.ctypes.data, scc, mode)
+    return r, vg, sg
+
+
+@pytest.mark.parametrize("op", ["v_add_f32 v2, v0, v1", "v_mul_f32 v2, v0, v1",
+                                "v_mad_f32 v2, v0, v1, v0", "v_cmp_lt_f32 vcc, v0, v1"])
+def test_block_declines_where_the_row_kernel_leaves_its_plain_form(op):
+    prog = _build(f"v_mov_b32 v3, v0\n{op}\ns_endpgm", True)
+    assert prog.code[0, L.C_BLK] != 0 and prog.code[0, L.C_BLEN] == 2
+    base = np.zeros((4, 64), np.uint32)
+    base[0] = np.float32(1.5).view(np.uint32)
+    base[1] = np.float32(-2.25).view(np.uint32)
+    r, vg, sg = _call_block(prog, base, 0xFFFF_FFFF_FFFF_FFFF, 0x3C0)
+    assert r >= 0 and r >> 1 == 128           # two VALU rows, 64 lanes each
+    assert (vg[3] == base[0]).all()
+    # a denormal in one lane (inactive even: the row kernels look at every lane), a NaN
+    # operand, a result that underflows to a denormal: nothing stored, -1
+    cases = [(0, 7, 0x00000001, 0xFFFF_FFFF_FFFF_FF7F), (1, 0, 0x7FC00000, ~0 & (2 ** 64 - 1)),
+             (1, 9, 0x807FFFFF, 0xFFFF_FFFF_FFFF_FFFF),     # the largest denormal: absorbed
+
+             (0, 5, 0x00800001, 0xFFFF_FFFF_FFFF_FFFF)]
+    for row, lane, value, ex in cases:
+        v = base.copy()
+        v[row, lane] = value
+        if value == 0x00800001:          # 1.17e-38 * 0.25 or + (-1.17e-38 * 1.0001): denormal
+            v[1, lane] = np.float32(0.25).view(np.uint32) if "mul" in op or "mad" in op \
+                else np.uint32(0x80800000)
+            if "cmp" in op:
+                continue                 # a compare looks only at its operands
+        r, vg, sg = _call_block(prog, v, ex, 0x3C0)
+        assert r == -1, (op, row, lane, hex(value))
+        assert (vg == v).all() and sg[L.VCC_LO] == 0
+    # f32 arithmetic under a rounding mode other than nearest-even: declined
+    r, vg, sg = _call_block(prog, base, 0xFFFF_FFFF_FFFF_FFFF, 0x3C1)
+    assert (r == -1) == ("cmp" not in op)
+
+
+def test_blocks_of_a_corpus_kernel_and_its_counters():
+    """mandelbrot's loop is made of blocks; a dispatch gives the same buffer and the same
+    instruction, VALU and active-lane counts with and without them."""
+    from kernels import corpus
+    path = str(corpus.hsaco_path("mandelbrot"))
+    reports = []
+    for blocks in (True, False):
+        saved = blockjit.ENABLED
+        blockjit.ENABLED = blocks
+        try:
+            kernel = gcnemu.load(path).kernel("mandelbrot")
+        finally:
+            blockjit.ENABLED = saved
+        nblocks = int((kernel.program.code[:, L.C_BLK] != 0).sum())
+        assert nblocks >= 5 if blocks else nblocks == 0
+        gpu = gcnemu.GPU()
+        out = gpu.empty(64 * 16, np.uint32)
+        rep = gpu.dispatch(kernel, grid=(64, 16), block=(64, 1),
+                           args=[out, np.float32(-2.0), np.float32(-1.0), np.float32(0.05),
+                                 np.float32(0.125), np.uint32(60)])
+        reports.append((out.to_numpy().copy(), rep.instructions, dict(rep.counters),
+                        rep.valu_lanes))
+    (o1, *c1), (o2, *c2) = reports
+    assert np.array_equal(o1, o2) and c1 == c2
+
+
+def test_rsq_near_rounding_midpoints():
+    """v_rsq_f32's plain form is a Newton step in f64 that is odd within RSQ_MIDPOINT_MARGIN
+    units of an f32 rounding midpoint. Rows of x in [1, 2) whose step numpy puts next to a
+    midpoint make the block decline; rows of their neighbours run and give the row kernel's
+    bits."""
+    from gcnemu.sem.valu_float import RSQ_MIDPOINT_MARGIN
+    x = (np.arange(1 << 22, dtype=np.uint32) | np.uint32(0x3F800000)).view(np.float32)
+    y0 = np.float32(1.0) / np.sqrt(x)
+    yd = y0.astype(np.float64)
+    y1 = yd + (0.5 * yd) * (1.0 - x.astype(np.float64) * (yd * yd))
+    low = (y1.view(np.uint64) & np.uint64(0x1FFFFFFF)).astype(np.int64)
+    odd = np.flatnonzero(np.abs(low - 0x10000000) <= RSQ_MIDPOINT_MARGIN)
+    assert len(odd) >= 4
+    prog = _build("s_nop 0\nv_rsq_f32 v2, v0\ns_endpgm", True)
+    plain = _build("s_nop 0\nv_rsq_f32 v2, v0\ns_endpgm", False)
+    for k in odd[:8]:
+        for row_has_odd in (True, False):
+            lanes = x.view(np.uint32)[k - 40:k + 24].copy() if row_has_odd else \
+                x.view(np.uint32)[k + 30:k + 94].copy()
+            if not row_has_odd and (np.abs(odd - (k + 62)) <= 32).any():
+                continue
+            vg = np.zeros((V, 64), np.uint32)
+            vg[0] = lanes
+            r, v, _ = _call_block(prog, vg, 0xFFFF_FFFF_FFFF_FFFF, 0x3C0)
+            want = _state(plain, vg, 0xFFFF_FFFF_FFFF_FFFF, 0x3C0, {})
+            assert (r == -1) == row_has_odd
+            if r >= 0:
+                assert np.array_equal(v[:V], want[0])
+
+
+def test_lanes_a_merge_kept_are_checked_when_exec_grows():
+    """v2's lanes 16..63 keep a denormal through a v_add under a 16-lane EXEC; once EXEC is
+    all lanes, v_mul reads them: with f32 denormals flushed the product is 0 there, as the
+    row kernel's exact path gives it, not the host's normal product."""
+    text = ("v_add_f32 v2, v0, v1\ns_mov_b64 exec, s[8:9]\nv_mul_f32 v3, v2, v4\n"
+            "v_mov_b32 v5, v3\ns_endpgm")
+    vg = {0: np.float32(1.0), 1: np.float32(1.0), 2: np.uint32(0x00400000),
+          4: np.float32(2.0 ** 100)}
+    sgpr = {8: 0xFFFFFFFF, 9: 0xFFFFFFFF}
+    states = []
+    for blocks in (True, False):
+        prog = _build(text, blocks)
+        assert (prog.code[0, L.C_BLK] != 0) == blocks
+        s = run_snippet(prog, vgpr=vg, exec_mask=0xFFFF, mode=0x3C0, sgpr=sgpr)
+        states.append(s.vgpr[:6].copy())
+    assert np.array_equal(states[0], states[1])
+    two101 = np.float32(2.0 ** 101).view(np.uint32)
+    assert (states[1][5, 16:] == 0).all() and (states[1][5, :16] == two101).all()
+
+
+@pytest.mark.parametrize("name", ["loops_break", "nbody", "bitops", "transpose_lds"])
+def test_corpus_kernels_give_the_same_bits_with_and_without_blocks(name):
+    """SALU mask logic and integer loops (loops_break, bitops), f32 division, square roots and
+    fma (nbody), 24-bit address arithmetic between LDS accesses (transpose_lds)."""
+    from kernels import corpus
+    outs = []
+    for blocks in (True, False):
+        saved = blockjit.ENABLED
+        blockjit.ENABLED = blocks
+        compiled = blockjit.STATS["blocks"]
+        try:
+            results, case = corpus.run_case(name)     # loads and decodes the kernel afresh
+        finally:
+            blockjit.ENABLED = saved
+        assert (blockjit.STATS["blocks"] > compiled) == blocks
+        corpus.compare_results(case, results)
+        outs.append(results)
+    assert outs[0].keys() == outs[1].keys()
+    for k in outs[0]:
+        assert np.array_equal(np.asarray(outs[0][k]).view(np.uint8),
+                              np.asarray(outs[1][k]).view(np.uint8)), (name, k)
