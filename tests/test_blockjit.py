@@ -374,3 +374,40 @@ def test_corpus_kernels_give_the_same_bits_with_and_without_blocks(name):
     for k in outs[0]:
         assert np.array_equal(np.asarray(outs[0][k]).view(np.uint8),
                               np.asarray(outs[1][k]).view(np.uint8)), (name, k)
+
+
+def _mandelbrot(blocks: bool):
+    from kernels import corpus
+    saved = blockjit.ENABLED
+    blockjit.ENABLED = blocks
+    try:
+        return gcnemu.load(str(corpus.hsaco_path("mandelbrot"))).kernel("mandelbrot")
+    finally:
+        blockjit.ENABLED = saved
+
+
+@pytest.mark.parametrize("dx", [0.05, 1e-39])
+def test_recorded_runs_with_blocks_give_the_same_cycles_and_findings(dx):
+    """A run that records (timing, the sanitizer) runs blocks too, writing each block's rows
+    into the trace; where a block declines (dx 1e-39: denormal coordinates, so the blocks
+    that compute them decline and their rows run one at a time) the entries are taken back.
+    Cycles, where they went, counters and the sanitizer's findings are those of the
+    row-by-row run."""
+    args = lambda out: [out, np.float32(-2.0), np.float32(-1.0), np.float32(dx),   # noqa: E731
+                        np.float32(0.125), np.uint32(40)]
+    seen = []
+    for blocks in (True, False):
+        kernel = _mandelbrot(blocks)
+        gpu = gcnemu.GPU(timing=True, waves_per_batch=16)
+        out = gpu.empty(64 * 16, np.uint32)
+        rep = gpu.dispatch(kernel, grid=(64, 16), block=(16, 4), args=args(out))
+        plain = gcnemu.GPU()
+        out2 = plain.empty(64 * 16, np.uint32)
+        san = plain.dispatch(kernel, grid=(64, 16), block=(16, 4), args=args(out2), sanitize=True)
+        seen.append((out.to_numpy().copy(), out2.to_numpy().copy(), rep.cycles,
+                     rep.wave_cycles.copy(), rep.pc_cycles.copy(), dict(rep.counters),
+                     rep.stalls, san.findings, san.instructions))
+    a, b = seen
+    assert a[2] > 0 and np.array_equal(a[0], a[1])
+    for x, y in zip(a, b):
+        assert (np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y)

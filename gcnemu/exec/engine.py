@@ -659,6 +659,10 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
         if pc < 0 or pc >= n or steps >= step_stop:
             break
         h = code[pc, C_H]
+        # how far a block starting at this row may run: to the fast loop's stop, or, where
+        # this run records and the row's block has been recorded whole above, to step_stop
+        blk_stop = fast_stop
+        blk_recorded = False
         if rec:
             tp = tr[0]
             frame[FR_TR_ROW] = U64(tp)
@@ -683,6 +687,18 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
             else:
                 tr[tp] = pc
                 tp += 1
+                nb = code[pc, C_BLEN] if code[pc, C_BLK] != 0 else np.int64(1)
+                if nb > 1 and tp + nb - 1 + TRACE_SLACK <= _trace_end(tr, san) and \
+                        steps + nb <= step_stop and code[pc, C_BSMAX] <= nsg and \
+                        code[pc, C_BVMAX] <= vcount and fast_row(code, pc, h, nsg, vcount):
+                    # a block starts here and the fast loop below will call it: the entries
+                    # of all its rows (it has no memory row, so each is its row number),
+                    # taken back there if the block declines
+                    for i in range(1, nb):
+                        tr[tp] = pc + i
+                        tp += 1
+                    blk_stop = step_stop
+                    blk_recorded = True
             tr[0] = tp
         steps += 1
         if h >= H_DS and h <= H_EXP:
@@ -703,13 +719,21 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
             stop = False
             while True:
                 # a block (exec/blockjit.py) starts here: its rows in one call, unless it
-                # would pass the step stop (or this run records: fast_stop -1), the wave
+                # would pass the step stop (blk_stop: recording, only a block the top of the
+                # outer loop recorded whole), the wave
                 # lacks its registers, or it declines (-1: nothing stored; this row and the
                 # next then run one at a time below)
                 blk = np.int64(-1)
-                if code[pc, C_BLK] != 0 and steps + code[pc, C_BLEN] - 1 <= fast_stop and \
+                if code[pc, C_BLK] != 0 and steps + code[pc, C_BLEN] - 1 <= blk_stop and \
                         code[pc, C_BSMAX] <= nsg and code[pc, C_BVMAX] <= vcount:
                     blk = call_block(code[pc, C_BLK], pvb, vstride, psg, np.int64(scc), mode)
+                if blk_recorded:
+                    blk_recorded = False
+                    blk_stop = fast_stop
+                    if blk < 0:
+                        # recorded whole above but run one row at a time: only this row's
+                        # entry stays
+                        tr[0] = np.int64(frame[FR_TR_ROW]) + 1
                 if blk >= 0:
                     nb = code[pc, C_BLEN]
                     scc = blk & 1
