@@ -52,6 +52,23 @@ def _avx2_features() -> str | None:
     return ",".join("-" + f[1:] if f.startswith("+avx512") else f for f in feats)
 
 
+def _avx2_asm_child(child: str, *names: str):
+    """Run ``child`` (a script that prints assembly statistics) in a process whose numba
+    targets AVX2 (znver3, every AVX-512 feature off); skipped off x86."""
+    import platform
+    if platform.machine() not in ("x86_64", "AMD64"):
+        pytest.skip("x86 code generation")
+    env = dict(os.environ, NUMBA_CPU_NAME="znver3", PYTHONPATH=str(ROOT))
+    feats = _avx2_features()
+    if feats is not None:
+        env["NUMBA_CPU_FEATURES"] = feats
+    env.pop("NUMBA_DISABLE_JIT", None)
+    proc = subprocess.run([sys.executable, "-c", child, *names], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc
+
+
 def _digests(name: str) -> dict:
     results, case = corpus.run_case(name, gpu=gcnemu.GPU())
     corpus.compare_results(case, results)
@@ -94,17 +111,7 @@ def test_avx2_vgpr_row_stores_are_blends_not_masked_stores():
     # exec/lanes.py store_row_under: LLVM folds store(select(p, v, load(d)), d) into a masked
     # store unless told not to, and AVX2's vpmaskmovd is microcoded on AMD's cores (a 32-bit
     # row kernel took 3x as long). The AVX2 code of two row kernels must blend and store.
-    import platform
-    if platform.machine() not in ("x86_64", "AMD64"):
-        pytest.skip("x86 code generation")
-    env = dict(os.environ, NUMBA_CPU_NAME="znver3", PYTHONPATH=str(ROOT))
-    feats = _avx2_features()
-    if feats is not None:
-        env["NUMBA_CPU_FEATURES"] = feats
-    env.pop("NUMBA_DISABLE_JIT", None)
-    proc = subprocess.run([sys.executable, "-c", ASM_CHILD, "v_mov_b32", "v_add_f32"], cwd=ROOT,
-                          env=env, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc = _avx2_asm_child(ASM_CHILD, "v_mov_b32", "v_add_f32")
     for line in proc.stdout.strip().splitlines():
         name, masked, blends = line.split()
         assert int(masked) == 0, f"{name}: AVX2 code stores its result with vpmaskmov"
@@ -132,17 +139,7 @@ def test_avx2_blocks_store_with_blends_and_make_masks_as_vectors():
     # exec/blockjit.py: a block's VGPR rows are stored whole (volatile: not folded into AVX2's
     # microcoded vpmaskmovd) and its EXEC predicates are built as vectors (lanes.lane_predicate:
     # a bitcast of the i64 mask is a bit extract per lane on AVX2)
-    import platform
-    if platform.machine() not in ("x86_64", "AMD64"):
-        pytest.skip("x86 code generation")
-    env = dict(os.environ, NUMBA_CPU_NAME="znver3", PYTHONPATH=str(ROOT))
-    feats = _avx2_features()
-    if feats is not None:
-        env["NUMBA_CPU_FEATURES"] = feats
-    env.pop("NUMBA_DISABLE_JIT", None)
-    proc = subprocess.run([sys.executable, "-c", BLOCK_ASM_CHILD, "mandelbrot", "nbody"],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc = _avx2_asm_child(BLOCK_ASM_CHILD, "mandelbrot", "nbody")
     for line in proc.stdout.strip().splitlines():
         name, masked, extracts, zmm = line.split()
         assert int(masked) == 0, f"{name}: AVX2 block code stores with vpmaskmov"

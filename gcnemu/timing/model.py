@@ -442,6 +442,22 @@ def _next_turn(SS, base, ss, nsimd, t, simd):
 
 
 @njit(inline="always")
+def _book_waits(pcc, WV, wq, wacc, wu, ru):
+    """Book the cycles the wave waited in s_waitcnt since its previous issue (wacc: vmcnt,
+    lgkmcnt, expcnt) to row ``ru``'s columns, and move its stall start past them (the
+    arbiter's share starts after them)."""
+    pr = ru * np.uint64(NPC)
+    wa = 3 * wu
+    pcc[pr + np.uint64(PC_VM)] += wacc[wa]
+    pcc[pr + np.uint64(PC_LGKM)] += wacc[wa + U1]
+    pcc[pr + np.uint64(PC_EXP)] += wacc[wa + U2]
+    WV[wq + np.uint64(WV_SINCE)] += wacc[wa] + wacc[wa + U1] + wacc[wa + U2]
+    wacc[wa] = 0
+    wacc[wa + U1] = 0
+    wacc[wa + U2] = 0
+
+
+@njit(inline="always")
 def _account(pcc, WV, wq, row, t, busy):
     """Book the wave at WV[wq:] issuing row ``row`` at cycle t for ``busy`` cycles in the
     per-row table: the issue, and the cycles since its previous issue ended as stalls (the
@@ -789,17 +805,7 @@ def _local_row(cu, t, nsimd, SS, so, sri, nxi, WV, w, wq, p, row, cat, info, cos
     busy = cost
     if cat == C.CAT_BRANCH and nr != row + 1:
         busy = info >> INFO_TAKEN_SHIFT
-    pr = ru * np.uint64(NPC)
-    wa = 3 * wu
-    wacc = L.wacc
-    pcc[pr + np.uint64(PC_VM)] += wacc[wa]
-    pcc[pr + np.uint64(PC_LGKM)] += wacc[wa + U1]
-    pcc[pr + np.uint64(PC_EXP)] += wacc[wa + U2]
-    # (the s_waitcnt waits are booked: the arbiter's share starts after them)
-    WV[wq + np.uint64(WV_SINCE)] += wacc[wa] + wacc[wa + U1] + wacc[wa + U2]
-    wacc[wa] = 0
-    wacc[wa + U1] = 0
-    wacc[wa + U2] = 0
+    _book_waits(pcc, WV, wq, L.wacc, wu, ru)
     _account(pcc, WV, wq, row, t, busy)
     if info & INFO_VW:
         _dep_write(WV, wq, rsg, row, t + vslat)
@@ -1432,16 +1438,8 @@ def _replay(done_waves, nw, ncu, cb, lockstep, ckey, nsimd, SSflat, sstride, wak
                     busy = cost
                     if cat == C.CAT_BRANCH and nxt < wend[wu] and streams[nxt] != row + 1:
                         busy = rtaken[ru]
+                    _book_waits(pcc, WV, wq, wacc, wu, ru)
                     pr = ru * np.uint64(NPC)
-                    wa = 3 * wu
-                    pcc[pr + np.uint64(PC_VM)] += wacc[wa]
-                    pcc[pr + np.uint64(PC_LGKM)] += wacc[wa + U1]
-                    pcc[pr + np.uint64(PC_EXP)] += wacc[wa + U2]
-                    # (the s_waitcnt waits are booked: the arbiter's share starts after them)
-                    WV[wq + np.uint64(WV_SINCE)] += wacc[wa] + wacc[wa + U1] + wacc[wa + U2]
-                    wacc[wa] = 0
-                    wacc[wa + U1] = 0
-                    wacc[wa + U2] = 0
                     if fl & C.F_LONG:
                         # an 8-byte instruction's extra fetch cycles (clrx-gcn-timings)
                         pcc[pr + np.uint64(PC_FETCH)] += P[P_LONG]
