@@ -411,3 +411,22 @@ def test_recorded_runs_with_blocks_give_the_same_cycles_and_findings(dx):
     assert a[2] > 0 and np.array_equal(a[0], a[1])
     for x, y in zip(a, b):
         assert (np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y)
+
+
+def test_long_runs_are_cut_into_blocks_and_loops_come_first_within_the_budget(monkeypatch):
+    """A straight run of 200 rows is blocks of MAX_ROWS (64) rows and the 8 left; over the
+    per-program budget, the blocks inside the loop are the ones compiled."""
+    straight = "v_add_f32 v1, v1, v0\n" * 200
+    loop = "v_mul_f32 v2, v2, v0\n" * 40
+    text = (straight + "s_mov_b32 s4, 3\nloop:\n" + loop +
+            "s_sub_u32 s4, s4, 1\ns_cmp_lg_u32 s4, 0\ns_cbranch_scc1 loop\ns_endpgm\n")
+    d = decode(assemble(text))
+    prog = build_program(d)
+    names = [i.name for i in prog.instructions]
+    blocks = blockjit.find_blocks(prog.code, names)
+    assert blocks[:4] == [(0, 64), (64, 64), (128, 64), (192, 9)]   # + s_mov_b32 s4
+    assert blocks[4][0] == 201 and blocks[4][1] >= 40                # the loop body, from its target
+    monkeypatch.setattr(blockjit, "MAX_PROGRAM_ROWS", 100)
+    kept = blockjit.within_budget(prog.code, blocks)
+    assert blocks[4] in kept and sum(n for _s, n in kept) <= 100
+    assert (0, 64) not in kept or blocks[4][1] + 64 <= 100

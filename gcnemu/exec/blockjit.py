@@ -44,6 +44,7 @@ everywhere; tests compare the two).
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import os
 import threading
 import time
@@ -80,6 +81,13 @@ from .layout import (
 ENABLED = os.environ.get("GCNEMU_BLOCKJIT", "1") not in ("0", "")
 #: a block shorter than this is left to the row-by-row path (one row gains nothing)
 MIN_ROWS = 2
+#: the longest block: LLVM's time for one function grows faster than its length (a run of
+#: 10,240 v_add_f32 as one block took minutes to compile; as blocks of 64 rows, see
+#: compile_blocks' figures in the README), and a block of 64 rows already makes the call
+#: and the stores at its end a small share of its work
+MAX_ROWS = 64
+#: the most block rows compiled for one program (within_budget): ~1 s of LLVM at most
+MAX_PROGRAM_ROWS = 1024
 
 I1, I32, I64 = ir.IntType(1), ir.IntType(32), ir.IntType(64)
 V32 = ir.VectorType(I32, 64)
@@ -153,7 +161,8 @@ def _row_ok(code: np.ndarray, i: int, name: str) -> bool:
 
 def find_blocks(code: np.ndarray, names: list) -> list:
     """The blocks of a decoded program: (first row, rows) for each maximal run of rows that
-    `_row_ok` accepts, split where a branch enters, at least MIN_ROWS long."""
+    `_row_ok` accepts, split where a branch enters and every MAX_ROWS rows, at least MIN_ROWS
+    long."""
     n = code.shape[0]
     targets = set()
     for i in range(n):
@@ -163,13 +172,33 @@ def find_blocks(code: np.ndarray, names: list) -> list:
     start = None
     for i in range(n + 1):
         ok = i < n and _row_ok(code, i, names[i])
-        if start is not None and (not ok or i in targets):
+        if start is not None and (not ok or i in targets or i - start == MAX_ROWS):
             if i - start >= MIN_ROWS:
                 blocks.append((start, i - start))
             start = None
         if ok and start is None:
             start = i
     return blocks
+
+
+def within_budget(code: np.ndarray, blocks: list) -> list:
+    """The blocks compiled at decode: all of them up to MAX_PROGRAM_ROWS rows in all, those
+    inside a loop (between a backward branch and its target) first. Blocks compile at ~1 ms a
+    row (a 64-row run of v_add_f32: ~70 ms), and a row outside loops runs once per wave, so
+    a program of thousands of rows would otherwise pay seconds at load for rows that may save
+    less; the rest run row by row as before."""
+    if sum(n for _s, n in blocks) <= MAX_PROGRAM_ROWS:
+        return blocks
+    loops = [(int(code[i, C_TGT]), i) for i in range(code.shape[0])
+             if int(code[i, C_H]) in (L.H_BRANCH, L.H_CBRANCH) and 0 <= int(code[i, C_TGT]) <= i]
+    in_loop = [any(t <= s and s + n - 1 <= e for t, e in loops) for s, n in blocks]
+    order = sorted(range(len(blocks)), key=lambda j: (not in_loop[j], j))
+    kept, rows = [], 0
+    for j in order:
+        if rows + blocks[j][1] <= MAX_PROGRAM_ROWS:
+            kept.append(j)
+            rows += blocks[j][1]
+    return [blocks[j] for j in sorted(kept)]
 
 
 # --- IR building --------------------------------------------------------------------------------
@@ -702,6 +731,8 @@ _lock = threading.Lock()
 _count = [0]
 #: seconds spent compiling blocks in this process, and how many programs (for measurements)
 STATS = {"seconds": 0.0, "programs": 0, "blocks": 0}
+#: the block functions compiled in this process, by their program's decoded rows
+_compiled: dict = {}
 
 
 def _compile(text: str, fnames: list) -> list:
@@ -745,14 +776,21 @@ def compile_blocks(code: np.ndarray, names: list) -> int:
     them in one LLVM module and write each block's function address and facts into its first
     row (layout.C_BLK, C_BLEN, C_BNVALU, C_BNSALU, C_BSMAX, C_BVMAX). Returns the number of
     blocks."""
-    blocks = find_blocks(code, names)
+    blocks = within_budget(code, find_blocks(code, names))
     if not blocks:
         return 0
     from numba.core.compiler_lock import global_compiler_lock
     t0 = time.perf_counter()
-    text, fnames = blocks_ir(code, names, blocks)
-    with global_compiler_lock:     # LLVM is not thread-safe: numba compiles under this lock
-        addrs = _compile(text, fnames)
+    # a program decoded again in this process (each load of a code object decodes its
+    # kernels afresh) reuses the functions compiled for the same rows
+    key = hashlib.sha1(repr(blocks).encode() + np.ascontiguousarray(code).tobytes() +
+                       "\n".join(names).encode()).digest()
+    addrs = _compiled.get(key)
+    if addrs is None:
+        text, fnames = blocks_ir(code, names, blocks)
+        with global_compiler_lock:     # LLVM is not thread-safe: numba compiles under this lock
+            addrs = _compile(text, fnames)
+        _compiled[key] = addrs
     for (start, nrows), addr in zip(blocks, addrs):
         rows = code[start:start + nrows]
         code[start, L.C_BLEN] = nrows
