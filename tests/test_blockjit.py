@@ -12,6 +12,7 @@ kernel would leave its plain host form.
 from __future__ import annotations
 
 import ctypes
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -430,3 +431,41 @@ def test_long_runs_are_cut_into_blocks_and_loops_come_first_within_the_budget(mo
     kept = blockjit.within_budget(prog.code, blocks)
     assert blocks[4] in kept and sum(n for _s, n in kept) <= 100
     assert (0, 64) not in kept or blocks[4][1] + 64 <= 100
+
+
+def test_rows_the_hot_loop_runs_carry_no_block_facts_unless_a_block_starts_there():
+    """run_wave's hot loop reads layout.C_BLK (an alias of C_F1) on every row it runs: a row
+    whose decode put anything there (s_dcache_inv's register-offset flag did: the fuzzer's
+    bounds-checked runs died of it) would be called as a block at that address. The scalar,
+    SMRD and VOP1/VOP2/VOPC encodings of LLVM's gfx7 tests, decoded without blocks."""
+    import re
+    ref = Path(__file__).resolve().parents[2] / "shared" / "reference" / "llvm-mc-tests"
+    files = [str(ref / f"{n}.s") for n in ("smrd", "sop1", "sop2", "sopc", "sopk", "sopp",
+                                          "vop1", "vop2", "vopc")]
+    files = [f for f in files if Path(f).is_file()]
+    if not files:
+        pytest.skip("../shared/reference/llvm-mc-tests is absent")
+    hot = {L.H_NOP, L.H_WAITCNT, L.H_BRANCH, L.H_CBRANCH, L.H_SALU, L.H_SAVEEXEC, L.H_VALU,
+           L.H_VCMP, L.H_SETREG}
+    facts = [L.C_BLK, L.C_BLEN, L.C_BNVALU, L.C_BNSALU, L.C_BSMAX, L.C_BVMAX]
+    saved = blockjit.ENABLED
+    blockjit.ENABLED = False
+    checked, bad = 0, set()
+    try:
+        for f in files:
+            for line in open(f, errors="ignore"):
+                m = re.search(r"encoding: \[([0-9a-fx, ]+)\]", line)
+                if not m:
+                    continue
+                try:
+                    prog = build_program(decode(bytes(int(x, 16) for x in m.group(1).split(","))))
+                except Exception:
+                    continue           # encodings of other targets in the same files
+                for i, ins in enumerate(prog.instructions):
+                    if int(prog.code[i, L.C_H]) in hot:
+                        checked += 1
+                        if any(prog.code[i, c] != 0 for c in facts):
+                            bad.add(ins.name)
+    finally:
+        blockjit.ENABLED = saved
+    assert checked > 500 and not bad, sorted(bad)

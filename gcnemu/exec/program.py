@@ -191,7 +191,11 @@ def _row(ins: Instruction, pc_index: dict, prog_name: str, gen: str) -> np.ndarr
         elif name == "s_memtime":
             r[C_H] = L.H_MEMTIME
         else:
-            r[C_H] = L.H_NOP       # s_dcache_inv, s_dcache_inv_vol: no scalar cache is modelled
+            # s_dcache_inv, s_dcache_inv_vol: no scalar cache is modelled. A nop row keeps the
+            # columns after C_F0 zero: the hot loop reads C_F1.. of the rows it runs as a
+            # block's facts (layout.C_BLK), and the register offset's flag would be an address
+            r[C_H] = L.H_NOP
+            return r
         r[C_S0] = f["sbase"] * 2
         r[C_DST] = f["sdst"]
         if f["imm"]:
