@@ -540,6 +540,15 @@ def fast_row(code, pc, h, nsg, vcount):
     return False
 
 
+@njit(inline="always")
+def block_may_run(code, pc, steps, stop, nsg, vcount):
+    """Whether a block starts at row ``pc`` (exec/blockjit.py) and may be called there: it
+    ends within ``stop`` (``steps`` counting its first row) and the wave has the SGPRs and
+    VGPRs its operands need."""
+    return code[pc, C_BLK] != 0 and steps + code[pc, C_BLEN] - 1 <= stop and \
+        code[pc, C_BSMAX] <= nsg and code[pc, C_BVMAX] <= vcount
+
+
 #: the work of a memory instruction (DS, FLAT, MUBUF, MTBUF, MIMG, EXP) in wave-instructions:
 #: 64 lanes' address checks and copies (flat_load_dwordx4: ~1.5 us, v_add_f32: ~0.05 us)
 MEMORY_WORK = 32
@@ -687,10 +696,10 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
             else:
                 tr[tp] = pc
                 tp += 1
-                nb = code[pc, C_BLEN] if code[pc, C_BLK] != 0 else np.int64(1)
-                if nb > 1 and tp + nb - 1 + TRACE_SLACK <= _trace_end(tr, san) and \
-                        steps + nb <= step_stop and code[pc, C_BSMAX] <= nsg and \
-                        code[pc, C_BVMAX] <= vcount and fast_row(code, pc, h, nsg, vcount):
+                nb = code[pc, C_BLEN]
+                if block_may_run(code, pc, steps + 1, step_stop, nsg, vcount) and \
+                        tp + nb - 1 + TRACE_SLACK <= _trace_end(tr, san) and \
+                        fast_row(code, pc, h, nsg, vcount):
                     # a block starts here and the fast loop below will call it: the entries
                     # of all its rows (it has no memory row, so each is its row number),
                     # taken back there if the block declines
@@ -724,8 +733,7 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
                 # lacks its registers, or it declines (-1: nothing stored; this row and the
                 # next then run one at a time below)
                 blk = np.int64(-1)
-                if code[pc, C_BLK] != 0 and steps + code[pc, C_BLEN] - 1 <= blk_stop and \
-                        code[pc, C_BSMAX] <= nsg and code[pc, C_BVMAX] <= vcount:
+                if block_may_run(code, pc, steps, blk_stop, nsg, vcount):
                     blk = call_block(code[pc, C_BLK], pvb, vstride, psg, np.int64(scc), mode)
                 if blk_recorded:
                     blk_recorded = False
