@@ -44,6 +44,7 @@ everywhere; tests compare the two).
 from __future__ import annotations
 
 import ctypes
+import functools
 import hashlib
 import os
 import threading
@@ -53,6 +54,7 @@ import numpy as np
 from llvmlite import ir
 
 from . import layout as L
+from .dispatch_gen import SALU_NAMES
 from .lanes import _volatile, _VolatileStore, lane_predicate
 from .layout import (
     C_ABS,
@@ -284,7 +286,7 @@ def _check_nan(blk, v):
 class _Block:
     """SSA state of one block while its IR is emitted."""
 
-    def __init__(self, b, pvb, vstride, psg, scc, mode, fns):
+    def __init__(self, b, pvb, vstride, psg, scc, mode):
         self.b, self.pvb, self.vstride, self.psg = b, pvb, vstride, psg
         self.scc, self.mode = scc, mode
         self.v, self.s = {}, {}            # VGPR code -> <64 x i32>; SGPR index -> i32
@@ -294,7 +296,6 @@ class _Block:
         self.dchecked, self.nchecked = {}, {}   # id -> value folded into them (kept alive)
         self.modebad = ir.Constant(I1, 0)
         self.nlanes = ir.Constant(I64, 0)
-        self.fns = fns                     # SALU kernel address -> its declared pointer
         self.consts = {}                   # splat rows made so far (_vconst, _fconst)
         self.preds = {}                    # id(i64 mask) -> (mask, <64 x i1>) (_mask_vec)
         self.pairs = {}                    # (id(lo), id(hi)) -> (lo, hi, i64) (sget64)
@@ -366,7 +367,7 @@ def _emit_salu(blk, code, r):
         d = ir.Constant(I64, 0)
         if kd == L.OP_SREG:
             d = blk.sget64(dc) if wd >= 2 else b.zext(blk.sget(dc), I64)
-        res = _call_salu(blk, int(code[r, L.C_SFN]), a, bb, d)
+        res = _call_salu(blk, SALU_NAMES[int(code[r, C_K])], a, bb, d)
     else:
         if q == L.SQ_MOV:
             res = a
@@ -388,8 +389,16 @@ def _emit_salu(blk, code, r):
             blk.sset(dc, b.trunc(res, I32))
 
 
-def _call_salu(blk, addr, a, bb, d):
-    """Call the compiled SALU kernel at ``addr`` (numba's calling convention, as
+def salu_symbol(name: str) -> str:
+    """The symbol by which blocks call the compiled SALU op ``name``: an external name, bound
+    to the op's address in this process (compile_blocks), not the address itself, so that a
+    block's object code does not depend on where this process compiled the op (the disk
+    cache)."""
+    return f"gcnemu_salu_{name}"
+
+
+def _call_salu(blk, name, a, bb, d):
+    """Call the compiled SALU op ``name`` (numba's calling convention, as
     opkernels.call_salu): returns the result; blk.scc becomes its SCC."""
     b = blk.b
     i8p = ir.IntType(8).as_pointer()
@@ -398,7 +407,8 @@ def _call_salu(blk, addr, a, bb, d):
     sccout = b.alloca(I64)
     fnty = ir.FunctionType(I32, [I64.as_pointer(), i8p.as_pointer(), I64, I64, I64, I64,
                                  I64.as_pointer()])
-    fn = b.inttoptr(ir.Constant(I64, addr), fnty.as_pointer())
+    sym = salu_symbol(name)
+    fn = blk.module.globals.get(sym) or ir.Function(blk.module, fnty, sym)
     b.store(blk.scc, sccout)
     b.call(fn, [slot, exc, a, bb, d, blk.scc, sccout])
     blk.scc = b.load(sccout)
@@ -691,7 +701,7 @@ def _emit_block(module, fname, code, names, start, nrows, ctpop):
     pvb, vstride, psg, scc, mode = fn.args
     entry = fn.append_basic_block("entry")
     b = ir.IRBuilder(entry)
-    blk = _Block(b, pvb, vstride, psg, scc, mode, {})
+    blk = _Block(b, pvb, vstride, psg, scc, mode)
     blk.ctpop = ctpop
     blk.module = module
     _current.blk = blk
@@ -729,37 +739,155 @@ def _emit_block(module, fname, code, names, start, nrows, ctpop):
 # --- compilation --------------------------------------------------------------------------------
 _lock = threading.Lock()
 _count = [0]
-#: seconds spent compiling blocks in this process, and how many programs (for measurements)
-STATS = {"seconds": 0.0, "programs": 0, "blocks": 0}
-#: the block functions compiled in this process, by their program's decoded rows
+#: seconds spent getting blocks in this process (compiling or loading), programs and blocks,
+#: and how many programs' blocks were compiled / read from the disk cache (for measurements)
+STATS = {"seconds": 0.0, "programs": 0, "blocks": 0, "compiled": 0, "loaded": 0}
+#: the block functions of this process, by the key of their program's blocks (_key)
 _compiled: dict = {}
+#: the disk cache of compiled blocks: GCNEMU_BLOCK_CACHE=0 turns it off, a path moves it
+#: (default: beside numba's cache, see _cache_dir)
+DISK_CACHE = os.environ.get("GCNEMU_BLOCK_CACHE", "1")
+#: the most object files the disk cache keeps (~17 KB each on the corpus; the oldest go first)
+MAX_CACHED = 2048
+_MAGIC = b"gcnemu-blocks-1\n"
 
 
-def _compile(text: str, fnames: list) -> list:
-    """Compile the module ``text`` into numba's own execution engine (numba's target machine:
-    its CPU name and features, NUMBA_CPU_NAME / NUMBA_CPU_FEATURES included) and return the
-    addresses of its functions ``fnames``. The IR goes to the code generator as built: it is
-    already vector code in SSA form, and numba's IR optimisation pipeline (CodeLibrary.finalize)
-    took ~3x as long for no measured gain. numba's engine, not one of our own: an
-    ExecutionEngine takes ownership of the TargetMachine it is given, and a second engine on
-    numba's would free it under numba. The module carries no numba library, so numba's object
-    cache hook stores nothing (nothing goes to numba's disk cache). Called under numba's
-    compiler lock."""
+def _target():
+    """numba's code generator and what its machine code depends on beyond the IR."""
+    import llvmlite
     import llvmlite.binding as llvm
+    import numba
     from numba.core.registry import cpu_target
-    engine = cpu_target.target_context.codegen()._engine
+    cg = cpu_target.target_context.codegen()
+    return cg, (llvm.get_process_triple(), cg._get_host_cpu_name(), cg._tm_features,
+                llvmlite.__version__, numba.__version__, llvm.llvm_version_info)
+
+
+@functools.lru_cache(maxsize=1)
+def _generator_identity() -> bytes:
+    """What a block's IR depends on besides its rows: this module's translation, the layout
+    it reads rows by, lanes' IR helpers, and the target."""
+    h = hashlib.sha256()
+    here = os.path.dirname(os.path.abspath(__file__))
+    for f in ("blockjit.py", "layout.py", "lanes.py"):
+        with open(os.path.join(here, f), "rb") as fh:
+            h.update(fh.read())
+    h.update(repr(_target()[1]).encode())
+    return h.digest()
+
+
+def _key(code: np.ndarray, names: list, blocks: list) -> str:
+    """The digest of everything the blocks' object code depends on: their rows, with the
+    process-specific addresses in them (VALU rows' kernels, SALU rows' compiled ops, constant
+    rows) replaced by what they stand for (the instruction's name, the constant's value), the
+    instruction names, and _generator_identity. Equal keys, in any process: the same code."""
+    h = hashlib.sha256(_generator_identity())
+    cv = _const_reader()
+    for start, nrows in blocks:
+        rows = np.array(code[start:start + nrows], dtype=np.int64)
+        for k in range(nrows):
+            r = rows[k]
+            hh = int(r[C_H])
+            if hh in (L.H_VALU, L.H_VCMP):
+                r[C_K] = 0
+                if int(r[C_FLAGS]) & L.FL_ROW32:
+                    for i in range(3):
+                        if i == 2 and int(r[C_FLAGS]) & L.FL_CIN_S2:
+                            continue
+                        if int(r[C_K0 + i]) in (L.OP_CONST, L.OP_NONE):
+                            r[C_V0 + i] = cv(int(r[C_V0 + i]))
+            elif hh == L.H_SALU:
+                r[L.C_SFN] = 0
+        h.update(np.array([start, nrows], dtype=np.int64).tobytes() + rows.tobytes())
+        h.update("\n".join(names[start:start + nrows]).encode() + b"\0")
+    return h.hexdigest()
+
+
+def _cache_dir():
+    """Where compiled blocks are kept between processes, or None (GCNEMU_BLOCK_CACHE=0)."""
+    if DISK_CACHE in ("0", ""):
+        return None
+    if DISK_CACHE != "1":
+        return DISK_CACHE
+    import numba
+    if numba.config.CACHE_DIR:
+        return os.path.join(numba.config.CACHE_DIR, "gcnemu-blocks")
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        "__pycache__", "blocks")
+
+
+def _read_cached(key: str):
+    """The object code cached under ``key``, or None when absent, unreadable or damaged (its
+    checksum is verified: LLVM's loader trusts what it is given)."""
+    d = _cache_dir()
+    if d is None:
+        return None
+    try:
+        with open(os.path.join(d, key + ".o"), "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    n = len(_MAGIC)
+    if data[:n] != _MAGIC or hashlib.sha256(data[n + 32:]).digest() != data[n:n + 32]:
+        return None
+    return data[n + 32:]
+
+
+def _write_cached(key: str, obj: bytes) -> None:
+    """Keep ``obj`` under ``key`` (atomically: processes share the directory); a read-only or
+    full disk only loses the cache."""
+    d = _cache_dir()
+    if d is None:
+        return
+    try:
+        os.makedirs(d, exist_ok=True)
+        tmp = os.path.join(d, f".{key}.{os.getpid()}.tmp")
+        with open(tmp, "wb") as f:
+            f.write(_MAGIC + hashlib.sha256(obj).digest() + obj)
+        os.replace(tmp, os.path.join(d, key + ".o"))
+        files = [e for e in os.scandir(d) if e.name.endswith(".o")]
+        if len(files) > MAX_CACHED:
+            files.sort(key=lambda e: e.stat().st_mtime)
+            for e in files[:len(files) - MAX_CACHED * 3 // 4]:
+                os.unlink(e.path)
+    except OSError:
+        pass
+
+
+def _compile(text: str) -> bytes:
+    """The object code of the module ``text``, made by numba's own target machine (its CPU
+    name and features, NUMBA_CPU_NAME / NUMBA_CPU_FEATURES included), what numba's engine
+    would make of it. The IR goes to the code generator as built: it is already vector code in
+    SSA form, and numba's IR optimisation pipeline (CodeLibrary.finalize) took ~3x as long for
+    no measured gain. Called under numba's compiler lock."""
+    import llvmlite.binding as llvm
     mod = llvm.parse_assembly(text)
     mod.verify()
-    engine.add_module(mod)
+    return _target()[0]._tm.emit_object(mod)
+
+
+def _load(obj: bytes, fnames: list, salu: dict) -> list:
+    """Load the object code ``obj`` into numba's execution engine, its SALU calls bound to
+    this process's ops (``salu``: symbol -> address), and return the addresses of its
+    functions ``fnames``. numba's engine, not one of our own: an ExecutionEngine takes
+    ownership of the TargetMachine it is given, and a second engine on numba's would free it
+    under numba. Called under numba's compiler lock."""
+    import llvmlite.binding as llvm
+    for sym, addr in salu.items():
+        llvm.add_symbol(sym, addr)
+    engine = _target()[0]._engine._ee
+    engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
     engine.finalize_object()
     return [engine.get_function_address(f) for f in fnames]
 
 
-def blocks_ir(code: np.ndarray, names: list, blocks: list) -> tuple:
-    """(LLVM IR text, function names) of the ``blocks`` (find_blocks) of a decoded program."""
+def blocks_ir(code: np.ndarray, names: list, blocks: list, prefix: str = "") -> tuple:
+    """(LLVM IR text, function names) of the ``blocks`` (find_blocks) of a decoded program;
+    the functions are named ``gcnemu_block_<prefix>_<j>`` (default prefix: a count, unique in
+    the process)."""
     with _lock:            # one module at a time: _current, and a unique tag per module
         _count[0] += 1
-        tag = _count[0]
+        tag = prefix or str(_count[0])
         module = ir.Module(name=f"gcnemu_blocks_{tag}")
         ctpop = module.declare_intrinsic("llvm.ctpop", [I64])
         fnames = []
@@ -775,21 +903,32 @@ def compile_blocks(code: np.ndarray, names: list) -> int:
     """Find the blocks of the decoded program ``code`` (instruction names ``names``), compile
     them in one LLVM module and write each block's function address and facts into its first
     row (layout.C_BLK, C_BLEN, C_BNVALU, C_BNSALU, C_BSMAX, C_BVMAX). Returns the number of
-    blocks."""
+    blocks. A program decoded again in this process (each load of a code object decodes its
+    kernels afresh) reuses the functions compiled for the same rows; one compiled by an
+    earlier process loads its object code from the disk cache (_cache_dir)."""
     blocks = within_budget(code, find_blocks(code, names))
     if not blocks:
         return 0
     from numba.core.compiler_lock import global_compiler_lock
     t0 = time.perf_counter()
-    # a program decoded again in this process (each load of a code object decodes its
-    # kernels afresh) reuses the functions compiled for the same rows
-    key = hashlib.sha1(repr(blocks).encode() + np.ascontiguousarray(code).tobytes() +
-                       "\n".join(names).encode()).digest()
+    key = _key(code, names, blocks)
     addrs = _compiled.get(key)
     if addrs is None:
-        text, fnames = blocks_ir(code, names, blocks)
+        prefix = key[:24]
+        fnames = [f"gcnemu_block_{prefix}_{j}" for j in range(len(blocks))]
+        salu = {salu_symbol(SALU_NAMES[int(code[r, C_K])]): int(code[r, L.C_SFN])
+                for start, nrows in blocks for r in range(start, start + nrows)
+                if int(code[r, C_H]) == L.H_SALU and int(code[r, C_V2]) == L.SQ_NONE}
+        obj = _read_cached(key)
         with global_compiler_lock:     # LLVM is not thread-safe: numba compiles under this lock
-            addrs = _compile(text, fnames)
+            if obj is not None:
+                STATS["loaded"] += 1
+            else:
+                text, fnames = blocks_ir(code, names, blocks, prefix)
+                obj = _compile(text)
+                _write_cached(key, obj)
+                STATS["compiled"] += 1
+            addrs = _load(obj, fnames, salu)
         _compiled[key] = addrs
     for (start, nrows), addr in zip(blocks, addrs):
         rows = code[start:start + nrows]
