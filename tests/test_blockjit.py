@@ -93,14 +93,23 @@ def _program(rng, n):
     return "\n".join(lines + ["s_endpgm"])
 
 
-def _build(text: str, blocks: bool):
-    """The program decoded with or without blocks."""
-    saved = blockjit.ENABLED
+#: block forms checked in this process: every block over all 64 lanes at once, and every block
+#: a chunk at a time in the width of this CPU (blockjit.chunk_lanes: 32 with AVX-512, 8 with
+#: AVX2; test_avx2_blocks_give_the_same_bits runs the checks below with AVX2 code)
+WIDTHS = (64, blockjit.chunk_lanes())
+
+
+def _build(text: str, blocks: bool, width: int | None = None):
+    """The program decoded with or without blocks; ``width``: every block (however short) as
+    chunks of that many lanes (64: in one pass)."""
+    saved = blockjit.ENABLED, blockjit.CHUNK_LANES, blockjit.MIN_CHUNKED_FLOAT
     blockjit.ENABLED = blocks
+    if width is not None:
+        blockjit.CHUNK_LANES, blockjit.MIN_CHUNKED_FLOAT = width, 0
     try:
         return build_program(decode(assemble(text)))
     finally:
-        blockjit.ENABLED = saved
+        blockjit.ENABLED, blockjit.CHUNK_LANES, blockjit.MIN_CHUNKED_FLOAT = saved
 
 
 def _operands(rng, kind: str):
@@ -141,9 +150,11 @@ VCC = 0x0F0F_3333_5555_AAAA
 def test_random_blocks_match_row_by_row(mode, kind):
     rng = np.random.default_rng([mode, len(kind)])
     ran = 0
+    chunked = blockjit.FORMS["chunked"]
     for trial in range(8):
         text = _program(rng, int(rng.integers(4, 14)))
-        with_blocks, without = _build(text, True), _build(text, False)
+        with_blocks = _build(text, True, WIDTHS[trial % len(WIDTHS)])
+        without = _build(text, False)
         assert not without.code[:, L.C_BLK].any()
         vg = _operands(rng, kind)
         exec_mask = [0xFFFF_FFFF_FFFF_FFFF, int(rng.integers(1, 2 ** 63)) | 1 << 63,
@@ -165,6 +176,8 @@ def test_random_blocks_match_row_by_row(mode, kind):
     # operands under round-to-nearest most run
     if kind == "normal" and mode & 3 == 0:
         assert ran >= 4
+    # most random programs read no lane mask whole: they ran as chunks
+    assert blockjit.FORMS["chunked"] >= chunked + 2
 
 
 #: every VALU form a block translates, once each (VOP2/VOPC with VCC, VOP3 with an SGPR pair)
@@ -203,11 +216,13 @@ _INVALID = [(0x7F800000, 0xFF800000), (0x7F800000, 0), (0xFF800000, 0xFF800000)]
 @pytest.mark.parametrize("op", EACH_OP)
 def test_each_op_matches_row_by_row(op):
     # v_div_fmas_f32 takes its plain form only where no active lane has VCC set: s[12:13]
-    # clears VCC on the first EXEC mask of each case below, not on the second
+    # clears VCC on the first EXEC mask of each case below, not on the second. The s_nop
+    # count tells the widths' programs apart (a program decoded again reuses its blocks).
     first = "s_and_b64 vcc, vcc, s[12:13]" if "div_fmas" in op else "s_nop 0"
-    text = f"{first}\n{op}\ns_endpgm"
-    with_blocks, without = _build(text, True), _build(text, False)
-    assert with_blocks.code[0, L.C_BLEN] == 2
+    text = f"{first}\n{op}\ns_nop {{}}\ns_endpgm"
+    forms = [_build(text.format(j), True, w) for j, w in enumerate(WIDTHS)]
+    without = _build(text.format(0), False)
+    assert all(f.code[0, L.C_BLEN] == 3 for f in forms)
     rng = np.random.default_rng(list(op.encode()))
     ran = 0
     for kind in ("normal", "denormal", "nan"):
@@ -223,15 +238,19 @@ def test_each_op_matches_row_by_row(op):
             for j, exec_mask in enumerate((0xFFFF_FFFF_FFFF_FFFF, 0x8000_0F0F_F0F0_0001)):
                 sgpr = {8: 0xFFFF0000, 9: 0x0000FFFF, 12: -j & M32, 13: -j & M32}
                 want = _state(without, vg, exec_mask, mode, sgpr)
-                got = _state(with_blocks, vg, exec_mask, mode, sgpr)
-                for g, w, what in zip(got, want, ("vgpr", "sgpr", "exec", "vcc", "scc")):
-                    assert np.array_equal(g, w), f"{what} differs ({kind}, mode {mode:#x})"
-                direct = _direct(with_blocks, vg, exec_mask, mode, sgpr)
-                if direct is not None:
-                    ran += 1
-                    for g, w, what in zip(direct, want, ("vgpr", "sgpr", "exec", "vcc", "scc")):
-                        assert np.array_equal(g, w), f"direct: {what} differs ({kind}, {mode:#x})"
-    assert ran >= 2
+                for width, with_blocks in zip(WIDTHS, forms):
+                    got = _state(with_blocks, vg, exec_mask, mode, sgpr)
+                    for g, w, what in zip(got, want, ("vgpr", "sgpr", "exec", "vcc", "scc")):
+                        assert np.array_equal(g, w), \
+                            f"{what} differs ({kind}, mode {mode:#x}, {width} lanes a chunk)"
+                    direct = _direct(with_blocks, vg, exec_mask, mode, sgpr)
+                    if direct is not None:
+                        ran += 1
+                        for g, w, what in zip(direct, want, ("vgpr", "sgpr", "exec", "vcc",
+                                                             "scc")):
+                            assert np.array_equal(g, w), \
+                                f"direct: {what} differs ({kind}, {mode:#x}, {width} lanes)"
+    assert ran >= 2 * len(WIDTHS)
 
 
 def _call_block(prog, vg, exec_mask, mode, sg=None, scc=0):
