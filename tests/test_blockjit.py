@@ -80,7 +80,12 @@ def _salu_ops(rng):
         "s_mov_b32 s5, 0x12345", "s_lshl_b32 s6, s6, 1", "s_cmp_eq_u32 s6, 8",
         "s_not_b32 s5, s5", "s_nop 0", "s_xor_saveexec_b64 s[14:15], s[8:9]",
         "s_cselect_b32 s5, s6, 7", "s_addc_u32 s6, s6, 0xffffffff", "s_cmp_lg_u32 s5, 0",
-        "s_bfe_u32 s5, s5, 0x80004", "s_mov_b64 vcc, s[10:11]", "s_waitcnt 0"])
+        "s_bfe_u32 s5, s5, 0x80004", "s_mov_b64 vcc, s[10:11]", "s_waitcnt 0",
+        # MODE inside a block: f32 denormals (clang's division), rounding (the f32 rows
+        # after it decline, or run where it sets nearest-even), and MODE[31:28] with the
+        # fork/join stack pointer (not in a block)
+        "s_setreg_b32 hwreg(HW_REG_MODE, 4, 2), s6", "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 2), 0",
+        "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 1), 1", "s_setreg_b32 hwreg(HW_REG_MODE, 28, 4), s6"])
 
 
 def _program(rng, n):
@@ -125,7 +130,8 @@ def _operands(rng, kind: str):
 def _state(prog, vg, exec_mask, mode, sgpr):
     s = run_snippet(prog, vgpr={i: vg[i] for i in range(V)}, exec_mask=exec_mask, mode=mode,
                     vcc=VCC, sgpr=sgpr, scc=1)
-    return (s.vgpr[:V].copy(), s.sgpr.copy(), s.exec, s.vcc, s.scc, s.instructions, s.status)
+    return (s.vgpr[:V].copy(), s.sgpr.copy(), s.exec, s.vcc, s.scc, s.instructions, s.status,
+            s.mode)
 
 
 def _direct(prog, vg, exec_mask, mode, sgpr):
@@ -138,8 +144,10 @@ def _direct(prog, vg, exec_mask, mode, sgpr):
     r, v, sg = _call_block(prog, vg, exec_mask, mode, sg, scc=1)
     if r < 0:
         return None
+    # MODE[28:0] after: returned where the block has an s_setreg of MODE (bit 16)
+    mode_after = (r >> 17 if (r >> 16) & 1 else mode) & 0x1FFFFFFF
     return v, sg[:104], int(sg[L.EXEC_LO]) | int(sg[L.EXEC_HI]) << 32, \
-        int(sg[L.VCC_LO]) | int(sg[L.VCC_HI]) << 32, r & 1
+        int(sg[L.VCC_LO]) | int(sg[L.VCC_HI]) << 32, r & 1, mode_after
 
 
 VCC = 0x0F0F_3333_5555_AAAA
@@ -163,7 +171,8 @@ def test_random_blocks_match_row_by_row(mode, kind):
                 5: 0xF0F0_1234, 6: int(rng.integers(0, 40)), 8: 0xFFFF0000, 9: 0x0000FFFF}
         got = _state(with_blocks, vg, exec_mask, mode, sgpr)
         want = _state(without, vg, exec_mask, mode, sgpr)
-        for g, w, what in zip(got, want, ("vgpr", "sgpr", "exec", "vcc", "scc", "insts", "st")):
+        for g, w, what in zip(got, want, ("vgpr", "sgpr", "exec", "vcc", "scc", "insts", "st",
+                                          "mode")):
             assert np.array_equal(g, w), f"{what} differs for\n{text}\nexec {exec_mask:#x}"
         # the block function itself, called directly: the same state, or declined
         if with_blocks.code[0, L.C_BLEN] == with_blocks.code.shape[0] - 1:
@@ -172,6 +181,7 @@ def test_random_blocks_match_row_by_row(mode, kind):
                 ran += 1
                 for g, w, what in zip(direct, want, ("vgpr", "sgpr", "exec", "vcc", "scc")):
                     assert np.array_equal(g, w), f"direct call: {what} differs for\n{text}"
+                assert direct[5] == want[7] & 0x1FFFFFFF, f"direct call: MODE for\n{text}"
     # blocks decline only for what the row kernels' plain forms decline: with moderate
     # operands under round-to-nearest most run
     if kind == "normal" and mode & 3 == 0:
@@ -321,6 +331,40 @@ def test_blocks_of_a_corpus_kernel_and_its_counters():
                         rep.valu_lanes))
     (o1, *c1), (o2, *c2) = reports
     assert np.array_equal(o1, o2) and c1 == c2
+
+
+def test_division_and_its_mode_changes_are_one_block_with_the_same_counts():
+    """clang's f32 division sets MODE's f32 denormal bits before its fma steps and clears
+    them after (s_setreg): in nbody's loop the block runs on through both s_setreg rows,
+    and a dispatch gives the same buffers, instruction, SALU and VALU counts and active
+    lanes with and without blocks (denormal bodies too: their blocks decline)."""
+    from kernels import corpus
+    rng = np.random.default_rng(5)
+    pos = rng.uniform(-1, 1, (64, 4)).astype(np.float32)
+    pos[:, 3] = rng.uniform(0.5, 1, 64)
+    pos[:4, :3] = np.float32(1e-39)              # denormal coordinates
+    reports = []
+    for blocks in (True, False):
+        saved = blockjit.ENABLED
+        blockjit.ENABLED = blocks
+        try:
+            kernel = gcnemu.load(str(corpus.hsaco_path("nbody"))).kernel("nbody_acc")
+        finally:
+            blockjit.ENABLED = saved
+        code = kernel.program.code
+        spans = [(i, int(code[i, L.C_BLEN])) for i in range(code.shape[0]) if code[i, L.C_BLK]]
+        setregs = [i for i, s, n in ((i, *sp) for i, sp in enumerate(spans))
+                   if (code[s:s + n, L.C_H] == L.H_SETREG).sum() >= 2]
+        assert len(setregs) >= 2 if blocks else not spans
+        gpu = gcnemu.GPU()
+        bufs = [gpu.to_device(pos), gpu.empty((64, 4), np.float32), gpu.empty(64, np.float32)]
+        rep = gpu.dispatch(kernel, grid=(64,), block=(64,),
+                           args=bufs + [np.uint32(64), np.float32(0.01)])
+        reports.append(([b.to_numpy().copy() for b in bufs[1:]], rep.instructions,
+                        dict(rep.counters), rep.valu_lanes))
+    (o1, *c1), (o2, *c2) = reports
+    assert all(np.array_equal(a.view(np.uint32), b.view(np.uint32)) for a, b in zip(o1, o2))
+    assert c1 == c2
 
 
 def test_rsq_near_rounding_midpoints():

@@ -36,7 +36,9 @@ form call their compiled kernel (opkernels.salu_address) from the block.
 Signature: ``r = block(pvb, vstride, psgpr, scc, mode)``: ``pvb`` the address VGPR operand code
 0 would have (code c = 256 + v is the row at pvb + c * vstride), ``psgpr`` the wave's uint32
 SGPR row, ``scc`` and ``mode`` the engine's locals. ``r`` is -1 (declined) or
-``(active VALU lanes summed over the block's VALU rows) << 1 | new SCC``.
+``(active VALU lanes summed over the block's VALU rows) << 1 | new SCC`` (bits 15:0; at most
+64 rows of 64 lanes), with bit 16 set and MODE[28:0] in bits 45:17 where the block has an
+s_setreg of MODE.
 
 Set ``GCNEMU_BLOCKJIT=0`` in the environment to decode programs without blocks (the old path
 everywhere; tests compare the two).
@@ -144,6 +146,8 @@ def _row_ok(code: np.ndarray, i: int, name: str) -> bool:
     h = int(code[i, C_H])
     if h in (L.H_NOP, L.H_WAITCNT):
         return True
+    if h == L.H_SETREG:
+        return setreg_mode_mask(code, i) is not None
     if not code[i, C_FAST]:
         return False
     if h in (L.H_SALU, L.H_SAVEEXEC):
@@ -154,6 +158,20 @@ def _row_ok(code: np.ndarray, i: int, name: str) -> bool:
             return False
         return valu_kind(name) is not None
     return False
+
+
+def setreg_mode_mask(code: np.ndarray, i: int):
+    """The bits of MODE that s_setreg row i writes, where a block runs it: the rows run_wave's
+    hot loop runs (engine.fast_row: MODE, from a literal or SGPRs 0..103), writing none of
+    MODE[31:29] (the fork/join stack pointer, which the engine keeps apart); else None.
+    clang sets the f32 denormal bits around every f32 division: with the s_setreg inside,
+    nbody's division is one block with the rows around it instead of three."""
+    simm = int(code[i, L.C_IMM])
+    c = int(code[i, C_S0])
+    if simm & 0x3F != 1 or not (c == 255 or 0 <= c <= 103):
+        return None
+    mask = (((1 << (((simm >> 11) & 0x1F) + 1)) - 1) << ((simm >> 6) & 0x1F)) & 0xFFFFFFFF
+    return None if mask & 0xE0000000 else mask
 
 
 def find_blocks(code: np.ndarray, names: list) -> list:
@@ -366,6 +384,7 @@ class _Block:
         self.dkey = self.nkey = None       # folded keys (_check_denormal, _check_nan)
         self.dchecked, self.nchecked = {}, {}   # id -> value folded into them (kept alive)
         self.modebad = ir.Constant(I1, 0)
+        self.nsetreg = 0                   # s_setreg rows so far (_emit_setreg)
         self.nlanes = ir.Constant(I64, 0)
         self.fns = {}                      # SALU kernel address -> its declared pointer
         self.consts = {}                   # splat rows made so far (_vconst, _fconst)
@@ -449,6 +468,24 @@ class _Block:
 
     def flag(self, lanes):
         self.bad = self.b.or_(self.bad, lanes)
+
+
+def _emit_setreg(blk, code, r):
+    """s_setreg of MODE (setreg_mode_mask), as the hot loop runs it: the rows after it take
+    the new MODE (their f32 forms decline unless it rounds to nearest), and the block returns
+    it (engine.run_wave)."""
+    b = blk.b
+    mask = setreg_mode_mask(code, r)
+    c = int(code[r, C_S0])
+    if c == 255:
+        v = ir.Constant(I64, int(code[r, L.C_LIT]) & 0xFFFFFFFF)
+    else:
+        blk.whole(blk.sget(c))
+        v = b.zext(blk.sget(c), I64)
+    off = (int(code[r, L.C_IMM]) >> 6) & 0x1F
+    blk.mode = b.or_(b.and_(blk.mode, ir.Constant(I64, ~mask & 0x1FFFFFFF)),
+                     b.and_(b.shl(v, ir.Constant(I64, off)), ir.Constant(I64, mask)))
+    blk.nsetreg += 1
 
 
 def _scalar_src(blk, code, r, i, ndw):
@@ -836,6 +873,8 @@ def _emit_block(module, fname, code, names, start, nrows, ctpop, width):
             _emit_saveexec(blk, code, r)
         elif h in (L.H_VALU, L.H_VCMP):
             _emit_valu(blk, code, r, names[r], cv)
+        elif h == L.H_SETREG:
+            _emit_setreg(blk, code, r)
     # this chunk's facts, put together with the chunks before it (loop-carried phis)
     bad = b.or_(b.icmp_unsigned("!=", b.bitcast(blk.bad, ir.IntType(width)),
                                 ir.Constant(ir.IntType(width), 0)), blk.modebad)
@@ -915,7 +954,13 @@ def _emit_block(module, fname, code, names, start, nrows, ctpop, width):
             _volatile(e, _VolatileStore(e.block, blk.v[c], dst))
     for i in blk.sdirty:
         e.store(sfinal[i], e.gep(psg, [ir.Constant(I64, i)]), align=4)
-    e.ret(e.or_(e.shl(nlanes, ir.Constant(I64, 1)), sccv))
+    ret = e.or_(e.shl(nlanes, ir.Constant(I64, 1)), sccv)
+    if blk.nsetreg:
+        # MODE[28:0] as the last s_setreg left it (a scalar: the last chunk's is every chunk's)
+        ret = e.or_(ret, e.or_(ir.Constant(I64, 1 << 16),
+                               e.shl(e.and_(blk.mode, ir.Constant(I64, 0x1FFFFFFF)),
+                                     ir.Constant(I64, 17))))
+    e.ret(ret)
 
 
 # --- compilation --------------------------------------------------------------------------------
@@ -1000,7 +1045,8 @@ def compile_blocks(code: np.ndarray, names: list) -> int:
         rows = code[start:start + nrows]
         code[start, L.C_BLEN] = nrows
         code[start, L.C_BNVALU] = int(np.isin(rows[:, C_H], (L.H_VALU, L.H_VCMP)).sum())
-        code[start, L.C_BNSALU] = int(np.isin(rows[:, C_H], (L.H_SALU, L.H_SAVEEXEC)).sum())
+        code[start, L.C_BNSALU] = int(np.isin(rows[:, C_H],
+                                              (L.H_SALU, L.H_SAVEEXEC, L.H_SETREG)).sum())
         code[start, L.C_BSMAX] = int(rows[:, C_SMAX].max())
         code[start, L.C_BVMAX] = int(rows[:, C_VMAX].max())
         code[start, L.C_BLK] = addr
