@@ -4,8 +4,9 @@ run_wave's hot loop (gcnemu/exec/engine.py) spends ~10 ns per wave-instruction o
 kernels themselves: reading the decode table, forming operand addresses, one indirect call and
 the EXEC-masked store. A *block* is a run of consecutive rows that the hot loop would run one
 at a time -- SALU and saveexec rows with a fast form, 32-bit VALU rows of the ops in ``VALU_OPS``,
-nops and s_waitcnt -- that no branch enters except at its first row. ``compile_blocks`` turns
-each block of a program into an LLVM function over ``<64 x i32>`` rows (llvmlite IR, compiled
+s_setreg of MODE, nops and s_waitcnt -- that no branch enters except at its first row.
+``compile_blocks`` turns each block of a program into an LLVM function over rows of lanes, a
+chunk of 8 or 32 lanes at a time where it has enough f32 work (see "IR building"; llvmlite IR, compiled
 by numba's own code generator for numba's target CPU: an ``NUMBA_CPU_NAME`` /
 ``NUMBA_CPU_FEATURES`` override applies to blocks as to every row kernel), once per program and
 process, and writes its address into the block's first row (layout.C_BLK and the columns beside
@@ -20,11 +21,15 @@ are 32-bit values; nothing is stored until the end, so that a block can still de
   arithmetic (valu_float.PLAIN32), which equals the hardware's only when MODE rounds to
   nearest and no lane of an operand, intermediate or result is a denormal and no result is a
   NaN (plus each op's own condition: v_rsq's Newton step not next to a rounding midpoint,
-  div_scale's and div_fixup's quick cases, no active VCC lane for div_fmas): exactly the
-  condition under which the op's 32-bit row kernel keeps its own plain form
-  (gcnemu/sem/valu_float.py, "plain f32 rows"; the same keys over the same 64 lanes). f32
-  compares: no operand a denormal or a NaN. The keys are folded over the whole block as
-  lanewise minima/maxima (each SSA value once) and tested once at its end.
+  div_scale's and div_fixup's quick cases, no active VCC lane for div_fmas): the condition
+  under which the op's 32-bit row kernel keeps its own plain form (gcnemu/sem/valu_float.py,
+  "plain f32 rows"; the same keys over the same 64 lanes), except that a row whose NaN lanes
+  can only reach NaN-propagating f32 rows folds no NaN key of its own: those rows' results
+  carry its NaNs to a checked one (_nan_checked_rows), and a NaN in a lane it leaves
+  inactive never reaches the state. f32 compares: no operand a denormal or a NaN. The keys
+  are folded over the whole block as lanewise minima/maxima (each SSA value once) and
+  tested once at its end. MODE is the engine's at the block's start and what each s_setreg
+  in it leaves after that.
 * when any of that fails, the function returns -1 having stored nothing, and the engine runs
   the block's first row by the old path, then the rows after it one at a time up to the next
   block's start: the row kernels then apply MODE's denormal, NaN and rounding rules.
@@ -679,7 +684,8 @@ def _emit_float(blk, form, s0, s1, s2, cin, ex):
         return b.or_(b.and_(b.xor(s1, s2), _vconst(0x80000000)), b.and_(s0, m))
     for v in checks + [r]:
         _check_denormal(blk, v)
-    _check_nan(blk, r)
+    if blk.row in blk.nan_rows:
+        _check_nan(blk, r)
     return r
 
 
@@ -832,6 +838,53 @@ def _emit_valu(blk, code, r, name, const_value):
         blk.sset64(int(code[r, C_SDST]), blk.mark_lane(b.and_(_mask_int(b, fl), ex)))
 
 
+#: f32 forms whose result is a NaN in every lane where an operand is one (IEEE arithmetic, and
+#: v_rsq_f32's plain form, whose y0 is then the NaN), and those that flag a NaN operand
+#: themselves (div_scale's and div_fixup's quick cases need finite operands)
+_NAN_PROPAGATING = {"add", "sub", "subrev", "mul", "mad", "madmk", "fma", "div_fmas", "rcp",
+                    "sqrt", "rsq", "div_scale", "div_fixup"}
+
+
+def _nan_checked_rows(code, names, start, nrows) -> set:
+    """The rows of block (start, nrows) whose f32 result needs a NaN check of its own.
+
+    A NaN a row makes matters only in its active lanes, where the merge keeps it, and there
+    only if it reaches the registers the block stores or a row that does not pass a NaN on:
+    a row whose every reader (until the register is written again under the same EXEC) is
+    a NaN-propagating f32 form or an f32 compare (which checks its operands) hands its NaN
+    lanes to their results, which are checked in turn, so its own check adds nothing. The
+    rest are checked: results the block leaves in a register, results read by an integer
+    op (v_cndmask of a NaN), or by a row after EXEC changed (lanes the next write keeps)."""
+    need = set()
+    producer = {}          # VGPR code -> (row whose f32 result it holds, EXEC generation)
+    gen = 0
+    for r in range(start, start + nrows):
+        h = int(code[r, C_H])
+        if h in (L.H_VALU, L.H_VCMP):
+            kind, arg = valu_kind(names[r])
+            passes = kind == "fcmp" or (kind == "float" and arg in _NAN_PROPAGATING)
+            for i in range(3):
+                if int(code[r, C_K0 + i]) == L.OP_VGPR:
+                    p = producer.get(int(code[r, C_S0 + i]))
+                    if p is not None and not passes:
+                        need.add(p[0])
+            flags = int(code[r, C_FLAGS])
+            if not flags & L.FL_CMP:
+                d = 256 + int(code[r, C_DST])
+                p = producer.get(d)
+                if p is not None and p[1] != gen:
+                    need.add(p[0])        # lanes this write leaves may still hold its NaNs
+                producer[d] = (r, gen) if kind == "float" else None
+            if flags & L.FL_CMPX:
+                gen += 1
+        elif h == L.H_SAVEEXEC or (h == L.H_SALU and int(code[r, C_KD]) == L.OP_SREG and
+                                   int(code[r, C_DST]) + max(int(code[r, C_WD]), 1) > L.EXEC_LO
+                                   and int(code[r, C_DST]) <= L.EXEC_HI):
+            gen += 1
+    need.update(p[0] for p in producer.values() if p is not None)
+    return need
+
+
 def _const_reader():
     """Constant sources of 32-bit rows hold the address of a CONSTANT_ROWS row (the value
     with abs/neg applied): read its first lane."""
@@ -863,6 +916,7 @@ def _emit_block(module, fname, code, names, start, nrows, ctpop, width):
     blk = _Block(b, cb, pvb, vstride, psg, scc, mode, width, lane0)
     blk.ctpop = ctpop
     blk.module = module
+    blk.nan_rows = _nan_checked_rows(code, names, start, nrows)
     _current.blk = blk
     cv = _const_reader()
     for r in range(start, start + nrows):
@@ -872,6 +926,7 @@ def _emit_block(module, fname, code, names, start, nrows, ctpop, width):
         elif h == L.H_SAVEEXEC:
             _emit_saveexec(blk, code, r)
         elif h in (L.H_VALU, L.H_VCMP):
+            blk.row = r
             _emit_valu(blk, code, r, names[r], cv)
         elif h == L.H_SETREG:
             _emit_setreg(blk, code, r)
