@@ -338,6 +338,33 @@ def test_a_nan_row_without_a_check_of_its_own_still_makes_the_block_decline(text
         assert np.array_equal(g, w)
 
 
+def test_avx2_blocks_give_the_same_bits():
+    """The chunked blocks of AVX2 code (8 lanes a chunk, blockjit.chunk_lanes): the random
+    programs above and the f32 rows of EACH_OP, in a child whose numba targets AVX2 (as
+    tests/test_portable_codegen.py does, sharing its cache). Skipped where the host has no
+    AVX-512: this process's checks then ran those chunks already."""
+    import os
+    import subprocess
+    import sys
+    import llvmlite.binding as ll
+    feats = ll.get_host_cpu_features().flatten().split(",")
+    if "+avx512f" not in feats:
+        pytest.skip("the host's own code is the AVX2 path")
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, NUMBA_CPU_NAME="znver3", PYTHONPATH=str(root),
+               NUMBA_CPU_FEATURES=",".join("-" + f[1:] if f.startswith("+avx512") else f
+                                           for f in feats),
+               NUMBA_CACHE_DIR=str(root / "gcnemu" / "__pycache__" / "avx2-codegen"))
+    env.pop("NUMBA_DISABLE_JIT", None)
+    floats = [op.split()[0] for op in EACH_OP if "_f32" in op and "cmp" not in op]
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", __file__, "-q", "-p", "no:cacheprovider", "-n", "0",
+         "-k", "random_blocks or " + " or ".join(sorted(set(floats)))],
+        cwd=root, env=env, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert " passed" in proc.stdout
+
+
 def test_blocks_of_a_corpus_kernel_and_its_counters():
     """mandelbrot's loop is made of blocks; a dispatch gives the same buffer and the same
     instruction, VALU and active-lane counts with and without them."""
