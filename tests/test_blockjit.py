@@ -285,9 +285,9 @@ def test_block_declines_where_the_row_kernel_leaves_its_plain_form(op):
     r, vg, sg = _call_block(prog, base, 0xFFFF_FFFF_FFFF_FFFF, 0x3C0)
     assert r >= 0 and r >> 1 == 128           # two VALU rows, 64 lanes each
     assert (vg[3] == base[0]).all()
-    # a denormal in one lane (inactive even: the row kernels look at every lane), a NaN
-    # operand, a result that underflows to a denormal: nothing stored, -1
-    cases = [(0, 7, 0x00000001, 0xFFFF_FFFF_FFFF_FF7F), (1, 0, 0x7FC00000, ~0 & (2 ** 64 - 1)),
+    # a denormal in one lane, a NaN operand, a result that underflows to a denormal: nothing
+    # stored, -1
+    cases = [(0, 7, 0x00000001, 0xFFFF_FFFF_FFFF_FFFF), (1, 0, 0x7FC00000, ~0 & (2 ** 64 - 1)),
              (1, 9, 0x807FFFFF, 0xFFFF_FFFF_FFFF_FFFF),     # the largest denormal: absorbed
 
              (0, 5, 0x00800001, 0xFFFF_FFFF_FFFF_FFFF)]
@@ -302,6 +302,15 @@ def test_block_declines_where_the_row_kernel_leaves_its_plain_form(op):
         r, vg, sg = _call_block(prog, v, ex, 0x3C0)
         assert r == -1, (op, row, lane, hex(value))
         assert (vg == v).all() and sg[L.VCC_LO] == 0
+    # the same denormal in a lane EXEC leaves out: a block that writes no EXEC looks at the
+    # active lanes only (its merges are at its end), and gives the row-by-row bits
+    v = base.copy()
+    v[0, 7] = 1
+    r, vg, sg = _call_block(prog, v, 0xFFFF_FFFF_FFFF_FF7F, 0x3C0)
+    assert r >= 0
+    want = _state(_build(f"v_mov_b32 v3, v0\n{op}\ns_endpgm", False), np.vstack(
+        [v, np.zeros((V - 4, 64), np.uint32)]), 0xFFFF_FFFF_FFFF_FF7F, 0x3C0, {})
+    assert np.array_equal(vg, want[0][:4])
     # f32 arithmetic under a rounding mode other than nearest-even: declined
     r, vg, sg = _call_block(prog, base, 0xFFFF_FFFF_FFFF_FFFF, 0x3C1)
     assert (r == -1) == ("cmp" not in op)

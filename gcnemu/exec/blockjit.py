@@ -13,7 +13,8 @@ process, and writes its address into the block's first row (layout.C_BLK and the
 it). The engine calls it there instead of running the rows one by one.
 
 A block keeps every register it touches in SSA values: a VGPR row is loaded once, each VALU
-result merged under the EXEC mask of the moment (``select``), SGPRs (EXEC and VCC among them)
+result merged under the EXEC mask of the moment (``select``; at the end where EXEC does not
+change), SGPRs (EXEC and VCC among them)
 are 32-bit values; nothing is stored until the end, so that a block can still decline:
 
 * f32 arithmetic (add, sub, mul, mad/mac/madak/madmk, fma, rcp, sqrt, and the plain forms
@@ -26,7 +27,10 @@ are 32-bit values; nothing is stored until the end, so that a block can still de
   "plain f32 rows"; the same keys over the same 64 lanes), except that a row whose NaN lanes
   can only reach NaN-propagating f32 rows folds no NaN key of its own: those rows' results
   carry its NaNs to a checked one (_nan_checked_rows), and a NaN in a lane it leaves
-  inactive never reaches the state. f32 compares: no operand a denormal or a NaN. The keys
+  inactive never reaches the state; and that a block in which no row writes EXEC merges each
+  result into its register under EXEC once, at its end (its rows read the raw results, equal
+  to the merged ones in the active lanes), and looks at the active lanes' keys only. f32
+  compares: no operand a denormal or a NaN. The keys
   are folded over the whole block as lanewise minima/maxima (each SSA value once) and
   tested once at its end. MODE is the engine's at the block's start and what each s_setreg
   in it leaves after that.
@@ -390,7 +394,9 @@ class _Block:
         self.dchecked, self.nchecked = {}, {}   # id -> value folded into them (kept alive)
         self.modebad = ir.Constant(I1, 0)
         self.nsetreg = 0                   # s_setreg rows so far (_emit_setreg)
-        self.nlanes = ir.Constant(I64, 0)
+        self.excount = {}                  # id(EXEC value) -> [it, VALU rows under it]
+        self.defer = False                 # merges under EXEC at the end (_emit_block)
+        self.v0 = {}                       # VGPR code -> its value at the block's start
         self.fns = {}                      # SALU kernel address -> its declared pointer
         self.consts = {}                   # splat rows made so far (_vconst, _fconst)
         self.preds = {}                    # id(i64 mask) -> (mask, <W x i1>) (_mask_vec)
@@ -418,7 +424,7 @@ class _Block:
 
     def vget(self, c):
         if c not in self.v:
-            self.v[c] = self.b.load(self.vaddr(c), align=4)
+            self.v[c] = self.v0[c] = self.b.load(self.vaddr(c), align=4)
         return self.v[c]
 
     def vset(self, c, val):
@@ -682,7 +688,9 @@ def _emit_float(blk, form, s0, s1, s2, cin, ex):
             b.icmp_unsigned("<=", b.and_(s0, m), _vconst(0x7F800000)))
         blk.flag(b.not_(ok))
         return b.or_(b.and_(b.xor(s1, s2), _vconst(0x80000000)), b.and_(s0, m))
-    for v in checks + [r]:
+    # the root of a normal, zero or infinite operand is none of them a denormal (nor its
+    # reciprocal): a denormal operand is checked itself
+    for v in checks + ([] if form in ("sqrt", "rsq") else [r]):
         _check_denormal(blk, v)
     if blk.row in blk.nan_rows:
         _check_nan(blk, r)
@@ -786,7 +794,7 @@ def _emit_valu(blk, code, r, name, const_value):
     flags = int(code[r, C_FLAGS])
     kind, arg = valu_kind(name)
     ex = blk.exec_()
-    blk.nlanes = b.add(blk.nlanes, b.call(blk.ctpop, [b.and_(ex, blk.cmk) if blk.W < 64 else ex]))
+    blk.excount.setdefault(id(ex), [ex, 0])[1] += 1
     s0 = _valu_src(blk, code, r, 0, const_value)
     s1 = _valu_src(blk, code, r, 1, const_value)
     cin = None
@@ -828,6 +836,11 @@ def _emit_valu(blk, code, r, name, const_value):
             blk.sset64(L.EXEC_LO, m)
         return
     d = 256 + int(code[r, C_DST])
+    if blk.defer:
+        blk.vset(d, res)
+        if flags & L.FL_FLAGS_TO_SDST:
+            blk.sset64(int(code[r, C_SDST]), blk.mark_lane(b.and_(_mask_int(b, fl), ex)))
+        return
     old = blk.vget(d)
     merged = b.select(_mask_vec(b, ex), res, old)
     for checked in (blk.dchecked, blk.nchecked):
@@ -877,12 +890,23 @@ def _nan_checked_rows(code, names, start, nrows) -> set:
                 producer[d] = (r, gen) if kind == "float" else None
             if flags & L.FL_CMPX:
                 gen += 1
-        elif h == L.H_SAVEEXEC or (h == L.H_SALU and int(code[r, C_KD]) == L.OP_SREG and
-                                   int(code[r, C_DST]) + max(int(code[r, C_WD]), 1) > L.EXEC_LO
-                                   and int(code[r, C_DST]) <= L.EXEC_HI):
+        elif _writes_exec(code, r):
             gen += 1
     need.update(p[0] for p in producer.values() if p is not None)
     return need
+
+
+def _writes_exec(code, r) -> bool:
+    """Whether row r writes EXEC (v_cmpx, a compare or carry-out into EXEC, saveexec, a SALU
+    op with EXEC as destination)."""
+    h = int(code[r, C_H])
+    if h in (L.H_VALU, L.H_VCMP):
+        flags = int(code[r, C_FLAGS])
+        return bool(flags & L.FL_CMPX) or bool(flags & (L.FL_CMP | L.FL_FLAGS_TO_SDST) and
+                                               L.EXEC_LO - 1 <= int(code[r, C_SDST]) <= L.EXEC_HI)
+    return h == L.H_SAVEEXEC or (h == L.H_SALU and int(code[r, C_KD]) == L.OP_SREG and
+                                 int(code[r, C_DST]) + max(int(code[r, C_WD]), 1) > L.EXEC_LO
+                                 and int(code[r, C_DST]) <= L.EXEC_HI)
 
 
 def _const_reader():
@@ -917,6 +941,10 @@ def _emit_block(module, fname, code, names, start, nrows, ctpop, width):
     blk.ctpop = ctpop
     blk.module = module
     blk.nan_rows = _nan_checked_rows(code, names, start, nrows)
+    # where no row writes EXEC, each result is merged into its register's old lanes once, at
+    # the end, not at every row: the rows read the raw results, whose active lanes are the
+    # merged ones', and the keys are those of the active lanes (the others are discarded)
+    blk.defer = not any(_writes_exec(code, r) for r in range(start, start + nrows))
     _current.blk = blk
     cv = _const_reader()
     for r in range(start, start + nrows):
@@ -930,6 +958,23 @@ def _emit_block(module, fname, code, names, start, nrows, ctpop, width):
             _emit_valu(blk, code, r, names[r], cv)
         elif h == L.H_SETREG:
             _emit_setreg(blk, code, r)
+    if blk.defer:
+        pred = _mask_vec(b, blk.exec_())
+        for c in blk.vdirty:
+            old = blk.v0[c] if c in blk.v0 else b.load(blk.vaddr(c), align=4)
+            blk.v[c] = b.select(pred, blk.v[c], old)
+        # only the active lanes' keys and flags: the inactive lanes of the raw results are
+        # not the row-by-row path's (their inputs were not merged) and are discarded
+        blk.bad = b.and_(blk.bad, pred)
+        if blk.dkey is not None:
+            blk.dkey = b.select(pred, blk.dkey, _vconst(0xFFFFFFFF))
+        if blk.nkey is not None:
+            blk.nkey = b.select(pred, blk.nkey, _vconst(0))
+    # VALU lanes: each EXEC value's lanes (this chunk's) times the rows run under it
+    blk.nlanes = ir.Constant(I64, 0)
+    for ex, n in blk.excount.values():
+        cnt = b.call(ctpop, [b.and_(ex, blk.cmk) if width < 64 else ex])
+        blk.nlanes = b.add(blk.nlanes, b.mul(cnt, ir.Constant(I64, n)))
     # this chunk's facts, put together with the chunks before it (loop-carried phis)
     bad = b.or_(b.icmp_unsigned("!=", b.bitcast(blk.bad, ir.IntType(width)),
                                 ir.Constant(ir.IntType(width), 0)), blk.modebad)
