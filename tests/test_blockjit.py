@@ -348,7 +348,7 @@ def test_a_nan_row_without_a_check_of_its_own_still_makes_the_block_decline(text
 
 
 def test_avx2_blocks_give_the_same_bits():
-    """The chunked blocks of AVX2 code (8 lanes a chunk, blockjit.chunk_lanes): the random
+    """The chunked blocks of AVX2 code (16 lanes a chunk, blockjit.chunk_lanes): the random
     programs above and the f32 rows of EACH_OP, in a child whose numba targets AVX2 (as
     tests/test_portable_codegen.py does, sharing its cache). Skipped where the host has no
     AVX-512: this process's checks then ran those chunks already."""

@@ -6,7 +6,7 @@ the EXEC-masked store. A *block* is a run of consecutive rows that the hot loop 
 at a time -- SALU and saveexec rows with a fast form, 32-bit VALU rows of the ops in ``VALU_OPS``,
 s_setreg of MODE, nops and s_waitcnt -- that no branch enters except at its first row.
 ``compile_blocks`` turns each block of a program into an LLVM function over rows of lanes, a
-chunk of 8 or 32 lanes at a time where it has enough f32 work (see "IR building"; llvmlite IR, compiled
+chunk of 16 or 32 lanes at a time where it has enough f32 work (see "IR building"; llvmlite IR, compiled
 by numba's own code generator for numba's target CPU: an ``NUMBA_CPU_NAME`` /
 ``NUMBA_CPU_FEATURES`` override applies to blocks as to every row kernel), once per program and
 process, and writes its address into the block's first row (layout.C_BLK and the columns beside
@@ -227,7 +227,7 @@ def within_budget(code: np.ndarray, blocks: list) -> list:
 
 # --- IR building --------------------------------------------------------------------------------
 # A block runs its rows over the wave's lanes a *chunk* at a time: a loop over 64 / W chunks of
-# W lanes (chunk_lanes(): one vector register of the target, 16 lanes with AVX-512, 8 with
+# W lanes (chunk_lanes(): two vector registers of the target, 32 lanes with AVX-512, 16 with
 # AVX2), each running every row of the block on its W lanes. The whole block over <64 x i32>
 # rows kept each live register in 8 ymm registers on AVX2 (2 of AVX2's 16 held the two keys
 # alone): nbody's blocks were a third spill code there. Everything a row does is lanewise
@@ -245,15 +245,16 @@ class _Unchunkable(Exception):
 
 def chunk_lanes() -> int:
     """Lanes per chunk for numba's target CPU (its features, NUMBA_CPU_FEATURES included):
-    8 (one AVX2 ymm register of 32-bit lanes, two NEON registers), 32 with AVX-512 (two zmm
-    registers of its 32). Not 16 there: LLVM 20 (llvmlite 0.50) miscompiles a select under
-    EXEC of a bit-select of the same row (v_div_fixup_f32's sign, merged into its own
-    source) into one masked vpternlogd with its operands permuted, on zmm and on ymm
-    registers alike; split into two zmm halves it is right (tests/test_blockjit.py runs
-    every op and random programs chunked)."""
+    16 (two AVX2 ymm registers of 32-bit lanes, four NEON registers), 32 with AVX-512 (two
+    zmm registers of its 32). nbody n=1024, AVX2 code on the Zen 4 (thread CPU time): 8
+    lanes 93-94 M winst/s, 16 lanes 97-101, 32 lanes 87. Not 16 with AVX-512: LLVM 20
+    (llvmlite 0.50) miscompiles a select under EXEC of a bit-select of the same row
+    (v_div_fixup_f32's sign, merged into its own source) into one masked vpternlogd with its
+    operands permuted, on zmm and on ymm registers alike; split into two zmm halves it is
+    right (tests/test_blockjit.py runs every op and random programs chunked)."""
     from numba.core.registry import cpu_target
     feats = cpu_target.target_context.codegen()._tm_features.split(",")
-    return 32 if "+avx512f" in feats else 8
+    return 32 if "+avx512f" in feats else 16
 
 
 #: lanes per chunk of the blocks compiled from now on (None: chunk_lanes(); tests set others)
