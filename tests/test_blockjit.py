@@ -84,8 +84,10 @@ def _salu_ops(rng):
         # MODE inside a block: f32 denormals (clang's division), rounding (the f32 rows
         # after it decline, or run where it sets nearest-even), and MODE[31:28] with the
         # fork/join stack pointer (not in a block)
-        "s_setreg_b32 hwreg(HW_REG_MODE, 4, 2), s6", "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 2), 0",
-        "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 1), 1", "s_setreg_b32 hwreg(HW_REG_MODE, 28, 4), s6"])
+        "s_setreg_b32 hwreg(HW_REG_MODE, 4, 2), s6",
+        "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 2), 0",
+        "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 1), 1",
+        "s_setreg_b32 hwreg(HW_REG_MODE, 28, 4), s6"])
 
 
 def _program(rng, n):
@@ -99,7 +101,7 @@ def _program(rng, n):
 
 
 #: block forms checked in this process: every block over all 64 lanes at once, and every block
-#: a chunk at a time in the width of this CPU (blockjit.chunk_lanes: 32 with AVX-512, 8 with
+#: a chunk at a time in the width of this CPU (blockjit.chunk_lanes: 32 with AVX-512, 16 with
 #: AVX2; test_avx2_blocks_give_the_same_bits runs the checks below with AVX2 code)
 WIDTHS = (64, blockjit.chunk_lanes())
 

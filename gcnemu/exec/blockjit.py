@@ -6,8 +6,8 @@ the EXEC-masked store. A *block* is a run of consecutive rows that the hot loop 
 at a time -- SALU and saveexec rows with a fast form, 32-bit VALU rows of the ops in ``VALU_OPS``,
 s_setreg of MODE, nops and s_waitcnt -- that no branch enters except at its first row.
 ``compile_blocks`` turns each block of a program into an LLVM function over rows of lanes, a
-chunk of 16 or 32 lanes at a time where it has enough f32 work (see "IR building"; llvmlite IR, compiled
-by numba's own code generator for numba's target CPU: an ``NUMBA_CPU_NAME`` /
+chunk of 16 or 32 lanes at a time where it has enough f32 work (see "IR building"; llvmlite
+IR, compiled by numba's own code generator for numba's target CPU: an ``NUMBA_CPU_NAME`` /
 ``NUMBA_CPU_FEATURES`` override applies to blocks as to every row kernel), once per program and
 process, and writes its address into the block's first row (layout.C_BLK and the columns beside
 it). The engine calls it there instead of running the rows one by one.
