@@ -402,6 +402,43 @@ def test_blocks_of_a_corpus_kernel_and_its_counters():
     assert np.array_equal(o1, o2) and c1 == c2
 
 
+_F4 = "v_add_f32 v2, v0, v1\nv_mul_f32 v3, v2, v1\nv_mad_f32 v4, v3, v0, v2\nv_sub_f32 v5, v4, v1\n"
+
+
+@pytest.mark.parametrize("text, chunked", [
+    # SCC of a mask op, left for the engine: ORed over the chunks
+    (_F4 + "v_cmp_lt_f32 vcc, v2, v0\ns_and_b64 s[10:11], vcc, exec", True),
+    # a compare into EXEC, then rows under the new EXEC, and saveexec
+    ("v_cmpx_lt_f32 vcc, v1, v0\n" + _F4 + "s_and_saveexec_b64 s[12:13], s[8:9]\n"
+     "v_mov_b32 v1, v4", True),
+    # SCC of a mask op read by a SALU kernel, a lane mask as a VALU scalar operand: whole
+    (_F4 + "v_cmp_lt_f32 vcc, v2, v0\ns_and_b64 s[10:11], vcc, exec\ns_cselect_b32 s5, s6, 7",
+     False),
+    (_F4 + "v_cmp_lt_f32 vcc, v2, v0\nv_xor_b32 v1, vcc_lo, v3", False)])
+def test_lane_masks_across_chunks(text, chunked):
+    """Lane masks a chunk writes keep its bits at their place and are put together over the
+    chunks; a block that reads one whole runs in one pass. Both against the row-by-row path,
+    under four EXEC masks (lane 0 alone: its SCC is the first chunk's)."""
+    forms = dict(blockjit.FORMS)
+    prog = _build(text + "\ns_endpgm", True, WIDTHS[-1])
+    assert (blockjit.FORMS["chunked"] > forms["chunked"]) == chunked
+    assert prog.code[0, L.C_BLEN] == prog.code.shape[0] - 1
+    without = _build(text + "\ns_endpgm", False)
+    rng = np.random.default_rng(len(text))
+    for exec_mask in (0xFFFF_FFFF_FFFF_FFFF, 0x8000_0F0F_F0F0_0001, 0x0000_0001_0000_0000, 1):
+        vg = _operands(rng, "normal")
+        vg[1] = vg[1] | np.uint32(0x80000000)      # v1 < 0: v0 + v1 < v0, VCC set
+        sgpr = {6: 3, 8: 0xF0F0_F0F0, 9: 0x0FF0_0FF0}
+        got = _state(prog, vg, exec_mask, 0x3C0, sgpr)
+        want = _state(without, vg, exec_mask, 0x3C0, sgpr)
+        for g, w in zip(got, want):
+            assert np.array_equal(g, w), text
+        direct = _direct(prog, vg, exec_mask, 0x3C0, sgpr)
+        assert direct is not None
+        for g, w in zip(direct, want[:5]):
+            assert np.array_equal(g, w), text
+
+
 def test_division_and_its_mode_changes_are_one_block_with_the_same_counts():
     """clang's f32 division sets MODE's f32 denormal bits before its fma steps and clears
     them after (s_setreg): in nbody's loop the block runs on through both s_setreg rows,
