@@ -351,9 +351,9 @@ def test_a_nan_row_without_a_check_of_its_own_still_makes_the_block_decline(text
 
 def test_avx2_blocks_give_the_same_bits():
     """The chunked blocks of AVX2 code (16 lanes a chunk, blockjit.chunk_lanes): the random
-    programs above and the f32 rows of EACH_OP, in a child whose numba targets AVX2 (as
-    tests/test_portable_codegen.py does, sharing its cache). Skipped where the host has no
-    AVX-512: this process's checks then ran those chunks already."""
+    programs, the lane-mask programs and the f32 rows of EACH_OP, in a child whose numba
+    targets AVX2 (as tests/test_portable_codegen.py does, sharing its cache). Skipped where
+    the host has no AVX-512: this process's checks then ran those chunks already."""
     import os
     import subprocess
     import sys
@@ -370,7 +370,7 @@ def test_avx2_blocks_give_the_same_bits():
     floats = [op.split()[0] for op in EACH_OP if "_f32" in op and "cmp" not in op]
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", __file__, "-q", "-p", "no:cacheprovider", "-n", "0",
-         "-k", "random_blocks or " + " or ".join(sorted(set(floats)))],
+         "-k", "random_blocks or lane_masks or " + " or ".join(sorted(set(floats)))],
         cwd=root, env=env, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert " passed" in proc.stdout
