@@ -253,7 +253,9 @@ def chunk_lanes() -> int:
     operands permuted, on zmm and on ymm registers alike; split into two zmm halves it is
     right (tests/test_blockjit.py runs every op and random programs chunked)."""
     from numba.core.registry import cpu_target
-    feats = cpu_target.target_context.codegen()._tm_features.split(",")
+    # the features numba's target machine was made with (a private attribute: without it,
+    # the AVX2 width, which is right on any CPU)
+    feats = (getattr(cpu_target.target_context.codegen(), "_tm_features", "") or "").split(",")
     return 32 if "+avx512f" in feats else 16
 
 
