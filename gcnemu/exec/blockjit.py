@@ -252,11 +252,14 @@ def chunk_lanes() -> int:
     (v_div_fixup_f32's sign, merged into its own source) into one masked vpternlogd with its
     operands permuted, on zmm and on ymm registers alike; split into two zmm halves it is
     right (tests/test_blockjit.py runs every op and random programs chunked)."""
+    import llvmlite.binding as llvm
+    from numba import config
     from numba.core.registry import cpu_target
-    # the features numba's target machine was made with (a private attribute: without it,
-    # the AVX2 width, which is right on any CPU)
-    feats = (getattr(cpu_target.target_context.codegen(), "_tm_features", "") or "").split(",")
-    return 32 if "+avx512f" in feats else 16
+    # the features numba's target machine was made with (a private attribute; without it,
+    # what numba makes them from: NUMBA_CPU_FEATURES, else the host's)
+    feats = getattr(cpu_target.target_context.codegen(), "_tm_features", None) or \
+        config.CPU_FEATURES or llvm.get_host_cpu_features().flatten()
+    return 32 if "+avx512f" in feats.split(",") else 16
 
 
 #: lanes per chunk of the blocks compiled from now on (None: chunk_lanes(); tests set others)
