@@ -80,7 +80,14 @@ def _salu_ops(rng):
         "s_mov_b32 s5, 0x12345", "s_lshl_b32 s6, s6, 1", "s_cmp_eq_u32 s6, 8",
         "s_not_b32 s5, s5", "s_nop 0", "s_xor_saveexec_b64 s[14:15], s[8:9]",
         "s_cselect_b32 s5, s6, 7", "s_addc_u32 s6, s6, 0xffffffff", "s_cmp_lg_u32 s5, 0",
-        "s_bfe_u32 s5, s5, 0x80004", "s_mov_b64 vcc, s[10:11]", "s_waitcnt 0"])
+        "s_bfe_u32 s5, s5, 0x80004", "s_mov_b64 vcc, s[10:11]", "s_waitcnt 0",
+        # MODE inside a block: f32 denormals (clang's division), rounding (the f32 rows
+        # after it decline, or run where it sets nearest-even), and MODE[31:28] with the
+        # fork/join stack pointer (not in a block)
+        "s_setreg_b32 hwreg(HW_REG_MODE, 4, 2), s6",
+        "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 2), 0",
+        "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 1), 1",
+        "s_setreg_b32 hwreg(HW_REG_MODE, 28, 4), s6"])
 
 
 def _program(rng, n):
@@ -93,14 +100,26 @@ def _program(rng, n):
     return "\n".join(lines + ["s_endpgm"])
 
 
-def _build(text: str, blocks: bool):
-    """The program decoded with or without blocks."""
-    saved = blockjit.ENABLED
-    blockjit.ENABLED = blocks
+#: block forms checked in this process: every block over all 64 lanes at once, and every block
+#: a chunk at a time in the width of this CPU (blockjit.chunk_lanes: 32 with AVX-512, 16 with
+#: AVX2; test_avx2_blocks_give_the_same_bits runs the checks below with AVX2 code)
+WIDTHS = (64, blockjit.chunk_lanes())
+
+
+def _build(text: str, blocks: bool, width: int | None = None):
+    """The program decoded with or without blocks; ``width``: every block (however short) as
+    chunks of that many lanes (64: in one pass). Translated, never read from the disk cache
+    (tests/test_blockjit_cache.py tests that): these tests count the forms translated."""
+    saved = (blockjit.ENABLED, blockjit.CHUNK_LANES, blockjit.MIN_CHUNKED_FLOAT,
+             blockjit.DISK_CACHE)
+    blockjit.ENABLED, blockjit.DISK_CACHE = blocks, "0"
+    if width is not None:
+        blockjit.CHUNK_LANES, blockjit.MIN_CHUNKED_FLOAT = width, 0
     try:
         return build_program(decode(assemble(text)))
     finally:
-        blockjit.ENABLED = saved
+        (blockjit.ENABLED, blockjit.CHUNK_LANES, blockjit.MIN_CHUNKED_FLOAT,
+         blockjit.DISK_CACHE) = saved
 
 
 def _operands(rng, kind: str):
@@ -116,7 +135,8 @@ def _operands(rng, kind: str):
 def _state(prog, vg, exec_mask, mode, sgpr):
     s = run_snippet(prog, vgpr={i: vg[i] for i in range(V)}, exec_mask=exec_mask, mode=mode,
                     vcc=VCC, sgpr=sgpr, scc=1)
-    return (s.vgpr[:V].copy(), s.sgpr.copy(), s.exec, s.vcc, s.scc, s.instructions, s.status)
+    return (s.vgpr[:V].copy(), s.sgpr.copy(), s.exec, s.vcc, s.scc, s.instructions, s.status,
+            s.mode)
 
 
 def _direct(prog, vg, exec_mask, mode, sgpr):
@@ -129,8 +149,10 @@ def _direct(prog, vg, exec_mask, mode, sgpr):
     r, v, sg = _call_block(prog, vg, exec_mask, mode, sg, scc=1)
     if r < 0:
         return None
+    # MODE[28:0] after: returned where the block has an s_setreg of MODE (bit 16)
+    mode_after = (r >> 17 if (r >> 16) & 1 else mode) & 0x1FFFFFFF
     return v, sg[:104], int(sg[L.EXEC_LO]) | int(sg[L.EXEC_HI]) << 32, \
-        int(sg[L.VCC_LO]) | int(sg[L.VCC_HI]) << 32, r & 1
+        int(sg[L.VCC_LO]) | int(sg[L.VCC_HI]) << 32, r & 1, mode_after
 
 
 VCC = 0x0F0F_3333_5555_AAAA
@@ -141,9 +163,11 @@ VCC = 0x0F0F_3333_5555_AAAA
 def test_random_blocks_match_row_by_row(mode, kind):
     rng = np.random.default_rng([mode, len(kind)])
     ran = 0
+    chunked = blockjit.FORMS["chunked"]
     for trial in range(8):
         text = _program(rng, int(rng.integers(4, 14)))
-        with_blocks, without = _build(text, True), _build(text, False)
+        with_blocks = _build(text, True, WIDTHS[trial % len(WIDTHS)])
+        without = _build(text, False)
         assert not without.code[:, L.C_BLK].any()
         vg = _operands(rng, kind)
         exec_mask = [0xFFFF_FFFF_FFFF_FFFF, int(rng.integers(1, 2 ** 63)) | 1 << 63,
@@ -152,7 +176,8 @@ def test_random_blocks_match_row_by_row(mode, kind):
                 5: 0xF0F0_1234, 6: int(rng.integers(0, 40)), 8: 0xFFFF0000, 9: 0x0000FFFF}
         got = _state(with_blocks, vg, exec_mask, mode, sgpr)
         want = _state(without, vg, exec_mask, mode, sgpr)
-        for g, w, what in zip(got, want, ("vgpr", "sgpr", "exec", "vcc", "scc", "insts", "st")):
+        for g, w, what in zip(got, want, ("vgpr", "sgpr", "exec", "vcc", "scc", "insts", "st",
+                                          "mode")):
             assert np.array_equal(g, w), f"{what} differs for\n{text}\nexec {exec_mask:#x}"
         # the block function itself, called directly: the same state, or declined
         if with_blocks.code[0, L.C_BLEN] == with_blocks.code.shape[0] - 1:
@@ -161,10 +186,13 @@ def test_random_blocks_match_row_by_row(mode, kind):
                 ran += 1
                 for g, w, what in zip(direct, want, ("vgpr", "sgpr", "exec", "vcc", "scc")):
                     assert np.array_equal(g, w), f"direct call: {what} differs for\n{text}"
+                assert direct[5] == want[7] & 0x1FFFFFFF, f"direct call: MODE for\n{text}"
     # blocks decline only for what the row kernels' plain forms decline: with moderate
     # operands under round-to-nearest most run
     if kind == "normal" and mode & 3 == 0:
         assert ran >= 4
+    # most random programs read no lane mask whole: they ran as chunks
+    assert blockjit.FORMS["chunked"] >= chunked + 2
 
 
 #: every VALU form a block translates, once each (VOP2/VOPC with VCC, VOP3 with an SGPR pair)
@@ -203,11 +231,13 @@ _INVALID = [(0x7F800000, 0xFF800000), (0x7F800000, 0), (0xFF800000, 0xFF800000)]
 @pytest.mark.parametrize("op", EACH_OP)
 def test_each_op_matches_row_by_row(op):
     # v_div_fmas_f32 takes its plain form only where no active lane has VCC set: s[12:13]
-    # clears VCC on the first EXEC mask of each case below, not on the second
+    # clears VCC on the first EXEC mask of each case below, not on the second. The s_nop
+    # count tells the widths' programs apart (a program decoded again reuses its blocks).
     first = "s_and_b64 vcc, vcc, s[12:13]" if "div_fmas" in op else "s_nop 0"
-    text = f"{first}\n{op}\ns_endpgm"
-    with_blocks, without = _build(text, True), _build(text, False)
-    assert with_blocks.code[0, L.C_BLEN] == 2
+    text = f"{first}\n{op}\ns_nop {{}}\ns_endpgm"
+    forms = [_build(text.format(j), True, w) for j, w in enumerate(WIDTHS)]
+    without = _build(text.format(0), False)
+    assert all(f.code[0, L.C_BLEN] == 3 for f in forms)
     rng = np.random.default_rng(list(op.encode()))
     ran = 0
     for kind in ("normal", "denormal", "nan"):
@@ -223,15 +253,19 @@ def test_each_op_matches_row_by_row(op):
             for j, exec_mask in enumerate((0xFFFF_FFFF_FFFF_FFFF, 0x8000_0F0F_F0F0_0001)):
                 sgpr = {8: 0xFFFF0000, 9: 0x0000FFFF, 12: -j & M32, 13: -j & M32}
                 want = _state(without, vg, exec_mask, mode, sgpr)
-                got = _state(with_blocks, vg, exec_mask, mode, sgpr)
-                for g, w, what in zip(got, want, ("vgpr", "sgpr", "exec", "vcc", "scc")):
-                    assert np.array_equal(g, w), f"{what} differs ({kind}, mode {mode:#x})"
-                direct = _direct(with_blocks, vg, exec_mask, mode, sgpr)
-                if direct is not None:
-                    ran += 1
-                    for g, w, what in zip(direct, want, ("vgpr", "sgpr", "exec", "vcc", "scc")):
-                        assert np.array_equal(g, w), f"direct: {what} differs ({kind}, {mode:#x})"
-    assert ran >= 2
+                for width, with_blocks in zip(WIDTHS, forms):
+                    got = _state(with_blocks, vg, exec_mask, mode, sgpr)
+                    for g, w, what in zip(got, want, ("vgpr", "sgpr", "exec", "vcc", "scc")):
+                        assert np.array_equal(g, w), \
+                            f"{what} differs ({kind}, mode {mode:#x}, {width} lanes a chunk)"
+                    direct = _direct(with_blocks, vg, exec_mask, mode, sgpr)
+                    if direct is not None:
+                        ran += 1
+                        for g, w, what in zip(direct, want, ("vgpr", "sgpr", "exec", "vcc",
+                                                             "scc")):
+                            assert np.array_equal(g, w), \
+                                f"direct: {what} differs ({kind}, {mode:#x}, {width} lanes)"
+    assert ran >= 2 * len(WIDTHS)
 
 
 def _call_block(prog, vg, exec_mask, mode, sg=None, scc=0):
@@ -256,9 +290,9 @@ def test_block_declines_where_the_row_kernel_leaves_its_plain_form(op):
     r, vg, sg = _call_block(prog, base, 0xFFFF_FFFF_FFFF_FFFF, 0x3C0)
     assert r >= 0 and r >> 1 == 128           # two VALU rows, 64 lanes each
     assert (vg[3] == base[0]).all()
-    # a denormal in one lane (inactive even: the row kernels look at every lane), a NaN
-    # operand, a result that underflows to a denormal: nothing stored, -1
-    cases = [(0, 7, 0x00000001, 0xFFFF_FFFF_FFFF_FF7F), (1, 0, 0x7FC00000, ~0 & (2 ** 64 - 1)),
+    # a denormal in one lane, a NaN operand, a result that underflows to a denormal: nothing
+    # stored, -1
+    cases = [(0, 7, 0x00000001, 0xFFFF_FFFF_FFFF_FFFF), (1, 0, 0x7FC00000, ~0 & (2 ** 64 - 1)),
              (1, 9, 0x807FFFFF, 0xFFFF_FFFF_FFFF_FFFF),     # the largest denormal: absorbed
 
              (0, 5, 0x00800001, 0xFFFF_FFFF_FFFF_FFFF)]
@@ -273,9 +307,76 @@ def test_block_declines_where_the_row_kernel_leaves_its_plain_form(op):
         r, vg, sg = _call_block(prog, v, ex, 0x3C0)
         assert r == -1, (op, row, lane, hex(value))
         assert (vg == v).all() and sg[L.VCC_LO] == 0
+    # the same denormal in a lane EXEC leaves out: a block that writes no EXEC looks at the
+    # active lanes only (its merges are at its end), and gives the row-by-row bits
+    v = base.copy()
+    v[0, 7] = 1
+    r, vg, sg = _call_block(prog, v, 0xFFFF_FFFF_FFFF_FF7F, 0x3C0)
+    assert r >= 0
+    want = _state(_build(f"v_mov_b32 v3, v0\n{op}\ns_endpgm", False), np.vstack(
+        [v, np.zeros((V - 4, 64), np.uint32)]), 0xFFFF_FFFF_FFFF_FF7F, 0x3C0, {})
+    assert np.array_equal(vg, want[0][:4])
     # f32 arithmetic under a rounding mode other than nearest-even: declined
     r, vg, sg = _call_block(prog, base, 0xFFFF_FFFF_FFFF_FFFF, 0x3C1)
     assert (r == -1) == ("cmp" not in op)
+
+
+@pytest.mark.parametrize("text, checked", [
+    # v2's first value is read only by a multiply and then written again: its NaN lanes
+    # reach the multiply's result, which the block stores
+    ("v_sub_f32 v2, v0, v1\nv_mul_f32 v2, v2, v1\nv_add_f32 v3, v2, v1", {2, 3}),
+    # read by v_cndmask (a NaN passes through an integer op unchanged), then overwritten
+    ("v_sub_f32 v2, v0, v1\nv_cndmask_b32 v3, v1, v2, vcc\nv_mov_b32 v2, 0", {1}),
+    # overwritten after EXEC changed: lanes outside the new EXEC keep the first value
+    ("v_sub_f32 v2, v0, v1\nv_cmpx_lt_f32 vcc, v1, v0\nv_mul_f32 v2, v2, v1", {1, 3})])
+def test_a_nan_row_without_a_check_of_its_own_still_makes_the_block_decline(text, checked):
+    """Only the f32 rows whose NaN lanes could reach the stored state unchanged (or through an
+    integer op, or lanes a later write keeps) fold a NaN key of their own; the others' NaNs
+    reach a checked row's result. inf - inf in one active lane (the host's default NaN
+    differs from the hardware's): declined, and the row-by-row bits."""
+    prog = _build(f"s_nop 0\n{text}\ns_endpgm", True, WIDTHS[-1])
+    names = [i.name for i in prog.instructions]
+    n = int(prog.code[0, L.C_BLEN])
+    assert n == prog.code.shape[0] - 1
+    assert blockjit._nan_checked_rows(prog.code, names, 0, n) == checked
+    without = _build(f"s_nop 0\n{text}\ns_endpgm", False)
+    vg = np.zeros((V, 64), np.uint32)
+    vg[0] = np.float32(3.0).view(np.uint32)
+    vg[1] = np.float32(1.5).view(np.uint32)
+    assert _direct(prog, vg, 0xFFFF_FFFF_FFFF_FFFF, 0x3C0, {}) is not None
+    vg[0, 9], vg[1, 9] = 0x7F800000, 0x7F800000      # inf - inf in lane 9
+    assert _direct(prog, vg, 0xFFFF_FFFF_FFFF_FFFF, 0x3C0, {}) is None
+    want = _state(without, vg, 0xFFFF_FFFF_FFFF_FFFF, 0x3C0, {})
+    got = _state(prog, vg, 0xFFFF_FFFF_FFFF_FFFF, 0x3C0, {})
+    for g, w in zip(got, want):
+        assert np.array_equal(g, w)
+
+
+def test_avx2_blocks_give_the_same_bits():
+    """The chunked blocks of AVX2 code (16 lanes a chunk, blockjit.chunk_lanes): the random
+    programs, the lane-mask programs and the f32 rows of EACH_OP, in a child whose numba
+    targets AVX2 (as tests/test_portable_codegen.py does, sharing its cache). Skipped where
+    the host has no AVX-512: this process's checks then ran those chunks already."""
+    import os
+    import subprocess
+    import sys
+    import llvmlite.binding as ll
+    feats = ll.get_host_cpu_features().flatten().split(",")
+    if "+avx512f" not in feats:
+        pytest.skip("the host's own code is the AVX2 path")
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, NUMBA_CPU_NAME="znver3", PYTHONPATH=str(root),
+               NUMBA_CPU_FEATURES=",".join("-" + f[1:] if f.startswith("+avx512") else f
+                                           for f in feats),
+               NUMBA_CACHE_DIR=str(root / "gcnemu" / "__pycache__" / "avx2-codegen"))
+    env.pop("NUMBA_DISABLE_JIT", None)
+    floats = [op.split()[0] for op in EACH_OP if "_f32" in op and "cmp" not in op]
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", __file__, "-q", "-p", "no:cacheprovider", "-n", "0",
+         "-k", "random_blocks or lane_masks or " + " or ".join(sorted(set(floats)))],
+        cwd=root, env=env, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert " passed" in proc.stdout
 
 
 def test_blocks_of_a_corpus_kernel_and_its_counters():
@@ -302,6 +403,77 @@ def test_blocks_of_a_corpus_kernel_and_its_counters():
                         rep.valu_lanes))
     (o1, *c1), (o2, *c2) = reports
     assert np.array_equal(o1, o2) and c1 == c2
+
+
+_F4 = "v_add_f32 v2, v0, v1\nv_mul_f32 v3, v2, v1\nv_mad_f32 v4, v3, v0, v2\nv_sub_f32 v5, v4, v1\n"
+
+
+@pytest.mark.parametrize("text, chunked", [
+    # SCC of a mask op, left for the engine: ORed over the chunks
+    (_F4 + "v_cmp_lt_f32 vcc, v2, v0\ns_and_b64 s[10:11], vcc, exec", True),
+    # a compare into EXEC, then rows under the new EXEC, and saveexec
+    ("v_cmpx_lt_f32 vcc, v1, v0\n" + _F4 + "s_and_saveexec_b64 s[12:13], s[8:9]\n"
+     "v_mov_b32 v1, v4", True),
+    # SCC of a mask op read by a SALU kernel, a lane mask as a VALU scalar operand: whole
+    (_F4 + "v_cmp_lt_f32 vcc, v2, v0\ns_and_b64 s[10:11], vcc, exec\ns_cselect_b32 s5, s6, 7",
+     False),
+    (_F4 + "v_cmp_lt_f32 vcc, v2, v0\nv_xor_b32 v1, vcc_lo, v3", False)])
+def test_lane_masks_across_chunks(text, chunked):
+    """Lane masks a chunk writes keep its bits at their place and are put together over the
+    chunks; a block that reads one whole runs in one pass. Both against the row-by-row path,
+    under four EXEC masks (lane 0 alone: its SCC is the first chunk's)."""
+    forms = dict(blockjit.FORMS)
+    prog = _build(text + "\ns_endpgm", True, WIDTHS[-1])
+    assert (blockjit.FORMS["chunked"] > forms["chunked"]) == chunked
+    assert prog.code[0, L.C_BLEN] == prog.code.shape[0] - 1
+    without = _build(text + "\ns_endpgm", False)
+    rng = np.random.default_rng(len(text))
+    for exec_mask in (0xFFFF_FFFF_FFFF_FFFF, 0x8000_0F0F_F0F0_0001, 0x0000_0001_0000_0000, 1):
+        vg = _operands(rng, "normal")
+        vg[1] = vg[1] | np.uint32(0x80000000)      # v1 < 0: v0 + v1 < v0, VCC set
+        sgpr = {6: 3, 8: 0xF0F0_F0F0, 9: 0x0FF0_0FF0}
+        got = _state(prog, vg, exec_mask, 0x3C0, sgpr)
+        want = _state(without, vg, exec_mask, 0x3C0, sgpr)
+        for g, w in zip(got, want):
+            assert np.array_equal(g, w), text
+        direct = _direct(prog, vg, exec_mask, 0x3C0, sgpr)
+        assert direct is not None
+        for g, w in zip(direct, want[:5]):
+            assert np.array_equal(g, w), text
+
+
+def test_division_and_its_mode_changes_are_one_block_with_the_same_counts():
+    """clang's f32 division sets MODE's f32 denormal bits before its fma steps and clears
+    them after (s_setreg): in nbody's loop the block runs on through both s_setreg rows,
+    and a dispatch gives the same buffers, instruction, SALU and VALU counts and active
+    lanes with and without blocks (denormal bodies too: their blocks decline)."""
+    from kernels import corpus
+    rng = np.random.default_rng(5)
+    pos = rng.uniform(-1, 1, (64, 4)).astype(np.float32)
+    pos[:, 3] = rng.uniform(0.5, 1, 64)
+    pos[:4, :3] = np.float32(1e-39)              # denormal coordinates
+    reports = []
+    for blocks in (True, False):
+        saved = blockjit.ENABLED
+        blockjit.ENABLED = blocks
+        try:
+            kernel = gcnemu.load(str(corpus.hsaco_path("nbody"))).kernel("nbody_acc")
+        finally:
+            blockjit.ENABLED = saved
+        code = kernel.program.code
+        spans = [(i, int(code[i, L.C_BLEN])) for i in range(code.shape[0]) if code[i, L.C_BLK]]
+        setregs = [i for i, s, n in ((i, *sp) for i, sp in enumerate(spans))
+                   if (code[s:s + n, L.C_H] == L.H_SETREG).sum() >= 2]
+        assert len(setregs) >= 2 if blocks else not spans
+        gpu = gcnemu.GPU()
+        bufs = [gpu.to_device(pos), gpu.empty((64, 4), np.float32), gpu.empty(64, np.float32)]
+        rep = gpu.dispatch(kernel, grid=(64,), block=(64,),
+                           args=bufs + [np.uint32(64), np.float32(0.01)])
+        reports.append(([b.to_numpy().copy() for b in bufs[1:]], rep.instructions,
+                        dict(rep.counters), rep.valu_lanes))
+    (o1, *c1), (o2, *c2) = reports
+    assert all(np.array_equal(a.view(np.uint32), b.view(np.uint32)) for a, b in zip(o1, o2))
+    assert c1 == c2
 
 
 def test_rsq_near_rounding_midpoints():

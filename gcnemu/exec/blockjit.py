@@ -4,15 +4,17 @@ run_wave's hot loop (gcnemu/exec/engine.py) spends ~10 ns per wave-instruction o
 kernels themselves: reading the decode table, forming operand addresses, one indirect call and
 the EXEC-masked store. A *block* is a run of consecutive rows that the hot loop would run one
 at a time -- SALU and saveexec rows with a fast form, 32-bit VALU rows of the ops in ``VALU_OPS``,
-nops and s_waitcnt -- that no branch enters except at its first row. ``compile_blocks`` turns
-each block of a program into an LLVM function over ``<64 x i32>`` rows (llvmlite IR, compiled
-by numba's own code generator for numba's target CPU: an ``NUMBA_CPU_NAME`` /
+s_setreg of MODE, nops and s_waitcnt -- that no branch enters except at its first row.
+``compile_blocks`` turns each block of a program into an LLVM function over rows of lanes, a
+chunk of 16 or 32 lanes at a time where it has enough f32 work (see "IR building"; llvmlite
+IR, compiled by numba's own code generator for numba's target CPU: an ``NUMBA_CPU_NAME`` /
 ``NUMBA_CPU_FEATURES`` override applies to blocks as to every row kernel), once per program and
 process, and writes its address into the block's first row (layout.C_BLK and the columns beside
 it). The engine calls it there instead of running the rows one by one.
 
 A block keeps every register it touches in SSA values: a VGPR row is loaded once, each VALU
-result merged under the EXEC mask of the moment (``select``), SGPRs (EXEC and VCC among them)
+result merged under the EXEC mask of the moment (``select``; at the end where EXEC does not
+change), SGPRs (EXEC and VCC among them)
 are 32-bit values; nothing is stored until the end, so that a block can still decline:
 
 * f32 arithmetic (add, sub, mul, mad/mac/madak/madmk, fma, rcp, sqrt, and the plain forms
@@ -20,11 +22,18 @@ are 32-bit values; nothing is stored until the end, so that a block can still de
   arithmetic (valu_float.PLAIN32), which equals the hardware's only when MODE rounds to
   nearest and no lane of an operand, intermediate or result is a denormal and no result is a
   NaN (plus each op's own condition: v_rsq's Newton step not next to a rounding midpoint,
-  div_scale's and div_fixup's quick cases, no active VCC lane for div_fmas): exactly the
-  condition under which the op's 32-bit row kernel keeps its own plain form
-  (gcnemu/sem/valu_float.py, "plain f32 rows"; the same keys over the same 64 lanes). f32
-  compares: no operand a denormal or a NaN. The keys are folded over the whole block as
-  lanewise minima/maxima (each SSA value once) and tested once at its end.
+  div_scale's and div_fixup's quick cases, no active VCC lane for div_fmas): the condition
+  under which the op's 32-bit row kernel keeps its own plain form (gcnemu/sem/valu_float.py,
+  "plain f32 rows"; the same keys over the same 64 lanes), except that a row whose NaN lanes
+  can only reach NaN-propagating f32 rows folds no NaN key of its own: those rows' results
+  carry its NaNs to a checked one (_nan_checked_rows), and a NaN in a lane it leaves
+  inactive never reaches the state; and that a block in which no row writes EXEC merges each
+  result into its register under EXEC once, at its end (its rows read the raw results, equal
+  to the merged ones in the active lanes), and looks at the active lanes' keys only. f32
+  compares: no operand a denormal or a NaN. The keys
+  are folded over the whole block as lanewise minima/maxima (each SSA value once) and
+  tested once at its end. MODE is the engine's at the block's start and what each s_setreg
+  in it leaves after that.
 * when any of that fails, the function returns -1 having stored nothing, and the engine runs
   the block's first row by the old path, then the rows after it one at a time up to the next
   block's start: the row kernels then apply MODE's denormal, NaN and rounding rules.
@@ -36,7 +45,9 @@ form call their compiled kernel (opkernels.salu_address) from the block.
 Signature: ``r = block(pvb, vstride, psgpr, scc, mode)``: ``pvb`` the address VGPR operand code
 0 would have (code c = 256 + v is the row at pvb + c * vstride), ``psgpr`` the wave's uint32
 SGPR row, ``scc`` and ``mode`` the engine's locals. ``r`` is -1 (declined) or
-``(active VALU lanes summed over the block's VALU rows) << 1 | new SCC``.
+``(active VALU lanes summed over the block's VALU rows) << 1 | new SCC`` (bits 15:0; at most
+64 rows of 64 lanes), with bit 16 set and MODE[28:0] in bits 45:17 where the block has an
+s_setreg of MODE.
 
 Set ``GCNEMU_BLOCKJIT=0`` in the environment to decode programs without blocks (the old path
 everywhere; tests compare the two).
@@ -92,10 +103,7 @@ MAX_ROWS = 64
 MAX_PROGRAM_ROWS = 1024
 
 I1, I32, I64 = ir.IntType(1), ir.IntType(32), ir.IntType(64)
-V32 = ir.VectorType(I32, 64)
-VF = ir.VectorType(ir.FloatType(), 64)
-V1 = ir.VectorType(I1, 64)
-V64 = ir.VectorType(I64, 64)
+V64ROW = ir.ArrayType(I32, 64)   # a block's scratch row
 
 # --- the VALU ops a block runs, by kind ---------------------------------------------------------
 #: f32 arithmetic with a plain host form (valu_float.PLAIN32): name -> form
@@ -149,6 +157,8 @@ def _row_ok(code: np.ndarray, i: int, name: str) -> bool:
     h = int(code[i, C_H])
     if h in (L.H_NOP, L.H_WAITCNT):
         return True
+    if h == L.H_SETREG:
+        return setreg_mode_mask(code, i) is not None
     if not code[i, C_FAST]:
         return False
     if h in (L.H_SALU, L.H_SAVEEXEC):
@@ -159,6 +169,20 @@ def _row_ok(code: np.ndarray, i: int, name: str) -> bool:
             return False
         return valu_kind(name) is not None
     return False
+
+
+def setreg_mode_mask(code: np.ndarray, i: int):
+    """The bits of MODE that s_setreg row i writes, where a block runs it: the rows run_wave's
+    hot loop runs (engine.fast_row: MODE, from a literal or SGPRs 0..103), writing none of
+    MODE[31:29] (the fork/join stack pointer, which the engine keeps apart); else None.
+    clang sets the f32 denormal bits around every f32 division: with the s_setreg inside,
+    nbody's division is one block with the rows around it instead of three."""
+    simm = int(code[i, L.C_IMM])
+    c = int(code[i, C_S0])
+    if simm & 0x3F != 1 or not (c == 255 or 0 <= c <= 103):
+        return None
+    mask = (((1 << (((simm >> 11) & 0x1F) + 1)) - 1) << ((simm >> 6) & 0x1F)) & 0xFFFFFFFF
+    return None if mask & 0xE0000000 else mask
 
 
 def find_blocks(code: np.ndarray, names: list) -> list:
@@ -204,11 +228,71 @@ def within_budget(code: np.ndarray, blocks: list) -> list:
 
 
 # --- IR building --------------------------------------------------------------------------------
-def _splat(b, v, ty=V32):
-    """A vector of ``v`` in every lane."""
+# A block runs its rows over the wave's lanes a *chunk* at a time: a loop over 64 / W chunks of
+# W lanes (chunk_lanes(): two vector registers of the target, 32 lanes with AVX-512, 16 with
+# AVX2), each running every row of the block on its W lanes. The whole block over <64 x i32>
+# rows kept each live register in 8 ymm registers on AVX2 (2 of AVX2's 16 held the two keys
+# alone): nbody's blocks were a third spill code there. Everything a row does is lanewise
+# except the scalar side: SGPR pairs that VALU compares and carry-outs write, and the bitwise
+# SALU ops and saveexec on them, are lane masks; a chunk holds the W bits of its lanes at
+# their place in the i64 (``_Block.lane``: values valid only there), puts them together over
+# the chunks for the SGPRs it stores, and ORs SCC over the chunks where SCC came from such a
+# mask. A block that would read such a value as a whole (a SALU op with a kernel, a VALU
+# scalar operand, SCC read after a mask op wrote it) runs as one chunk of 64 lanes
+# (_Unchunkable). Results go to a scratch row per VGPR until the last chunk is done: only
+# then is it known whether the block declines, and it stores nothing when it does.
+class _Unchunkable(Exception):
+    """The block reads a lane mask as a whole: it runs as one chunk of 64 lanes."""
+
+
+def chunk_lanes() -> int:
+    """Lanes per chunk for numba's target CPU (its features, NUMBA_CPU_FEATURES included):
+    16 (two AVX2 ymm registers of 32-bit lanes, four NEON registers), 32 with AVX-512 (two
+    zmm registers of its 32). nbody n=1024, AVX2 code on the Zen 4 (thread CPU time): 8
+    lanes 93-94 M winst/s, 16 lanes 97-101, 32 lanes 87. Not 16 with AVX-512: LLVM 20
+    (llvmlite 0.50) miscompiles a select under EXEC of a bit-select of the same row
+    (v_div_fixup_f32's sign, merged into its own source) into one masked vpternlogd with its
+    operands permuted, on zmm and on ymm registers alike; split into two zmm halves it is
+    right (tests/test_blockjit.py runs every op and random programs chunked)."""
+    import llvmlite.binding as llvm
+    from numba import config
+    from numba.core.registry import cpu_target
+    # the features numba's target machine was made with (a private attribute; without it,
+    # what numba makes them from: NUMBA_CPU_FEATURES, else the host's)
+    feats = getattr(cpu_target.target_context.codegen(), "_tm_features", None) or \
+        config.CPU_FEATURES or llvm.get_host_cpu_features().flatten()
+    return 32 if "+avx512f" in feats.split(",") else 16
+
+
+#: lanes per chunk of the blocks compiled from now on (None: chunk_lanes(); tests set others)
+CHUNK_LANES = None
+#: blocks translated in this process as chunks and as one pass over 64 lanes (for tests)
+FORMS = {"chunked": 0, "whole": 0}
+#: a block with fewer f32 arithmetic rows runs over all 64 lanes at once: chunks repeat its
+#: scalar work (SALU ops, EXEC predicates, lane counts) once per chunk, and its vector work is
+#: small anyway (loops_break's mask logic ran at half speed chunked, AVX2 code)
+MIN_CHUNKED_FLOAT = 4
+
+
+def _splat(b, v, ty=None):
+    """A vector of ``v`` in every lane (``ty``: the block's <W x i32> by default); a constant's
+    is made once per block, in the chunk loop's body where its rows use it (code generation
+    sees a constant only inside the basic block that makes it: made in the entry, each was a
+    register live across the loop, and shifts by one became variable shifts)."""
+    blk = _current.blk
+    ty = ty or blk.V32
+    if isinstance(v, ir.Constant):
+        key = ("splat", str(ty), str(v))
+        if key not in blk.consts:
+            blk.consts[key] = _splat_in(blk.b, v, ty)
+        return blk.consts[key]
+    return _splat_in(b, v, ty)
+
+
+def _splat_in(b, v, ty):
     undef = ir.Constant(ty, ir.Undefined)
     one = b.insert_element(undef, v, ir.Constant(I32, 0))
-    return b.shuffle_vector(one, undef, ir.Constant(ir.VectorType(I32, 64), None))
+    return b.shuffle_vector(one, undef, ir.Constant(ir.VectorType(I32, ty.count), None))
 
 
 _current = threading.local()   # the _Block whose IR is being emitted (for _vconst)
@@ -216,48 +300,58 @@ _current = threading.local()   # the _Block whose IR is being emitted (for _vcon
 
 def _vconst(v: int):
     """The row of uint32 ``v`` in every lane, made once per block (a splat: a constant vector
-    would spell out its 64 elements wherever it is used, most of the IR's text and of the
-    time numba's parser and llvmlite's printer take)."""
-    blk = _current.blk
-    v &= 0xFFFFFFFF
-    if v not in blk.consts:
-        blk.consts[v] = _splat(blk.b, ir.Constant(I32, v))
-    return blk.consts[v]
+    would spell out its lanes wherever it is used, most of the IR's text and of the time
+    numba's parser and llvmlite's printer take)."""
+    return _splat(None, ir.Constant(I32, v & 0xFFFFFFFF))
 
 
 def _fconst(x: float, ty=None):
     """A row of float ``x`` (f32, or f64 lanes with ``ty``), made once per block."""
     blk = _current.blk
-    key = (x, str(ty))
-    if key not in blk.consts:
-        if ty is None:
-            blk.consts[key] = blk.b.bitcast(_vconst(int(np.float32(x).view(np.uint32))), VF)
-        else:
-            blk.consts[key] = _splat(blk.b, ir.Constant(ty.element, x), ty)
-    return blk.consts[key]
+    if ty is None:
+        key = ("f32", x)
+        if key not in blk.consts:
+            blk.consts[key] = blk.b.bitcast(_vconst(int(np.float32(x).view(np.uint32))),
+                                            blk.VF)
+        return blk.consts[key]
+    return _splat(None, ir.Constant(ty.element, x), ty)
 
 
 def _mask_vec(b, m):
-    """The i64 lane mask ``m`` as <64 x i1> (lane l: bit l), made once per mask value:
-    lanes.lane_predicate's whole-vector form (a bitcast is one kmov with AVX-512 but a bit
-    extract per lane on AVX2)."""
+    """The i64 lane mask ``m`` as the chunk's <W x i1> (lane l of the chunk: bit lane0 + l),
+    made once per mask value: as lanes.lane_predicate does it for 64 lanes, a splat ANDed
+    with each lane's bit (a bitcast is one kmov with AVX-512 but a bit extract per lane on
+    AVX2)."""
     blk = _current.blk
     if id(m) not in blk.preds:
-        blk.preds[id(m)] = (m, lane_predicate(b, m))
+        if blk.W == 64:
+            p = lane_predicate(b, m)
+        else:
+            bits = b.trunc(b.lshr(m, blk.lane0), I32)
+            vt = ir.VectorType(I32, blk.W)
+            p = b.icmp_unsigned("!=", b.and_(_splat_in(b, bits, vt),
+                                             ir.Constant(vt, [1 << l for l in range(blk.W)])),
+                                ir.Constant(vt, None))
+        blk.preds[id(m)] = (m, p)
     return blk.preds[id(m)][1]
 
 
 def _mask_int(b, v):
-    """<64 x i1> as the i64 lane mask."""
-    return b.bitcast(v, I64)
+    """The chunk's <W x i1> as an i64 lane mask (its bits at their lanes; the others 0)."""
+    blk = _current.blk
+    if blk.W == 64:
+        return b.bitcast(v, I64)
+    return b.shl(b.zext(b.bitcast(v, ir.IntType(blk.W)), I64), blk.lane0)
 
 
 def _umin(b, x, y):
-    return b.call(_intrinsic(_current.blk, "llvm.umin.v64i32", V32, 2), [x, y])
+    blk = _current.blk
+    return b.call(_intrinsic(blk, f"llvm.umin.v{blk.W}i32", blk.V32, 2), [x, y])
 
 
 def _umax(b, x, y):
-    return b.call(_intrinsic(_current.blk, "llvm.umax.v64i32", V32, 2), [x, y])
+    blk = _current.blk
+    return b.call(_intrinsic(blk, f"llvm.umax.v{blk.W}i32", blk.V32, 2), [x, y])
 
 
 def _check_denormal(blk, v):
@@ -284,30 +378,60 @@ def _check_nan(blk, v):
 
 
 class _Block:
-    """SSA state of one block while its IR is emitted."""
+    """SSA state of one block while its IR is emitted: the chunk loop's body (``b``), its
+    entry (``cb``: constants, SGPR loads, allocas), the chunk's first lane ``lane0`` and its
+    lanes' bits ``cmk`` (i64)."""
 
-    def __init__(self, b, pvb, vstride, psg, scc, mode):
-        self.b, self.pvb, self.vstride, self.psg = b, pvb, vstride, psg
+    def __init__(self, b, cb, pvb, vstride, psg, scc, mode, width, lane0):
+        self.b, self.cb, self.pvb, self.vstride, self.psg = b, cb, pvb, vstride, psg
         self.scc, self.mode = scc, mode
-        self.v, self.s = {}, {}            # VGPR code -> <64 x i32>; SGPR index -> i32
+        self.W, self.lane0 = width, lane0
+        self.V32 = ir.VectorType(I32, width)
+        self.VF = ir.VectorType(ir.FloatType(), width)
+        self.V1 = ir.VectorType(I1, width)
+        self.V64 = ir.VectorType(I64, width)
+        self.VD = ir.VectorType(ir.DoubleType(), width)
+        self.cmk = ir.Constant(I64, -1) if width == 64 else \
+            b.shl(ir.Constant(I64, (1 << width) - 1), lane0)
+        self.v, self.s = {}, {}            # VGPR code -> <W x i32>; SGPR index -> i32
         self.vdirty, self.sdirty = [], []
-        self.bad = ir.Constant(V1, None)   # lanes that make the block decline (rare ops' tests)
+        self.lane = {}                     # id -> scalar value valid only at the chunk's bits
+        self.scc_lane = False              # SCC from such a value: OR it over the chunks
+        self.bad = ir.Constant(self.V1, None)   # lanes that make the block decline
         self.dkey = self.nkey = None       # folded keys (_check_denormal, _check_nan)
         self.dchecked, self.nchecked = {}, {}   # id -> value folded into them (kept alive)
         self.modebad = ir.Constant(I1, 0)
-        self.nlanes = ir.Constant(I64, 0)
+        self.nsetreg = 0                   # s_setreg rows so far (_emit_setreg)
+        self.excount = {}                  # id(EXEC value) -> [it, VALU rows under it]
+        self.defer = False                 # merges under EXEC at the end (_emit_block)
+        self.v0 = {}                       # VGPR code -> its value at the block's start
         self.consts = {}                   # splat rows made so far (_vconst, _fconst)
-        self.preds = {}                    # id(i64 mask) -> (mask, <64 x i1>) (_mask_vec)
+        self.preds = {}                    # id(i64 mask) -> (mask, <W x i1>) (_mask_vec)
         self.pairs = {}                    # (id(lo), id(hi)) -> (lo, hi, i64) (sget64)
+
+    def is_lane(self, *vals):
+        return any(id(v) in self.lane for v in vals)
+
+    def mark_lane(self, v):
+        if self.W < 64:
+            self.lane[id(v)] = v
+        return v
+
+    def whole(self, *vals):
+        """Check that scalar values are read as a whole: not lane masks of a chunk."""
+        if self.is_lane(*vals):
+            raise _Unchunkable
 
     def vaddr(self, c):
         b = self.b
         a = b.add(self.pvb, b.mul(ir.Constant(I64, c), self.vstride))
-        return b.inttoptr(a, V32.as_pointer())
+        if self.W < 64:
+            a = b.add(a, b.shl(self.lane0, ir.Constant(I64, 2)))
+        return b.inttoptr(a, self.V32.as_pointer())
 
     def vget(self, c):
         if c not in self.v:
-            self.v[c] = self.b.load(self.vaddr(c), align=4)
+            self.v[c] = self.v0[c] = self.b.load(self.vaddr(c), align=4)
         return self.v[c]
 
     def vset(self, c, val):
@@ -317,8 +441,8 @@ class _Block:
 
     def sget(self, i):
         if i not in self.s:
-            p = self.b.gep(self.psg, [ir.Constant(I64, i)])
-            self.s[i] = self.b.load(p, align=4)
+            p = self.cb.gep(self.psg, [ir.Constant(I64, i)])
+            self.s[i] = self.cb.load(p, align=4)
         return self.s[i]
 
     def sset(self, i, val):
@@ -334,13 +458,28 @@ class _Block:
         if key not in self.pairs:
             b = self.b
             v = b.or_(b.zext(lo, I64), b.shl(b.zext(hi, I64), ir.Constant(I64, 32)))
+            if self.is_lane(lo, hi):
+                self.mark_lane(v)
             self.pairs[key] = (lo, hi, v)
         return self.pairs[key][2]
 
     def sset64(self, i, val):
         b = self.b
-        self.sset(i, b.trunc(val, I32))
-        self.sset(i + 1, b.trunc(b.lshr(val, ir.Constant(I64, 32)), I32))
+        lo, hi = b.trunc(val, I32), b.trunc(b.lshr(val, ir.Constant(I64, 32)), I32)
+        if self.is_lane(val):
+            self.mark_lane(lo)
+            self.mark_lane(hi)
+        self.sset(i, lo)
+        self.sset(i + 1, hi)
+
+    def set_scc(self, res):
+        """SCC = ``res`` != 0: over the chunk's bits where ``res`` is a lane mask (ORed over
+        the chunks at the end)."""
+        lane = self.is_lane(res)
+        if lane:
+            res = self.b.and_(res, self.cmk)
+        self.scc = self.b.zext(self.b.icmp_unsigned("!=", res, ir.Constant(I64, 0)), I64)
+        self.scc_lane = lane
 
     def exec_(self):
         return self.sget64(L.EXEC_LO)
@@ -349,11 +488,33 @@ class _Block:
         self.bad = self.b.or_(self.bad, lanes)
 
 
+def _emit_setreg(blk, code, r):
+    """s_setreg of MODE (setreg_mode_mask), as the hot loop runs it: the rows after it take
+    the new MODE (their f32 forms decline unless it rounds to nearest), and the block returns
+    it (engine.run_wave)."""
+    b = blk.b
+    mask = setreg_mode_mask(code, r)
+    c = int(code[r, C_S0])
+    if c == 255:
+        v = ir.Constant(I64, int(code[r, L.C_LIT]) & 0xFFFFFFFF)
+    else:
+        blk.whole(blk.sget(c))
+        v = b.zext(blk.sget(c), I64)
+    off = (int(code[r, L.C_IMM]) >> 6) & 0x1F
+    blk.mode = b.or_(b.and_(blk.mode, ir.Constant(I64, ~mask & 0x1FFFFFFF)),
+                     b.and_(b.shl(v, ir.Constant(I64, off)), ir.Constant(I64, mask)))
+    blk.nsetreg += 1
+
+
 def _scalar_src(blk, code, r, i, ndw):
     """SALU/saveexec source i: a constant (C_V*) or SGPRs, as an i64."""
     if int(code[r, C_K0 + i]) == L.OP_SREG:
         c = int(code[r, C_S0 + i])
-        return blk.sget64(c) if ndw >= 2 else blk.b.zext(blk.sget(c), I64)
+        if ndw >= 2:
+            return blk.sget64(c)
+        v = blk.sget(c)
+        z = blk.b.zext(v, I64)
+        return blk.mark_lane(z) if blk.is_lane(v) else z
     return ir.Constant(I64, int(code[r, C_V0 + i]) & 0xFFFFFFFFFFFFFFFF)
 
 
@@ -367,6 +528,10 @@ def _emit_salu(blk, code, r):
         d = ir.Constant(I64, 0)
         if kd == L.OP_SREG:
             d = blk.sget64(dc) if wd >= 2 else b.zext(blk.sget(dc), I64)
+            blk.whole(blk.sget(dc), *((blk.sget(dc + 1),) if wd >= 2 else ()))
+        if blk.scc_lane:
+            raise _Unchunkable
+        blk.whole(a, bb)
         res = _call_salu(blk, SALU_NAMES[int(code[r, C_K])], a, bb, d)
     else:
         if q == L.SQ_MOV:
@@ -381,12 +546,17 @@ def _emit_salu(blk, code, r):
                    L.SQ_XNOR: lambda: b.xor(b.xor(a, bb), ones)}.get(q, lambda: b.xor(a, ones))()
             if wd < 2:
                 res = b.and_(res, ir.Constant(I64, 0xFFFFFFFF))
-            blk.scc = b.zext(b.icmp_unsigned("!=", res, ir.Constant(I64, 0)), I64)
+            if blk.is_lane(a, bb):
+                blk.mark_lane(res)
+            blk.set_scc(res)
     if kd == L.OP_SREG:
         if wd >= 2:
             blk.sset64(dc, res)
         else:
-            blk.sset(dc, b.trunc(res, I32))
+            lo = b.trunc(res, I32)
+            if blk.is_lane(res):
+                blk.mark_lane(lo)
+            blk.sset(dc, lo)
 
 
 def salu_symbol(name: str) -> str:
@@ -402,9 +572,9 @@ def _call_salu(blk, name, a, bb, d):
     opkernels.call_salu): returns the result; blk.scc becomes its SCC."""
     b = blk.b
     i8p = ir.IntType(8).as_pointer()
-    slot = b.alloca(I64)
-    exc = b.alloca(i8p)
-    sccout = b.alloca(I64)
+    slot = blk.cb.alloca(I64)
+    exc = blk.cb.alloca(i8p)
+    sccout = blk.cb.alloca(I64)
     fnty = ir.FunctionType(I32, [I64.as_pointer(), i8p.as_pointer(), I64, I64, I64, I64,
                                  I64.as_pointer()])
     sym = salu_symbol(name)
@@ -412,6 +582,7 @@ def _call_salu(blk, name, a, bb, d):
     b.store(blk.scc, sccout)
     b.call(fn, [slot, exc, a, bb, d, blk.scc, sccout])
     blk.scc = b.load(sccout)
+    blk.scc_lane = False
     return b.load(slot)
 
 
@@ -425,13 +596,15 @@ def _emit_saveexec(blk, code, r):
           lambda: b.and_(s, b.xor(ex, ones)), lambda: b.or_(s, b.xor(ex, ones)),
           lambda: b.xor(b.and_(s, ex), ones), lambda: b.xor(b.or_(s, ex), ones),
           lambda: b.xor(b.xor(s, ex), ones)][k]()
+    if blk.is_lane(s, ex):
+        blk.mark_lane(nx)
     blk.sset64(int(code[r, C_DST]), ex)
     blk.sset64(L.EXEC_LO, nx)
-    blk.scc = b.zext(b.icmp_unsigned("!=", nx, ir.Constant(I64, 0)), I64)
+    blk.set_scc(nx)
 
 
 def _valu_src(blk, code, r, i, const_value):
-    """VALU source row i as <64 x i32>, abs/neg applied (constants: the decoder applied them
+    """VALU source row i as <W x i32>, abs/neg applied (constants: the decoder applied them
     already, engine.row32_source)."""
     b = blk.b
     kind = int(code[r, C_K0 + i])
@@ -442,7 +615,9 @@ def _valu_src(blk, code, r, i, const_value):
     if kind == L.OP_VGPR:
         v = blk.vget(int(code[r, C_S0 + i]))
     else:
-        v = _splat(b, blk.sget(int(code[r, C_S0 + i])))
+        s = blk.sget(int(code[r, C_S0 + i]))
+        blk.whole(s)
+        v = _splat(b, s)
     am = 0x80000000 if (int(code[r, C_ABS]) >> i) & 1 else 0
     nm = 0x80000000 if (int(code[r, C_NEG]) >> i) & 1 else 0
     if am:
@@ -453,11 +628,11 @@ def _valu_src(blk, code, r, i, const_value):
 
 
 def _f(b, v):
-    return b.bitcast(v, VF)
+    return b.bitcast(v, _current.blk.VF)
 
 
 def _u(b, v):
-    return b.bitcast(v, V32)
+    return b.bitcast(v, _current.blk.V32)
 
 
 def _intrinsic(blk, name, ty, nargs):
@@ -491,15 +666,15 @@ def _emit_float(blk, form, s0, s1, s2, cin, ex):
         if form == "div_fmas":
             # the plain fma only where no active lane has VCC set (no scaling)
             blk.modebad = b.or_(blk.modebad, b.icmp_unsigned(
-                "!=", b.and_(b.bitcast(cin, I64), ex), ir.Constant(I64, 0)))
-        fma = _intrinsic(blk, "llvm.fma.v64f32", VF, 3)
+                "!=", b.and_(_mask_int(b, cin), ex), ir.Constant(I64, 0)))
+        fma = _intrinsic(blk, f"llvm.fma.v{blk.W}f32", blk.VF, 3)
         r = _u(b, b.call(fma, [_f(b, s0), _f(b, s1), _f(b, s2)]))
         checks = [s0, s1, s2]
     elif form == "rcp":
         r = _u(b, b.fdiv(one, _f(b, s0)))
         checks = [s0]
     elif form == "sqrt":
-        r = _u(b, b.call(_intrinsic(blk, "llvm.sqrt.v64f32", VF, 1), [_f(b, s0)]))
+        r = _u(b, b.call(_intrinsic(blk, f"llvm.sqrt.v{blk.W}f32", blk.VF, 1), [_f(b, s0)]))
         checks = [s0]
     elif form == "rsq":
         r = _rsq(blk, s0)
@@ -529,9 +704,12 @@ def _emit_float(blk, form, s0, s1, s2, cin, ex):
             b.icmp_unsigned("<=", b.and_(s0, m), _vconst(0x7F800000)))
         blk.flag(b.not_(ok))
         return b.or_(b.and_(b.xor(s1, s2), _vconst(0x80000000)), b.and_(s0, m))
-    for v in checks + [r]:
+    # the root of a normal, zero or infinite operand is none of them a denormal (nor its
+    # reciprocal): a denormal operand is checked itself
+    for v in checks + ([] if form in ("sqrt", "rsq") else [r]):
         _check_denormal(blk, v)
-    _check_nan(blk, r)
+    if blk.row in blk.nan_rows:
+        _check_nan(blk, r)
     return r
 
 
@@ -540,19 +718,19 @@ def _rsq(blk, a):
     lanes whose step lies near an f32 rounding midpoint flagged (RSQ_MIDPOINT_MARGIN)."""
     from ..sem.valu_float import RSQ_MIDPOINT_MARGIN
     b = blk.b
-    VD = ir.VectorType(ir.DoubleType(), 64)
+    VD = blk.VD
     x = _f(b, a)
     y0 = b.fdiv(_fconst(1.0),
-                b.call(_intrinsic(blk, "llvm.sqrt.v64f32", VF, 1), [x]))
+                b.call(_intrinsic(blk, f"llvm.sqrt.v{blk.W}f32", blk.VF, 1), [x]))
     xd = b.fpext(x, VD)
     yd = b.fpext(y0, VD)
     e = b.fsub(_fconst(1.0, VD), b.fmul(xd, b.fmul(yd, yd)))
     y1 = b.fadd(yd, b.fmul(b.fmul(_fconst(0.5, VD), yd), e))
-    low = b.and_(b.trunc(b.bitcast(y1, V64), V32), _vconst(0x1FFFFFFF))
+    low = b.and_(b.trunc(b.bitcast(y1, blk.V64), blk.V32), _vconst(0x1FFFFFFF))
     near = b.and_(b.add(low, _vconst(RSQ_MIDPOINT_MARGIN - 0x10000000)), _vconst(0x1FFFFFFF))
     blk.flag(b.icmp_unsigned("<=", near, _vconst(2 * RSQ_MIDPOINT_MARGIN)))
     ok = b.fcmp_ordered("==", e, e)
-    return _u(b, b.select(ok, b.fptrunc(y1, VF), y0))
+    return _u(b, b.select(ok, b.fptrunc(y1, blk.VF), y0))
 
 
 def _int_op(blk, name, s0, s1, s2, cin):
@@ -572,14 +750,16 @@ def _int_op(blk, name, s0, s1, s2, cin):
         c = cin
         if name == "v_cndmask_b32":
             return b.select(c, s1, s0), None
+        V64 = blk.V64
         cz = b.zext(c, V64)
         a64, b64 = b.zext(s0, V64), b.zext(s1, V64)
         if name == "v_addc_u32":
             t = b.add(b.add(a64, b64), cz)
-            return b.trunc(t, V32), b.trunc(b.lshr(t, _splat(b, ir.Constant(I64, 32), V64)), V1)
+            return b.trunc(t, blk.V32), b.trunc(b.lshr(t, _splat(b, ir.Constant(I64, 32), V64)),
+                                                blk.V1)
         x, y = (a64, b64) if name == "v_subb_u32" else (b64, a64)
         y = b.add(y, cz)
-        return b.trunc(b.sub(x, y), V32), b.icmp_unsigned(">", y, x)
+        return b.trunc(b.sub(x, y), blk.V32), b.icmp_unsigned(">", y, x)
     simple = {"v_and_b32": lambda: b.and_(s0, s1), "v_or_b32": lambda: b.or_(s0, s1),
               "v_xor_b32": lambda: b.xor(s0, s1), "v_not_b32": lambda: b.xor(s0, _vconst(-1)),
               "v_lshl_b32": lambda: b.shl(s0, b.and_(s1, c31)),
@@ -597,8 +777,8 @@ def _int_op(blk, name, s0, s1, s2, cin):
         return simple[name](), None
     if name in ("v_mul_hi_u32", "v_mul_hi_i32"):
         ext = b.zext if name == "v_mul_hi_u32" else b.sext
-        p = b.mul(ext(s0, V64), ext(s1, V64))
-        return b.trunc(b.lshr(p, _splat(b, ir.Constant(I64, 32), V64)), V32), None
+        p = b.mul(ext(s0, blk.V64), ext(s1, blk.V64))
+        return b.trunc(b.lshr(p, _splat(b, ir.Constant(I64, 32), blk.V64)), blk.V32), None
     if name == "v_mul_u32_u24":
         m = _vconst(0xFFFFFF)
         return b.mul(b.and_(s0, m), b.and_(s1, m)), None
@@ -618,9 +798,10 @@ def _int_op(blk, name, s0, s1, s2, cin):
     if name == "v_bfi_b32":
         return b.or_(b.and_(s0, s1), b.and_(b.xor(s0, _vconst(-1)), s2)), None
     if name == "v_alignbit_b32":
+        V64 = blk.V64
         wide = b.or_(b.shl(b.zext(s0, V64), _splat(b, ir.Constant(I64, 32), V64)),
                      b.zext(s1, V64))
-        return b.trunc(b.lshr(wide, b.zext(b.and_(s2, c31), V64)), V32), None
+        return b.trunc(b.lshr(wide, b.zext(b.and_(s2, c31), V64)), blk.V32), None
     raise AssertionError(name)
 
 
@@ -629,7 +810,7 @@ def _emit_valu(blk, code, r, name, const_value):
     flags = int(code[r, C_FLAGS])
     kind, arg = valu_kind(name)
     ex = blk.exec_()
-    blk.nlanes = b.add(blk.nlanes, b.call(blk.ctpop, [ex]))
+    blk.excount.setdefault(id(ex), [ex, 0])[1] += 1
     s0 = _valu_src(blk, code, r, 0, const_value)
     s1 = _valu_src(blk, code, r, 1, const_value)
     cin = None
@@ -645,32 +826,37 @@ def _emit_valu(blk, code, r, name, const_value):
     res = None
     if kind == "float":
         res = _emit_float(blk, arg, s0, s1, s2, cin, ex)
-        fl = ir.Constant(V1, None)    # the plain cases of flag ops have no flag
+        fl = ir.Constant(blk.V1, None)    # the plain cases of flag ops have no flag
     elif kind == "fcmp":
         for v in (s0, s1):
             _check_denormal(blk, v)
             _check_nan(blk, v)
         if _FCMP[arg] is None:
-            fl = ir.Constant(V1, [int(arg == "tru")] * 64)
+            fl = ir.Constant(blk.V1, [int(arg == "tru")] * blk.W)
         else:
             ordered, op = _FCMP[arg]
             fl = (b.fcmp_ordered if ordered else b.fcmp_unordered)(op, _f(b, s0), _f(b, s1))
     elif kind == "icmp":
         pred, signed = arg
         if _ICMP[pred] is None:
-            fl = ir.Constant(V1, [int(pred == "t")] * 64)
+            fl = ir.Constant(blk.V1, [int(pred == "t")] * blk.W)
         else:
             cmp = b.icmp_signed if signed else b.icmp_unsigned
             fl = cmp(_ICMP[pred], s0, s1)
     else:
         res, fl = _int_op(blk, arg, s0, s1, s2, cin)
     if flags & L.FL_CMP:
-        m = b.and_(_mask_int(b, fl), ex)
+        m = blk.mark_lane(b.and_(_mask_int(b, fl), ex))
         blk.sset64(int(code[r, C_SDST]), m)
         if flags & L.FL_CMPX:
             blk.sset64(L.EXEC_LO, m)
         return
     d = 256 + int(code[r, C_DST])
+    if blk.defer:
+        blk.vset(d, res)
+        if flags & L.FL_FLAGS_TO_SDST:
+            blk.sset64(int(code[r, C_SDST]), blk.mark_lane(b.and_(_mask_int(b, fl), ex)))
+        return
     old = blk.vget(d)
     merged = b.select(_mask_vec(b, ex), res, old)
     for checked in (blk.dchecked, blk.nchecked):
@@ -678,7 +864,65 @@ def _emit_valu(blk, code, r, name, const_value):
             checked[id(merged)] = merged
     blk.vset(d, merged)
     if flags & L.FL_FLAGS_TO_SDST:
-        blk.sset64(int(code[r, C_SDST]), b.and_(_mask_int(b, fl), ex))
+        blk.sset64(int(code[r, C_SDST]), blk.mark_lane(b.and_(_mask_int(b, fl), ex)))
+
+
+#: f32 forms whose result is a NaN in every lane where an operand is one (IEEE arithmetic, and
+#: v_rsq_f32's plain form, whose y0 is then the NaN), and those that flag a NaN operand
+#: themselves (div_scale's and div_fixup's quick cases need finite operands)
+_NAN_PROPAGATING = {"add", "sub", "subrev", "mul", "mad", "madmk", "fma", "div_fmas", "rcp",
+                    "sqrt", "rsq", "div_scale", "div_fixup"}
+
+
+def _nan_checked_rows(code, names, start, nrows) -> set:
+    """The rows of block (start, nrows) whose f32 result needs a NaN check of its own.
+
+    A NaN a row makes matters only in its active lanes, where the merge keeps it, and there
+    only if it reaches the registers the block stores or a row that does not pass a NaN on:
+    a row whose every reader (until the register is written again under the same EXEC) is
+    a NaN-propagating f32 form or an f32 compare (which checks its operands) hands its NaN
+    lanes to their results, which are checked in turn, so its own check adds nothing. The
+    rest are checked: results the block leaves in a register, results read by an integer
+    op (v_cndmask of a NaN), or by a row after EXEC changed (lanes the next write keeps)."""
+    need = set()
+    producer = {}          # VGPR code -> (row whose f32 result it holds, EXEC generation)
+    gen = 0
+    for r in range(start, start + nrows):
+        h = int(code[r, C_H])
+        if h in (L.H_VALU, L.H_VCMP):
+            kind, arg = valu_kind(names[r])
+            passes = kind == "fcmp" or (kind == "float" and arg in _NAN_PROPAGATING)
+            for i in range(3):
+                if int(code[r, C_K0 + i]) == L.OP_VGPR:
+                    p = producer.get(int(code[r, C_S0 + i]))
+                    if p is not None and not passes:
+                        need.add(p[0])
+            flags = int(code[r, C_FLAGS])
+            if not flags & L.FL_CMP:
+                d = 256 + int(code[r, C_DST])
+                p = producer.get(d)
+                if p is not None and p[1] != gen:
+                    need.add(p[0])        # lanes this write leaves may still hold its NaNs
+                producer[d] = (r, gen) if kind == "float" else None
+            if flags & L.FL_CMPX:
+                gen += 1
+        elif _writes_exec(code, r):
+            gen += 1
+    need.update(p[0] for p in producer.values() if p is not None)
+    return need
+
+
+def _writes_exec(code, r) -> bool:
+    """Whether row r writes EXEC (v_cmpx, a compare or carry-out into EXEC, saveexec, a SALU
+    op with EXEC as destination)."""
+    h = int(code[r, C_H])
+    if h in (L.H_VALU, L.H_VCMP):
+        flags = int(code[r, C_FLAGS])
+        return bool(flags & L.FL_CMPX) or bool(flags & (L.FL_CMP | L.FL_FLAGS_TO_SDST) and
+                                               L.EXEC_LO - 1 <= int(code[r, C_SDST]) <= L.EXEC_HI)
+    return h == L.H_SAVEEXEC or (h == L.H_SALU and int(code[r, C_KD]) == L.OP_SREG and
+                                 int(code[r, C_DST]) + max(int(code[r, C_WD]), 1) > L.EXEC_LO
+                                 and int(code[r, C_DST]) <= L.EXEC_HI)
 
 
 def _const_reader():
@@ -689,21 +933,34 @@ def _const_reader():
     return value
 
 
-def _reduction(module, op):
-    """llvm.vector.reduce.<op> over <64 x i32>, declared once per module."""
-    name = f"llvm.vector.reduce.{op}.v64i32"
-    return module.globals.get(name) or ir.Function(module, ir.FunctionType(I32, [V32]), name)
+def _reduction(module, op, width):
+    """llvm.vector.reduce.<op> over <width x i32>, declared once per module."""
+    name = f"llvm.vector.reduce.{op}.v{width}i32"
+    return module.globals.get(name) or \
+        ir.Function(module, ir.FunctionType(I32, [ir.VectorType(I32, width)]), name)
 
 
-def _emit_block(module, fname, code, names, start, nrows, ctpop):
+def _emit_block(module, fname, code, names, start, nrows, ctpop, width):
+    """Emit block (start, nrows) as function ``fname``, ``width`` lanes a chunk (64: the
+    whole wave in one pass). Raises _Unchunkable where the rows read a lane mask whole."""
     fnty = ir.FunctionType(I64, [I64, I64, I32.as_pointer(), I64, I64])
     fn = ir.Function(module, fnty, fname)
     pvb, vstride, psg, scc, mode = fn.args
     entry = fn.append_basic_block("entry")
-    b = ir.IRBuilder(entry)
-    blk = _Block(b, pvb, vstride, psg, scc, mode)
+    body = fn.append_basic_block("chunk")
+    done = fn.append_basic_block("done")
+    cb = ir.IRBuilder(entry)
+    b = ir.IRBuilder(body)
+    nch = 64 // width
+    lane0 = b.phi(I64) if nch > 1 else ir.Constant(I64, 0)
+    blk = _Block(b, cb, pvb, vstride, psg, scc, mode, width, lane0)
     blk.ctpop = ctpop
     blk.module = module
+    blk.nan_rows = _nan_checked_rows(code, names, start, nrows)
+    # where no row writes EXEC, each result is merged into its register's old lanes once, at
+    # the end, not at every row: the rows read the raw results, whose active lanes are the
+    # merged ones', and the keys are those of the active lanes (the others are discarded)
+    blk.defer = not any(_writes_exec(code, r) for r in range(start, start + nrows))
     _current.blk = blk
     cv = _const_reader()
     for r in range(start, start + nrows):
@@ -713,27 +970,113 @@ def _emit_block(module, fname, code, names, start, nrows, ctpop):
         elif h == L.H_SAVEEXEC:
             _emit_saveexec(blk, code, r)
         elif h in (L.H_VALU, L.H_VCMP):
+            blk.row = r
             _emit_valu(blk, code, r, names[r], cv)
-    bad = b.or_(b.icmp_unsigned("!=", _mask_int(b, blk.bad), ir.Constant(I64, 0)), blk.modebad)
+        elif h == L.H_SETREG:
+            _emit_setreg(blk, code, r)
+    if blk.defer:
+        pred = _mask_vec(b, blk.exec_())
+        for c in blk.vdirty:
+            old = blk.v0[c] if c in blk.v0 else b.load(blk.vaddr(c), align=4)
+            blk.v[c] = b.select(pred, blk.v[c], old)
+        # only the active lanes' keys and flags: the inactive lanes of the raw results are
+        # not the row-by-row path's (their inputs were not merged) and are discarded
+        blk.bad = b.and_(blk.bad, pred)
+        if blk.dkey is not None:
+            blk.dkey = b.select(pred, blk.dkey, _vconst(0xFFFFFFFF))
+        if blk.nkey is not None:
+            blk.nkey = b.select(pred, blk.nkey, _vconst(0))
+    # VALU lanes: each EXEC value's lanes (this chunk's) times the rows run under it
+    blk.nlanes = ir.Constant(I64, 0)
+    for ex, n in blk.excount.values():
+        cnt = b.call(ctpop, [b.and_(ex, blk.cmk) if width < 64 else ex])
+        blk.nlanes = b.add(blk.nlanes, b.mul(cnt, ir.Constant(I64, n)))
+    # this chunk's facts, put together with the chunks before it (loop-carried phis)
+    bad = b.or_(b.icmp_unsigned("!=", b.bitcast(blk.bad, ir.IntType(width)),
+                                ir.Constant(ir.IntType(width), 0)), blk.modebad)
+    carried = []     # (phi, its value after this chunk)
+
+    def carry(init, combine):
+        if nch == 1:
+            return combine(init) if init is not None else None
+        b.position_at_start(body)
+        p = b.phi(init.type)
+        b.position_at_end(body)
+        p.add_incoming(init, entry)
+        nxt = combine(p)
+        carried.append((p, nxt))
+        return nxt
+
+    bad = carry(ir.Constant(I1, 0), lambda p: b.or_(p, bad))
+    nlanes = carry(ir.Constant(I64, 0), lambda p: b.add(p, blk.nlanes))
+    dkey = nkey = None
     if blk.dkey is not None:
-        lo = b.call(_reduction(module, "umin"), [blk.dkey])
-        bad = b.or_(bad, b.icmp_unsigned("<", lo, ir.Constant(I32, 0xFFFFFD)))
+        dkey = carry(ir.Constant(blk.V32, [0xFFFFFFFF] * width) if nch > 1 else blk.dkey,
+                     lambda p: _umin(b, p, blk.dkey) if nch > 1 else p)
     if blk.nkey is not None:
-        hi = b.call(_reduction(module, "umax"), [blk.nkey])
-        bad = b.or_(bad, b.icmp_unsigned(">", hi, ir.Constant(I32, 0xFF000000)))
+        nkey = carry(ir.Constant(blk.V32, None) if nch > 1 else blk.nkey,
+                     lambda p: _umax(b, p, blk.nkey) if nch > 1 else p)
+    sfinal = {}
+    for i in blk.sdirty:
+        v = blk.s[i]
+        if blk.is_lane(v):
+            # this chunk's bits of an SGPR of lanes 0..31 (even index) or 32..63 (odd)
+            bits = b.trunc(b.lshr(blk.cmk, ir.Constant(I64, 32 * (i & 1))), I32)
+            v = carry(ir.Constant(I32, 0), lambda p, v=v, bits=bits: b.or_(p, b.and_(v, bits)))
+        sfinal[i] = v
+    sccv = blk.scc
+    if blk.scc_lane:
+        sccv = carry(ir.Constant(I64, 0), lambda p: b.or_(p, blk.scc))
+    scratch = {}
+    if nch > 1:
+        for c in blk.vdirty:
+            scratch[c] = cb.alloca(V64ROW)
+            scratch[c].align = 64
+            p = b.gep(scratch[c], [ir.Constant(I64, 0), lane0])
+            b.store(blk.v[c], b.bitcast(p, blk.V32.as_pointer()), align=4)
+        nxt = b.add(lane0, ir.Constant(I64, width))
+        lane0.add_incoming(ir.Constant(I64, 0), entry)
+        lane0.add_incoming(nxt, body)
+        for p, v in carried:
+            p.add_incoming(v, body)
+        b.cbranch(b.icmp_unsigned("<", nxt, ir.Constant(I64, 64)), body, done)
+    else:
+        b.branch(done)
+    cb.branch(body)
+    _current.blk = None
+    e = ir.IRBuilder(done)
+    if dkey is not None:
+        lo = e.call(_reduction(module, "umin", width), [dkey])
+        bad = e.or_(bad, e.icmp_unsigned("<", lo, ir.Constant(I32, 0xFFFFFD)))
+    if nkey is not None:
+        hi = e.call(_reduction(module, "umax", width), [nkey])
+        bad = e.or_(bad, e.icmp_unsigned(">", hi, ir.Constant(I32, 0xFF000000)))
     store = fn.append_basic_block("store")
     decline = fn.append_basic_block("decline")
-    b.cbranch(bad, decline, store)
-    b.position_at_end(decline)
-    b.ret(ir.Constant(I64, -1))
-    b.position_at_end(store)
+    e.cbranch(bad, decline, store)
+    e.position_at_end(decline)
+    e.ret(ir.Constant(I64, -1))
+    e.position_at_end(store)
+    V64R = ir.VectorType(I32, 64)
     for c in blk.vdirty:
-        # volatile: LLVM's x86 back end would fold store(select(p, v, load(d)), d) into a
-        # masked store, vpmaskmovd on AVX2, microcoded on AMD's cores (lanes.store_row_under)
-        _volatile(b, _VolatileStore(b.block, blk.v[c], blk.vaddr(c)))
+        dst = e.inttoptr(e.add(pvb, e.mul(ir.Constant(I64, c), vstride)), V64R.as_pointer())
+        if nch > 1:
+            row = e.load(e.bitcast(scratch[c], V64R.as_pointer()), align=64)
+            e.store(row, dst, align=4)
+        else:
+            # volatile: LLVM's x86 back end would fold store(select(p, v, load(d)), d) into
+            # a masked store, vpmaskmovd on AVX2, microcoded on AMD's cores
+            # (lanes.store_row_under)
+            _volatile(e, _VolatileStore(e.block, blk.v[c], dst))
     for i in blk.sdirty:
-        b.store(blk.s[i], b.gep(psg, [ir.Constant(I64, i)]), align=4)
-    b.ret(b.or_(b.shl(blk.nlanes, ir.Constant(I64, 1)), blk.scc))
+        e.store(sfinal[i], e.gep(psg, [ir.Constant(I64, i)]), align=4)
+    ret = e.or_(e.shl(nlanes, ir.Constant(I64, 1)), sccv)
+    if blk.nsetreg:
+        # MODE[28:0] as the last s_setreg left it (a scalar: the last chunk's is every chunk's)
+        ret = e.or_(ret, e.or_(ir.Constant(I64, 1 << 16),
+                               e.shl(e.and_(blk.mode, ir.Constant(I64, 0x1FFFFFFF)),
+                                     ir.Constant(I64, 17))))
+    e.ret(ret)
 
 
 # --- compilation --------------------------------------------------------------------------------
@@ -749,7 +1092,7 @@ _compiled: dict = {}
 DISK_CACHE = os.environ.get("GCNEMU_BLOCK_CACHE", "1")
 #: the most object files the disk cache keeps (~17 KB each on the corpus; the oldest go first)
 MAX_CACHED = 2048
-_MAGIC = b"gcnemu-blocks-1\n"
+_MAGIC = b"gcnemu-blocks-2\n"
 
 
 def _target():
@@ -780,8 +1123,10 @@ def _key(code: np.ndarray, names: list, blocks: list) -> str:
     """The digest of everything the blocks' object code depends on: their rows, with the
     process-specific addresses in them (VALU rows' kernels, SALU rows' compiled ops, constant
     rows) replaced by what they stand for (the instruction's name, the constant's value), the
-    instruction names, and _generator_identity. Equal keys, in any process: the same code."""
+    instruction names, the chunk settings (CHUNK_LANES or chunk_lanes(), MIN_CHUNKED_FLOAT)
+    and _generator_identity. Equal keys, in any process: the same code."""
     h = hashlib.sha256(_generator_identity())
+    h.update(repr((CHUNK_LANES or chunk_lanes(), MIN_CHUNKED_FLOAT)).encode())
     cv = _const_reader()
     for start, nrows in blocks:
         rows = np.array(code[start:start + nrows], dtype=np.int64)
@@ -817,8 +1162,9 @@ def _cache_dir():
 
 
 def _read_cached(key: str):
-    """The object code cached under ``key``, or None when absent, unreadable or damaged (its
-    checksum is verified: LLVM's loader trusts what it is given)."""
+    """(object code, its block functions' names) cached under ``key``, or None when absent,
+    unreadable or damaged (its checksum is verified: LLVM's loader trusts what it is
+    given)."""
     d = _cache_dir()
     if d is None:
         return None
@@ -830,20 +1176,22 @@ def _read_cached(key: str):
     n = len(_MAGIC)
     if data[:n] != _MAGIC or hashlib.sha256(data[n + 32:]).digest() != data[n:n + 32]:
         return None
-    return data[n + 32:]
+    end = data.index(b"\0", n + 32)
+    return data[end + 1:], data[n + 32:end].decode().split()
 
 
-def _write_cached(key: str, obj: bytes) -> None:
-    """Keep ``obj`` under ``key`` (atomically: processes share the directory); a read-only or
-    full disk only loses the cache."""
+def _write_cached(key: str, obj: bytes, fnames: list) -> None:
+    """Keep ``obj`` and its functions' names ``fnames`` under ``key`` (atomically: processes
+    share the directory); a read-only or full disk only loses the cache."""
     d = _cache_dir()
     if d is None:
         return
     try:
         os.makedirs(d, exist_ok=True)
         tmp = os.path.join(d, f".{key}.{os.getpid()}.tmp")
+        payload = " ".join(fnames).encode() + b"\0" + obj
         with open(tmp, "wb") as f:
-            f.write(_MAGIC + hashlib.sha256(obj).digest() + obj)
+            f.write(_MAGIC + hashlib.sha256(payload).digest() + payload)
         os.replace(tmp, os.path.join(d, key + ".o"))
         files = [e for e in os.scandir(d) if e.name.endswith(".o")]
         if len(files) > MAX_CACHED:
@@ -882,9 +1230,11 @@ def _load(obj: bytes, fnames: list, salu: dict) -> list:
 
 
 def blocks_ir(code: np.ndarray, names: list, blocks: list, prefix: str = "") -> tuple:
-    """(LLVM IR text, function names) of the ``blocks`` (find_blocks) of a decoded program;
-    the functions are named ``gcnemu_block_<prefix>_<j>`` (default prefix: a count, unique in
-    the process)."""
+    """(LLVM IR text, function names) of the ``blocks`` (find_blocks) of a decoded program,
+    each run a chunk of CHUNK_LANES (or chunk_lanes()) lanes at a time where its rows allow
+    it, else over all 64 lanes at once; the functions are named ``gcnemu_block_<prefix>_<j>``
+    (default prefix: a count, unique in the process)."""
+    width = CHUNK_LANES or chunk_lanes()
     with _lock:            # one module at a time: _current, and a unique tag per module
         _count[0] += 1
         tag = prefix or str(_count[0])
@@ -893,7 +1243,17 @@ def blocks_ir(code: np.ndarray, names: list, blocks: list, prefix: str = "") -> 
         fnames = []
         for j, (start, nrows) in enumerate(blocks):
             fname = f"gcnemu_block_{tag}_{j}"
-            _emit_block(module, fname, code, names, start, nrows, ctpop)
+            nfloat = sum(int(code[r, C_H]) in (L.H_VALU, L.H_VCMP) and
+                         valu_kind(names[r])[0] == "float" for r in range(start, start + nrows))
+            w = width if nfloat >= MIN_CHUNKED_FLOAT else 64
+            try:
+                _emit_block(module, fname, code, names, start, nrows, ctpop, w)
+            except _Unchunkable:
+                del module.globals[fname]
+                fname += "_whole"
+                w = 64
+                _emit_block(module, fname, code, names, start, nrows, ctpop, w)
+            FORMS["chunked" if w < 64 else "whole"] += 1
             fnames.append(fname)
         _current.blk = None
         return str(module), fnames
@@ -914,19 +1274,18 @@ def compile_blocks(code: np.ndarray, names: list) -> int:
     key = _key(code, names, blocks)
     addrs = _compiled.get(key)
     if addrs is None:
-        prefix = key[:24]
-        fnames = [f"gcnemu_block_{prefix}_{j}" for j in range(len(blocks))]
         salu = {salu_symbol(SALU_NAMES[int(code[r, C_K])]): int(code[r, L.C_SFN])
                 for start, nrows in blocks for r in range(start, start + nrows)
                 if int(code[r, C_H]) == L.H_SALU and int(code[r, C_V2]) == L.SQ_NONE}
-        obj = _read_cached(key)
+        cached = _read_cached(key)
         with global_compiler_lock:     # LLVM is not thread-safe: numba compiles under this lock
-            if obj is not None:
+            if cached is not None and len(cached[1]) == len(blocks):
+                obj, fnames = cached
                 STATS["loaded"] += 1
             else:
-                text, fnames = blocks_ir(code, names, blocks, prefix)
+                text, fnames = blocks_ir(code, names, blocks, key[:24])
                 obj = _compile(text)
-                _write_cached(key, obj)
+                _write_cached(key, obj, fnames)
                 STATS["compiled"] += 1
             addrs = _load(obj, fnames, salu)
         _compiled[key] = addrs
@@ -934,7 +1293,8 @@ def compile_blocks(code: np.ndarray, names: list) -> int:
         rows = code[start:start + nrows]
         code[start, L.C_BLEN] = nrows
         code[start, L.C_BNVALU] = int(np.isin(rows[:, C_H], (L.H_VALU, L.H_VCMP)).sum())
-        code[start, L.C_BNSALU] = int(np.isin(rows[:, C_H], (L.H_SALU, L.H_SAVEEXEC)).sum())
+        code[start, L.C_BNSALU] = int(np.isin(rows[:, C_H],
+                                              (L.H_SALU, L.H_SAVEEXEC, L.H_SETREG)).sum())
         code[start, L.C_BSMAX] = int(rows[:, C_SMAX].max())
         code[start, L.C_BVMAX] = int(rows[:, C_VMAX].max())
         code[start, L.C_BLK] = addr

@@ -745,7 +745,12 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
                 if blk >= 0:
                     nb = code[pc, C_BLEN]
                     scc = blk & 1
-                    nlanes += blk >> 1
+                    nlanes += (blk >> 1) & 0x7FFF
+                    if (blk >> 16) & 1:
+                        # the block ran an s_setreg of MODE: MODE[28:0] as it left them
+                        # (exec/blockjit.py), MODE[31:29] the CSP as the handler below has it
+                        mode = ((blk >> 17) & 0x1FFFFFFF) | ((ws[w, WS_CSP] & 7) << 29)
+                        ws[w, WS_MODE] = mode
                     nvalu += code[pc, C_BNVALU]
                     nsalu += code[pc, C_BNSALU]
                     steps += nb - 1

@@ -101,7 +101,8 @@ def call_valu(typingctx, addr, s0, s1, s2, res, cin, exec_mask, mode):
 def call_block(typingctx, addr, pvb, vstride, psgpr, scc, mode):
     """Call the block function at ``addr`` (exec/blockjit.py: a plain C function of five
     64-bit integers, ``psgpr`` the SGPR row's address): returns -1 (declined, nothing
-    stored) or (active VALU lanes << 1) | SCC."""
+    stored) or (active VALU lanes << 1) | SCC, with MODE where the block set it (see
+    blockjit's module docstring)."""
     sig = types.int64(addr, pvb, vstride, psgpr, scc, mode)
 
     def codegen(context, builder, signature, args):

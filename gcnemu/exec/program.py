@@ -532,6 +532,12 @@ def _fast_columns(r: np.ndarray) -> None:
             r[L.C_DS_UO0], r[L.C_DS_UO1], r[L.C_DS_AMASK] = uo0, uo1, amask
             r[C_VMAX], r[C_FAST] = vmax, 1
         return
+    elif h == L.H_SETREG:
+        # the SGPR an s_setreg reads, for the block facts (blockjit: C_BSMAX); the hot loop
+        # checks it itself (engine.fast_row)
+        if 0 <= int(r[C_S0]) <= 103:
+            r[C_SMAX] = int(r[C_S0]) + 1
+        return
     elif h == L.H_FLAT:
         form = flat_row_form(*(int(r[c]) for c in (C_K, C_F2, C_F3, C_F5)))
         if form is not None:
