@@ -94,6 +94,7 @@ _ROWS = [
     (C.CAT_SALU, 0, 4, 4, None),
     (C.CAT_BRANCH, 0, 4, 20, None),
     (C.CAT_INTERNAL, 0, 1, 1, None),                                    # s_nop
+    (C.CAT_INTERNAL, 0, 0, 0, None),            # a row of cost 0 (TimingConfig.default_cycles=0)
     (C.CAT_INTERNAL, C.F_WAITCNT, 1, 1, (0, -1, -1)),
     (C.CAT_INTERNAL, C.F_WAITCNT, 1, 1, (-1, -1, 0)),
     (C.CAT_INTERNAL, C.F_WAITCNT, 1, 1, (2, 0, 1)),
@@ -161,7 +162,7 @@ def _random_case(seed, plain=False):
     if plain:
         ncu = int(rng.integers(1, 4))
         ngroups = int(rng.integers(1, 2 * ncu + 2))
-        weights[:9] *= 20           # (the plain rows: ~90 % of the mix)
+        weights[:10] *= 20          # (the plain rows: ~90 % of the mix)
         length = 400
         invalidates = False
     if not invalidates:

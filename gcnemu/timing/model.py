@@ -566,7 +566,7 @@ def _advance_plain(WV, wq, SS, nxi, streams, rinfo, t, cat, cost, p, row, info, 
 
 
 @njit(_nrt=False)
-def _solo_run(cu, simd, nsimd, SS, so, sri, nxi, wq, WV, streams, rinfo, pcc, rsg, vslat, ic,
+def _solo_run(cu, simd, nsimd, t, SS, so, sri, nxi, wq, WV, streams, rinfo, pcc, rsg, vslat, ic,
               ctr):
     """_fast_run's scans of SIMD ``simd`` of CU cu while its only wave (ready cycle SS[sri],
     next-row word SS[nxi], state WV[wq:], not at s_barrier) runs plain rows: each of its turns
@@ -577,9 +577,9 @@ def _solo_run(cu, simd, nsimd, SS, so, sri, nxi, wq, WV, streams, rinfo, pcc, rs
     wakes it), and a plain row touches only its wave, its SIMD's VALU, the per-row table and
     the counters (sums) and the I$ (a hit whose result does not depend on the order:
     gcnemu/timing/icache.py; a possible miss stops the run). Stops before a row that is not
-    plain or is the wave's last, or a fetch that needs order: the scan of that turn runs as
-    any other. Returns (the wave's ready cycle, the issue counters SQ_WAIT_INST_ANY, VALU,
-    SALU, misc it added)."""
+    plain, costs 0 cycles or is the wave's last, or a fetch that needs order: the scan of
+    that turn runs as any other. t: the turn of the SIMD's scan just done. Returns (the wave's ready cycle, the
+    issue counters SQ_WAIT_INST_ANY, VALU, SALU, misc it added)."""
     a_wait = np.int64(0)
     a_valu = np.int64(0)
     a_sca = np.int64(0)
@@ -587,14 +587,19 @@ def _solo_run(cu, simd, nsimd, SS, so, sri, nxi, wq, WV, streams, rinfo, pcc, rs
     ns = np.uint64(nsimd)
     r = SS[sri]
     while True:
-        # the SIMD's first turn at or after r, when its scan (wake = r) would take the wave
-        t = r + np.int64((np.uint64(simd) + ns - np.uint64(r) % ns) % ns)
+        # the SIMD's next turn at or after r, when its scan (wake = r) would take the wave (a
+        # row of cost 0 leaves r at its issue turn: a wave issues once a turn)
+        u = max(r, t + 1)
+        t = u + np.int64((np.uint64(simd) + ns - np.uint64(u) % ns) % ns)
         nx = SS[nxi]
         cat = nx >> 32
         row = nx & NEXT_ROW_MASK
         info = rinfo[np.uint64(row)]
         p = WV[wq + U2]
-        if info & INFO_SLOW or p + 1 >= WV[wq + U3]:
+        if (info & INFO_SLOW or p + 1 >= WV[wq + U3] or info & INFO_COST_MASK == 0
+                or info >> INFO_TAKEN_SHIFT == 0):
+            # (a row of cost 0 would leave the wave ready at a turn this run has taken, at
+            # which the CU's scans, still behind, would let it issue again)
             break
         if cat >= IC.PEND_SEQ:
             a = IC.fetch_one(ic, cu, row, cat, t, ctr, X_IFETCH)
@@ -796,7 +801,7 @@ def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, 
             sri = so + wo
             if solo and SS[so + U1] == 1 and SS[sri] < INF:
                 # the SIMD's only wave (not at s_barrier) runs alone until a row needs a scan
-                r, dw, dv, ds, dm = _solo_run(cu, simd, nsimd, SS, so, sri, sri + wpsu,
+                r, dw, dv, ds, dm = _solo_run(cu, simd, nsimd, t, SS, so, sri, sri + wpsu,
                                               np.uint64(SS[so + U3]) * np.uint64(WVS), WV,
                                               streams, rinfo, pcc, rsg, vslat, ic, ctr)
                 a_wait += dw
