@@ -22,22 +22,29 @@ OUTPUTS = ("per-wave cycles", "CUs", "counters", "per-row cycles", "L1 tags", "L
            "I$")
 
 
-def _replay(args, lockstep):
+def _replay(args, lockstep, solo=True):
     """simulate on copies of ``args``: (cycles, its outputs as in OUTPUTS)."""
     a = [x.copy() if isinstance(x, np.ndarray) else x for x in args]
-    cycles = M.simulate(*a, lockstep=lockstep)
+    cycles = M.simulate(*a, lockstep=lockstep, solo=solo)
     return (cycles,) + tuple(a[15:])
 
 
-def _assert_same(args, what):
+def _assert_same(args, what, solo_off=False):
+    """The fast replay gives the plain replay's bits (and, with ``solo_off``, so does the fast
+    replay without its solo runs)."""
     fast, plain = _replay(args, False), _replay(args, True)
-    assert plain[0] > 0, f"{what}: the plain replay did not finish"
-    assert fast[0] == plain[0], f"{what}: {fast[0]} cycles, the plain replay {plain[0]}"
-    for name, x, y in zip(OUTPUTS, fast[1:], plain[1:]):
-        if np.array_equal(x, y):
-            continue
-        bad = np.flatnonzero((x != y).reshape(len(x), -1).any(axis=1))
-        assert not len(bad), f"{what}: {name} differ at {bad[:8]}: {x[bad[:4]]} vs {y[bad[:4]]}"
+    others = [("the plain replay", plain)]
+    if solo_off:
+        others.append(("the fast replay without solo runs", _replay(args, False, False)))
+    for other, ref in others:
+        assert ref[0] > 0, f"{what}: {other} did not finish"
+        assert fast[0] == ref[0], f"{what}: {fast[0]} cycles, {other} {ref[0]}"
+        for name, x, y in zip(OUTPUTS, fast[1:], ref[1:]):
+            if np.array_equal(x, y):
+                continue
+            bad = np.flatnonzero((x != y).reshape(len(x), -1).any(axis=1))
+            assert not len(bad), (f"{what}: {name} differ from {other} at {bad[:8]}: "
+                                  f"{x[bad[:4]]} vs {y[bad[:4]]}")
 
 
 #: corpus kernels with barriers and LDS, atomics, FLAT, many waves, scalar loads in loops
@@ -48,14 +55,14 @@ CORPUS = ["matmul_tiled", "scan_lds", "scan_blelloch", "histogram", "atomics_glo
 
 def _simulate_calls(monkeypatch, run):
     """Call ``run()`` with the model's ``simulate`` wrapped; returns the arguments of each of
-    its calls and run's result. (The dispatch's own call passes lockstep=False last, left
-    out; the arrays are copies, the GPU's caches as the dispatch found them: it updates
+    its calls and run's result. (The dispatch's own call passes lockstep=False and solo=True
+    last, left out; the arrays are copies, the GPU's caches as the dispatch found them: it updates
     them.)"""
     captured = []
     simulate = M.simulate
 
     def keep(*args):
-        captured.append([x.copy() if isinstance(x, np.ndarray) else x for x in args[:-1]])
+        captured.append([x.copy() if isinstance(x, np.ndarray) else x for x in args[:-2]])
         return simulate(*args)
 
     monkeypatch.setattr(M, "simulate", keep)
@@ -72,7 +79,7 @@ def test_corpus_replay_matches_lockstep(name, monkeypatch):
         monkeypatch, lambda: corpus.run_case(name, gcnemu.GPU(timing=True), seed=2))
     assert captured, f"{name}: no dispatch was timed"
     for i, args in enumerate(captured):
-        _assert_same(args, f"{name} dispatch {i}")
+        _assert_same(args, f"{name} dispatch {i}", solo_off=True)
 
 
 # --- random traces -----------------------------------------------------------------------
@@ -87,6 +94,7 @@ _ROWS = [
     (C.CAT_SALU, 0, 4, 4, None),
     (C.CAT_BRANCH, 0, 4, 20, None),
     (C.CAT_INTERNAL, 0, 1, 1, None),                                    # s_nop
+    (C.CAT_INTERNAL, 0, 0, 0, None),            # a row of cost 0 (TimingConfig.default_cycles=0)
     (C.CAT_INTERNAL, C.F_WAITCNT, 1, 1, (0, -1, -1)),
     (C.CAT_INTERNAL, C.F_WAITCNT, 1, 1, (-1, -1, 0)),
     (C.CAT_INTERNAL, C.F_WAITCNT, 1, 1, (2, 0, 1)),
@@ -131,10 +139,14 @@ def _tables():
     return cat, flags, cost, taken, wait, sregs
 
 
-def _random_case(seed):
+def _random_case(seed, plain=False):
     """simulate's arguments for random waves: groups of 1-4 waves, each a random instruction
     mix (heavy on memory, so CUs meet in the shared caches) ending in s_endpgm; cache lines
-    from a small pool, so lines are shared, evicted and written back."""
+    from a small pool, so lines are shared, evicted and written back. ``plain``: longer waves,
+    mostly plain rows (VALU, SALU, branches) between s_waitcnt, s_barrier, LDS and memory
+    rows, on 1-3 CUs, few workgroups, mostly all resident at once: SIMDs with one wave, which
+    runs ahead of its CU's other SIMDs (_fast_run's solo runs) until a row needs a scan or a
+    fetch may miss, beside SIMDs with several."""
     rng = np.random.default_rng(seed)
     cat, flags, cost, taken, wait, sregs = _tables()
     ncu = int(rng.integers(2, 9))
@@ -146,13 +158,20 @@ def _random_case(seed):
     pool = rng.integers(0, 1 << 40, 24)          # the lines the waves touch
     weights = rng.random(len(_ROWS)) + 0.05
     invalidates = rng.random() < 0.5       # else no wave runs s_icache_inv: small sets
+    length = 60
+    if plain:
+        ncu = int(rng.integers(1, 4))
+        ngroups = int(rng.integers(1, 2 * ncu + 2))
+        weights[:10] *= 20          # (the plain rows: ~90 % of the mix)
+        length = 400
+        invalidates = False
     if not invalidates:
         weights[_ICINV] = 0
     weights /= weights.sum()
     streams, wbeg, wend = [], [], []
     for _ in range(ngroups * gsize):
         wbeg.append(len(streams))
-        for row in rng.choice(len(_ROWS), int(rng.integers(0, 60)), p=weights):
+        for row in rng.choice(len(_ROWS), int(rng.integers(0, length)), p=weights):
             streams.append(int(row))
             f = int(flags[row])
             if f & C.F_UNTRACED:
@@ -199,6 +218,15 @@ def _random_case(seed):
 @pytest.mark.parametrize("seed", range(60))
 def test_random_replay_matches_lockstep(seed):
     _assert_same(_random_case(seed), f"random case {seed}")
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_solo_runs_match_lockstep(seed):
+    """A wave alone on its SIMD runs ahead of its CU's other SIMDs (_fast_run's solo runs)
+    until a row needs the scan (s_waitcnt, LDS, memory, s_barrier, the wave's last) or a
+    fetch may miss, while the other SIMDs' waves meet at barriers, in the LDS and in memory:
+    the same bits as the plain replay and as the fast replay without solo runs."""
+    _assert_same(_random_case(seed, plain=True), f"plain-heavy random case {seed}", solo_off=True)
 
 
 def test_icache_inv_replay_matches_lockstep(tmp_path, monkeypatch):

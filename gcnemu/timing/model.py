@@ -330,7 +330,7 @@ REFUSED_PORT, REFUSED_WAIT = np.int64(-1), np.int64(-2)
 #: the tables _fast_run's local path uses (simulate's, see there)
 _Local = namedtuple("_Local", ("lds_free", "qrow", "vq", "vn", "eq", "en", "lq", "ln", "rwait",
                                "wacc", "P", "wgrp", "status", "barr_ready", "garr", "glive",
-                               "group_first", "wloc"))
+                               "group_first", "wloc", "gnext", "solo"))
 #: scans the full path runs itself after a _fast_run call that could not finish one scan
 #: (memory or barriers every few instructions: the hand-over would cost more than it saves),
 #: doubled after each such call in a row up to FAST_RUN_BACKOFF_MAX, back to the first after
@@ -566,6 +566,78 @@ def _advance_plain(WV, wq, SS, nxi, streams, rinfo, t, cat, cost, p, row, info, 
 
 
 @njit(_nrt=False)
+def _solo_run(cu, simd, nsimd, t, SS, so, sri, nxi, wq, WV, streams, rinfo, pcc, rsg, vslat, ic,
+              ctr):
+    """_fast_run's scans of SIMD ``simd`` of CU cu while its only wave (ready cycle SS[sri],
+    next-row word SS[nxi], state WV[wq:], not at s_barrier) runs plain rows: each of its turns
+    is a scan that finds that wave alone, so its rows issue here one after the other, ahead
+    of the CU's other SIMDs, in the scan's steps (fetch, scalar dependency, VALU, issue).
+    Nothing the other SIMDs do in the meantime can change that: no workgroup is left to
+    launch (no wave joins the SIMD; _fast_run checks), the wave is at no barrier (no release
+    wakes it), and a plain row touches only its wave, its SIMD's VALU, the per-row table and
+    the counters (sums) and the I$ (a hit whose result does not depend on the order:
+    gcnemu/timing/icache.py; a possible miss stops the run). Stops before a row that is not
+    plain, costs 0 cycles or is the wave's last, or a fetch that needs order: the scan of
+    that turn runs as any other. t: the turn of the SIMD's scan just done. Returns (the wave's ready cycle, the
+    issue counters SQ_WAIT_INST_ANY, VALU, SALU, misc it added)."""
+    a_wait = np.int64(0)
+    a_valu = np.int64(0)
+    a_sca = np.int64(0)
+    a_misc = np.int64(0)
+    ns = np.uint64(nsimd)
+    r = SS[sri]
+    while True:
+        # the SIMD's next turn at or after r, when its scan (wake = r) would take the wave (a
+        # row of cost 0 leaves r at its issue turn: a wave issues once a turn)
+        u = max(r, t + 1)
+        t = u + np.int64((np.uint64(simd) + ns - np.uint64(u) % ns) % ns)
+        nx = SS[nxi]
+        cat = nx >> 32
+        row = nx & NEXT_ROW_MASK
+        info = rinfo[np.uint64(row)]
+        p = WV[wq + U2]
+        if (info & INFO_SLOW or p + 1 >= WV[wq + U3] or info & INFO_COST_MASK == 0
+                or info >> INFO_TAKEN_SHIFT == 0):
+            # (a row of cost 0 would leave the wave ready at a turn this run has taken, at
+            # which the CU's scans, still behind, would let it issue again)
+            break
+        if cat >= IC.PEND_SEQ:
+            a = IC.fetch_one(ic, cu, row, cat, t, ctr, X_IFETCH)
+            if a < 0:
+                break        # (nothing changed: the scan of that turn takes it)
+            cat &= IC.CAT_MASK
+            SS[nxi] = _next_word(row, cat)
+            if a > t:
+                WV[wq + np.uint64(WV_FETCH)] += a - t
+                SS[sri] = a
+                r = a
+                continue
+        cost = info & INFO_COST_MASK
+        if info & INFO_SR:
+            dw = _dep_wait(WV, wq, rsg, row, t)
+            if dw > 0:
+                WV[wq + np.uint64(WV_DEPST)] += dw - t
+                SS[sri] = dw
+                r = dw
+                continue
+        if cat == C.CAT_VALU:
+            if SS[so + U2] > t:
+                r = _unit_sleep(WV, wq, SS, sri, SS[so + U2], t, nsimd)
+                a_wait += r - t
+                continue
+            SS[so + U2] = t + cost
+            a_valu += cost
+        elif cat == C.CAT_SALU:
+            a_sca += cost
+        else:
+            a_misc += cost
+        r = _advance_plain(WV, wq, SS, nxi, streams, rinfo, t, cat, cost, p, row, info, pcc, rsg,
+                           vslat, ic)
+        SS[sri] = r
+    return r, a_wait, a_valu, a_sca, a_misc
+
+
+@njit(_nrt=False)
 def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, rsg, vslat, ic,
               ctr, L):
     """Run CU cu's scans from cycle t while they need only the fast path: plain VALU, SALU,
@@ -593,6 +665,9 @@ def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, 
     cuu = np.uint64(cu)
     simd = _turn_simd(t, nsimd)
     out = INF
+    # solo runs (_solo_run) need that no wave joins a SIMD: no workgroup left to launch (only
+    # the full path launches, when a wave ends)
+    solo = L.solo and L.gnext[0] >= L.group_first.shape[0] - 1
     while True:
         so = base + np.uint64(simd) * ss
         if SS[so] <= t:
@@ -723,6 +798,17 @@ def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, 
                 smin = min(smin, r)
             if out < INF:
                 break
+            sri = so + wo
+            if solo and SS[so + U1] == 1 and SS[sri] < INF:
+                # the SIMD's only wave (not at s_barrier) runs alone until a row needs a scan
+                r, dw, dv, ds, dm = _solo_run(cu, simd, nsimd, t, SS, so, sri, sri + wpsu,
+                                              np.uint64(SS[so + U3]) * np.uint64(WVS), WV,
+                                              streams, rinfo, pcc, rsg, vslat, ic, ctr)
+                a_wait += dw
+                a_valu += dv
+                a_sca += ds
+                a_misc += dm
+                smin = r
             SS[so] = min(smin, floor)
         # the next turn of a SIMD with something to do: the next nsimd turns one by one,
         # then a jump to the earliest wake
@@ -896,7 +982,7 @@ def _push(q, n, w, done, t):
 def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
              rcat, rflags, rcost, rtaken, rwait, rsg2, P, wave_out, wave_cu, ctr, pcc,
              l1tags, l1stamps, l2tags, l2stamps, l2dirty, ktags, kstamps, lru, esram, ic,
-             lockstep=False):
+             lockstep=False, solo=True):
     """Run the model; fills wave_out[w] = (start, end), wave_cu[w], the counters and the
     per-row cycle table pcc (rows x NPC, flat; see PC_COLUMNS); returns the cycles. The
     caches' tags, LRU stamps and dirty bits (gcnemu/timing/caches.py) are the GPU's, kept
@@ -906,7 +992,8 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     ESRAM buffers, flat and in address order. ``ic``: the I$s and the rows' fetch blocks
     (gcnemu/timing/icache.py), updated. ``lockstep``: the plainest replay, for tests: no
     _fast_run, and every CU yields after each scan, so the scans run in (cycle, CU) order;
-    the results are the same bits."""
+    the results are the same bits. ``solo``: _fast_run lets a wave that is alone on its SIMD
+    run ahead (_solo_run); False only for tests (the same bits)."""
     nw = wbeg.shape[0]
     ng = group_first.shape[0] - 1
     # per wave (WV interleaves them for _fast_run, see WV_*): position in its stream, ...
@@ -1039,7 +1126,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     done_waves = np.int64(done_waves)
     resident_total = np.int64(resident_total)
     L = _Local(lds_free, qrow, vq, vn, eq, en, lq, ln, rwait, wacc, P, wgrp, status, barr_ready,
-               garr, glive, group_first, wloc)
+               garr, glive, group_first, wloc, gnext, solo)
     return _replay(done_waves, nw, ncu, cb, lockstep, ckey, nsimd, SSflat, sstride, wake, fr_skip,
                    a_wait, a_any, a_valu, a_sca, a_misc, RS, nslot, slots, wpsu, rflags, ptr,
                    rcat, rcost, streams, pcc, wacc, WV, ng, gnext, cu_ngroups, cu_rr, group_first,
@@ -1784,7 +1871,7 @@ def time_dispatch(prog, traces, streams, config, tc, occ, waves_per_group, cache
                       config.simds_per_cu, occ.waves_per_simd, occ.workgroups_per_cu,
                       cat, flags, cost, taken, wait, sregs, P, wave_out, wave_cu, ctr, pcc,
                       c.l1_tags, c.l1_stamps, c.l2_tags, c.l2_stamps, c.l2_dirty, c.k_tags,
-                      c.k_stamps, c.lru, esram_lines(esram), ic, False)
+                      c.k_stamps, c.lru, esram_lines(esram), ic, False, True)
     if cycles < 0:
         raise RuntimeError("timing model: no wave can issue (internal error)")
     c.i_base = IC.finish(ic, c.i_tags, c.i_stamps, cycles)
