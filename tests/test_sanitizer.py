@@ -413,6 +413,51 @@ def test_expand_ranges_gives_the_lanes_accesses():
     assert [tuple(int(x) for x in r[:5]) for r in got] == want
 
 
+def test_global_races_find_what_the_lanes_walk_finds():
+    """global_races looks first for overlapping pairs in address order and walks the shadow
+    only where it finds one: on random dispatches (ranges and lanes' entries, waves of two
+    workgroups, barrier epochs, atomics; most race-free, overlapping only in order) its
+    findings are those of the lanes' walk over every lane's entry, the definition."""
+    from gcnemu.sanitize import analysis as A
+
+    rng = np.random.default_rng(7)
+    acc = np.zeros((4, 4), np.int64)
+    acc[:, 1] = 4
+    nk, nrows = len(A.KIND_NAMES), acc.shape[0]
+    races = 0
+    for case in range(300):
+        rows = []
+        at = np.zeros(4, np.int64)
+        for w in range(4):
+            atomics = 0
+            for seq in range(int(rng.integers(1, 5))):
+                write = int(rng.integers(0, 2))
+                row = int(rng.integers(0, nrows))
+                ep = int(rng.integers(0, 2))
+                # a wave's own part of a buffer, or (now and then) another wave's
+                part = w if rng.random() > 0.08 else int(rng.integers(0, 4))
+                base = 0x10000 + part * 0x100 + 4 * int(rng.integers(0, 4))
+                if rng.random() < 0.5:
+                    n = int(rng.integers(1, 9))
+                    rows.append((base, row | A.EV_RANGE | (write << 32), w | (ep << 32),
+                                 10 * w + seq, atomics, base + 4 * n, (1 << n) - 1))
+                else:
+                    lane = int(rng.integers(0, 64))
+                    m = int(rng.choice([0xF, 0x3, 0xC, 0x1]))
+                    rows.append((base >> 2, row | (lane << 22) | (m << 28) | (write << 32),
+                                 w | (ep << 32), 10 * w + seq, atomics, 0, 0))
+                atomics += int(rng.random() < 0.1)
+            at[w] = atomics            # the wave's global atomics in all
+        ev = np.array(rows, np.int64)
+        got_c, got_f = np.zeros((nk, nrows), np.int64), np.zeros((nk, nrows, A.NF), np.int64)
+        A.global_races(ev, 2, at, got_c, got_f, acc)
+        want_c, want_f = np.zeros_like(got_c), np.zeros_like(got_f)
+        A._races(A.expand_ranges(ev, acc), 2, at, want_c, want_f)
+        assert np.array_equal(got_c, want_c) and np.array_equal(got_f, want_f), case
+        races += bool(want_c.any())
+    assert 30 < races < 270       # both kinds of dispatch were drawn
+
+
 # --- uninitialized-read --------------------------------------------------------------------
 
 @pytest.mark.parametrize("bug", [True, False])
@@ -432,6 +477,79 @@ def test_uninitialized_registers(tmp_path, bug):
     got = {(f.kind, f.what, f.pc) for f in rep.findings}
     assert got == {("uninitialized-read", "v9", _pc_of(src, "v_add_i32_e32 v4, vcc, v9")),
                    ("uninitialized-read", "s13", _pc_of(src, "s_add_u32 s12"))}
+
+
+# --- register-only runs (rows.register_runs: taken in one step where nothing is found) --------
+
+_RUN = """
+    flat_load_dword v4, v[2:3]
+    flat_load_dword v7, v[2:3]
+    s_waitcnt vmcnt({n})
+    v_add_i32 v8, vcc, 1, v4
+    v_add_i32 v9, vcc, 2, v8
+    v_add_i32 v10, vcc, v7, v9
+    v_add_i32 v10, vcc, {v11}, v10
+    v_mov_b32 v12, {v13}
+    v_xor_b32 v10, v12, v10
+    v_add_i32 v10, vcc, v10, v9
+    s_waitcnt vmcnt(0)
+    flat_store_dword v[5:6], v10
+    s_endpgm
+"""
+
+
+@pytest.mark.parametrize("bug", [True, False])
+def test_findings_inside_a_run_of_register_rows(tmp_path, bug):
+    # a straight run of VALU rows that reads, in its middle, a load's result before the
+    # s_waitcnt that covers it (v7: vmcnt(1) covers only the first load, v4), a register
+    # nothing wrote (v11), and the copy of one (v12 = v13); the fixed twin waits for both
+    # loads and writes v11 and v13 first (two waves: each finding counted once a wave)
+    body = _RUN.format(n=1 if bug else 0, v11="v11" if bug else "v1",
+                       v13="v13" if bug else "v0")
+    rep, src, (inp, out) = _run(tmp_path, "runs", body)
+    if bug:
+        got = {(f.kind, f.what, f.pc, f.count) for f in rep.findings}
+        assert got == {("unwaited-read", "v7", _pc_of(src, "v_add_i32_e32 v10, vcc, v7"), 2),
+                       ("uninitialized-read", "v11", _pc_of(src, "v_add_i32_e32 v10, vcc, v11"), 2),
+                       ("uninitialized-read", "v12", _pc_of(src, "v_xor_b32"), 2)}
+        return
+    assert rep.findings == []
+    x = np.arange(128, dtype=np.uint32) * 3 + 1
+    gid4 = np.arange(128, dtype=np.uint32) * 4
+    v10 = ((x + gid4 + (x + 3)) ^ np.arange(128, dtype=np.uint32) % 64) + (x + 3)
+    assert (out.to_numpy() == v10).all()       # the sanitizer changes no result
+
+
+def test_register_runs_of_a_program(tmp_path):
+    """The runs of a small program and what each does in all, worked out from its text."""
+    from gcnemu.sanitize.rows import RUN_EXPOSED, RUN_READS, RUN_WRITES, VREG, row_sets
+
+    src = """
+    v_mov_b32 v1, v0
+    v_add_i32 v2, vcc, v1, v3
+    s_cbranch_vccz BB1
+    v_mov_b32 v3, 0
+    s_waitcnt lgkmcnt(0)
+    BB1:
+    v_mov_b32 v4, v2
+    s_endpgm
+    """
+    path = tmp_path / "rr.s"
+    path.write_text(src)
+    sets = row_sets(gcnemu.load(str(path)).kernel("rr").program)
+
+    def regs(bits):
+        return {64 * j + b for j in range(bits.shape[0]) for b in range(64)
+                if int(bits[j]) >> b & 1}
+    v = lambda *n: {VREG + i for i in n}
+    # rows 0-2 run on to the branch (which ends a run); row 3 stops before s_waitcnt (not a
+    # register row); rows 5-6 end at s_endpgm
+    assert sets.run[:, 0].tolist() == [3, 2, 1, 1, 0, 2, 1]
+    r0 = sets.run_sets[0]
+    assert regs(r0[RUN_EXPOSED]) == v(0, 3) | {126, 127}       # v1 is written before row 1
+    assert regs(r0[RUN_READS]) == v(0, 1, 3) | {106, 107, 126, 127}
+    assert regs(r0[RUN_WRITES]) == v(1, 2) | {106, 107}
+    assert regs(sets.run_sets[5, RUN_EXPOSED]) == v(2) | {126, 127}
 
 
 @pytest.mark.parametrize("bug", [True, False])

@@ -206,7 +206,7 @@ class BatchShadow:
         s, tr = self.san.sets, self.trace
         self.nev, self.ev, self.seq = A.consume(
             tr, 2, int(tr[0]), self.san.prog.code, self.san.access, s.reads, s.writes, s.locks,
-            s.locks_at, s.counters, s.waits, s.barrier, s.moves, s.words, self.gwave, self.wgroup,
+            s.locks_at, s.counters, s.waits, s.barrier, s.moves, s.words, s.run, s.run_sets, self.gwave, self.wgroup,
             self.written, self.pbits, self.pend, self.cnt, self.lds,
             self.san.lds_size, self.starts, self.ends, self.scratch[0], self.scratch[1], self.scratch[2],
             self.counts, self.first, self.ev, self.nev, self.seq)
