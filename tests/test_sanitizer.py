@@ -222,6 +222,55 @@ def test_lds_race_between_waves(tmp_path, sync, bug):
     assert (u.pc, u.wave, u.what) == (_pc_of(src, "ds_read_b32"), 0, "lds")
 
 
+# LDS atomics after the workgroup wrote its LDS: wave 0 stores to 16 bins plainly and wave 1
+# bumps them with ds_add (race: no barrier between), or the two are a barrier apart (fixed),
+# or wave 0 bumps bins at 512.. that nobody wrote (uninit)
+_LDS_BINS = """
+    v_lshlrev_b32 v7, 2, v0                 // lid * 4: 128 lanes write all 512 bytes
+    s_mov_b32 m0, -1
+    ds_write_b32 v7, v0
+    s_waitcnt lgkmcnt(0)
+    s_barrier
+    v_and_b32 v8, 0x3c, v7                  // bins 0..15
+    v_mov_b32 v9, 1
+    v_cmp_gt_u32 vcc, 64, v0
+    s_and_saveexec_b64 s[10:11], vcc        // wave 0's lanes
+    {wave0}
+    s_xor_b64 exec, exec, s[10:11]          // wave 1's lanes
+    {sync}
+    ds_add_u32 v8, v9
+    s_waitcnt lgkmcnt(0)
+    s_or_b64 exec, exec, s[10:11]
+    s_endpgm
+"""
+
+
+@pytest.mark.parametrize("case", ["race", "uninit", "fixed"])
+def test_lds_atomics_after_the_group_wrote_its_lds(tmp_path, case):
+    # the atomics' check is skipped where nothing can be found (consume: no plain store in
+    # the epoch, every dword written): each bug must still be found, at its lanes
+    wave0 = {"race": "ds_write_b32 v8, v0",
+             "uninit": "v_add_i32 v10, vcc, 0x200, v8\n    ds_add_u32 v10, v9",
+             "fixed": "ds_write_b32 v8, v0"}[case]
+    sync = "s_waitcnt lgkmcnt(0)\n    s_barrier" if case == "fixed" else ""
+    src, rep, _ = _two_waves_lds(tmp_path, f"bins_{case}", _LDS_BINS.format(wave0=wave0, sync=sync),
+                                 lds_bytes=1024 if case == "uninit" else 512)
+    if case == "fixed":
+        assert rep.findings == []
+        return
+    [f] = rep.findings
+    if case == "race":
+        # wave 1 bumps the 16 bins that wave 0 stored to in the same epoch (counted at the
+        # first lane of each: after it the bin's last writer is wave 1's atomic)
+        assert (f.kind, f.pc, f.wave, f.lane, f.address, f.count) == \
+            ("lds-race", _pc_of(src, "ds_add_u32 v8"), 1, 0, 0, 16)
+        assert f"0x{_pc_of(src, 'ds_write_b32 v8'):x}" in f.detail
+    else:
+        # 16 bins, each first read (unwritten) by the lowest lane of wave 0 that bumps it
+        assert (f.kind, f.pc, f.wave, f.lane, f.address, f.count) == \
+            ("uninitialized-read", _pc_of(src, "ds_add_u32 v10"), 0, 0, 0x200, 16)
+
+
 # each lane writes its dword; then lines of 16 lanes read one pair of the other wave's dwords
 # (ds_read2, a matmul tile's broadcast): the engine records both as address patterns
 # (gcnemu/sanitize/record.py), which must find what per-lane addresses do

@@ -219,7 +219,7 @@ def _run_clean(tr, p, row, n, jlo, jhi, run_sets, w, written, pbits, pend, cnt):
 @njit
 def consume(tr, start, end, code, acc, reads, writes, locks, locks_at, counters, waits,
             barrier, moves, words, runs, run_sets, gwave, wgroup, written, pbits, pend, cnt, lds_sh,
-            lds_size, starts, ends, scratch_lo, scratch_hi, scratch_bpl, counts, first, ev, nev,
+            lds_grp, lds_size, starts, ends, scratch_lo, scratch_hi, scratch_bpl, counts, first, ev, nev,
             seq0):
     """Walk ``tr[start:end]`` (entries after the header). ``reads``/``writes``: the rows'
     register bit sets (rows.RowSets), ``words`` the span of words where a row has any (its
@@ -233,7 +233,9 @@ def consume(tr, start, end, code, acc, reads, writes, locks, locks_at, counters,
     nothing to report and is walked in a few word operations), ``cnt[w]`` (issued and done
     per counter, SMEM outstanding, barrier epoch);
     ``gwave``/``wgroup`` map batch waves to dispatch-wide ones and to the batch's LDS share;
-    ``lds_sh``: see _lds_access; ``scratch_lo``/``scratch_hi``: the batch's scratch,
+    ``lds_sh``: see _lds_access; ``lds_grp[g]``: per group of the batch, the last barrier epoch
+    in which one of its waves stored to LDS (not atomically; -1 none) and 1 once every dword of
+    its LDS is known written (see the atomics' check below); ``scratch_lo``/``scratch_hi``: the batch's scratch,
     ``scratch_bpl`` bytes per lane (`_private_offset`). Global accesses go to
     ``ev`` (int64 [cap, NEV]) from ``nev`` on; returns (nev, ev, seq) -- ``ev`` grown when
     needed. A global access is one lane's dword: dword address, row | lane << 22 | mask << 28
@@ -430,6 +432,9 @@ def consume(tr, start, end, code, acc, reads, writes, locks, locks_at, counters,
         seq += 1
         exu = np.uint64(ex)
         nent = np.int64(popcount64(exu)) * per      # the record's address entries
+        if h == H_DS and kind == A_STORE:
+            g = wgroup[w]
+            lds_grp[g, 0] = max(lds_grp[g, 0], ep)
         if h == H_DS:
             # The whole-instruction path: an instruction whose lanes all access whole,
             # aligned, in-bounds dwords is checked first without changing the shadow; when
@@ -468,9 +473,14 @@ def consume(tr, start, end, code, acc, reads, writes, locks, locks_at, counters,
                         x = ca + j * cs2 + k * cd + (0 if cs1 >= 0 else (ni - 1) * cs1)
                         lo = min(lo, x)
                         top = max(top, x + run)
-                        rng[2 * nr] = np.uint64(gbase + (x >> 2))
-                        rng[2 * nr + 1] = np.uint64(gbase + ((x + run) >> 2))
-                        nr += 1
+                        a0 = np.uint64(gbase + (x >> 2))
+                        a1 = np.uint64(gbase + ((x + run) >> 2))
+                        if nr and rng[2 * nr - 1] == a0:
+                            rng[2 * nr - 1] = a1      # right after the last: one range
+                        else:
+                            rng[2 * nr] = a0
+                            rng[2 * nr + 1] = a1
+                            nr += 1
                 if lo >= 0 and top <= lds_size:
                     fits = True
                 else:
@@ -505,7 +515,25 @@ def consume(tr, start, end, code, acc, reads, writes, locks, locks_at, counters,
                 found = False
                 taken = False           # a dword's first reader is another wave's
                 nd = np.uint64(nb >> 2)
-                if nr:
+                if kind == A_ATOMIC and lds_grp[wgroup[w], 0] < ep and ep < (1 << 20) - 1:
+                    # an atomic races with another wave's plain store in its epoch only, and
+                    # reads bytes nobody wrote only until every dword was written: when no
+                    # wave of the group stored in this epoch (nor later: the epochs the
+                    # shadow keeps are the low 20 bits) and the group's LDS is all written
+                    # (sticky: bytes written stay written), there is nothing to check (a
+                    # histogram's bins, bumped by every wave)
+                    g = wgroup[w]
+                    if lds_grp[g, 1] == 0:
+                        whole = True
+                        for i in range(np.uint64(gbase), np.uint64(gbase + ((lds_size + 3) >> 2))):
+                            whole &= sh3[i] == 0xF
+                        lds_grp[g, 1] = whole
+                    skip = lds_grp[g, 1] != 0
+                else:
+                    skip = False
+                if skip:
+                    pass
+                elif nr:
                     # unsigned indices: numba then leaves out the negative-index wraparound,
                     # which keeps LLVM from vectorising the loops (2.5x slower)
                     for r in range(nr):
@@ -515,12 +543,10 @@ def consume(tr, start, end, code, acc, reads, writes, locks, locks_at, counters,
                             found |= (not store) & (sh3[i] != 0xF)  # uninitialised
                             found |= _by_other_wave(lw, wtag, ept) & \
                                 (store | (((lw >> _AT_SHIFT) & 1) == 0))  # another's write
-                        if store:
-                            for i in range(rng[2 * r], rng[2 * r + 1]):
+                            if store:
                                 found |= _by_other_wave(sh1[i], wtag, ept) | \
                                     _by_other_wave(sh2[i], wtag, ept)      # another's read
-                        elif kind == A_LOAD:
-                            for i in range(rng[2 * r], rng[2 * r + 1]):
+                            else:
                                 taken |= _by_other_wave(sh1[i], wtag, ept)
                 else:
                     for k in range(q, q + kn):
