@@ -507,6 +507,33 @@ def test_global_races_find_what_the_lanes_walk_finds():
     assert 30 < races < 270       # both kinds of dispatch were drawn
 
 
+def test_global_races_past_the_pairs_budget():
+    """More overlapping pairs than _overlapping_pairs looks at (600 reads of one dword by one
+    wave, in order, before anything else in address order): global_races walks its shadow
+    instead, and finds the race further on (wave 0 reads a dword that wave 2, of another
+    workgroup, writes), as the lanes' walk does."""
+    from gcnemu.sanitize import analysis as A
+
+    acc = np.zeros((2, 4), np.int64)
+    acc[:, 1] = 4
+    rows = [(0x4000 >> 2, 0 | (0xF << 28), 0, seq, 0, 0, 0) for seq in range(600)]
+    rows.append((0x5000 >> 2, 0 | (0xF << 28), 0, 600, 0, 0, 0))
+    rows.append((0x5000, 1 | A.EV_RANGE | (1 << 32), 2, 0, 0, 0x5004, 1))   # wave 2 writes
+    ev = np.array(rows, np.int64)
+    at = np.zeros(3, np.int64)
+    s, t = A._byte_spans(ev)
+    assert A._overlapping_pairs(ev, s, t, np.argsort(s, kind="stable"), 2, at,
+                                8 * ev.shape[0] + (1 << 16)) == -1
+    nk = len(A.KIND_NAMES)
+    got_c, got_f = np.zeros((nk, 2), np.int64), np.zeros((nk, 2, A.NF), np.int64)
+    A.global_races(ev, 2, at, got_c, got_f, acc)
+    want_c, want_f = np.zeros_like(got_c), np.zeros_like(got_f)
+    A._races(A.expand_ranges(ev, acc), 2, at, want_c, want_f)
+    # a read and a write race: the read is counted, with the write as the other access
+    assert got_c[A.K_GLOBAL_RACE].tolist() == [1, 0] and got_f[A.K_GLOBAL_RACE, 0, A.F_OTHER] == 1
+    assert np.array_equal(got_c, want_c) and np.array_equal(got_f, want_f)
+
+
 # --- uninitialized-read --------------------------------------------------------------------
 
 @pytest.mark.parametrize("bug", [True, False])
