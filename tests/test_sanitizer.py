@@ -222,6 +222,55 @@ def test_lds_race_between_waves(tmp_path, sync, bug):
     assert (u.pc, u.wave, u.what) == (_pc_of(src, "ds_read_b32"), 0, "lds")
 
 
+# LDS atomics after the workgroup wrote its LDS: wave 0 stores to 16 bins plainly and wave 1
+# bumps them with ds_add (race: no barrier between), or the two are a barrier apart (fixed),
+# or wave 0 bumps bins at 512.. that nobody wrote (uninit)
+_LDS_BINS = """
+    v_lshlrev_b32 v7, 2, v0                 // lid * 4: 128 lanes write all 512 bytes
+    s_mov_b32 m0, -1
+    ds_write_b32 v7, v0
+    s_waitcnt lgkmcnt(0)
+    s_barrier
+    v_and_b32 v8, 0x3c, v7                  // bins 0..15
+    v_mov_b32 v9, 1
+    v_cmp_gt_u32 vcc, 64, v0
+    s_and_saveexec_b64 s[10:11], vcc        // wave 0's lanes
+    {wave0}
+    s_xor_b64 exec, exec, s[10:11]          // wave 1's lanes
+    {sync}
+    ds_add_u32 v8, v9
+    s_waitcnt lgkmcnt(0)
+    s_or_b64 exec, exec, s[10:11]
+    s_endpgm
+"""
+
+
+@pytest.mark.parametrize("case", ["race", "uninit", "fixed"])
+def test_lds_atomics_after_the_group_wrote_its_lds(tmp_path, case):
+    # the atomics' check is skipped where nothing can be found (consume: no plain store in
+    # the epoch, every dword written): each bug must still be found, at its lanes
+    wave0 = {"race": "ds_write_b32 v8, v0",
+             "uninit": "v_add_i32 v10, vcc, 0x200, v8\n    ds_add_u32 v10, v9",
+             "fixed": "ds_write_b32 v8, v0"}[case]
+    sync = "s_waitcnt lgkmcnt(0)\n    s_barrier" if case == "fixed" else ""
+    src, rep, _ = _two_waves_lds(tmp_path, f"bins_{case}", _LDS_BINS.format(wave0=wave0, sync=sync),
+                                 lds_bytes=1024 if case == "uninit" else 512)
+    if case == "fixed":
+        assert rep.findings == []
+        return
+    [f] = rep.findings
+    if case == "race":
+        # wave 1 bumps the 16 bins that wave 0 stored to in the same epoch (counted at the
+        # first lane of each: after it the bin's last writer is wave 1's atomic)
+        assert (f.kind, f.pc, f.wave, f.lane, f.address, f.count) == \
+            ("lds-race", _pc_of(src, "ds_add_u32 v8"), 1, 0, 0, 16)
+        assert f"0x{_pc_of(src, 'ds_write_b32 v8'):x}" in f.detail
+    else:
+        # 16 bins, each first read (unwritten) by the lowest lane of wave 0 that bumps it
+        assert (f.kind, f.pc, f.wave, f.lane, f.address, f.count) == \
+            ("uninitialized-read", _pc_of(src, "ds_add_u32 v10"), 0, 0, 0x200, 16)
+
+
 # each lane writes its dword; then lines of 16 lanes read one pair of the other wave's dwords
 # (ds_read2, a matmul tile's broadcast): the engine records both as address patterns
 # (gcnemu/sanitize/record.py), which must find what per-lane addresses do
@@ -413,6 +462,78 @@ def test_expand_ranges_gives_the_lanes_accesses():
     assert [tuple(int(x) for x in r[:5]) for r in got] == want
 
 
+def test_global_races_find_what_the_lanes_walk_finds():
+    """global_races looks first for overlapping pairs in address order and walks the shadow
+    only where it finds one: on random dispatches (ranges and lanes' entries, waves of two
+    workgroups, barrier epochs, atomics; most race-free, overlapping only in order) its
+    findings are those of the lanes' walk over every lane's entry, the definition."""
+    from gcnemu.sanitize import analysis as A
+
+    rng = np.random.default_rng(7)
+    acc = np.zeros((4, 4), np.int64)
+    acc[:, 1] = 4
+    nk, nrows = len(A.KIND_NAMES), acc.shape[0]
+    races = 0
+    for case in range(300):
+        rows = []
+        at = np.zeros(4, np.int64)
+        for w in range(4):
+            atomics = 0
+            for seq in range(int(rng.integers(1, 5))):
+                write = int(rng.integers(0, 2))
+                row = int(rng.integers(0, nrows))
+                ep = int(rng.integers(0, 2))
+                # a wave's own part of a buffer, or (now and then) another wave's
+                part = w if rng.random() > 0.08 else int(rng.integers(0, 4))
+                base = 0x10000 + part * 0x100 + 4 * int(rng.integers(0, 4))
+                if rng.random() < 0.5:
+                    n = int(rng.integers(1, 9))
+                    rows.append((base, row | A.EV_RANGE | (write << 32), w | (ep << 32),
+                                 10 * w + seq, atomics, base + 4 * n, (1 << n) - 1))
+                else:
+                    lane = int(rng.integers(0, 64))
+                    m = int(rng.choice([0xF, 0x3, 0xC, 0x1]))
+                    rows.append((base >> 2, row | (lane << 22) | (m << 28) | (write << 32),
+                                 w | (ep << 32), 10 * w + seq, atomics, 0, 0))
+                atomics += int(rng.random() < 0.1)
+            at[w] = atomics            # the wave's global atomics in all
+        ev = np.array(rows, np.int64)
+        got_c, got_f = np.zeros((nk, nrows), np.int64), np.zeros((nk, nrows, A.NF), np.int64)
+        A.global_races(ev, 2, at, got_c, got_f, acc)
+        want_c, want_f = np.zeros_like(got_c), np.zeros_like(got_f)
+        A._races(A.expand_ranges(ev, acc), 2, at, want_c, want_f)
+        assert np.array_equal(got_c, want_c) and np.array_equal(got_f, want_f), case
+        races += bool(want_c.any())
+    assert 30 < races < 270       # both kinds of dispatch were drawn
+
+
+def test_global_races_past_the_pairs_budget():
+    """More overlapping pairs than _overlapping_pairs looks at (600 reads of one dword by one
+    wave, in order, before anything else in address order): global_races walks its shadow
+    instead, and finds the race further on (wave 0 reads a dword that wave 2, of another
+    workgroup, writes), as the lanes' walk does."""
+    from gcnemu.sanitize import analysis as A
+
+    acc = np.zeros((2, 4), np.int64)
+    acc[:, 1] = 4
+    rows = [(0x4000 >> 2, 0 | (0xF << 28), 0, seq, 0, 0, 0) for seq in range(600)]
+    rows.append((0x5000 >> 2, 0 | (0xF << 28), 0, 600, 0, 0, 0))
+    rows.append((0x5000, 1 | A.EV_RANGE | (1 << 32), 2, 0, 0, 0x5004, 1))   # wave 2 writes
+    ev = np.array(rows, np.int64)
+    at = np.zeros(3, np.int64)
+    s, t = A._byte_spans(ev)
+    assert A._overlapping_pairs(ev, s, t, np.argsort(s, kind="stable"), 2, at,
+                                8 * ev.shape[0] + (1 << 16)) == -1
+    nk = len(A.KIND_NAMES)
+    got_c, got_f = np.zeros((nk, 2), np.int64), np.zeros((nk, 2, A.NF), np.int64)
+    A.global_races(ev, 2, at, got_c, got_f, acc)
+    want_c, want_f = np.zeros_like(got_c), np.zeros_like(got_f)
+    A._races(A.expand_ranges(ev, acc), 2, at, want_c, want_f)
+    # a read and a write race: the read is counted, with the write as the other access
+    assert got_c[A.K_GLOBAL_RACE].tolist() == [1, 0] and got_f[A.K_GLOBAL_RACE, 0, A.F_OTHER] == 1
+    assert np.array_equal(got_c, want_c) and np.array_equal(got_f, want_f)
+
+
 # --- uninitialized-read --------------------------------------------------------------------
 
 @pytest.mark.parametrize("bug", [True, False])
@@ -432,6 +553,79 @@ def test_uninitialized_registers(tmp_path, bug):
     got = {(f.kind, f.what, f.pc) for f in rep.findings}
     assert got == {("uninitialized-read", "v9", _pc_of(src, "v_add_i32_e32 v4, vcc, v9")),
                    ("uninitialized-read", "s13", _pc_of(src, "s_add_u32 s12"))}
+
+
+# --- register-only runs (rows.register_runs: taken in one step where nothing is found) --------
+
+_RUN = """
+    flat_load_dword v4, v[2:3]
+    flat_load_dword v7, v[2:3]
+    s_waitcnt vmcnt({n})
+    v_add_i32 v8, vcc, 1, v4
+    v_add_i32 v9, vcc, 2, v8
+    v_add_i32 v10, vcc, v7, v9
+    v_add_i32 v10, vcc, {v11}, v10
+    v_mov_b32 v12, {v13}
+    v_xor_b32 v10, v12, v10
+    v_add_i32 v10, vcc, v10, v9
+    s_waitcnt vmcnt(0)
+    flat_store_dword v[5:6], v10
+    s_endpgm
+"""
+
+
+@pytest.mark.parametrize("bug", [True, False])
+def test_findings_inside_a_run_of_register_rows(tmp_path, bug):
+    # a straight run of VALU rows that reads, in its middle, a load's result before the
+    # s_waitcnt that covers it (v7: vmcnt(1) covers only the first load, v4), a register
+    # nothing wrote (v11), and the copy of one (v12 = v13); the fixed twin waits for both
+    # loads and writes v11 and v13 first (two waves: each finding counted once a wave)
+    body = _RUN.format(n=1 if bug else 0, v11="v11" if bug else "v1",
+                       v13="v13" if bug else "v0")
+    rep, src, (inp, out) = _run(tmp_path, "runs", body)
+    if bug:
+        got = {(f.kind, f.what, f.pc, f.count) for f in rep.findings}
+        assert got == {("unwaited-read", "v7", _pc_of(src, "v_add_i32_e32 v10, vcc, v7"), 2),
+                       ("uninitialized-read", "v11", _pc_of(src, "v_add_i32_e32 v10, vcc, v11"), 2),
+                       ("uninitialized-read", "v12", _pc_of(src, "v_xor_b32"), 2)}
+        return
+    assert rep.findings == []
+    x = np.arange(128, dtype=np.uint32) * 3 + 1
+    gid4 = np.arange(128, dtype=np.uint32) * 4
+    v10 = ((x + gid4 + (x + 3)) ^ np.arange(128, dtype=np.uint32) % 64) + (x + 3)
+    assert (out.to_numpy() == v10).all()       # the sanitizer changes no result
+
+
+def test_register_runs_of_a_program(tmp_path):
+    """The runs of a small program and what each does in all, worked out from its text."""
+    from gcnemu.sanitize.rows import RUN_EXPOSED, RUN_READS, RUN_WRITES, VREG, row_sets
+
+    src = """
+    v_mov_b32 v1, v0
+    v_add_i32 v2, vcc, v1, v3
+    s_cbranch_vccz BB1
+    v_mov_b32 v3, 0
+    s_waitcnt lgkmcnt(0)
+    BB1:
+    v_mov_b32 v4, v2
+    s_endpgm
+    """
+    path = tmp_path / "rr.s"
+    path.write_text(src)
+    sets = row_sets(gcnemu.load(str(path)).kernel("rr").program)
+
+    def regs(bits):
+        return {64 * j + b for j in range(bits.shape[0]) for b in range(64)
+                if int(bits[j]) >> b & 1}
+    v = lambda *n: {VREG + i for i in n}
+    # rows 0-2 run on to the branch (which ends a run); row 3 stops before s_waitcnt (not a
+    # register row); rows 5-6 end at s_endpgm
+    assert sets.run[:, 0].tolist() == [3, 2, 1, 1, 0, 2, 1]
+    r0 = sets.run_sets[0]
+    assert regs(r0[RUN_EXPOSED]) == v(0, 3) | {126, 127}       # v1 is written before row 1
+    assert regs(r0[RUN_READS]) == v(0, 1, 3) | {106, 107, 126, 127}
+    assert regs(r0[RUN_WRITES]) == v(1, 2) | {106, 107}
+    assert regs(sets.run_sets[5, RUN_EXPOSED]) == v(2) | {126, 127}
 
 
 @pytest.mark.parametrize("bug", [True, False])

@@ -596,7 +596,9 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
     by the recorders of timing/trace.py, called by address like the memory families and
     compiled on first use (their own NEED_CODE: a functional run never compiles them). When
     the trace has no room left the wave stops before its next instruction, still ready, and
-    ``tr[1]`` is set (the caller grows it). ``san`` not None (with ``tr``): the sanitizer's
+    ``tr[1]`` is set (the caller grows it); a coherency-mode trace (``tr[1]`` -1) gets the
+    memory rows only, and the other rows run as when nothing is recorded. ``san`` not None
+    (with ``tr``): the sanitizer's
     trace, whose memory records are gcnemu/sanitize/record.py's per-lane addresses (a second
     specialisation).
     """
@@ -645,6 +647,9 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
     # NEED_CODE) and of this run's header (+ 1; 0: none) in the frame, so that functional
     # mode carries no trace state through the fast rows' loop
     rec = tr.shape[0] != 0
+    # a coherency-mode trace (tr[1] -1, timing/trace.py) needs the memory rows only: the
+    # others are not recorded, and fast rows and blocks run as in a functional run
+    steps_rec = rec and not (san is None and tr[1] < 0)
     full = False
     if rec:
         frame[FR_TR] = U64(tr.ctypes.data)
@@ -661,7 +666,7 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
     # where a run of fast rows stops (the inner loop below): at step_stop, or, recording, after
     # one instruction (-1), so that the top of the outer loop records the next; one compare,
     # the one the inner loop makes anyway
-    fast_stop = np.int64(-1) if rec else step_stop
+    fast_stop = np.int64(-1) if steps_rec else step_stop
     work = 0
     need = False
     while not full:
@@ -693,7 +698,7 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
                 else:
                     tr[tp] = pc
                     tp = record_access(code, pc, w, sregs, ws, vgpr, tr, tp + 1)
-            else:
+            elif steps_rec:
                 tr[tp] = pc
                 tp += 1
                 nb = code[pc, C_BLEN]
@@ -715,7 +720,7 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
             # MEMORY_WORK towards the pause, so that a slice takes ~0.1 s whatever runs
             work += MEMORY_WORK
             step_stop = min(step_limit, step_pause - work)
-            fast_stop = np.int64(-1) if rec else step_stop
+            fast_stop = np.int64(-1) if steps_rec else step_stop
         next_pc = pc + 1
         if fast_row(code, pc, h, nsg, vcount):
             # the hot handlers (SALU with inline moves and bitwise ops, 32-bit and other fast

@@ -29,6 +29,23 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..exec.layout import (
+    C_H,
+    H_BRANCH,
+    H_CBRANCH,
+    H_CBRANCH_G_FORK,
+    H_CBRANCH_I_FORK,
+    H_CBRANCH_JOIN,
+    H_DS,
+    H_ENDPGM,
+    H_MIMG,
+    H_RFE,
+    H_SETHALT,
+    H_SETPC,
+    H_SMRD_LOAD,
+    H_SWAPPC,
+    H_TRAP,
+)
 from ..isa import table
 from ..isa.encoding import LITERAL
 
@@ -97,6 +114,10 @@ class RowSets:
     #: int64 [n, 2]: the words [lo, hi) outside which the row's reads and writes are empty
     #: (a row names a few registers: the analyses walk those words only)
     words: np.ndarray = None
+    #: int64 [n, 3] and uint64 [n, 3, NWORDS]: the register-only run from each row
+    #: (`register_runs`)
+    run: np.ndarray = None
+    run_sets: np.ndarray = None
 
     def __post_init__(self):
         if self.words is None:
@@ -111,6 +132,55 @@ def word_spans(bits: np.ndarray) -> np.ndarray:
     lo = np.where(any_, some.argmax(axis=1), 0)
     hi = np.where(any_, bits.shape[1] - some[:, ::-1].argmax(axis=1), 0)
     return np.stack([lo, hi], axis=1).astype(np.int64)
+
+
+#: handlers after whose row the wave may go on elsewhere than the next row: a register-only
+#: run ends there (exec/layout.py)
+_JUMPS = (H_SETPC, H_SWAPPC, H_RFE, H_CBRANCH_JOIN, H_CBRANCH_G_FORK, H_CBRANCH_I_FORK,
+          H_ENDPGM, H_BRANCH, H_CBRANCH, H_TRAP, H_SETHALT)
+#: the rows of ``register_runs``' sets
+RUN_EXPOSED, RUN_READS, RUN_WRITES = range(3)
+
+
+def register_runs(code, sets: RowSets) -> tuple:
+    """The register-only runs of a program: per row r, the rows r, r + 1, ... up to the first
+    that ends a run, when each of them only reads and writes registers -- no counter, no
+    s_waitcnt, no s_barrier, no memory record, no locked data (most of a kernel's rows: a
+    loop body between its loads, a Collatz step). The analyses take such a run in one step
+    wherever the trace shows it ran whole (analysis.consume), from what it does in all:
+
+    * ``run[r]``: its rows (0 when row r is no such row), and the words [lo, hi) of its sets;
+    * ``run_sets[r, RUN_EXPOSED]``: the registers some row reads before any row of the run
+      wrote them -- when the wave has written them all, no row of the run reads a register
+      never written (a copy's source included, so each copy's destination is written too);
+    * ``run_sets[r, RUN_READS]``, ``[r, RUN_WRITES]``: every register its rows read, write.
+
+    A run ends after a row whose handler may jump (_JUMPS) and before a row that is not
+    register-only, so that a wave that runs its first row runs the others next unless it
+    stops there (a pause, a fault, a full trace), which the trace shows."""
+    n = sets.reads.shape[0]
+    h = code[:n, C_H]
+    mem = (h == H_SMRD_LOAD) | ((h >= H_DS) & (h <= H_MIMG))
+    plain = (sets.counters == 0) & (sets.barrier == 0) & ~mem & \
+        (sets.locks_at[1:] == sets.locks_at[:-1])
+    jumps = np.isin(h, _JUMPS)
+    run = np.zeros((n, 3), np.int64)
+    run_sets = np.zeros((n, 3, NWORDS), np.uint64)
+    for r in range(n - 1, -1, -1):
+        if not plain[r]:
+            continue
+        rd, wr = sets.reads[r], sets.writes[r]
+        if r + 1 < n and plain[r + 1] and not jumps[r]:
+            nxt = run_sets[r + 1]
+            run[r, 0] = run[r + 1, 0] + 1
+            run_sets[r, RUN_EXPOSED] = rd | (nxt[RUN_EXPOSED] & ~wr)
+            run_sets[r, RUN_READS] = rd | nxt[RUN_READS]
+            run_sets[r, RUN_WRITES] = wr | nxt[RUN_WRITES]
+        else:
+            run[r, 0] = 1
+            run_sets[r] = (rd, rd, wr)
+    run[:, 1:] = word_spans(run_sets[:, RUN_READS] | run_sets[:, RUN_WRITES])
+    return run, run_sets
 
 
 def instruction_sets(ins, gen: str = table.GFX7) -> tuple:
@@ -283,8 +353,10 @@ def row_sets(prog, gen: str = table.GFX7) -> RowSets:
             barrier[i] = 1
         moves[i] = MOVES.get(ins.defn.name, 0)
     locks, locks_at = _csr(lk)
-    return RowSets(register_bits(rd), register_bits(wr), locks, locks_at, counters, waits,
+    sets = RowSets(register_bits(rd), register_bits(wr), locks, locks_at, counters, waits,
                    barrier, moves)
+    sets.run, sets.run_sets = register_runs(prog.code, sets)
+    return sets
 
 
 def register_name(r: int) -> str:

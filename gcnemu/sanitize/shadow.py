@@ -163,6 +163,7 @@ class BatchShadow:
         self.pend = np.full((nwaves, A.NREGS, 3), -1, np.int64)
         self.cnt = np.zeros((nwaves, 9), np.int64)
         self.lds = np.zeros((4, ngroups * ((san.lds_size + 3) // 4)), np.int64)
+        self.lds_grp = np.zeros((ngroups, 2), np.int64)
         nrows = san.prog.code.shape[0]
         self.counts = np.zeros((len(A.KIND_NAMES), nrows), np.int64)
         self.first = np.zeros((len(A.KIND_NAMES), nrows, A.NF), np.int64)
@@ -170,8 +171,8 @@ class BatchShadow:
 
     def nbytes(self) -> int:
         """Bytes of the host arrays this shadow holds (for the launch cache's footprint)."""
-        return sum(a.nbytes for a in (self.trace, self.written, self.pbits, self.pend, self.cnt, self.lds,
-                                      self.counts, self.first, self.ev))
+        return sum(a.nbytes for a in (self.trace, self.written, self.pbits, self.pend, self.cnt,
+                                      self.lds, self.lds_grp, self.counts, self.first, self.ev))
 
     def start(self, gwave: np.ndarray, wgroup: np.ndarray, memory, scratch) -> None:
         """Begin a batch: ``gwave``/``wgroup`` the dispatch-wide wave and batch-local group of
@@ -188,6 +189,8 @@ class BatchShadow:
         c[:, 5] = c[:, 4]
         c[:, 6:] = 0
         self.lds[:] = 0
+        self.lds_grp[:, 0] = -1
+        self.lds_grp[:, 1] = 0
         self.counts[:] = 0
         self.first[:] = 0
         self.nev = 0
@@ -206,8 +209,8 @@ class BatchShadow:
         s, tr = self.san.sets, self.trace
         self.nev, self.ev, self.seq = A.consume(
             tr, 2, int(tr[0]), self.san.prog.code, self.san.access, s.reads, s.writes, s.locks,
-            s.locks_at, s.counters, s.waits, s.barrier, s.moves, s.words, self.gwave, self.wgroup,
-            self.written, self.pbits, self.pend, self.cnt, self.lds,
+            s.locks_at, s.counters, s.waits, s.barrier, s.moves, s.words, s.run, s.run_sets, self.gwave, self.wgroup,
+            self.written, self.pbits, self.pend, self.cnt, self.lds, self.lds_grp,
             self.san.lds_size, self.starts, self.ends, self.scratch[0], self.scratch[1], self.scratch[2],
             self.counts, self.first, self.ev, self.nev, self.seq)
         tr[0] = 2

@@ -6,7 +6,8 @@ The engine appends to one int64 array per batch of waves (``tr``):
 * ``tr[0]`` the next free position, ``tr[1]`` set to 1 when the buffer filled up (the engine
   stopped before an instruction; the caller grows the buffer and resumes), entries from 2 on;
   ``tr[1]`` -1 (until full): a trace for the coherency-accurate mode (gcnemu/coherency.py),
-  which reads the lines only: DS records are written as one conflict-free pass, uncounted;
+  which reads the lines only: DS records are written as one conflict-free pass, uncounted,
+  and the rows without a record are not written at all (exec/engine.py run_wave);
 * ``-(w + 1)``: the following entries belong to wave ``w`` of the batch (written each time
   ``run_wave`` starts running a wave, since waves run one at a time until end or barrier);
   each such run of a wave is also listed in the table of runs at the trace's end (below);
