@@ -515,6 +515,15 @@ def _unit_sleep(WV, wq, SS, sri, free, t, nsimd):
 
 
 @njit(inline="always")
+def _stall(WV, wq, field, SS, sri, until, t):
+    """The wave at WV[wq:] (ready cycle SS[sri]) cannot issue before cycle ``until`` > t, for
+    the reason whose stall cycles WV field ``field`` sums (WV_FETCH, WV_DEPST): book the wait
+    there and sleep until then."""
+    WV[wq + np.uint64(field)] += until - t
+    SS[sri] = until
+
+
+@njit(inline="always")
 def _dep_wait(WV, wq, rsg, row, t):
     """For a scalar row that reads scalar registers: the cycle until which the wave's last
     VALU write of any of them has not retired (cu-whitepaper: a VALU instruction "takes 16
@@ -608,16 +617,14 @@ def _solo_run(cu, simd, nsimd, t, SS, so, sri, nxi, wq, WV, streams, rinfo, pcc,
             cat &= IC.CAT_MASK
             SS[nxi] = _next_word(row, cat)
             if a > t:
-                WV[wq + np.uint64(WV_FETCH)] += a - t
-                SS[sri] = a
+                _stall(WV, wq, WV_FETCH, SS, sri, a, t)
                 r = a
                 continue
         cost = info & INFO_COST_MASK
         if info & INFO_SR:
             dw = _dep_wait(WV, wq, rsg, row, t)
             if dw > 0:
-                WV[wq + np.uint64(WV_DEPST)] += dw - t
-                SS[sri] = dw
+                _stall(WV, wq, WV_DEPST, SS, sri, dw, t)
                 r = dw
                 continue
         if cat == C.CAT_VALU:
@@ -725,8 +732,7 @@ def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, 
                     cat &= IC.CAT_MASK
                     SS[nxi] = _next_word(row, cat)
                     if a > t:
-                        WV[wq + np.uint64(WV_FETCH)] += a - t
-                        SS[sri] = a
+                        _stall(WV, wq, WV_FETCH, SS, sri, a, t)
                         smin = min(smin, a)
                         continue
                     if (used >> cat) & 1:
@@ -738,8 +744,7 @@ def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, 
                 if info & INFO_SR:
                     dw = _dep_wait(WV, wq, rsg, row, t)
                     if dw > 0:
-                        WV[wq + np.uint64(WV_DEPST)] += dw - t
-                        SS[sri] = dw
+                        _stall(WV, wq, WV_DEPST, SS, sri, dw, t)
                         smin = min(smin, dw)
                         continue
                 if info & INFO_SLOW:
@@ -1275,8 +1280,7 @@ def _replay(done_waves, nw, ncu, cb, lockstep, ckey, nsimd, SSflat, sstride, wak
                         cat &= IC.CAT_MASK
                         SSflat[nxi] = _next_word(row, cat)
                         if a > t:
-                            WV[wq + np.uint64(WV_FETCH)] += a - t
-                            SSflat[sri] = a
+                            _stall(WV, wq, WV_FETCH, SSflat, sri, a, t)
                             smin = min(smin, a)
                             continue
                         if cat != C.CAT_INTERNAL and (used >> cat) & 1:
@@ -1287,8 +1291,7 @@ def _replay(done_waves, nw, ncu, cb, lockstep, ckey, nsimd, SSflat, sstride, wak
                     if fl & C.F_SREAD:
                         dw = _dep_wait(WV, wq, rsg, row, t)
                         if dw > 0:
-                            WV[wq + np.uint64(WV_DEPST)] += dw - t
-                            SSflat[sri] = dw
+                            _stall(WV, wq, WV_DEPST, SSflat, sri, dw, t)
                             if dw < smin:
                                 smin = dw
                             continue
