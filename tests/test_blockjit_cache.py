@@ -127,3 +127,26 @@ def test_compiler_output_is_found_again_by_a_later_process(tmp_path):
     n = first["stats"]["programs"]
     assert n >= 3 and first["stats"]["compiled"] == n
     assert _child(tmp_path, items)["stats"] == {"programs": n, "compiled": 0, "loaded": n}
+
+
+def test_the_key_covers_every_module_the_translation_reads():
+    """A block's object code is keyed by the sources it is made from (TRANSLATION_SOURCES):
+    a module blockjit imports from and that is not among them could change the code without
+    changing the key, and a later process would load stale code. dispatch_gen gives only
+    SALU_NAMES, the symbols' names, which the instruction names in the key already fix."""
+    import ast
+    from gcnemu.exec import blockjit
+    src = Path(blockjit.__file__)
+    imported = set()
+    for node in ast.walk(ast.parse(src.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = src.parent
+            for _ in range(node.level - 1):
+                base = base.parent
+            for m in ([node.module] if node.module else [a.name for a in node.names]):
+                path = base.joinpath(*m.split(".")).with_suffix(".py")
+                imported.add(path.relative_to(ROOT / "gcnemu").as_posix())
+    assert "sem/valu_float.py" in imported      # the walk finds the function-level import
+    missing = imported - set(blockjit.TRANSLATION_SOURCES) - {"exec/dispatch_gen.py"}
+    assert not missing, f"blockjit reads {sorted(missing)}, which its cache key does not cover"
+    assert "exec/blockjit.py" in blockjit.TRANSLATION_SOURCES

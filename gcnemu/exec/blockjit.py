@@ -1106,14 +1106,20 @@ def _target():
                 llvmlite.__version__, numba.__version__, llvm.llvm_version_info)
 
 
+#: the sources a block's IR is made from (relative to gcnemu/): this module's translation,
+#: the layout it reads rows by, lanes' IR helpers, and valu_float, whose constants the f32
+#: forms bake in (RSQ_MIDPOINT_MARGIN); a module the translation comes to read belongs here
+TRANSLATION_SOURCES = ("exec/blockjit.py", "exec/layout.py", "exec/lanes.py",
+                       "sem/valu_float.py")
+
+
 @functools.lru_cache(maxsize=1)
 def _generator_identity() -> bytes:
-    """What a block's IR depends on besides its rows: this module's translation, the layout
-    it reads rows by, lanes' IR helpers, and the target."""
+    """What a block's IR depends on besides its rows: TRANSLATION_SOURCES and the target."""
     h = hashlib.sha256()
-    here = os.path.dirname(os.path.abspath(__file__))
-    for f in ("blockjit.py", "layout.py", "lanes.py"):
-        with open(os.path.join(here, f), "rb") as fh:
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for f in TRANSLATION_SOURCES:
+        with open(os.path.join(package, f), "rb") as fh:
             h.update(fh.read())
     h.update(repr(_target()[1]).encode())
     return h.digest()
