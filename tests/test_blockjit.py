@@ -195,6 +195,39 @@ def test_random_blocks_match_row_by_row(mode, kind):
     assert blockjit.FORMS["chunked"] >= chunked + 2
 
 
+@pytest.mark.parametrize("kind", ["normal", "denormal", "nan"])
+def test_long_random_blocks_unscheduled_match_row_by_row(kind):
+    """A block of UNSCHEDULED_FLOAT f32 rows or more is compiled in a module of its own,
+    without LLVM's machine scheduler (x86-64; blockjit._unscheduled): the row-by-row bits,
+    chunked and in one pass, beside a short block compiled with it."""
+    rng = np.random.default_rng([15, len(kind)])
+    lines = [str(_f32_ops(rng)) for _ in range(40)]
+    # a branch over a short block, whose target starts another block
+    text = "\n".join(lines + ["s_cbranch_scc0 BB1", "v_mul_f32 v1, v0, v2",
+                              "v_add_f32 v2, v1, v3", "BB1:", "v_sub_f32 v3, v2, v1",
+                              "v_mov_b32 v4, v3", "s_endpgm"])
+    without = _build(text, False)
+    names = [i.name for i in without.instructions]
+    blocks = blockjit.find_blocks(without.code, names)
+    assert [n for _s, n in blocks] == [40, 2, 2]
+    assert blockjit._unscheduled(without.code, names, blocks) == \
+        ([0] if blockjit.UNSCHEDULED_OK else [])
+    vg = _operands(rng, kind)
+    sgpr = {4: 0x3FC00000, 5: 0xF0F0_1234, 6: 3, 8: 0xFFFF0000, 9: 0x0000FFFF}
+    for exec_mask in (0xFFFF_FFFF_FFFF_FFFF, int(rng.integers(1, 2 ** 63)) | 1 << 63):
+        want = _state(without, vg, exec_mask, 0x3C0, sgpr)
+        for width in WIDTHS:
+            prog = _build(text, True, width)
+            got = _state(prog, vg, exec_mask, 0x3C0, sgpr)
+            for g, w, what in zip(got, want, ("vgpr", "sgpr", "exec", "vcc", "scc", "insts",
+                                              "st", "mode")):
+                assert np.array_equal(g, w), f"{what} differs ({width} lanes) for\n{text}"
+            # moderate operands: the long block runs (the bits above are its own)
+            sg = np.zeros(128, np.uint32)
+            sg[4] = sgpr[4]
+            assert (_call_block(prog, vg, exec_mask, 0x3C0, sg)[0] >= 0) == (kind == "normal")
+
+
 #: every VALU form a block translates, once each (VOP2/VOPC with VCC, VOP3 with an SGPR pair)
 EACH_OP = [
     "v_add_f32 v2, v0, v1", "v_sub_f32 v2, v0, v1", "v_subrev_f32 v2, v0, v1",
@@ -319,6 +352,34 @@ def test_block_declines_where_the_row_kernel_leaves_its_plain_form(op):
     # f32 arithmetic under a rounding mode other than nearest-even: declined
     r, vg, sg = _call_block(prog, base, 0xFFFF_FFFF_FFFF_FFFF, 0x3C1)
     assert (r == -1) == ("cmp" not in op)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("op", ["v_add_f32 v2, s4, v0", "v_mul_f32_e64 v2, -|s4|, v0",
+                                "v_cmp_lt_f32_e64 s[8:9], v0, s4"])
+def test_an_sgpr_operand_is_checked_as_its_one_value(op, width):
+    """An SGPR operand is one value in every lane, checked once as a scalar: the block
+    declines (-1, nothing stored) for a denormal or, read by a compare, a NaN, with abs/neg
+    applied, chunked or in one pass; a normal value runs, with the row-by-row bits."""
+    text = (f"v_mov_b32 v3, v0\n{op}\nv_mul_f32 v4, v0, v1\nv_add_f32 v5, v1, v1\n"
+            f"v_sub_f32 v1, v0, v1\nv_mul_f32 v3, v3, v0\ns_endpgm")
+    prog = _build(text, True, width)
+    assert prog.code[0, L.C_BLEN] == 6
+    vg = np.zeros((V, 64), np.uint32)
+    vg[0] = np.float32(1.5).view(np.uint32)
+    vg[1] = np.float32(-2.25).view(np.uint32)
+    want = _state(_build(text, False), vg, 0xFFFF_FFFF_FFFF_FFFF, 0x3C0, {4: 0x40200000})
+    got = _direct(prog, vg, 0xFFFF_FFFF_FFFF_FFFF, 0x3C0, {4: 0x40200000})     # 2.5
+    assert got is not None
+    for g, w, what in zip(got, want, ("vgpr", "sgpr", "exec", "vcc", "scc")):
+        assert np.array_equal(g, w), what
+    odd = [0x00000001, 0x807FFFFF] + ([0x7FC00000, 0xFF800001] if "cmp" in op else [])
+    for value in odd:
+        r, v, sg = _call_block(prog, vg, 0xFFFF_FFFF_FFFF_FFFF, 0x3C0,
+                               np.array([value if i == 4 else 0 for i in range(128)],
+                                        np.uint32))
+        assert r == -1, (op, hex(value))
+        assert (v == vg).all() and not sg[8:10].any()
 
 
 @pytest.mark.parametrize("text, checked", [
