@@ -382,6 +382,26 @@ def test_an_sgpr_operand_is_checked_as_its_one_value(op, width):
         assert (v == vg).all() and not sg[8:10].any()
 
 
+@pytest.mark.parametrize("op", ["v_add_f32 v2, {k}, v0", "v_cmp_lt_f32 vcc, {k}, v0"])
+def test_a_constant_operand_is_checked_when_the_block_is_made(op):
+    """A literal operand is known when the block is made: a denormal one (or, read by a
+    compare, a NaN) makes the block decline whatever the lanes hold; a normal one costs
+    nothing and the block runs."""
+    for lit, runs in ((0x3F800000, True), (0x00000001, False), (0x807FFFFF, False),
+                      (0x7FC00000, False)):      # v_add_f32: its NaN sum is checked
+        text = f"v_mov_b32 v3, v0\n{op.format(k=hex(lit))}\ns_endpgm"
+        prog = _build(text, True)
+        assert prog.code[0, L.C_BLEN] == 2
+        vg = np.zeros((V, 64), np.uint32)
+        vg[0] = np.float32(1.5).view(np.uint32)
+        got = _direct(prog, vg, 0xFFFF_FFFF_FFFF_FFFF, 0x3C0, {})
+        assert (got is not None) == runs, hex(lit)
+        if runs:
+            want = _state(_build(text, False), vg, 0xFFFF_FFFF_FFFF_FFFF, 0x3C0, {})
+            for g, w, what in zip(got, want, ("vgpr", "sgpr", "exec", "vcc", "scc")):
+                assert np.array_equal(g, w), what
+
+
 @pytest.mark.parametrize("text, checked", [
     # v2's first value is read only by a multiply and then written again: its NaN lanes
     # reach the multiply's result, which the block stores

@@ -369,8 +369,9 @@ def _umax(b, x, y):
 def _check_denormal(blk, v):
     """Fold the f32 bits ``v`` into the block's denormal key: the lanewise minimum of
     (v << 1) - 2 (valu_float._dkey exact), below DENORMAL_KEY in some lane exactly when some
-    lane of some value folded in is a denormal. A value is folded once (SSA identity); a merge
-    of two folded values needs no fold of its own (its lanes are theirs). A row of one SGPR
+    lane of some value folded in is a denormal (a constant operand's row is known here and
+    folds nothing). A value is folded once (SSA identity); a merge of two folded values
+    needs no fold of its own (its lanes are theirs). A row of one SGPR
     (_scalar_row) is checked as that one 32-bit value, the block declining where it is a
     denormal (its lanes are all the same: three scalar ops instead of three vector ops per
     register of the chunk, and loop-invariant where the block does not write the SGPR; it
@@ -378,6 +379,11 @@ def _check_denormal(blk, v):
     if id(v) in blk.dchecked:
         return
     b = blk.b
+    if id(v) in blk.const_rows:        # known here: the block declines always or never
+        if 0 < blk.const_rows[id(v)] & 0x7FFFFFFF < 0x800000:
+            blk.decline_if(ir.Constant(I1, 1))
+        blk.dchecked[id(v)] = v
+        return
     if id(v) in blk.scalar_rows:
         s = blk.scalar_rows[id(v)]
         k = b.sub(b.shl(s, ir.Constant(I32, 1)), ir.Constant(I32, 2))
@@ -393,6 +399,11 @@ def _check_nan(blk, v):
     """Fold the f32 bits ``v`` into the block's NaN key: the lanewise maximum of v << 1
     (valu_float._nkey), above NAN_KEY exactly when a lane of a value folded in is a NaN."""
     if id(v) in blk.nchecked:
+        return
+    if id(v) in blk.const_rows:        # as _check_denormal
+        if blk.const_rows[id(v)] & 0x7FFFFFFF > 0x7F800000:
+            blk.decline_if(ir.Constant(I1, 1))
+        blk.nchecked[id(v)] = v
         return
     if id(v) in blk.scalar_rows:     # one SGPR's row: its one value (see _check_denormal)
         b = blk.b
@@ -431,6 +442,7 @@ class _Block:
         self.modebad = ir.Constant(I1, 0)  # scalar reasons to decline (decline_if)
         self.nsetreg = 0                   # s_setreg rows so far (_emit_setreg)
         self.scalar_rows = {}              # id(row of one SGPR) -> the SGPR's i32 value
+        self.const_rows = {}               # id(row of a constant operand) -> its uint32
         self.splats = {}                   # id(i32) -> (it, its row) (_scalar_row)
         self.excount = {}                  # id(EXEC value) -> [it, VALU rows under it]
         self.defer = False                 # merges under EXEC at the end (_emit_block)
@@ -644,7 +656,10 @@ def _valu_src(blk, code, r, i, const_value):
     b = blk.b
     kind = int(code[r, C_K0 + i])
     if kind == L.OP_CONST:
-        return _vconst(const_value(int(code[r, C_V0 + i])))
+        value = const_value(int(code[r, C_V0 + i]))
+        v = _vconst(value)
+        blk.const_rows[id(v)] = value
+        return v
     if kind == L.OP_NONE:
         return _vconst(0)
     am = 0x80000000 if (int(code[r, C_ABS]) >> i) & 1 else 0
@@ -657,11 +672,13 @@ def _valu_src(blk, code, r, i, const_value):
         if nm:
             s = b.xor(s, ir.Constant(I32, nm))
         return _scalar_row(blk, s)
-    v = blk.vget(int(code[r, C_S0 + i]))
+    v = u = blk.vget(int(code[r, C_S0 + i]))
     if am:
         v = b.and_(v, _vconst(~am))
     if nm:
         v = b.xor(v, _vconst(nm))
+    if v is not u:
+        _same_class(blk, v, u)
     return v
 
 
@@ -673,6 +690,17 @@ def _scalar_row(blk, s):
         blk.splats[id(s)] = (s, v)
         blk.scalar_rows[id(v)] = s
     return blk.splats[id(s)][1]
+
+
+def _same_class(blk, r, *srcs, nan=True):
+    """Mark ``r`` checked for denormals where every value of ``srcs`` is (and for NaNs, with
+    ``nan``; without: r is known to be no NaN where the block runs): r is a lane of one of
+    them with its sign changed (abs/neg, v_cndmask, v_div_fixup's quick case), not a value a
+    row reading it needs to check again."""
+    if all(id(v) in blk.dchecked for v in srcs):
+        blk.dchecked[id(r)] = r
+    if not nan or all(id(v) in blk.nchecked for v in srcs):
+        blk.nchecked[id(r)] = r
 
 
 def _f(b, v):
@@ -751,11 +779,16 @@ def _emit_float(blk, form, s0, s1, s2, cin, ex):
             b.icmp_unsigned("<", b.sub(b.and_(s2, m), _vconst(1)), _vconst(0x7F7FFFFF))),
             b.icmp_unsigned("<=", b.and_(s0, m), _vconst(0x7F800000)))
         blk.flag(b.not_(ok))
-        return b.or_(b.and_(b.xor(s1, s2), _vconst(0x80000000)), b.and_(s0, m))
+        r = b.or_(b.and_(b.xor(s1, s2), _vconst(0x80000000)), b.and_(s0, m))
+        # |S0| with a sign: a denormal where S0 is one; no NaN where the block runs
+        _same_class(blk, r, s0, nan=False)
+        return r
     # the root of a normal, zero or infinite operand is none of them a denormal (nor its
     # reciprocal): a denormal operand is checked itself
     for v in checks + ([] if form in ("sqrt", "rsq") else [r]):
         _check_denormal(blk, v)
+    if form in ("sqrt", "rsq"):
+        blk.dchecked[id(r)] = r
     if blk.row in blk.nan_rows:
         _check_nan(blk, r)
     return r
@@ -797,7 +830,9 @@ def _int_op(blk, name, s0, s1, s2, cin):
     if name in ("v_addc_u32", "v_subb_u32", "v_subbrev_u32", "v_cndmask_b32"):
         c = cin
         if name == "v_cndmask_b32":
-            return b.select(c, s1, s0), None
+            r = b.select(c, s1, s0)
+            _same_class(blk, r, s0, s1)
+            return r, None
         V64 = blk.V64
         cz = b.zext(c, V64)
         a64, b64 = b.zext(s0, V64), b.zext(s1, V64)
