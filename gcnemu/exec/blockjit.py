@@ -446,6 +446,7 @@ class _Block:
         self.splats = {}                   # id(i32) -> (it, its row) (_scalar_row)
         self.excount = {}                  # id(EXEC value) -> [it, VALU rows under it]
         self.defer = False                 # merges under EXEC at the end (_emit_block)
+        self.v0 = {}                       # VGPR code -> its value at the block's start
         self.consts = {}                   # splat rows made so far (_vconst, _fconst)
         self.preds = {}                    # id(i64 mask) -> (mask, <W x i1>) (_mask_vec)
         self.pairs = {}                    # (id(lo), id(hi)) -> (lo, hi, i64) (sget64)
@@ -472,7 +473,7 @@ class _Block:
 
     def vget(self, c):
         if c not in self.v:
-            self.v[c] = self.b.load(self.vaddr(c), align=4)
+            self.v[c] = self.v0[c] = self.b.load(self.vaddr(c), align=4)
         return self.v[c]
 
     def vset(self, c, val):
@@ -1058,11 +1059,18 @@ def _emit_block(module, fname, code, names, start, nrows, ctpop, width):
         elif h == L.H_SETREG:
             _emit_setreg(blk, code, r)
     exec_end = blk.exec_()
+    # a long block's chunks keep their raw results, merged under EXEC as they are stored, a
+    # whole row at a time (store_row_under): a merge here kept each register's first value
+    # live over the chunk (nbody's 64-row chunk loop, AVX2 code: 1503 -> 1401 instructions);
+    # a short block's merges are cheaper here (mandelbrot's, AVX-512 code)
+    store_merge = blk.defer and nch > 1 and \
+        _float_rows(code, names, start, nrows) >= LONG_FLOAT
     if blk.defer:
-        # the raw results are merged into their registers as they are stored, a whole row at
-        # a time (store_row_under): a merge here kept each register's first value live over
-        # the whole chunk (a third of nbody's spills with AVX2)
         pred = _mask_vec(b, exec_end)
+        if not store_merge:
+            for c in blk.vdirty:
+                old = blk.v0[c] if c in blk.v0 else b.load(blk.vaddr(c), align=4)
+                blk.v[c] = b.select(pred, blk.v[c], old)
         # only the active lanes' keys and flags: the inactive lanes of the raw results are
         # not the row-by-row path's (their inputs were not merged) and are discarded
         blk.bad = b.and_(blk.bad, pred)
@@ -1144,15 +1152,15 @@ def _emit_block(module, fname, code, names, start, nrows, ctpop, width):
     V64R = ir.VectorType(I32, 64)
     # EXEC's <64 x i1> where results merge as they are stored, made here: a vector of i1
     # live from one basic block into another is a lane-by-lane bit extract with AVX2
-    pred64 = lane_predicate(e, exec_end) if blk.defer and blk.vdirty else None
+    pred64 = lane_predicate(e, exec_end) if store_merge and blk.vdirty else None
     for c in blk.vdirty:
         dst = e.inttoptr(e.add(pvb, e.mul(ir.Constant(I64, c), vstride)), V64R.as_pointer())
-        row = e.load(e.bitcast(scratch[c], V64R.as_pointer()), align=64) if nch > 1 \
-            else blk.v[c]
-        if pred64 is not None:
-            store_row_under(e, row, dst, pred64)
-        elif nch > 1:
-            e.store(row, dst, align=4)
+        if nch > 1:
+            row = e.load(e.bitcast(scratch[c], V64R.as_pointer()), align=64)
+            if pred64 is not None:
+                store_row_under(e, row, dst, pred64)
+            else:
+                e.store(row, dst, align=4)
         else:
             # volatile: LLVM's x86 back end would fold store(select(p, v, load(d)), d) into
             # a masked store, vpmaskmovd on AVX2, microcoded on AMD's cores
@@ -1220,10 +1228,10 @@ def _key(code: np.ndarray, names: list, blocks: list) -> str:
     process-specific addresses in them (VALU rows' kernels, SALU rows' compiled ops, constant
     rows) replaced by what they stand for (the instruction's name, the constant's value), the
     instruction names, the chunk and code generation settings (CHUNK_LANES or chunk_lanes(),
-    MIN_CHUNKED_FLOAT, UNSCHEDULED_FLOAT, UNSCHEDULED_OK) and _generator_identity. Equal
+    MIN_CHUNKED_FLOAT, LONG_FLOAT, UNSCHEDULED_OK) and _generator_identity. Equal
     keys, in any process: the same code."""
     h = hashlib.sha256(_generator_identity())
-    h.update(repr((CHUNK_LANES or chunk_lanes(), MIN_CHUNKED_FLOAT, UNSCHEDULED_FLOAT,
+    h.update(repr((CHUNK_LANES or chunk_lanes(), MIN_CHUNKED_FLOAT, LONG_FLOAT,
                    UNSCHEDULED_OK)).encode())
     cv = _const_reader()
     for start, nrows in blocks:
@@ -1329,9 +1337,10 @@ def _compile(text: str, schedule: bool = True) -> bytes:
             llvm.set_option("", "-enable-misched=true")
 
 
-#: a block with this many f32 arithmetic rows is compiled without LLVM's machine scheduler on
-#: x86-64 (_unscheduled)
-UNSCHEDULED_FLOAT = 16
+#: a block with this many f32 arithmetic rows is long: where it runs as chunks, its results
+#: merge under EXEC as they are stored (_emit_block), and on x86-64 it is compiled without
+#: LLVM's machine scheduler (_unscheduled)
+LONG_FLOAT = 16
 #: whether blocks may be compiled without the machine scheduler: measured on x86-64 only
 UNSCHEDULED_OK = platform.machine().lower() in ("x86_64", "amd64")
 
@@ -1344,7 +1353,7 @@ def _float_rows(code, names, start, nrows) -> int:
 
 def _unscheduled(code, names, blocks) -> list:
     """The indices of the blocks compiled without LLVM's machine scheduler (a module of their
-    own): those with UNSCHEDULED_FLOAT f32 rows or more, on x86-64. In such a block the
+    own): those with LONG_FLOAT f32 rows or more, on x86-64. In such a block the
     scheduler moved the denormal key of each value (a shift, a subtraction and a minimum) away
     from the value, which then stayed live, and spilled, over the chunk: nbody's two blocks of
     52 and 53 f32 rows had 153 and 144 spill stores per chunk of AVX2 code with it, 98 and 109
@@ -1355,7 +1364,7 @@ def _unscheduled(code, names, blocks) -> list:
     if not UNSCHEDULED_OK:
         return []
     return [j for j, (start, nrows) in enumerate(blocks)
-            if _float_rows(code, names, start, nrows) >= UNSCHEDULED_FLOAT]
+            if _float_rows(code, names, start, nrows) >= LONG_FLOAT]
 
 
 def _load(obj: bytes, fnames: list, salu: dict) -> list:
