@@ -560,8 +560,8 @@ def test_division_and_its_mode_changes_are_one_block_with_the_same_counts():
 def test_rsq_near_rounding_midpoints():
     """v_rsq_f32's plain form is a Newton step in f64 that is odd within RSQ_MIDPOINT_MARGIN
     units of an f32 rounding midpoint. Rows of x in [1, 2) whose step numpy puts next to a
-    midpoint make the block decline; rows of their neighbours run and give the row kernel's
-    bits."""
+    midpoint make the block decline (its own f32 step flags a superset of those lanes); rows
+    of their neighbours run and give the row kernel's bits."""
     from gcnemu.sem.valu_float import RSQ_MIDPOINT_MARGIN
     x = (np.arange(1 << 22, dtype=np.uint32) | np.uint32(0x3F800000)).view(np.float32)
     y0 = np.float32(1.0) / np.sqrt(x)
@@ -585,6 +585,36 @@ def test_rsq_near_rounding_midpoints():
             assert (r == -1) == row_has_odd
             if r >= 0:
                 assert np.array_equal(v[:V], want[0])
+
+
+def test_rsq_in_f32_lanes_gives_the_row_kernels_bits():
+    """The block's v_rsq_f32 (an f32 Newton step with fma residuals) against the row kernel
+    over rows of x: every 64th mantissa of [1, 4) (both exponent parities), their scalings to
+    the ends of the range it runs (2**-126, 2**102), and the lanes it hands back to the row
+    kernel (+-0 and +inf give y0; x above 2**102, negative x and NaNs decline). Wherever the
+    block runs, its bits are the row kernel's; it runs for all but a few rows."""
+    base = np.arange(0x3F800000, 0x40800000, 64, dtype=np.uint32)       # 2**18 values of [1, 4)
+    rows = [base[i:i + 64] for i in range(0, len(base), 64 * 64)]
+    rows += [base[:64] - np.uint32(0x3F000000), base[-64:] + np.uint32(0x33000000)]
+    rows.append(np.array([0, 0x80000000, 0x7F800000] + [0x3F800000] * 61, np.uint32))
+    prog = _build("s_nop 0\nv_rsq_f32 v2, v0\ns_endpgm", True)
+    plain = _build("s_nop 0\nv_rsq_f32 v2, v0\ns_endpgm", False)
+    ran = 0
+    for lanes in rows:
+        vg = np.zeros((V, 64), np.uint32)
+        vg[0] = lanes
+        r, v, _ = _call_block(prog, vg, 0xFFFF_FFFF_FFFF_FFFF, 0x3C0)
+        if r >= 0:
+            ran += 1
+            want = _state(plain, vg, 0xFFFF_FFFF_FFFF_FFFF, 0x3C0, {})
+            assert np.array_equal(v[:V], want[0]), [hex(x) for x in lanes[:4]]
+    assert ran >= len(rows) - 3
+    # x just above 2**102, and negative x or a NaN (a NaN result): declined
+    for odd in (0x72800001, 0xBF800000, 0x7FC00000):
+        vg = np.zeros((V, 64), np.uint32)
+        vg[0] = 0x3F800000
+        vg[0, 5] = odd
+        assert _call_block(prog, vg, 0xFFFF_FFFF_FFFF_FFFF, 0x3C0)[0] == -1, hex(odd)
 
 
 def test_lanes_a_merge_kept_are_checked_when_exec_grows():

@@ -366,6 +366,13 @@ def _umax(b, x, y):
     return b.call(_intrinsic(blk, f"llvm.umax.v{blk.W}i32", blk.V32, 2), [x, y])
 
 
+def _keys():
+    """valu_float's DENORMAL_KEY and NAN_KEY, the thresholds of the folded keys (the row
+    kernels' own)."""
+    from ..sem.valu_float import DENORMAL_KEY, NAN_KEY
+    return DENORMAL_KEY, NAN_KEY
+
+
 def _check_denormal(blk, v):
     """Fold the f32 bits ``v`` into the block's denormal key: the lanewise minimum of
     (v << 1) - 2 (valu_float._dkey exact), below DENORMAL_KEY in some lane exactly when some
@@ -387,7 +394,7 @@ def _check_denormal(blk, v):
     if id(v) in blk.scalar_rows:
         s = blk.scalar_rows[id(v)]
         k = b.sub(b.shl(s, ir.Constant(I32, 1)), ir.Constant(I32, 2))
-        blk.decline_if(b.icmp_unsigned("<", k, ir.Constant(I32, 0xFFFFFD)))
+        blk.decline_if(b.icmp_unsigned("<", k, ir.Constant(I32, int(_keys()[0]))))
         blk.dchecked[id(v)] = v
         return
     k = b.sub(b.shl(v, _vconst(1)), _vconst(2))
@@ -408,7 +415,7 @@ def _check_nan(blk, v):
     if id(v) in blk.scalar_rows:     # one SGPR's row: its one value (see _check_denormal)
         b = blk.b
         k = b.shl(blk.scalar_rows[id(v)], ir.Constant(I32, 1))
-        blk.decline_if(b.icmp_unsigned(">", k, ir.Constant(I32, 0xFF000000)))
+        blk.decline_if(b.icmp_unsigned(">", k, ir.Constant(I32, int(_keys()[1]))))
         blk.nchecked[id(v)] = v
         return
     k = blk.b.shl(v, _vconst(1))
@@ -796,23 +803,44 @@ def _emit_float(blk, form, s0, s1, s2, cin, ex):
 
 
 def _rsq(blk, a):
-    """valu_float._plain_rsq_f32 over the row: y0 = 1/sqrt(x) in f32, one Newton step in f64,
-    lanes whose step lies near an f32 rounding midpoint flagged (RSQ_MIDPOINT_MARGIN)."""
-    from ..sem.valu_float import RSQ_MIDPOINT_MARGIN
+    """v_rsq_f32 over the row, all in f32 lanes: the f32 result where it is the correctly
+    rounded 1/sqrt(x), which is the row kernel's (valu_float._plain_rsq_f32's Newton step,
+    or the op itself next to a rounding midpoint), lanes that may not be flagged.
+
+    y0 = 1/sqrt(x) in f32 (relative error d < 2**-23 + 2**-47). The residual x*y0*y0 - 1
+    (< 2**-21) is made with fmas: h + l = y0*y0 exactly, t = fma(x, h, -1), s = fma(x, l, t),
+    within 2**-45. One Newton step z = y0 - (y0/2)*s is within 1.5 d**2 + 2**-45 < 2**-44.2
+    of 1/sqrt(x) relatively, under 2**-20.2 units in the last place of r = f32(z) (one
+    rounding: y0 - c), and z - r is exact (Fast2Sum). So r is the correctly rounded root
+    unless z lies within 2**-20.2 ulp of a rounding midpoint; lanes within 2**-18 ulp of one
+    (a quarter ulp below a power of two) are flagged: a superset of the row kernel's odd
+    lanes, about twice as many (131 and 65 of the 2**24 x in [1, 4), which with their
+    scalings by 4 are every case; checked against the row kernel's numpy form: no other lane
+    differs). x in [2**-126, 2**102] (above it, y0*y0 loses bits below the denormals:
+    flagged); +-0, +inf, negative x and NaNs give y0 (+-inf, +0, NaN), as the row kernel
+    does. Four f32 vectors and integer ops instead of the f64 step's eight of double lanes,
+    their conversions and the packing of its masks (AVX2 code)."""
     b = blk.b
-    VD = blk.VD
+    fma = _intrinsic(blk, f"llvm.fma.v{blk.W}f32", blk.VF, 3)
     x = _f(b, a)
     y0 = b.fdiv(_fconst(1.0),
                 b.call(_intrinsic(blk, f"llvm.sqrt.v{blk.W}f32", blk.VF, 1), [x]))
-    xd = b.fpext(x, VD)
-    yd = b.fpext(y0, VD)
-    e = b.fsub(_fconst(1.0, VD), b.fmul(xd, b.fmul(yd, yd)))
-    y1 = b.fadd(yd, b.fmul(b.fmul(_fconst(0.5, VD), yd), e))
-    low = b.and_(b.trunc(b.bitcast(y1, blk.V64), blk.V32), _vconst(0x1FFFFFFF))
-    near = b.and_(b.add(low, _vconst(RSQ_MIDPOINT_MARGIN - 0x10000000)), _vconst(0x1FFFFFFF))
-    blk.flag(b.icmp_unsigned("<=", near, _vconst(2 * RSQ_MIDPOINT_MARGIN)))
-    ok = b.fcmp_ordered("==", e, e)
-    return _u(b, b.select(ok, b.fptrunc(y1, blk.VF), y0))
+    h = b.fmul(y0, y0)
+    lo = b.call(fma, [y0, y0, b.fneg(h)])
+    t = b.call(fma, [x, h, _fconst(-1.0)])
+    c = b.fmul(b.fmul(_fconst(0.5), y0), b.call(fma, [x, lo, t]))
+    r = b.fsub(y0, c)
+    dn = b.fadd(c, b.fsub(r, y0))       # r - z, exactly
+    rb = _u(b, r)
+    ulp = _f(b, b.sub(b.and_(rb, _vconst(0x7F800000)), _vconst(23 << 23)))
+    up = b.fmul(ulp, _fconst(0.5 - 2.0 ** -18))
+    down = b.select(b.icmp_unsigned("==", b.and_(rb, _vconst(0x7FFFFF)), _vconst(0)),
+                    b.fmul(ulp, _fconst(0.25 - 2.0 ** -18)), up)
+    ok = b.icmp_unsigned("<=", b.sub(a, _vconst(0x00800000)), _vconst(0x72800000 - 0x00800000))
+    near = b.or_(b.fcmp_ordered("<", dn, b.fneg(up)), b.fcmp_ordered(">", dn, down))
+    big = b.icmp_unsigned("<", b.sub(a, _vconst(0x72800001)), _vconst(0x7F800000 - 0x72800001))
+    blk.flag(b.or_(b.and_(ok, near), big))
+    return _u(b, b.select(ok, r, y0))
 
 
 def _int_op(blk, name, s0, s1, s2, cin):
@@ -1139,10 +1167,10 @@ def _emit_block(module, fname, code, names, start, nrows, ctpop, width):
     e = ir.IRBuilder(done)
     if dkey is not None:
         lo = e.call(_reduction(module, "umin", width), [dkey])
-        bad = e.or_(bad, e.icmp_unsigned("<", lo, ir.Constant(I32, 0xFFFFFD)))
+        bad = e.or_(bad, e.icmp_unsigned("<", lo, ir.Constant(I32, int(_keys()[0]))))
     if nkey is not None:
         hi = e.call(_reduction(module, "umax", width), [nkey])
-        bad = e.or_(bad, e.icmp_unsigned(">", hi, ir.Constant(I32, 0xFF000000)))
+        bad = e.or_(bad, e.icmp_unsigned(">", hi, ir.Constant(I32, int(_keys()[1]))))
     store = fn.append_basic_block("store")
     decline = fn.append_basic_block("decline")
     e.cbranch(bad, decline, store)
@@ -1205,8 +1233,8 @@ def _target():
 
 
 #: the sources a block's IR is made from (relative to gcnemu/): this module's translation,
-#: the layout it reads rows by, lanes' IR helpers, and valu_float, whose constants the f32
-#: forms bake in (RSQ_MIDPOINT_MARGIN); a module the translation comes to read belongs here
+#: the layout it reads rows by, lanes' IR helpers, and valu_float, whose constants the keys
+#: bake in (DENORMAL_KEY, NAN_KEY); a module the translation comes to read belongs here
 TRANSLATION_SOURCES = ("exec/blockjit.py", "exec/layout.py", "exec/lanes.py",
                        "sem/valu_float.py")
 
