@@ -195,6 +195,39 @@ def test_random_blocks_match_row_by_row(mode, kind):
     assert blockjit.FORMS["chunked"] >= chunked + 2
 
 
+@pytest.mark.parametrize("kind", ["normal", "denormal", "nan"])
+def test_long_random_blocks_unscheduled_match_row_by_row(kind):
+    """A block of UNSCHEDULED_FLOAT f32 rows or more is compiled in a module of its own,
+    without LLVM's machine scheduler (x86-64; blockjit._unscheduled): the row-by-row bits,
+    chunked and in one pass, beside a short block compiled with it."""
+    rng = np.random.default_rng([15, len(kind)])
+    lines = [str(_f32_ops(rng)) for _ in range(40)]
+    # a branch over a short block, whose target starts another block
+    text = "\n".join(lines + ["s_cbranch_scc0 BB1", "v_mul_f32 v1, v0, v2",
+                              "v_add_f32 v2, v1, v3", "BB1:", "v_sub_f32 v3, v2, v1",
+                              "v_mov_b32 v4, v3", "s_endpgm"])
+    without = _build(text, False)
+    names = [i.name for i in without.instructions]
+    blocks = blockjit.find_blocks(without.code, names)
+    assert [n for _s, n in blocks] == [40, 2, 2]
+    assert blockjit._unscheduled(without.code, names, blocks) == \
+        ([0] if blockjit.UNSCHEDULED_OK else [])
+    vg = _operands(rng, kind)
+    sgpr = {4: 0x3FC00000, 5: 0xF0F0_1234, 6: 3, 8: 0xFFFF0000, 9: 0x0000FFFF}
+    for exec_mask in (0xFFFF_FFFF_FFFF_FFFF, int(rng.integers(1, 2 ** 63)) | 1 << 63):
+        want = _state(without, vg, exec_mask, 0x3C0, sgpr)
+        for width in WIDTHS:
+            prog = _build(text, True, width)
+            got = _state(prog, vg, exec_mask, 0x3C0, sgpr)
+            for g, w, what in zip(got, want, ("vgpr", "sgpr", "exec", "vcc", "scc", "insts",
+                                              "st", "mode")):
+                assert np.array_equal(g, w), f"{what} differs ({width} lanes) for\n{text}"
+            # moderate operands: the long block runs (the bits above are its own)
+            sg = np.zeros(128, np.uint32)
+            sg[4] = sgpr[4]
+            assert (_call_block(prog, vg, exec_mask, 0x3C0, sg)[0] >= 0) == (kind == "normal")
+
+
 #: every VALU form a block translates, once each (VOP2/VOPC with VCC, VOP3 with an SGPR pair)
 EACH_OP = [
     "v_add_f32 v2, v0, v1", "v_sub_f32 v2, v0, v1", "v_subrev_f32 v2, v0, v1",
@@ -319,6 +352,54 @@ def test_block_declines_where_the_row_kernel_leaves_its_plain_form(op):
     # f32 arithmetic under a rounding mode other than nearest-even: declined
     r, vg, sg = _call_block(prog, base, 0xFFFF_FFFF_FFFF_FFFF, 0x3C1)
     assert (r == -1) == ("cmp" not in op)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("op", ["v_add_f32 v2, s4, v0", "v_mul_f32_e64 v2, -|s4|, v0",
+                                "v_cmp_lt_f32_e64 s[8:9], v0, s4"])
+def test_an_sgpr_operand_is_checked_as_its_one_value(op, width):
+    """An SGPR operand is one value in every lane, checked once as a scalar: the block
+    declines (-1, nothing stored) for a denormal or, read by a compare, a NaN, with abs/neg
+    applied, chunked or in one pass; a normal value runs, with the row-by-row bits."""
+    text = (f"v_mov_b32 v3, v0\n{op}\nv_mul_f32 v4, v0, v1\nv_add_f32 v5, v1, v1\n"
+            f"v_sub_f32 v1, v0, v1\nv_mul_f32 v3, v3, v0\ns_endpgm")
+    prog = _build(text, True, width)
+    assert prog.code[0, L.C_BLEN] == 6
+    vg = np.zeros((V, 64), np.uint32)
+    vg[0] = np.float32(1.5).view(np.uint32)
+    vg[1] = np.float32(-2.25).view(np.uint32)
+    want = _state(_build(text, False), vg, 0xFFFF_FFFF_FFFF_FFFF, 0x3C0, {4: 0x40200000})
+    got = _direct(prog, vg, 0xFFFF_FFFF_FFFF_FFFF, 0x3C0, {4: 0x40200000})     # 2.5
+    assert got is not None
+    for g, w, what in zip(got, want, ("vgpr", "sgpr", "exec", "vcc", "scc")):
+        assert np.array_equal(g, w), what
+    odd = [0x00000001, 0x807FFFFF] + ([0x7FC00000, 0xFF800001] if "cmp" in op else [])
+    for value in odd:
+        r, v, sg = _call_block(prog, vg, 0xFFFF_FFFF_FFFF_FFFF, 0x3C0,
+                               np.array([value if i == 4 else 0 for i in range(128)],
+                                        np.uint32))
+        assert r == -1, (op, hex(value))
+        assert (v == vg).all() and not sg[8:10].any()
+
+
+@pytest.mark.parametrize("op", ["v_add_f32 v2, {k}, v0", "v_cmp_lt_f32 vcc, {k}, v0"])
+def test_a_constant_operand_is_checked_when_the_block_is_made(op):
+    """A literal operand is known when the block is made: a denormal one (or, read by a
+    compare, a NaN) makes the block decline whatever the lanes hold; a normal one costs
+    nothing and the block runs."""
+    for lit, runs in ((0x3F800000, True), (0x00000001, False), (0x807FFFFF, False),
+                      (0x7FC00000, False)):      # v_add_f32: its NaN sum is checked
+        text = f"v_mov_b32 v3, v0\n{op.format(k=hex(lit))}\ns_endpgm"
+        prog = _build(text, True)
+        assert prog.code[0, L.C_BLEN] == 2
+        vg = np.zeros((V, 64), np.uint32)
+        vg[0] = np.float32(1.5).view(np.uint32)
+        got = _direct(prog, vg, 0xFFFF_FFFF_FFFF_FFFF, 0x3C0, {})
+        assert (got is not None) == runs, hex(lit)
+        if runs:
+            want = _state(_build(text, False), vg, 0xFFFF_FFFF_FFFF_FFFF, 0x3C0, {})
+            for g, w, what in zip(got, want, ("vgpr", "sgpr", "exec", "vcc", "scc")):
+                assert np.array_equal(g, w), what
 
 
 @pytest.mark.parametrize("text, checked", [
@@ -479,8 +560,8 @@ def test_division_and_its_mode_changes_are_one_block_with_the_same_counts():
 def test_rsq_near_rounding_midpoints():
     """v_rsq_f32's plain form is a Newton step in f64 that is odd within RSQ_MIDPOINT_MARGIN
     units of an f32 rounding midpoint. Rows of x in [1, 2) whose step numpy puts next to a
-    midpoint make the block decline; rows of their neighbours run and give the row kernel's
-    bits."""
+    midpoint make the block decline (its own f32 step flags a superset of those lanes); rows
+    of their neighbours run and give the row kernel's bits."""
     from gcnemu.sem.valu_float import RSQ_MIDPOINT_MARGIN
     x = (np.arange(1 << 22, dtype=np.uint32) | np.uint32(0x3F800000)).view(np.float32)
     y0 = np.float32(1.0) / np.sqrt(x)
@@ -504,6 +585,36 @@ def test_rsq_near_rounding_midpoints():
             assert (r == -1) == row_has_odd
             if r >= 0:
                 assert np.array_equal(v[:V], want[0])
+
+
+def test_rsq_in_f32_lanes_gives_the_row_kernels_bits():
+    """The block's v_rsq_f32 (an f32 Newton step with fma residuals) against the row kernel
+    over rows of x: every 64th mantissa of [1, 4) (both exponent parities), their scalings to
+    the ends of the range it runs (2**-126, 2**102), and the lanes it hands back to the row
+    kernel (+-0 and +inf give y0; x above 2**102, negative x and NaNs decline). Wherever the
+    block runs, its bits are the row kernel's; it runs for all but a few rows."""
+    base = np.arange(0x3F800000, 0x40800000, 64, dtype=np.uint32)       # 2**18 values of [1, 4)
+    rows = [base[i:i + 64] for i in range(0, len(base), 64 * 64)]
+    rows += [base[:64] - np.uint32(0x3F000000), base[-64:] + np.uint32(0x33000000)]
+    rows.append(np.array([0, 0x80000000, 0x7F800000] + [0x3F800000] * 61, np.uint32))
+    prog = _build("s_nop 0\nv_rsq_f32 v2, v0\ns_endpgm", True)
+    plain = _build("s_nop 0\nv_rsq_f32 v2, v0\ns_endpgm", False)
+    ran = 0
+    for lanes in rows:
+        vg = np.zeros((V, 64), np.uint32)
+        vg[0] = lanes
+        r, v, _ = _call_block(prog, vg, 0xFFFF_FFFF_FFFF_FFFF, 0x3C0)
+        if r >= 0:
+            ran += 1
+            want = _state(plain, vg, 0xFFFF_FFFF_FFFF_FFFF, 0x3C0, {})
+            assert np.array_equal(v[:V], want[0]), [hex(x) for x in lanes[:4]]
+    assert ran >= len(rows) - 3
+    # x just above 2**102, and negative x or a NaN (a NaN result): declined
+    for odd in (0x72800001, 0xBF800000, 0x7FC00000):
+        vg = np.zeros((V, 64), np.uint32)
+        vg[0] = 0x3F800000
+        vg[0, 5] = odd
+        assert _call_block(prog, vg, 0xFFFF_FFFF_FFFF_FFFF, 0x3C0)[0] == -1, hex(odd)
 
 
 def test_lanes_a_merge_kept_are_checked_when_exec_grows():

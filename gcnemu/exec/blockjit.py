@@ -58,6 +58,7 @@ import ctypes
 import functools
 import hashlib
 import os
+import platform
 import threading
 import time
 
@@ -66,7 +67,7 @@ from llvmlite import ir
 
 from . import layout as L
 from .dispatch_gen import SALU_NAMES
-from .lanes import _volatile, _VolatileStore, lane_predicate
+from .lanes import _volatile, _VolatileStore, lane_predicate, store_row_under
 from .layout import (
     C_ABS,
     C_CLAMP,
@@ -336,6 +337,17 @@ def _mask_vec(b, m):
     return blk.preds[id(m)][1]
 
 
+def _lane_mask(blk, fl, ex):
+    """The i64 lane mask of a compare or carry-out: the chunk's lanes where the <W x i1>
+    ``fl`` is set and EXEC ``ex`` too. A row that reads it as lanes (v_cndmask, v_addc, an
+    EXEC it becomes) gets ``fl`` ANDed with EXEC's vector, not the mask made into bits and
+    back (a pack and a broadcast per register with AVX2)."""
+    b = blk.b
+    m = blk.mark_lane(b.and_(_mask_int(b, fl), ex))
+    blk.preds[id(m)] = (m, b.and_(fl, _mask_vec(b, ex)))
+    return m
+
+
 def _mask_int(b, v):
     """The chunk's <W x i1> as an i64 lane mask (its bits at their lanes; the others 0)."""
     blk = _current.blk
@@ -354,14 +366,37 @@ def _umax(b, x, y):
     return b.call(_intrinsic(blk, f"llvm.umax.v{blk.W}i32", blk.V32, 2), [x, y])
 
 
+def _keys():
+    """valu_float's DENORMAL_KEY and NAN_KEY, the thresholds of the folded keys (the row
+    kernels' own)."""
+    from ..sem.valu_float import DENORMAL_KEY, NAN_KEY
+    return DENORMAL_KEY, NAN_KEY
+
+
 def _check_denormal(blk, v):
     """Fold the f32 bits ``v`` into the block's denormal key: the lanewise minimum of
     (v << 1) - 2 (valu_float._dkey exact), below DENORMAL_KEY in some lane exactly when some
-    lane of some value folded in is a denormal. A value is folded once (SSA identity); a merge
-    of two folded values needs no fold of its own (its lanes are theirs)."""
+    lane of some value folded in is a denormal (a constant operand's row is known here and
+    folds nothing). A value is folded once (SSA identity); a merge of two folded values
+    needs no fold of its own (its lanes are theirs). A row of one SGPR
+    (_scalar_row) is checked as that one 32-bit value, the block declining where it is a
+    denormal (its lanes are all the same: three scalar ops instead of three vector ops per
+    register of the chunk, and loop-invariant where the block does not write the SGPR; it
+    declines even where no lane that reads it is active, which gives the same bits)."""
     if id(v) in blk.dchecked:
         return
     b = blk.b
+    if id(v) in blk.const_rows:        # known here: the block declines always or never
+        if 0 < blk.const_rows[id(v)] & 0x7FFFFFFF < 0x800000:
+            blk.decline_if(ir.Constant(I1, 1))
+        blk.dchecked[id(v)] = v
+        return
+    if id(v) in blk.scalar_rows:
+        s = blk.scalar_rows[id(v)]
+        k = b.sub(b.shl(s, ir.Constant(I32, 1)), ir.Constant(I32, 2))
+        blk.decline_if(b.icmp_unsigned("<", k, ir.Constant(I32, int(_keys()[0]))))
+        blk.dchecked[id(v)] = v
+        return
     k = b.sub(b.shl(v, _vconst(1)), _vconst(2))
     blk.dkey = k if blk.dkey is None else _umin(b, blk.dkey, k)
     blk.dchecked[id(v)] = v
@@ -371,6 +406,17 @@ def _check_nan(blk, v):
     """Fold the f32 bits ``v`` into the block's NaN key: the lanewise maximum of v << 1
     (valu_float._nkey), above NAN_KEY exactly when a lane of a value folded in is a NaN."""
     if id(v) in blk.nchecked:
+        return
+    if id(v) in blk.const_rows:        # as _check_denormal
+        if blk.const_rows[id(v)] & 0x7FFFFFFF > 0x7F800000:
+            blk.decline_if(ir.Constant(I1, 1))
+        blk.nchecked[id(v)] = v
+        return
+    if id(v) in blk.scalar_rows:     # one SGPR's row: its one value (see _check_denormal)
+        b = blk.b
+        k = b.shl(blk.scalar_rows[id(v)], ir.Constant(I32, 1))
+        blk.decline_if(b.icmp_unsigned(">", k, ir.Constant(I32, int(_keys()[1]))))
+        blk.nchecked[id(v)] = v
         return
     k = blk.b.shl(v, _vconst(1))
     blk.nkey = k if blk.nkey is None else _umax(blk.b, blk.nkey, k)
@@ -400,8 +446,11 @@ class _Block:
         self.bad = ir.Constant(self.V1, None)   # lanes that make the block decline
         self.dkey = self.nkey = None       # folded keys (_check_denormal, _check_nan)
         self.dchecked, self.nchecked = {}, {}   # id -> value folded into them (kept alive)
-        self.modebad = ir.Constant(I1, 0)
+        self.modebad = ir.Constant(I1, 0)  # scalar reasons to decline (decline_if)
         self.nsetreg = 0                   # s_setreg rows so far (_emit_setreg)
+        self.scalar_rows = {}              # id(row of one SGPR) -> the SGPR's i32 value
+        self.const_rows = {}               # id(row of a constant operand) -> its uint32
+        self.splats = {}                   # id(i32) -> (it, its row) (_scalar_row)
         self.excount = {}                  # id(EXEC value) -> [it, VALU rows under it]
         self.defer = False                 # merges under EXEC at the end (_emit_block)
         self.v0 = {}                       # VGPR code -> its value at the block's start
@@ -471,6 +520,8 @@ class _Block:
             self.mark_lane(hi)
         self.sset(i, lo)
         self.sset(i + 1, hi)
+        # sget64 of the pair gives ``val`` itself (and so _mask_vec's vector of it)
+        self.pairs[(id(lo), id(hi))] = (lo, hi, val)
 
     def set_scc(self, res):
         """SCC = ``res`` != 0: over the chunk's bits where ``res`` is a lane mask (ORed over
@@ -486,6 +537,10 @@ class _Block:
 
     def flag(self, lanes):
         self.bad = self.b.or_(self.bad, lanes)
+
+    def decline_if(self, cond):
+        """Decline where the i1 ``cond`` (a fact of the whole wave, not of lanes) holds."""
+        self.modebad = self.b.or_(self.modebad, cond)
 
 
 def _emit_setreg(blk, code, r):
@@ -609,22 +664,51 @@ def _valu_src(blk, code, r, i, const_value):
     b = blk.b
     kind = int(code[r, C_K0 + i])
     if kind == L.OP_CONST:
-        return _vconst(const_value(int(code[r, C_V0 + i])))
+        value = const_value(int(code[r, C_V0 + i]))
+        v = _vconst(value)
+        blk.const_rows[id(v)] = value
+        return v
     if kind == L.OP_NONE:
         return _vconst(0)
-    if kind == L.OP_VGPR:
-        v = blk.vget(int(code[r, C_S0 + i]))
-    else:
-        s = blk.sget(int(code[r, C_S0 + i]))
-        blk.whole(s)
-        v = _splat(b, s)
     am = 0x80000000 if (int(code[r, C_ABS]) >> i) & 1 else 0
     nm = 0x80000000 if (int(code[r, C_NEG]) >> i) & 1 else 0
+    if kind != L.OP_VGPR:
+        s = blk.sget(int(code[r, C_S0 + i]))
+        blk.whole(s)
+        if am:
+            s = b.and_(s, ir.Constant(I32, ~am & 0xFFFFFFFF))
+        if nm:
+            s = b.xor(s, ir.Constant(I32, nm))
+        return _scalar_row(blk, s)
+    v = u = blk.vget(int(code[r, C_S0 + i]))
     if am:
         v = b.and_(v, _vconst(~am))
     if nm:
         v = b.xor(v, _vconst(nm))
+    if v is not u:
+        _same_class(blk, v, u)
     return v
+
+
+def _scalar_row(blk, s):
+    """The row of i32 ``s`` in every lane, made once per value; _check_denormal and
+    _check_nan check it as the one value it is."""
+    if id(s) not in blk.splats:
+        v = _splat(blk.b, s)
+        blk.splats[id(s)] = (s, v)
+        blk.scalar_rows[id(v)] = s
+    return blk.splats[id(s)][1]
+
+
+def _same_class(blk, r, *srcs, nan=True):
+    """Mark ``r`` checked for denormals where every value of ``srcs`` is (and for NaNs, with
+    ``nan``; without: r is known to be no NaN where the block runs): r is a lane of one of
+    them with its sign changed (abs/neg, v_cndmask, v_div_fixup's quick case), not a value a
+    row reading it needs to check again."""
+    if all(id(v) in blk.dchecked for v in srcs):
+        blk.dchecked[id(r)] = r
+    if not nan or all(id(v) in blk.nchecked for v in srcs):
+        blk.nchecked[id(r)] = r
 
 
 def _f(b, v):
@@ -703,34 +787,60 @@ def _emit_float(blk, form, s0, s1, s2, cin, ex):
             b.icmp_unsigned("<", b.sub(b.and_(s2, m), _vconst(1)), _vconst(0x7F7FFFFF))),
             b.icmp_unsigned("<=", b.and_(s0, m), _vconst(0x7F800000)))
         blk.flag(b.not_(ok))
-        return b.or_(b.and_(b.xor(s1, s2), _vconst(0x80000000)), b.and_(s0, m))
+        r = b.or_(b.and_(b.xor(s1, s2), _vconst(0x80000000)), b.and_(s0, m))
+        # |S0| with a sign: a denormal where S0 is one; no NaN where the block runs
+        _same_class(blk, r, s0, nan=False)
+        return r
     # the root of a normal, zero or infinite operand is none of them a denormal (nor its
     # reciprocal): a denormal operand is checked itself
     for v in checks + ([] if form in ("sqrt", "rsq") else [r]):
         _check_denormal(blk, v)
+    if form in ("sqrt", "rsq"):
+        blk.dchecked[id(r)] = r
     if blk.row in blk.nan_rows:
         _check_nan(blk, r)
     return r
 
 
 def _rsq(blk, a):
-    """valu_float._plain_rsq_f32 over the row: y0 = 1/sqrt(x) in f32, one Newton step in f64,
-    lanes whose step lies near an f32 rounding midpoint flagged (RSQ_MIDPOINT_MARGIN)."""
-    from ..sem.valu_float import RSQ_MIDPOINT_MARGIN
+    """v_rsq_f32 over the row, all in f32 lanes: the f32 result where it is the correctly
+    rounded 1/sqrt(x), which is the row kernel's (valu_float._plain_rsq_f32's Newton step,
+    or the op itself next to a rounding midpoint), lanes that may not be flagged.
+
+    y0 = 1/sqrt(x) in f32 (relative error d < 2**-23 + 2**-47). The residual x*y0*y0 - 1
+    (< 2**-21) is made with fmas: h + l = y0*y0 exactly, t = fma(x, h, -1), s = fma(x, l, t),
+    within 2**-45. One Newton step z = y0 - (y0/2)*s is within 1.5 d**2 + 2**-45 < 2**-44.2
+    of 1/sqrt(x) relatively, under 2**-20.2 units in the last place of r = f32(z) (one
+    rounding: y0 - c), and z - r is exact (Fast2Sum). So r is the correctly rounded root
+    unless z lies within 2**-20.2 ulp of a rounding midpoint; lanes within 2**-18 ulp of one
+    (a quarter ulp below a power of two) are flagged: a superset of the row kernel's odd
+    lanes, about twice as many (131 and 65 of the 2**24 x in [1, 4), which with their
+    scalings by 4 are every case; checked against the row kernel's numpy form: no other lane
+    differs). x in [2**-126, 2**102] (above it, y0*y0 loses bits below the denormals:
+    flagged); +-0, +inf, negative x and NaNs give y0 (+-inf, +0, NaN), as the row kernel
+    does. Four f32 vectors and integer ops instead of the f64 step's eight of double lanes,
+    their conversions and the packing of its masks (AVX2 code)."""
     b = blk.b
-    VD = blk.VD
+    fma = _intrinsic(blk, f"llvm.fma.v{blk.W}f32", blk.VF, 3)
     x = _f(b, a)
     y0 = b.fdiv(_fconst(1.0),
                 b.call(_intrinsic(blk, f"llvm.sqrt.v{blk.W}f32", blk.VF, 1), [x]))
-    xd = b.fpext(x, VD)
-    yd = b.fpext(y0, VD)
-    e = b.fsub(_fconst(1.0, VD), b.fmul(xd, b.fmul(yd, yd)))
-    y1 = b.fadd(yd, b.fmul(b.fmul(_fconst(0.5, VD), yd), e))
-    low = b.and_(b.trunc(b.bitcast(y1, blk.V64), blk.V32), _vconst(0x1FFFFFFF))
-    near = b.and_(b.add(low, _vconst(RSQ_MIDPOINT_MARGIN - 0x10000000)), _vconst(0x1FFFFFFF))
-    blk.flag(b.icmp_unsigned("<=", near, _vconst(2 * RSQ_MIDPOINT_MARGIN)))
-    ok = b.fcmp_ordered("==", e, e)
-    return _u(b, b.select(ok, b.fptrunc(y1, blk.VF), y0))
+    h = b.fmul(y0, y0)
+    lo = b.call(fma, [y0, y0, b.fneg(h)])
+    t = b.call(fma, [x, h, _fconst(-1.0)])
+    c = b.fmul(b.fmul(_fconst(0.5), y0), b.call(fma, [x, lo, t]))
+    r = b.fsub(y0, c)
+    dn = b.fadd(c, b.fsub(r, y0))       # r - z, exactly
+    rb = _u(b, r)
+    ulp = _f(b, b.sub(b.and_(rb, _vconst(0x7F800000)), _vconst(23 << 23)))
+    up = b.fmul(ulp, _fconst(0.5 - 2.0 ** -18))
+    down = b.select(b.icmp_unsigned("==", b.and_(rb, _vconst(0x7FFFFF)), _vconst(0)),
+                    b.fmul(ulp, _fconst(0.25 - 2.0 ** -18)), up)
+    ok = b.icmp_unsigned("<=", b.sub(a, _vconst(0x00800000)), _vconst(0x72800000 - 0x00800000))
+    near = b.or_(b.fcmp_ordered("<", dn, b.fneg(up)), b.fcmp_ordered(">", dn, down))
+    big = b.icmp_unsigned("<", b.sub(a, _vconst(0x72800001)), _vconst(0x7F800000 - 0x72800001))
+    blk.flag(b.or_(b.and_(ok, near), big))
+    return _u(b, b.select(ok, r, y0))
 
 
 def _int_op(blk, name, s0, s1, s2, cin):
@@ -749,7 +859,9 @@ def _int_op(blk, name, s0, s1, s2, cin):
     if name in ("v_addc_u32", "v_subb_u32", "v_subbrev_u32", "v_cndmask_b32"):
         c = cin
         if name == "v_cndmask_b32":
-            return b.select(c, s1, s0), None
+            r = b.select(c, s1, s0)
+            _same_class(blk, r, s0, s1)
+            return r, None
         V64 = blk.V64
         cz = b.zext(c, V64)
         a64, b64 = b.zext(s0, V64), b.zext(s1, V64)
@@ -846,7 +958,7 @@ def _emit_valu(blk, code, r, name, const_value):
     else:
         res, fl = _int_op(blk, arg, s0, s1, s2, cin)
     if flags & L.FL_CMP:
-        m = blk.mark_lane(b.and_(_mask_int(b, fl), ex))
+        m = _lane_mask(blk, fl, ex)
         blk.sset64(int(code[r, C_SDST]), m)
         if flags & L.FL_CMPX:
             blk.sset64(L.EXEC_LO, m)
@@ -855,7 +967,7 @@ def _emit_valu(blk, code, r, name, const_value):
     if blk.defer:
         blk.vset(d, res)
         if flags & L.FL_FLAGS_TO_SDST:
-            blk.sset64(int(code[r, C_SDST]), blk.mark_lane(b.and_(_mask_int(b, fl), ex)))
+            blk.sset64(int(code[r, C_SDST]), _lane_mask(blk, fl, ex))
         return
     old = blk.vget(d)
     merged = b.select(_mask_vec(b, ex), res, old)
@@ -864,7 +976,7 @@ def _emit_valu(blk, code, r, name, const_value):
             checked[id(merged)] = merged
     blk.vset(d, merged)
     if flags & L.FL_FLAGS_TO_SDST:
-        blk.sset64(int(code[r, C_SDST]), blk.mark_lane(b.and_(_mask_int(b, fl), ex)))
+        blk.sset64(int(code[r, C_SDST]), _lane_mask(blk, fl, ex))
 
 
 #: f32 forms whose result is a NaN in every lane where an operand is one (IEEE arithmetic, and
@@ -974,11 +1086,19 @@ def _emit_block(module, fname, code, names, start, nrows, ctpop, width):
             _emit_valu(blk, code, r, names[r], cv)
         elif h == L.H_SETREG:
             _emit_setreg(blk, code, r)
+    exec_end = blk.exec_()
+    # a long block's chunks keep their raw results, merged under EXEC as they are stored, a
+    # whole row at a time (store_row_under): a merge here kept each register's first value
+    # live over the chunk (nbody's 64-row chunk loop, AVX2 code: 1503 -> 1401 instructions);
+    # a short block's merges are cheaper here (mandelbrot's, AVX-512 code)
+    store_merge = blk.defer and nch > 1 and \
+        _float_rows(code, names, start, nrows) >= LONG_FLOAT
     if blk.defer:
-        pred = _mask_vec(b, blk.exec_())
-        for c in blk.vdirty:
-            old = blk.v0[c] if c in blk.v0 else b.load(blk.vaddr(c), align=4)
-            blk.v[c] = b.select(pred, blk.v[c], old)
+        pred = _mask_vec(b, exec_end)
+        if not store_merge:
+            for c in blk.vdirty:
+                old = blk.v0[c] if c in blk.v0 else b.load(blk.vaddr(c), align=4)
+                blk.v[c] = b.select(pred, blk.v[c], old)
         # only the active lanes' keys and flags: the inactive lanes of the raw results are
         # not the row-by-row path's (their inputs were not merged) and are discarded
         blk.bad = b.and_(blk.bad, pred)
@@ -1047,10 +1167,10 @@ def _emit_block(module, fname, code, names, start, nrows, ctpop, width):
     e = ir.IRBuilder(done)
     if dkey is not None:
         lo = e.call(_reduction(module, "umin", width), [dkey])
-        bad = e.or_(bad, e.icmp_unsigned("<", lo, ir.Constant(I32, 0xFFFFFD)))
+        bad = e.or_(bad, e.icmp_unsigned("<", lo, ir.Constant(I32, int(_keys()[0]))))
     if nkey is not None:
         hi = e.call(_reduction(module, "umax", width), [nkey])
-        bad = e.or_(bad, e.icmp_unsigned(">", hi, ir.Constant(I32, 0xFF000000)))
+        bad = e.or_(bad, e.icmp_unsigned(">", hi, ir.Constant(I32, int(_keys()[1]))))
     store = fn.append_basic_block("store")
     decline = fn.append_basic_block("decline")
     e.cbranch(bad, decline, store)
@@ -1058,11 +1178,17 @@ def _emit_block(module, fname, code, names, start, nrows, ctpop, width):
     e.ret(ir.Constant(I64, -1))
     e.position_at_end(store)
     V64R = ir.VectorType(I32, 64)
+    # EXEC's <64 x i1> where results merge as they are stored, made here: a vector of i1
+    # live from one basic block into another is a lane-by-lane bit extract with AVX2
+    pred64 = lane_predicate(e, exec_end) if store_merge and blk.vdirty else None
     for c in blk.vdirty:
         dst = e.inttoptr(e.add(pvb, e.mul(ir.Constant(I64, c), vstride)), V64R.as_pointer())
         if nch > 1:
             row = e.load(e.bitcast(scratch[c], V64R.as_pointer()), align=64)
-            e.store(row, dst, align=4)
+            if pred64 is not None:
+                store_row_under(e, row, dst, pred64)
+            else:
+                e.store(row, dst, align=4)
         else:
             # volatile: LLVM's x86 back end would fold store(select(p, v, load(d)), d) into
             # a masked store, vpmaskmovd on AVX2, microcoded on AMD's cores
@@ -1092,7 +1218,7 @@ _compiled: dict = {}
 DISK_CACHE = os.environ.get("GCNEMU_BLOCK_CACHE", "1")
 #: the most object files the disk cache keeps (~17 KB each on the corpus; the oldest go first)
 MAX_CACHED = 2048
-_MAGIC = b"gcnemu-blocks-2\n"
+_MAGIC = b"gcnemu-blocks-3\n"
 
 
 def _target():
@@ -1107,8 +1233,8 @@ def _target():
 
 
 #: the sources a block's IR is made from (relative to gcnemu/): this module's translation,
-#: the layout it reads rows by, lanes' IR helpers, and valu_float, whose constants the f32
-#: forms bake in (RSQ_MIDPOINT_MARGIN); a module the translation comes to read belongs here
+#: the layout it reads rows by, lanes' IR helpers, and valu_float, whose constants the keys
+#: bake in (DENORMAL_KEY, NAN_KEY); a module the translation comes to read belongs here
 TRANSLATION_SOURCES = ("exec/blockjit.py", "exec/layout.py", "exec/lanes.py",
                        "sem/valu_float.py")
 
@@ -1129,10 +1255,12 @@ def _key(code: np.ndarray, names: list, blocks: list) -> str:
     """The digest of everything the blocks' object code depends on: their rows, with the
     process-specific addresses in them (VALU rows' kernels, SALU rows' compiled ops, constant
     rows) replaced by what they stand for (the instruction's name, the constant's value), the
-    instruction names, the chunk settings (CHUNK_LANES or chunk_lanes(), MIN_CHUNKED_FLOAT)
-    and _generator_identity. Equal keys, in any process: the same code."""
+    instruction names, the chunk and code generation settings (CHUNK_LANES or chunk_lanes(),
+    MIN_CHUNKED_FLOAT, LONG_FLOAT, UNSCHEDULED_OK) and _generator_identity. Equal
+    keys, in any process: the same code."""
     h = hashlib.sha256(_generator_identity())
-    h.update(repr((CHUNK_LANES or chunk_lanes(), MIN_CHUNKED_FLOAT)).encode())
+    h.update(repr((CHUNK_LANES or chunk_lanes(), MIN_CHUNKED_FLOAT, LONG_FLOAT,
+                   UNSCHEDULED_OK)).encode())
     cv = _const_reader()
     for start, nrows in blocks:
         rows = np.array(code[start:start + nrows], dtype=np.int64)
@@ -1168,7 +1296,7 @@ def _cache_dir():
 
 
 def _read_cached(key: str):
-    """(object code, its block functions' names) cached under ``key``, or None when absent,
+    """The objects cached under ``key`` (_write_cached's ``objs``), or None when absent,
     unreadable or damaged (its checksum is verified: LLVM's loader trusts what it is
     given)."""
     d = _cache_dir()
@@ -1182,20 +1310,27 @@ def _read_cached(key: str):
     n = len(_MAGIC)
     if data[:n] != _MAGIC or hashlib.sha256(data[n + 32:]).digest() != data[n:n + 32]:
         return None
-    end = data.index(b"\0", n + 32)
-    return data[end + 1:], data[n + 32:end].decode().split()
+    objs, i = [], n + 32
+    while i < len(data):
+        end = data.index(b"\0", i)
+        size = int.from_bytes(data[end + 1:end + 9], "little")
+        objs.append((data[end + 9:end + 9 + size], data[i:end].decode().split()))
+        i = end + 9 + size
+    return objs
 
 
-def _write_cached(key: str, obj: bytes, fnames: list) -> None:
-    """Keep ``obj`` and its functions' names ``fnames`` under ``key`` (atomically: processes
-    share the directory); a read-only or full disk only loses the cache."""
+def _write_cached(key: str, objs: list) -> None:
+    """Keep ``objs``, (object code, its block functions' names) for each module compiled,
+    under ``key`` (atomically: processes share the directory); a read-only or full disk only
+    loses the cache."""
     d = _cache_dir()
     if d is None:
         return
     try:
         os.makedirs(d, exist_ok=True)
         tmp = os.path.join(d, f".{key}.{os.getpid()}.tmp")
-        payload = " ".join(fnames).encode() + b"\0" + obj
+        payload = b"".join(" ".join(fnames).encode() + b"\0" + len(obj).to_bytes(8, "little")
+                           + obj for obj, fnames in objs)
         with open(tmp, "wb") as f:
             f.write(_MAGIC + hashlib.sha256(payload).digest() + payload)
         os.replace(tmp, os.path.join(d, key + ".o"))
@@ -1208,16 +1343,56 @@ def _write_cached(key: str, obj: bytes, fnames: list) -> None:
         pass
 
 
-def _compile(text: str) -> bytes:
+def _compile(text: str, schedule: bool = True) -> bytes:
     """The object code of the module ``text``, made by numba's own target machine (its CPU
     name and features, NUMBA_CPU_NAME / NUMBA_CPU_FEATURES included), what numba's engine
     would make of it. The IR goes to the code generator as built: it is already vector code in
     SSA form, and numba's IR optimisation pipeline (CodeLibrary.finalize) took ~3x as long for
-    no measured gain. Called under numba's compiler lock."""
+    no measured gain. ``schedule`` False: without LLVM's machine scheduler (_unscheduled).
+    Called under numba's compiler lock."""
     import llvmlite.binding as llvm
     mod = llvm.parse_assembly(text)
     mod.verify()
-    return _target()[0]._tm.emit_object(mod)
+    if not schedule:
+        # a process-wide LLVM option, set only while this module is compiled (under numba's
+        # compiler lock, which every compile in the process holds) and then back to what
+        # x86-64's back end does anyway (_unscheduled is for x86-64 only)
+        llvm.set_option("", "-enable-misched=false")
+    try:
+        return _target()[0]._tm.emit_object(mod)
+    finally:
+        if not schedule:
+            llvm.set_option("", "-enable-misched=true")
+
+
+#: a block with this many f32 arithmetic rows is long: where it runs as chunks, its results
+#: merge under EXEC as they are stored (_emit_block), and on x86-64 it is compiled without
+#: LLVM's machine scheduler (_unscheduled)
+LONG_FLOAT = 16
+#: whether blocks may be compiled without the machine scheduler: measured on x86-64 only
+UNSCHEDULED_OK = platform.machine().lower() in ("x86_64", "amd64")
+
+
+def _float_rows(code, names, start, nrows) -> int:
+    """How many of block (start, nrows)'s rows are f32 arithmetic (valu_kind "float")."""
+    return sum(int(code[r, C_H]) in (L.H_VALU, L.H_VCMP) and valu_kind(names[r])[0] == "float"
+               for r in range(start, start + nrows))
+
+
+def _unscheduled(code, names, blocks) -> list:
+    """The indices of the blocks compiled without LLVM's machine scheduler (a module of their
+    own): those with LONG_FLOAT f32 rows or more, on x86-64. In such a block the
+    scheduler moved the denormal key of each value (a shift, a subtraction and a minimum) away
+    from the value, which then stayed live, and spilled, over the chunk: nbody's two blocks of
+    52 and 53 f32 rows had 153 and 144 spill stores per chunk of AVX2 code with it, 98 and 109
+    without, and 8 % fewer instructions (AVX-512 code: 98 -> 41 spill stores), in thread CPU
+    time 101 -> 107 M winst/s (AVX2 code; AVX-512 code 144 -> 146). Where blocks are short,
+    its latency hiding pays: mandelbrot and loops_break (at most 5 f32 rows a block) ran 5 and
+    8 % slower without it (AVX2 code)."""
+    if not UNSCHEDULED_OK:
+        return []
+    return [j for j, (start, nrows) in enumerate(blocks)
+            if _float_rows(code, names, start, nrows) >= LONG_FLOAT]
 
 
 def _load(obj: bytes, fnames: list, salu: dict) -> list:
@@ -1235,11 +1410,13 @@ def _load(obj: bytes, fnames: list, salu: dict) -> list:
     return [engine.get_function_address(f) for f in fnames]
 
 
-def blocks_ir(code: np.ndarray, names: list, blocks: list, prefix: str = "") -> tuple:
+def blocks_ir(code: np.ndarray, names: list, blocks: list, prefix: str = "",
+              only=None) -> tuple:
     """(LLVM IR text, function names) of the ``blocks`` (find_blocks) of a decoded program,
-    each run a chunk of CHUNK_LANES (or chunk_lanes()) lanes at a time where its rows allow
-    it, else over all 64 lanes at once; the functions are named ``gcnemu_block_<prefix>_<j>``
-    (default prefix: a count, unique in the process)."""
+    or of those whose indices are in ``only``, each run a chunk of CHUNK_LANES (or
+    chunk_lanes()) lanes at a time where its rows allow it, else over all 64 lanes at once;
+    block j's function is named ``gcnemu_block_<prefix>_<j>`` (default prefix: a count,
+    unique in the process)."""
     width = CHUNK_LANES or chunk_lanes()
     with _lock:            # one module at a time: _current, and a unique tag per module
         _count[0] += 1
@@ -1248,9 +1425,10 @@ def blocks_ir(code: np.ndarray, names: list, blocks: list, prefix: str = "") -> 
         ctpop = module.declare_intrinsic("llvm.ctpop", [I64])
         fnames = []
         for j, (start, nrows) in enumerate(blocks):
+            if only is not None and j not in only:
+                continue
             fname = f"gcnemu_block_{tag}_{j}"
-            nfloat = sum(int(code[r, C_H]) in (L.H_VALU, L.H_VCMP) and
-                         valu_kind(names[r])[0] == "float" for r in range(start, start + nrows))
+            nfloat = _float_rows(code, names, start, nrows)
             w = width if nfloat >= MIN_CHUNKED_FLOAT else 64
             try:
                 _emit_block(module, fname, code, names, start, nrows, ctpop, w)
@@ -1267,11 +1445,12 @@ def blocks_ir(code: np.ndarray, names: list, blocks: list, prefix: str = "") -> 
 
 def compile_blocks(code: np.ndarray, names: list) -> int:
     """Find the blocks of the decoded program ``code`` (instruction names ``names``), compile
-    them in one LLVM module and write each block's function address and facts into its first
-    row (layout.C_BLK, C_BLEN, C_BNVALU, C_BNSALU, C_BSMAX, C_BVMAX). Returns the number of
-    blocks. A program decoded again in this process (each load of a code object decodes its
-    kernels afresh) reuses the functions compiled for the same rows; one compiled by an
-    earlier process loads its object code from the disk cache (_cache_dir)."""
+    them (in one LLVM module, or two: _unscheduled) and write each block's function address
+    and facts into its first row (layout.C_BLK, C_BLEN, C_BNVALU, C_BNSALU, C_BSMAX,
+    C_BVMAX). Returns the number of blocks. A program decoded again in this process (each load
+    of a code object decodes its kernels afresh) reuses the functions compiled for the same
+    rows; one compiled by an earlier process loads its object code from the disk cache
+    (_cache_dir)."""
     blocks = within_budget(code, find_blocks(code, names))
     if not blocks:
         return 0
@@ -1283,17 +1462,29 @@ def compile_blocks(code: np.ndarray, names: list) -> int:
         salu = {salu_symbol(SALU_NAMES[int(code[r, C_K])]): int(code[r, L.C_SFN])
                 for start, nrows in blocks for r in range(start, start + nrows)
                 if int(code[r, C_H]) == L.H_SALU and int(code[r, C_V2]) == L.SQ_NONE}
-        cached = _read_cached(key)
+        objs = _read_cached(key)
         with global_compiler_lock:     # LLVM is not thread-safe: numba compiles under this lock
-            if cached is not None and len(cached[1]) == len(blocks):
-                obj, fnames = cached
+            if objs is not None and sum(len(f) for _o, f in objs) == len(blocks):
                 STATS["loaded"] += 1
             else:
-                text, fnames = blocks_ir(code, names, blocks, key[:24])
-                obj = _compile(text)
-                _write_cached(key, obj, fnames)
+                # one module for the blocks compiled without the machine scheduler, one for
+                # the others (either may be empty)
+                plain = _unscheduled(code, names, blocks)
+                rest = [j for j in range(len(blocks)) if j not in plain]
+                objs = []
+                for only, schedule in ((rest, True), (plain, False)):
+                    if only:
+                        text, fnames = blocks_ir(code, names, blocks, key[:24], set(only))
+                        objs.append((_compile(text, schedule), fnames))
+                _write_cached(key, objs)
                 STATS["compiled"] += 1
-            addrs = _load(obj, fnames, salu)
+            byname = {}
+            for obj, fnames in objs:
+                byname.update(zip(fnames, _load(obj, fnames, salu)))
+        # block j's function: gcnemu_block_<key[:24]>_<j>, "_whole" after it where it runs
+        # over all 64 lanes at once (blocks_ir)
+        addrs = [byname.get(f"gcnemu_block_{key[:24]}_{j}") or
+                 byname[f"gcnemu_block_{key[:24]}_{j}_whole"] for j in range(len(blocks))]
         _compiled[key] = addrs
     for (start, nrows), addr in zip(blocks, addrs):
         rows = code[start:start + nrows]
