@@ -14,11 +14,14 @@ instructions (perf's own annotate cannot: the code is gone when the process ends
     perf report -i perf.data --sort sym          # e.g. simulate's helpers, the engine's
     python tools/numba_perf.py annotate perf.data _replay      # its hottest instructions
 
+The map stays in /tmp after the run (``perf report`` reads it then): delete it when done.
 A symbol's extent is taken to run to the next symbol's address (the engine keeps no sizes),
-so code between two functions counts to the first. Blocks of exec/blockjit.py, loaded as
-object files, are not listed (perf shows them as [unknown]). The machine has no hardware
-performance counters in a VM: perf samples on the cpu-clock, and a sample lands on the
-instruction after one that waited (a load that missed shows on its first user).
+so code without a symbol of its own counts to the symbol below it (samples on a
+".const.missing Environment" symbol are such code). Blocks of exec/blockjit.py, loaded as
+object files, are not listed (perf shows them as [unknown] or counts them that way). The
+machine has no hardware performance counters in a VM: perf samples on the cpu-clock, and a
+sample lands on the instruction after one that waited (a load that missed shows on its
+first user).
 """
 from __future__ import annotations
 
