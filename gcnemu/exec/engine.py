@@ -25,7 +25,7 @@ from ..timing.trace import TRACE_SLACK, add_run, call_recorder, recorder_address
 from . import dispatch_gen as D
 from .jit import native_address, njit, view_i64_2d, view_u8_1d, view_u32_2d, view_u64_2d
 from .lanes import copy_row_modified, fill_row
-from .layout import (ALL_LANES, C_ABS, C_BLEN, C_BLK, C_BNSALU, C_BNVALU, C_BSMAX, C_BVMAX,
+from .layout import (ALL_LANES, C_ABS, C_BLEN, C_BLK, C_BNDS, C_BNSALU, C_BNVALU, C_BSMAX, C_BVMAX,
                      C_CLAMP, C_DST, C_DS_AMASK, C_DS_FN, C_DS_ROW_A, C_DS_ROW_B,
                      C_DS_UO0, C_DS_UO1, C_F2, C_F3, C_FAST, C_FLAGS, C_FL_FN, C_FL_ROW, C_FL_SPAN,
                      C_FN, C_H, C_IMM, C_K, C_K0, C_K1, C_K2, C_KD, C_LIT, C_NEG, C_OMOD, C_OMODW,
@@ -540,18 +540,22 @@ def fast_row(code, pc, h, nsg, vcount):
     return False
 
 
-@njit(inline="always")
-def block_may_run(code, pc, steps, stop, nsg, vcount):
-    """Whether a block starts at row ``pc`` (exec/blockjit.py) and may be called there: it
-    ends within ``stop`` (``steps`` counting its first row) and the wave has the SGPRs and
-    VGPRs its operands need."""
-    return code[pc, C_BLK] != 0 and steps + code[pc, C_BLEN] - 1 <= stop and \
-        code[pc, C_BSMAX] <= nsg and code[pc, C_BVMAX] <= vcount
-
-
 #: the work of a memory instruction (DS, FLAT, MUBUF, MTBUF, MIMG, EXP) in wave-instructions:
 #: 64 lanes' address checks and copies (flat_load_dwordx4: ~1.5 us, v_add_f32: ~0.05 us)
 MEMORY_WORK = 32
+
+
+@njit(inline="always")
+def block_may_run(code, pc, steps, stop, nsg, vcount, ds_ok):
+    """Whether a block starts at row ``pc`` (exec/blockjit.py) and may be called there: it
+    ends within ``stop`` (``steps`` counting its first row) with the MEMORY_WORK of its DS
+    rows (so that the row-by-row path would not have paused inside it), the wave has the
+    SGPRs and VGPRs its operands need, and it has no DS row unless ``ds_ok`` (run_wave:
+    nothing recorded, and an LDS window the row kernels take)."""
+    return code[pc, C_BLK] != 0 and \
+        steps + code[pc, C_BLEN] - 1 + MEMORY_WORK * code[pc, C_BNDS] <= stop and \
+        code[pc, C_BSMAX] <= nsg and code[pc, C_BVMAX] <= vcount and \
+        (ds_ok or code[pc, C_BNDS] == 0)
 
 
 @njit(_nrt=False)
@@ -650,6 +654,11 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
     # a coherency-mode trace (tr[1] -1, timing/trace.py) needs the memory rows only: the
     # others are not recorded, and fast rows and blocks run as in a functional run
     steps_rec = rec and not (san is None and tr[1] < 0)
+    # blocks with DS rows run where nothing is recorded (their rows' records are the row
+    # path's) and the wave's LDS window is 4-aligned (the row kernels' and the DS fast path's)
+    ds_blocks = not rec and (ws[w, WS_LDS_BASE] & 3) == 0
+    plds_w = plds + ws[w, WS_LDS_BASE]
+    lds_size = ws[w, WS_LDS_SIZE]
     full = False
     if rec:
         frame[FR_TR] = U64(tr.ctypes.data)
@@ -702,11 +711,11 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
                 tr[tp] = pc
                 tp += 1
                 nb = code[pc, C_BLEN]
-                if block_may_run(code, pc, steps + 1, step_stop, nsg, vcount) and \
+                if block_may_run(code, pc, steps + 1, step_stop, nsg, vcount, ds_blocks) and \
                         tp + nb - 1 + TRACE_SLACK <= _trace_end(tr, san) and \
                         fast_row(code, pc, h, nsg, vcount):
                     # a block starts here and the fast loop below will call it: the entries
-                    # of all its rows (it has no memory row, so each is its row number),
+                    # of all its rows (recording, it has no DS row: each is its row number),
                     # taken back there if the block declines
                     for i in range(1, nb):
                         tr[tp] = pc + i
@@ -722,7 +731,9 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
             step_stop = min(step_limit, step_pause - work)
             fast_stop = np.int64(-1) if steps_rec else step_stop
         next_pc = pc + 1
-        if fast_row(code, pc, h, nsg, vcount):
+        ds_row = False    # a block starting at this DS row declined: the DS path below runs it
+        if fast_row(code, pc, h, nsg, vcount) or (h == H_DS and ds_blocks and
+                                                   code[pc, C_BLK] != 0):
             # the hot handlers (SALU with inline moves and bitwise ops, 32-bit and other fast
             # VALU, branches, saveexec, s_setreg of MODE, nops) in a loop of their own: a run
             # of such instructions goes on here, each next row checked by fast_row and the
@@ -738,8 +749,9 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
                 # lacks its registers, or it declines (-1: nothing stored; this row and the
                 # next then run one at a time below)
                 blk = np.int64(-1)
-                if block_may_run(code, pc, steps, blk_stop, nsg, vcount):
-                    blk = call_block(code[pc, C_BLK], pvb, vstride, psg, np.int64(scc), mode)
+                if block_may_run(code, pc, steps, blk_stop, nsg, vcount, ds_blocks):
+                    blk = call_block(code[pc, C_BLK], pvb, vstride, psg, np.int64(scc), mode,
+                                     plds_w, lds_size)
                 if blk_recorded:
                     blk_recorded = False
                     blk_stop = fast_stop
@@ -761,6 +773,17 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
                     steps += nb - 1
                     insts += nb - 1
                     next_pc = pc + nb
+                    nds = code[pc, C_BNDS]
+                    if nds != 0:
+                        # its DS rows, counted as the DS path below counts them (a first DS
+                        # row's work was counted at the top of the outer loop)
+                        ws[w, WS_LDS_INSTS] += nds
+                        work += MEMORY_WORK * (nds - 1 if h == H_DS else nds)
+                        step_stop = min(step_limit, step_pause - work)
+                        fast_stop = np.int64(-1) if steps_rec else step_stop
+                elif h == H_DS:
+                    ds_row = True
+                    break
                 elif h == H_SALU:
                     kd = code[pc, C_KD]
                     dc = code[pc, C_DST]
@@ -987,8 +1010,9 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
                 next_pc = pc + 1
             if stop:
                 break
-            continue
-        elif h == H_ENDPGM or h == H_BARRIER:
+            if not ds_row:
+                continue
+        if h == H_ENDPGM or h == H_BARRIER:
             # here rather than in step_generic: a call there costs ~90 ns (its array
             # arguments' reference counts, among others)
             ws[w, WS_STATUS] = ST_DONE if h == H_ENDPGM else ST_BARRIER
