@@ -853,3 +853,18 @@ def test_lds_overruns_in_blocks_are_the_row_paths_faults(tmp_path):
         assert np.array_equal(out.to_numpy(), 2 * lid + 7)
         seen.append((str(e.value), rep.faults, rep.dropped, got))
     assert seen[0][0] == seen[1][0] and seen[0][1:3] == seen[1][1:3]
+
+
+def test_f32_heavy_runs_leave_their_few_ds_rows_out():
+    """A block with DS rows runs in one pass over 64 lanes: a run of f32 work that would run
+    as chunks keeps its DS rows only where they are a quarter of its f32 rows or more
+    (matmul_tiled's loop, half loads), else they are left to the row path (nbody's)."""
+    def blocks(text):
+        prog = _build(text + "\ns_endpgm", False)
+        return blockjit.find_blocks(prog.code, [i.name for i in prog.instructions])
+    assert blocks("ds_read_b32 v1, v0\n" + "v_mul_f32 v2, v2, v1\n" * 8) == [(1, 8)]
+    assert blocks("ds_read_b32 v1, v0\nv_mac_f32 v2, v1, v1\n" * 4) == [(0, 8)]
+    assert blocks("ds_read_b32 v1, v0\n" + "v_add_i32 v2, vcc, v2, v1\n" * 8) == [(0, 9)]
+    # a load after a store of the same run starts a block of its own
+    assert blocks("ds_write_b32 v0, v1\nv_add_i32 v2, vcc, v2, v1\nds_read_b32 v3, v0\n"
+                  "v_add_i32 v2, vcc, v2, v3") == [(0, 2), (2, 2)]

@@ -68,8 +68,8 @@ from llvmlite import ir
 
 from . import layout as L
 from .dispatch_gen import SALU_NAMES
-from .lanes import (_lds_addresses, _lds_segments, _segment_rows, _volatile, _VolatileStore,
-                    lane_predicate)
+from .lanes import (_lds_addresses, _lds_segments, _segment_rows, _segment_store, _volatile,
+                    _VolatileStore, lane_predicate)
 from .layout import (
     C_ABS,
     C_CLAMP,
@@ -213,7 +213,8 @@ def find_blocks(code: np.ndarray, names: list) -> list:
     """The blocks of a decoded program: (first row, rows) for each maximal run of rows that
     `_row_ok` accepts, split where a branch enters, every MAX_ROWS rows and before a DS load
     that follows a DS store of the run (a block makes its LDS stores at its end: _emit_ds), at
-    least MIN_ROWS long."""
+    least MIN_ROWS long; a run whose f32 work would run as chunks but for its few DS rows
+    leaves them out (_without_ds)."""
     n = code.shape[0]
     targets = set()
     for i in range(n):
@@ -236,7 +237,34 @@ def find_blocks(code: np.ndarray, names: list) -> list:
             stored = False
         if ds is not None and ds[0] in (L.K_STORE, L.K_STORE2):
             stored = True
-    return blocks
+    return [piece for start, nrows in blocks for piece in _without_ds(code, names, start, nrows)]
+
+
+#: a block with DS rows runs over 64 lanes in one pass (_emit_ds): one with MIN_CHUNKED_FLOAT
+#: or more f32 arithmetic rows keeps its DS rows only where they are at least this share of
+#: them. nbody's loop (2 ds_read_b128 before 61 f32 rows) stays chunks with its loads left to
+#: the row path (one pass: AVX2 code ~20 % slower, README "Performance"); matmul_tiled's (16
+#: ds_read2_b32 and 16 v_mac_f32) is one block, whose loads are most of its work
+MIN_DS_SHARE = 0.25
+
+
+def _without_ds(code, names, start, nrows) -> list:
+    """Block (start, nrows) as it is, or, where its f32 work would run as chunks and its DS
+    rows are fewer than MIN_DS_SHARE of its f32 rows, the runs between its DS rows (those of
+    at least MIN_ROWS rows)."""
+    rows = range(start, start + nrows)
+    nds = sum(int(code[r, C_H]) == L.H_DS for r in rows)
+    nfloat = sum(int(code[r, C_H]) in (L.H_VALU, L.H_VCMP) and
+                 valu_kind(names[r])[0] == "float" for r in rows)
+    if nds == 0 or nfloat < MIN_CHUNKED_FLOAT or nds >= MIN_DS_SHARE * nfloat:
+        return [(start, nrows)]
+    out, first = [], start
+    for r in list(rows) + [start + nrows]:
+        if r == start + nrows or int(code[r, C_H]) == L.H_DS:
+            if r - first >= MIN_ROWS:
+                out.append((first, r - first))
+            first = r + 1
+    return out
 
 
 def within_budget(code: np.ndarray, blocks: list) -> list:
@@ -1022,12 +1050,26 @@ def _emit_ds(blk, code, r):
 
 
 def _emit_ds_stores(blk, e):
-    """The block's LDS stores, in program order (builder ``e``: where it stores its results)."""
+    """The block's LDS stores, in program order (builder ``e``: where it stores its results):
+    ds_write_b32/b64/b128 of whole-row runs or broadcasts per 16 lanes, every lane on, as
+    vector stores here (the row kernel's own fast case: lanes._lds_segments), the others by
+    the row kernel."""
     for kind, count, addr, data0, data1, uo, ulim, ex, slots in blk.ds_stores:
-        src = _put_rows(e, slots[0], [addr])
-        p0 = _put_rows(e, slots[1], data0)
-        p1 = _put_rows(e, slots[2], data1) if data1 else p0
-        _call_lds(blk, e, kind, count, [p0, p1, blk.plds, src] + uo + [ulim, ex])
+        def by_kernel():
+            src = _put_rows(e, slots[0], [addr])
+            p0 = _put_rows(e, slots[1], data0)
+            p1 = _put_rows(e, slots[2], data1) if data1 else p0
+            _call_lds(blk, e, kind, count, [p0, p1, blk.plds, src] + uo + [ulim, ex])
+
+        if kind == L.K_STORE2 or count == 3:
+            by_kernel()
+            continue
+        whole, uniform, starts = _lds_segments(e, addr, uo[:1], uo[2], ulim, ex, count)
+        with e.if_else(whole, likely=True) as (run, lanes):
+            with run:
+                _segment_store(e, blk.plds, starts, uniform, count, data0)
+            with lanes:
+                by_kernel()
 
 
 #: f32 forms whose result is a NaN in every lane where an operand is one (IEEE arithmetic, and
