@@ -691,7 +691,8 @@ def _lds_run(text, blocks, vg, exec_mask, lds):
     lane loop, never in a block) into v100..v163 (lane l of v(100 + k): byte 64k + l)."""
     back = "\n".join(f"ds_read_u8 v{100 + k}, v98 offset:{64 * k}" for k in range(LDS_BYTES // 64))
     prog = _build(f"{text}\ns_mov_b64 exec, -1\ns_mov_b32 m0, -1\n{back}\ns_endpgm", blocks)
-    s = run_snippet(prog, vgpr=vg, exec_mask=exec_mask, sgpr={20: 0xFFFF0000, 21: 0x0F0F0F0F},
+    s = run_snippet(prog, vgpr=vg, exec_mask=exec_mask, sgpr={20: 0xFFFF0000, 21: 0x0F0F0F0F,
+                                                               22: 0},
                     vcc=VCC, lds=lds, lds_bytes=LDS_BYTES, num_vgprs=164)
     return prog, (s.vgpr.copy(), s.sgpr.copy(), s.exec, s.vcc, s.scc, s.instructions, s.m0)
 
@@ -700,12 +701,15 @@ def _lds_run(text, blocks, vg, exec_mask, lds):
 def test_random_lds_blocks_match_row_by_row(seed):
     """Random runs of DS loads and stores of every width a block runs (whole-row runs,
     broadcasts and lane-by-lane addresses, colliding stores, b96/b128 alignment, st64) mixed
-    with VALU rows, s_waitcnt, EXEC and M0 changes, under full and partial EXEC: the VGPRs,
+    with VALU rows, s_waitcnt, EXEC and M0 changes, under full and partial EXEC, inside a
+    loop (blockjit's inline whole-row loads and stores) and not (the row kernels): the VGPRs,
     SGPRs, counts and the whole LDS equal the row-by-row path's."""
     rng = np.random.default_rng([seed, 15])
     ds_blocks = 0
     for trial in range(4):
         text = "\n".join(str(_lds_ops(rng)) for _ in range(int(rng.integers(6, 16))))
+        if trial < 2:            # a loop that runs once (SCC 0)
+            text = f"loop:\n{text}\ns_cmp_eq_u32 s22, 1\ns_cbranch_scc1 loop"
         vg = _lds_addresses(rng)
         for i in range(4, 12):
             vg[i] = rng.uniform(1, 2, 64).astype(np.float32).view(np.uint32)
@@ -775,8 +779,13 @@ def _call_ds_block(prog, vg, exec_mask, lds, m0=0xFFFFFFFF):
     return r, rows
 
 
-def test_a_block_of_lds_rows_matches_numpy_and_declines_storing_nothing():
-    prog = _build(_DS_BLOCK, True)
+@pytest.mark.parametrize("looped", [False, True])
+def test_a_block_of_lds_rows_matches_numpy_and_declines_storing_nothing(looped):
+    """Outside a loop the block calls the row kernels; inside one its whole-row loads and
+    stores are inline vector ones (blockjit._emit_ds)."""
+    text = "loop:\n" + _DS_BLOCK.replace("s_endpgm", "s_cbranch_execz loop\ns_endpgm") \
+        if looped else _DS_BLOCK
+    prog = _build(text, True)
     assert prog.code[0, L.C_BLEN] == 8 and prog.code[0, L.C_BNDS] == 5
     rng = np.random.default_rng(7)
     vg = {k: np.zeros(64, np.uint32) for k in range(12)}

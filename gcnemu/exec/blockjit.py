@@ -275,9 +275,8 @@ def within_budget(code: np.ndarray, blocks: list) -> list:
     less; the rest run row by row as before."""
     if sum(n for _s, n in blocks) <= MAX_PROGRAM_ROWS:
         return blocks
-    loops = [(int(code[i, C_TGT]), i) for i in range(code.shape[0])
-             if int(code[i, C_H]) in (L.H_BRANCH, L.H_CBRANCH) and 0 <= int(code[i, C_TGT]) <= i]
-    in_loop = [any(t <= s and s + n - 1 <= e for t, e in loops) for s, n in blocks]
+    loops = _loops(code)
+    in_loop = [_in_loop(loops, s, n) for s, n in blocks]
     order = sorted(range(len(blocks)), key=lambda j: (not in_loop[j], j))
     kept, rows = [], 0
     for j in order:
@@ -285,6 +284,18 @@ def within_budget(code: np.ndarray, blocks: list) -> list:
             kept.append(j)
             rows += blocks[j][1]
     return [blocks[j] for j in sorted(kept)]
+
+
+def _loops(code: np.ndarray) -> list:
+    """(first row, last row) of each loop of a decoded program: a branch back to a row at or
+    before it, and its target."""
+    return [(int(code[i, C_TGT]), i) for i in range(code.shape[0])
+            if int(code[i, C_H]) in (L.H_BRANCH, L.H_CBRANCH) and 0 <= int(code[i, C_TGT]) <= i]
+
+
+def _in_loop(loops, start, nrows) -> bool:
+    """Whether block (start, nrows) lies inside one of ``loops`` (_loops)."""
+    return any(t <= start and start + nrows - 1 <= e for t, e in loops)
 
 
 # --- IR building --------------------------------------------------------------------------------
@@ -1009,12 +1020,14 @@ def _emit_ds(blk, code, r):
             return [b.load(b.bitcast(b.gep(dst, [ir.Constant(I64, 0), ir.Constant(I64, k)]),
                                      V.as_pointer()), align=64) for k in range(nrows)], bad
 
-        if count == 3:           # ds_read_b96 (16-byte alignment): no whole-row form
+        if count == 3 or not blk.in_loop:   # b96 (16-byte alignment): no whole-row form
             rows, out = by_kernel()
         else:
-            # rows of whole runs or broadcasts per 16 lanes (matmul's tiles, scan's buf[lid]),
-            # in range, every lane on: vector loads here (the row kernel's own fast case,
-            # lanes._lds_segments); else the row kernel
+            # inside a loop, rows of whole runs or broadcasts per 16 lanes (matmul's tiles,
+            # scan's buf[lid]), in range, every lane on: vector loads here (the row kernel's
+            # own fast case, lanes._lds_segments), else the row kernel (outside loops, always:
+            # the inline form is ~2x the IR and compile time of the call, for a row that runs
+            # once per wave)
             whole, uniform, starts = _lds_segments(b, addr, uo[:pairs], uo[2], ulim, ex, count)
             with b.if_else(whole, likely=True) as (run, lanes):
                 with run:
@@ -1051,9 +1064,9 @@ def _emit_ds(blk, code, r):
 
 def _emit_ds_stores(blk, e):
     """The block's LDS stores, in program order (builder ``e``: where it stores its results):
-    ds_write_b32/b64/b128 of whole-row runs or broadcasts per 16 lanes, every lane on, as
-    vector stores here (the row kernel's own fast case: lanes._lds_segments), the others by
-    the row kernel."""
+    in a loop, ds_write_b32/b64/b128 of whole-row runs or broadcasts per 16 lanes, every lane
+    on, as vector stores here (the row kernel's own fast case: lanes._lds_segments), the
+    others by the row kernel (see _emit_ds)."""
     for kind, count, addr, data0, data1, uo, ulim, ex, slots in blk.ds_stores:
         def by_kernel():
             src = _put_rows(e, slots[0], [addr])
@@ -1061,7 +1074,7 @@ def _emit_ds_stores(blk, e):
             p1 = _put_rows(e, slots[2], data1) if data1 else p0
             _call_lds(blk, e, kind, count, [p0, p1, blk.plds, src] + uo + [ulim, ex])
 
-        if kind == L.K_STORE2 or count == 3:
+        if kind == L.K_STORE2 or count == 3 or not blk.in_loop:
             by_kernel()
             continue
         whole, uniform, starts = _lds_segments(e, addr, uo[:1], uo[2], ulim, ex, count)
@@ -1163,9 +1176,10 @@ def _reduction(module, op, width):
         ir.Function(module, ir.FunctionType(I32, [ir.VectorType(I32, width)]), name)
 
 
-def _emit_block(module, fname, code, names, start, nrows, ctpop, width):
+def _emit_block(module, fname, code, names, start, nrows, ctpop, width, loops):
     """Emit block (start, nrows) as function ``fname``, ``width`` lanes a chunk (64: the
-    whole wave in one pass). Raises _Unchunkable where the rows read a lane mask whole."""
+    whole wave in one pass), ``loops`` the program's (_loops). Raises _Unchunkable where the
+    rows read a lane mask whole."""
     fnty = ir.FunctionType(I64, [I64, I64, I32.as_pointer(), I64, I64, I64, I64])
     fn = ir.Function(module, fnty, fname)
     pvb, vstride, psg, scc, mode, plds, lsize = fn.args
@@ -1180,6 +1194,7 @@ def _emit_block(module, fname, code, names, start, nrows, ctpop, width):
     blk.ctpop = ctpop
     blk.module = module
     blk.nan_rows = _nan_checked_rows(code, names, start, nrows)
+    blk.in_loop = _in_loop(loops, start, nrows)
     # where no row writes EXEC, each result is merged into its register's old lanes once, at
     # the end, not at every row: the rows read the raw results, whose active lanes are the
     # merged ones', and the keys are those of the active lanes (the others are discarded)
@@ -1358,11 +1373,13 @@ def _key(code: np.ndarray, names: list, blocks: list) -> str:
     """The digest of everything the blocks' object code depends on: their rows, with the
     process-specific addresses in them (VALU rows' kernels, SALU rows' compiled ops, constant
     rows) replaced by what they stand for (the instruction's name, the constant's value), the
-    instruction names, the chunk settings (CHUNK_LANES or chunk_lanes(), MIN_CHUNKED_FLOAT)
-    and _generator_identity. Equal keys, in any process: the same code."""
+    instruction names, whether each block lies in a loop (its DS rows' form: _emit_ds), the
+    chunk settings (CHUNK_LANES or chunk_lanes(), MIN_CHUNKED_FLOAT) and _generator_identity.
+    Equal keys, in any process: the same code."""
     h = hashlib.sha256(_generator_identity())
     h.update(repr((CHUNK_LANES or chunk_lanes(), MIN_CHUNKED_FLOAT)).encode())
     cv = _const_reader()
+    loops = _loops(code)
     for start, nrows in blocks:
         rows = np.array(code[start:start + nrows], dtype=np.int64)
         for k in range(nrows):
@@ -1380,7 +1397,8 @@ def _key(code: np.ndarray, names: list, blocks: list) -> str:
                 r[L.C_SFN] = 0
             elif hh == L.H_DS:
                 r[C_DS_FN] = r[L.C_FN] = 0     # the kernel: lds_symbol, by the sub-op in C_K
-        h.update(np.array([start, nrows], dtype=np.int64).tobytes() + rows.tobytes())
+        h.update(np.array([start, nrows, _in_loop(loops, start, nrows)], dtype=np.int64).tobytes()
+                 + rows.tobytes())
         h.update("\n".join(names[start:start + nrows]).encode() + b"\0")
     return h.hexdigest()
 
@@ -1478,6 +1496,7 @@ def blocks_ir(code: np.ndarray, names: list, blocks: list, prefix: str = "") -> 
         module = ir.Module(name=f"gcnemu_blocks_{tag}")
         ctpop = module.declare_intrinsic("llvm.ctpop", [I64])
         fnames = []
+        loops = _loops(code)
         for j, (start, nrows) in enumerate(blocks):
             fname = f"gcnemu_block_{tag}_{j}"
             nfloat = sum(int(code[r, C_H]) in (L.H_VALU, L.H_VCMP) and
@@ -1485,12 +1504,12 @@ def blocks_ir(code: np.ndarray, names: list, blocks: list, prefix: str = "") -> 
             has_ds = any(int(code[r, C_H]) == L.H_DS for r in range(start, start + nrows))
             w = width if nfloat >= MIN_CHUNKED_FLOAT and not has_ds else 64
             try:
-                _emit_block(module, fname, code, names, start, nrows, ctpop, w)
+                _emit_block(module, fname, code, names, start, nrows, ctpop, w, loops)
             except _Unchunkable:
                 del module.globals[fname]
                 fname += "_whole"
                 w = 64
-                _emit_block(module, fname, code, names, start, nrows, ctpop, w)
+                _emit_block(module, fname, code, names, start, nrows, ctpop, w, loops)
             FORMS["chunked" if w < 64 else "whole"] += 1
             fnames.append(fname)
         _current.blk = None
