@@ -274,10 +274,8 @@ def _call_block(prog, vg, exec_mask, mode, sg=None, scc=0):
     sg = np.zeros(128, np.uint32) if sg is None else sg.copy()
     sg[L.EXEC_LO], sg[L.EXEC_HI] = exec_mask & 0xFFFFFFFF, exec_mask >> 32
     fn = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p,
-                          ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
-                          ctypes.c_int64)(int(prog.code[0, L.C_BLK]))
-    # no LDS (these blocks have no DS row)
-    r = fn(vg.ctypes.data - 256 * vg.strides[0], vg.strides[0], sg.ctypes.data, scc, mode, 0, 0)
+                          ctypes.c_int64, ctypes.c_int64)(int(prog.code[0, L.C_BLK]))
+    r = fn(vg.ctypes.data - 256 * vg.strides[0], vg.strides[0], sg.ctypes.data, scc, mode)
     return r, vg, sg
 
 
@@ -765,7 +763,8 @@ def _ds_block_numpy(words, vg, exec_mask):
 
 
 def _call_ds_block(prog, vg, exec_mask, lds, m0=0xFFFFFFFF):
-    """Call the program's first block directly on VGPRs v0..v11 and the LDS ``lds``."""
+    """Call the program's first block (one with DS rows: its function takes the LDS window
+    and size too) directly on VGPRs v0..v11 and ``lds``."""
     rows = np.zeros((12, 64), np.uint32)
     for k, x in vg.items():
         rows[k] = x
@@ -874,6 +873,9 @@ def test_f32_heavy_runs_leave_their_few_ds_rows_out():
     assert blocks("ds_read_b32 v1, v0\n" + "v_mul_f32 v2, v2, v1\n" * 8) == [(1, 8)]
     assert blocks("ds_read_b32 v1, v0\nv_mac_f32 v2, v1, v1\n" * 4) == [(0, 8)]
     assert blocks("ds_read_b32 v1, v0\n" + "v_add_i32 v2, vcc, v2, v1\n" * 8) == [(0, 9)]
-    # a load after a store of the same run starts a block of its own
+    # a load after a store of the same run starts a block of its own; a block with DS rows
+    # starts at one (run_wave calls it from its outer loop)
     assert blocks("ds_write_b32 v0, v1\nv_add_i32 v2, vcc, v2, v1\nds_read_b32 v3, v0\n"
+                  "v_add_i32 v2, vcc, v2, v3") == [(0, 2), (2, 2)]
+    assert blocks("v_add_i32 v2, vcc, v2, v1\ns_nop 0\nds_read_b32 v3, v0\n"
                   "v_add_i32 v2, vcc, v2, v3") == [(0, 2), (2, 2)]

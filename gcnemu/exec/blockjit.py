@@ -43,10 +43,11 @@ So a block either gives the bits the row-by-row path gives or leaves the state u
 integer ops, moves, compares and SALU ops have no such condition; SALU ops without an inline
 form call their compiled kernel (opkernels.salu_address) from the block.
 
-Signature: ``r = block(pvb, vstride, psgpr, scc, mode, plds, lsize)``: ``pvb`` the address VGPR
-operand code 0 would have (code c = 256 + v is the row at pvb + c * vstride), ``psgpr`` the
-wave's uint32 SGPR row, ``scc`` and ``mode`` the engine's locals, ``plds`` the address of the
-wave's LDS window (4-aligned) and ``lsize`` its size in bytes. ``r`` is -1 (declined) or
+Signature: ``r = block(pvb, vstride, psgpr, scc, mode)``: ``pvb`` the address VGPR operand code
+0 would have (code c = 256 + v is the row at pvb + c * vstride), ``psgpr`` the wave's uint32
+SGPR row, ``scc`` and ``mode`` the engine's locals; a block with DS rows (it starts at one:
+find_blocks) takes two more, ``plds`` the address of the wave's LDS window (4-aligned) and
+``lsize`` its size in bytes (engine.run_wave calls it apart from its hot loop). ``r`` is -1 (declined) or
 ``(active VALU lanes summed over the block's VALU rows) << 1 | new SCC`` (bits 15:0; at most
 64 rows of 64 lanes), with bit 16 set and MODE[28:0] in bits 45:17 where the block has an
 s_setreg of MODE.
@@ -237,7 +238,20 @@ def find_blocks(code: np.ndarray, names: list) -> list:
             stored = False
         if ds is not None and ds[0] in (L.K_STORE, L.K_STORE2):
             stored = True
-    return [piece for start, nrows in blocks for piece in _without_ds(code, names, start, nrows)]
+    return [piece for start, nrows in blocks for piece in _without_ds(code, names, start, nrows)
+            for piece in _from_first_ds(code, *piece)]
+
+
+def _from_first_ds(code, start, nrows) -> list:
+    """Block (start, nrows) as it is, or, where it has DS rows after rows of other kinds, its
+    rows before the first DS row (where at least MIN_ROWS) and the rest: a block with DS rows
+    starts at one, so that run_wave calls it from its outer loop, where DS rows go, and its
+    hot loop, which runs the other kinds, never sees one (engine.ds_block_may_run)."""
+    first = next((r for r in range(start, start + nrows) if int(code[r, C_H]) == L.H_DS), start)
+    if first == start:
+        return [(start, nrows)]
+    out = [(start, first - start)] if first - start >= MIN_ROWS else []
+    return out + ([(first, start + nrows - first)] if start + nrows - first >= MIN_ROWS else [])
 
 
 #: a block with DS rows runs over 64 lanes in one pass (_emit_ds): one with MIN_CHUNKED_FLOAT
@@ -1180,9 +1194,11 @@ def _emit_block(module, fname, code, names, start, nrows, ctpop, width, loops):
     """Emit block (start, nrows) as function ``fname``, ``width`` lanes a chunk (64: the
     whole wave in one pass), ``loops`` the program's (_loops). Raises _Unchunkable where the
     rows read a lane mask whole."""
-    fnty = ir.FunctionType(I64, [I64, I64, I32.as_pointer(), I64, I64, I64, I64])
+    has_ds = any(int(code[r, C_H]) == L.H_DS for r in range(start, start + nrows))
+    fnty = ir.FunctionType(I64, [I64, I64, I32.as_pointer(), I64, I64] + [I64, I64] * has_ds)
     fn = ir.Function(module, fnty, fname)
-    pvb, vstride, psg, scc, mode, plds, lsize = fn.args
+    pvb, vstride, psg, scc, mode = fn.args[:5]
+    plds, lsize = fn.args[5:] if has_ds else (None, None)
     entry = fn.append_basic_block("entry")
     body = fn.append_basic_block("chunk")
     done = fn.append_basic_block("done")

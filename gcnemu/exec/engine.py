@@ -55,7 +55,7 @@ from .layout import (ALL_LANES, C_ABS, C_BLEN, C_BLK, C_BNDS, C_BNSALU, C_BNVALU
                      WS_LDS_BASE, WS_LDS_INSTS, WS_LDS_SIZE, WS_MODE, WS_MSG_COUNT, WS_PC, WS_SALU,
                      WS_SCC, WS_SGPRS, WS_SMEM, WS_STATUS, WS_STEPS, WS_TAKEN, WS_TRAPSTS,
                      WS_VALU, WS_VALU_LANES, WS_VBASE, WS_VCOUNT, WS_VMEM, WS_WORK)
-from .opkernels import call_block, call_salu, call_valu, call_valu32
+from .opkernels import call_block, call_ds_block, call_salu, call_valu, call_valu32
 from .state import (count_valu, fail, get_exec, get_vcc, read_scalar, set_pair, vgpr_ok,
                     write_scalar)
 
@@ -540,22 +540,40 @@ def fast_row(code, pc, h, nsg, vcount):
     return False
 
 
+@njit(inline="always")
+def block_done(blk, ws, w, mode):
+    """What a block that ran (``blk`` its return value, exec/blockjit.py) leaves the hot
+    loop's locals: (SCC, its VALU lanes, MODE), MODE written back where the block set it."""
+    if (blk >> 16) & 1:
+        # the block ran an s_setreg of MODE: MODE[28:0] as it left them (exec/blockjit.py),
+        # MODE[31:29] the CSP as the s_setreg handler has it
+        mode = ((blk >> 17) & 0x1FFFFFFF) | ((ws[w, WS_CSP] & 7) << 29)
+        ws[w, WS_MODE] = mode
+    return blk & 1, (blk >> 1) & 0x7FFF, mode
+
+
+@njit(inline="always")
+def block_may_run(code, pc, steps, stop, nsg, vcount):
+    """Whether a block starts at row ``pc`` (exec/blockjit.py) and may be called there: it
+    ends within ``stop`` (``steps`` counting its first row) and the wave has the SGPRs and
+    VGPRs its operands need."""
+    return code[pc, C_BLK] != 0 and steps + code[pc, C_BLEN] - 1 <= stop and \
+        code[pc, C_BSMAX] <= nsg and code[pc, C_BVMAX] <= vcount
+
+
 #: the work of a memory instruction (DS, FLAT, MUBUF, MTBUF, MIMG, EXP) in wave-instructions:
 #: 64 lanes' address checks and copies (flat_load_dwordx4: ~1.5 us, v_add_f32: ~0.05 us)
 MEMORY_WORK = 32
 
 
 @njit(inline="always")
-def block_may_run(code, pc, steps, stop, nsg, vcount, ds_ok):
-    """Whether a block starts at row ``pc`` (exec/blockjit.py) and may be called there: it
-    ends within ``stop`` (``steps`` counting its first row) with the MEMORY_WORK of its DS
-    rows (so that the row-by-row path would not have paused inside it), the wave has the
-    SGPRs and VGPRs its operands need, and it has no DS row unless ``ds_ok`` (run_wave:
-    nothing recorded, and an LDS window the row kernels take)."""
-    return code[pc, C_BLK] != 0 and \
-        steps + code[pc, C_BLEN] - 1 + MEMORY_WORK * code[pc, C_BNDS] <= stop and \
-        code[pc, C_BSMAX] <= nsg and code[pc, C_BVMAX] <= vcount and \
-        (ds_ok or code[pc, C_BNDS] == 0)
+def ds_block_may_run(code, pc, steps, stop, nsg, vcount, lds_base):
+    """block_may_run for a block with DS rows (exec/blockjit.py: it starts at a DS row):
+    also with the MEMORY_WORK of its DS rows after the first (counted already) within
+    ``stop``, so that the row path would not have paused inside it, and on a 4-aligned LDS
+    window (the row kernels')."""
+    return block_may_run(code, pc, steps + MEMORY_WORK * (code[pc, C_BNDS] - 1), stop, nsg,
+                         vcount) and (lds_base & 3) == 0
 
 
 @njit(_nrt=False)
@@ -654,11 +672,6 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
     # a coherency-mode trace (tr[1] -1, timing/trace.py) needs the memory rows only: the
     # others are not recorded, and fast rows and blocks run as in a functional run
     steps_rec = rec and not (san is None and tr[1] < 0)
-    # blocks with DS rows run where nothing is recorded (their rows' records are the row
-    # path's) and the wave's LDS window is 4-aligned (the row kernels' and the DS fast path's)
-    ds_blocks = not rec and (ws[w, WS_LDS_BASE] & 3) == 0
-    plds_w = plds + ws[w, WS_LDS_BASE]
-    lds_size = ws[w, WS_LDS_SIZE]
     full = False
     if rec:
         frame[FR_TR] = U64(tr.ctypes.data)
@@ -711,11 +724,12 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
                 tr[tp] = pc
                 tp += 1
                 nb = code[pc, C_BLEN]
-                if block_may_run(code, pc, steps + 1, step_stop, nsg, vcount, ds_blocks) and \
+                if block_may_run(code, pc, steps + 1, step_stop, nsg, vcount) and \
                         tp + nb - 1 + TRACE_SLACK <= _trace_end(tr, san) and \
                         fast_row(code, pc, h, nsg, vcount):
                     # a block starts here and the fast loop below will call it: the entries
-                    # of all its rows (recording, it has no DS row: each is its row number),
+                    # of all its rows (it starts at a fast row, so it has no DS row: each is
+                    # its row number),
                     # taken back there if the block declines
                     for i in range(1, nb):
                         tr[tp] = pc + i
@@ -731,9 +745,30 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
             step_stop = min(step_limit, step_pause - work)
             fast_stop = np.int64(-1) if steps_rec else step_stop
         next_pc = pc + 1
-        ds_row = False    # a block starting at this DS row declined: the DS path below runs it
-        if fast_row(code, pc, h, nsg, vcount) or (h == H_DS and ds_blocks and
-                                                   code[pc, C_BLK] != 0):
+        if h == H_DS and code[pc, C_BLK] != 0 and not rec and \
+                ds_block_may_run(code, pc, steps, step_stop, nsg, vcount, ws[w, WS_LDS_BASE]):
+            # a block with DS rows starts at this DS row (exec/blockjit.py; where nothing is
+            # recorded, their records being the row path's): called here, away from the fast
+            # loop below, whose state its LDS window and size would add to (loops_break ran
+            # ~10 % slower so); declined, this row goes on to the DS path below
+            blk = call_ds_block(code[pc, C_BLK], pvb, vstride, psg, np.int64(scc), mode,
+                                plds + ws[w, WS_LDS_BASE], ws[w, WS_LDS_SIZE])
+            if blk >= 0:
+                nb = code[pc, C_BLEN]
+                scc, bl, mode = block_done(blk, ws, w, mode)
+                nlanes += bl
+                nvalu += code[pc, C_BNVALU]
+                nsalu += code[pc, C_BNSALU]
+                nds = code[pc, C_BNDS]
+                ws[w, WS_LDS_INSTS] += nds
+                work += MEMORY_WORK * (nds - 1)     # the first row's counted above
+                step_stop = min(step_limit, step_pause - work)
+                fast_stop = step_stop
+                steps += nb - 1
+                insts += nb
+                pc += nb
+                continue
+        if fast_row(code, pc, h, nsg, vcount):
             # the hot handlers (SALU with inline moves and bitwise ops, 32-bit and other fast
             # VALU, branches, saveexec, s_setreg of MODE, nops) in a loop of their own: a run
             # of such instructions goes on here, each next row checked by fast_row and the
@@ -749,9 +784,8 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
                 # lacks its registers, or it declines (-1: nothing stored; this row and the
                 # next then run one at a time below)
                 blk = np.int64(-1)
-                if block_may_run(code, pc, steps, blk_stop, nsg, vcount, ds_blocks):
-                    blk = call_block(code[pc, C_BLK], pvb, vstride, psg, np.int64(scc), mode,
-                                     plds_w, lds_size)
+                if block_may_run(code, pc, steps, blk_stop, nsg, vcount):
+                    blk = call_block(code[pc, C_BLK], pvb, vstride, psg, np.int64(scc), mode)
                 if blk_recorded:
                     blk_recorded = False
                     blk_stop = fast_stop
@@ -761,29 +795,13 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
                         tr[0] = np.int64(frame[FR_TR_ROW]) + 1
                 if blk >= 0:
                     nb = code[pc, C_BLEN]
-                    scc = blk & 1
-                    nlanes += (blk >> 1) & 0x7FFF
-                    if (blk >> 16) & 1:
-                        # the block ran an s_setreg of MODE: MODE[28:0] as it left them
-                        # (exec/blockjit.py), MODE[31:29] the CSP as the handler below has it
-                        mode = ((blk >> 17) & 0x1FFFFFFF) | ((ws[w, WS_CSP] & 7) << 29)
-                        ws[w, WS_MODE] = mode
+                    scc, bl, mode = block_done(blk, ws, w, mode)
+                    nlanes += bl
                     nvalu += code[pc, C_BNVALU]
                     nsalu += code[pc, C_BNSALU]
                     steps += nb - 1
                     insts += nb - 1
                     next_pc = pc + nb
-                    nds = code[pc, C_BNDS]
-                    if nds != 0:
-                        # its DS rows, counted as the DS path below counts them (a first DS
-                        # row's work was counted at the top of the outer loop)
-                        ws[w, WS_LDS_INSTS] += nds
-                        work += MEMORY_WORK * (nds - 1 if h == H_DS else nds)
-                        step_stop = min(step_limit, step_pause - work)
-                        fast_stop = np.int64(-1) if steps_rec else step_stop
-                elif h == H_DS:
-                    ds_row = True
-                    break
                 elif h == H_SALU:
                     kd = code[pc, C_KD]
                     dc = code[pc, C_DST]
@@ -1010,9 +1028,8 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
                 next_pc = pc + 1
             if stop:
                 break
-            if not ds_row:
-                continue
-        if h == H_ENDPGM or h == H_BARRIER:
+            continue
+        elif h == H_ENDPGM or h == H_BARRIER:
             # here rather than in step_generic: a call there costs ~90 ns (its array
             # arguments' reference counts, among others)
             ws[w, WS_STATUS] = ST_DONE if h == H_ENDPGM else ST_BARRIER

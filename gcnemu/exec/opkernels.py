@@ -98,11 +98,28 @@ def call_valu(typingctx, addr, s0, s1, s2, res, cin, exec_mask, mode):
 
 
 @intrinsic
-def call_block(typingctx, addr, pvb, vstride, psgpr, scc, mode, plds, lsize):
-    """Call the block function at ``addr`` (exec/blockjit.py: a plain C function of seven
+def call_block(typingctx, addr, pvb, vstride, psgpr, scc, mode):
+    """Call the block function at ``addr`` (exec/blockjit.py: a plain C function of five
     64-bit integers, ``psgpr`` the SGPR row's address): returns -1 (declined, nothing
     stored) or (active VALU lanes << 1) | SCC, with MODE where the block set it (see
     blockjit's module docstring)."""
+    sig = types.int64(addr, pvb, vstride, psgpr, scc, mode)
+
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        fnty = ir.FunctionType(i64, [i64, i64, ir.IntType(32).as_pointer(), i64, i64])
+        fn = builder.inttoptr(args[0], fnty.as_pointer())
+        return builder.call(fn, [args[1], args[2],
+                                 builder.inttoptr(args[3], ir.IntType(32).as_pointer()),
+                                 args[4], args[5]])
+
+    return sig, codegen
+
+
+@intrinsic
+def call_ds_block(typingctx, addr, pvb, vstride, psgpr, scc, mode, plds, lsize):
+    """call_block for a block with DS rows, whose function takes two more: the address of
+    the wave's LDS window and its size in bytes."""
     sig = types.int64(addr, pvb, vstride, psgpr, scc, mode, plds, lsize)
 
     def codegen(context, builder, signature, args):
