@@ -454,7 +454,8 @@ def test_avx2_blocks_give_the_same_bits():
     floats = [op.split()[0] for op in EACH_OP if "_f32" in op and "cmp" not in op]
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", __file__, "-q", "-p", "no:cacheprovider", "-n", "0",
-         "-k", "random_blocks or lane_masks or " + " or ".join(sorted(set(floats)))],
+         "-k", "random_blocks or lane_masks or lds_blocks or lds_rows or "
+         + " or ".join(sorted(set(floats)))],
         cwd=root, env=env, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert " passed" in proc.stdout
@@ -717,20 +718,21 @@ def test_long_runs_are_cut_into_blocks_and_loops_come_first_within_the_budget(mo
 
 
 def test_rows_the_hot_loop_runs_carry_no_block_facts_unless_a_block_starts_there():
-    """run_wave's hot loop reads layout.C_BLK (an alias of C_F1) on every row it runs: a row
-    whose decode put anything there (s_dcache_inv's register-offset flag did: the fuzzer's
-    bounds-checked runs died of it) would be called as a block at that address. The scalar,
-    SMRD and VOP1/VOP2/VOPC encodings of LLVM's gfx7 tests, decoded without blocks."""
+    """run_wave's hot loop reads layout.C_BLK on every row it runs: a row whose decode put
+    anything there (s_dcache_inv's register-offset flag did, when the facts were C_F1..: the
+    fuzzer's bounds-checked runs died of it) would be called as a block at that address. The
+    scalar, SMRD, VOP1/VOP2/VOPC and DS encodings of LLVM's gfx7 tests, decoded without
+    blocks."""
     import re
     ref = Path(__file__).resolve().parents[2] / "shared" / "reference" / "llvm-mc-tests"
     files = [str(ref / f"{n}.s") for n in ("smrd", "sop1", "sop2", "sopc", "sopk", "sopp",
-                                          "vop1", "vop2", "vopc")]
+                                          "vop1", "vop2", "vopc", "ds")]
     files = [f for f in files if Path(f).is_file()]
     if not files:
         pytest.skip("../shared/reference/llvm-mc-tests is absent")
     hot = {L.H_NOP, L.H_WAITCNT, L.H_BRANCH, L.H_CBRANCH, L.H_SALU, L.H_SAVEEXEC, L.H_VALU,
-           L.H_VCMP, L.H_SETREG}
-    facts = [L.C_BLK, L.C_BLEN, L.C_BNVALU, L.C_BNSALU, L.C_BSMAX, L.C_BVMAX]
+           L.H_VCMP, L.H_SETREG, L.H_DS}
+    facts = [L.C_BLK, L.C_BLEN, L.C_BNVALU, L.C_BNSALU, L.C_BSMAX, L.C_BVMAX, L.C_BNDS]
     saved = blockjit.ENABLED
     blockjit.ENABLED = False
     checked, bad = 0, set()
@@ -752,3 +754,239 @@ def test_rows_the_hot_loop_runs_carry_no_block_facts_unless_a_block_starts_there
     finally:
         blockjit.ENABLED = saved
     assert checked > 500 and not bad, sorted(bad)
+
+
+# --- LDS rows inside blocks -----------------------------------------------------------------
+#: the address rows of the LDS programs (never written by them): lane l's 4l (a run per 16
+#: lanes: vector loads), 16 (l // 16) (one element per group of 16: a broadcast), and a
+#: permutation of dwords with repeats (lane by lane: the row kernels, later lanes winning)
+_LANE = np.arange(64, dtype=np.uint32)
+LDS_BYTES = 4096
+
+
+def _lds_addresses(rng):
+    return {1: 4 * _LANE, 2: 16 * (_LANE // 16),
+            3: (4 * rng.integers(0, 512, 64)).astype(np.uint32), 98: _LANE}
+
+
+def _lds_ops(rng):
+    d = int(rng.integers(4, 9))                 # v4..v11: the data rows (v[d:d+3] fit)
+    a = f"v{int(rng.integers(1, 4))}"
+    x, y = (f"v{int(i)}" for i in rng.integers(4, 12, 2))
+    o0, o1 = (int(i) for i in rng.integers(0, 64, 2))
+    return rng.choice([
+        f"ds_read_b32 v{d}, {a} offset:{4 * o0}", f"ds_read_b64 v[{d}:{d + 1}], {a} offset:{8 * o0}",
+        f"ds_read2_b32 v[{d}:{d + 1}], {a} offset0:{o0} offset1:{o1}",
+        f"ds_read2st64_b32 v[{d}:{d + 1}], {a} offset0:{o0 % 4} offset1:{o1 % 4}",
+        f"ds_read2_b64 v[{d}:{d + 3}], {a} offset0:{o0} offset1:{o1}",
+        f"ds_read_b128 v[{d}:{d + 3}], {a} offset:{16 * o0}",
+        f"ds_read_b96 v[{d}:{d + 2}], {a}",
+        f"ds_write_b32 {a}, {x} offset:{4 * o0}", f"ds_write_b64 {a}, v[{d}:{d + 1}] offset:{8 * o1}",
+        f"ds_write2_b32 {a}, {x}, {y} offset0:{o0} offset1:{o1}",
+        f"ds_write2st64_b32 {a}, {x}, {y} offset0:{o0 % 4} offset1:{o1 % 4}",
+        f"ds_write2_b64 {a}, v[{d}:{d + 1}], v[{d + 2}:{d + 3}] offset0:{o0} offset1:{o1}",
+        f"ds_write_b96 {a}, v[{d}:{d + 2}] offset:{16 * o0}",
+        f"v_add_i32 {x}, vcc, {y}, {x}", f"v_mul_f32 {x}, {y}, {x}", f"v_mac_f32 {x}, {y}, {x}",
+        f"v_xor_b32 {x}, {a}, {y}", f"v_cmp_gt_u32 vcc, {x}, {y}",
+        f"v_cndmask_b32 {x}, {x}, {y}, vcc", "s_waitcnt lgkmcnt(0)", "s_waitcnt lgkmcnt(1)",
+        # EXEC and M0 inside a block: results merged under the EXEC of the moment, limits
+        # below the allocation (lanes past M0 make the block decline; the row path reads 0)
+        f"v_cmpx_lt_u32 vcc, {y}, {x}", "s_mov_b64 exec, s[20:21]", "s_mov_b32 m0, 0x700",
+        "s_mov_b32 m0, -1"])
+
+
+def _lds_run(text, blocks, vg, exec_mask, lds):
+    """The program's state, with the whole LDS read back at the end by ds_read_u8 (the DS
+    lane loop, never in a block) into v100..v163 (lane l of v(100 + k): byte 64k + l)."""
+    back = "\n".join(f"ds_read_u8 v{100 + k}, v98 offset:{64 * k}" for k in range(LDS_BYTES // 64))
+    prog = _build(f"{text}\ns_mov_b64 exec, -1\ns_mov_b32 m0, -1\n{back}\ns_endpgm", blocks)
+    s = run_snippet(prog, vgpr=vg, exec_mask=exec_mask, sgpr={20: 0xFFFF0000, 21: 0x0F0F0F0F,
+                                                               22: 0},
+                    vcc=VCC, lds=lds, lds_bytes=LDS_BYTES, num_vgprs=164)
+    return prog, (s.vgpr.copy(), s.sgpr.copy(), s.exec, s.vcc, s.scc, s.instructions, s.m0)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_lds_blocks_match_row_by_row(seed):
+    """Random runs of DS loads and stores of every width a block runs (whole-row runs,
+    broadcasts and lane-by-lane addresses, colliding stores, b96/b128 alignment, st64) mixed
+    with VALU rows, s_waitcnt, EXEC and M0 changes, under full and partial EXEC, inside a
+    loop (blockjit's inline whole-row loads and stores) and not (the row kernels): the VGPRs,
+    SGPRs, counts and the whole LDS equal the row-by-row path's."""
+    rng = np.random.default_rng([seed, 15])
+    ds_blocks = 0
+    for trial in range(4):
+        text = "\n".join(str(_lds_ops(rng)) for _ in range(int(rng.integers(6, 16))))
+        if trial < 2:            # a loop that runs once (SCC 0)
+            text = f"loop:\n{text}\ns_cmp_eq_u32 s22, 1\ns_cbranch_scc1 loop"
+        vg = _lds_addresses(rng)
+        for i in range(4, 12):
+            vg[i] = rng.uniform(1, 2, 64).astype(np.float32).view(np.uint32)
+        lds = rng.integers(0, 2 ** 32, LDS_BYTES // 4, dtype=np.uint64).astype(np.uint32)
+        exec_mask = [0xFFFF_FFFF_FFFF_FFFF, int(rng.integers(1, 2 ** 63)) | 1][trial % 2]
+        with_blocks, got = _lds_run(text, True, vg, exec_mask, lds)
+        _, want = _lds_run(text, False, vg, exec_mask, lds)
+        ds_blocks += int((with_blocks.code[:, L.C_BNDS] > 0).sum())
+        for g, w, what in zip(got, want, ("vgpr", "sgpr", "exec", "vcc", "scc", "insts", "m0")):
+            assert np.array_equal(g, w), f"{what} differs for\n{text}\nexec {exec_mask:#x}"
+    assert ds_blocks >= 4
+
+
+#: one block of every kind of DS row (8 rows, 5 of them DS): a whole-row run and broadcasts
+#: (vector loads), a lane-by-lane load, f32 and integer rows between, and two stores, the
+#: second lane by lane with lanes that meet (v3 repeats addresses)
+_DS_BLOCK = """ds_read2_b32 v[4:5], v1 offset1:16
+ds_read2_b32 v[6:7], v2 offset0:1 offset1:2
+v_mul_f32 v8, v4, v6
+v_mac_f32 v8, v5, v7
+ds_read_b32 v9, v3 offset:4
+v_add_i32 v10, vcc, v9, v4
+ds_write_b32 v1, v10
+ds_write2_b32 v3, v8, v9 offset1:2
+s_endpgm"""
+
+
+def _ds_block_numpy(words, vg, exec_mask):
+    """_DS_BLOCK lane by lane from GcnInstrsDs.md's definitions (numpy f32 for the f32 rows:
+    products and sums of moderate normals round as the hardware's, no fma)."""
+    w = words.copy()
+    v = {k: x.copy() for k, x in vg.items()}
+    on = [(exec_mask >> l) & 1 for l in range(64)]
+    f = lambda x: x.view(np.float32)        # noqa: E731
+    res = {}
+    res[4] = w[vg[1] // 4]
+    res[5] = w[vg[1] // 4 + 16]
+    res[6] = w[vg[2] // 4 + 1]
+    res[7] = w[vg[2] // 4 + 2]
+    res[8] = (f(res[5]) * f(res[7]) + f(res[4]) * f(res[6])).view(np.uint32)
+    res[9] = w[vg[3] // 4 + 1]
+    res[10] = res[9] + res[4]
+    for k, x in res.items():
+        v[k] = np.where(on, x, vg[k])
+    for l in range(64):
+        if on[l]:
+            w[vg[1][l] // 4] = v[10][l]
+    for l in range(64):
+        if on[l]:
+            w[vg[3][l] // 4] = v[8][l]
+            w[vg[3][l] // 4 + 2] = v[9][l]
+    return v, w
+
+
+def _call_ds_block(prog, vg, exec_mask, lds, m0=0xFFFFFFFF):
+    """Call the program's first block (one with DS rows: its function takes the LDS window
+    and size too) directly on VGPRs v0..v11 and ``lds``."""
+    rows = np.zeros((12, 64), np.uint32)
+    for k, x in vg.items():
+        rows[k] = x
+    sg = np.zeros(128, np.uint32)
+    sg[L.EXEC_LO], sg[L.EXEC_HI] = exec_mask & 0xFFFFFFFF, exec_mask >> 32
+    sg[L.M0] = m0
+    fn = ctypes.CFUNCTYPE(*[ctypes.c_int64] * 3, ctypes.c_void_p,
+                          *[ctypes.c_int64] * 4)(int(prog.code[0, L.C_BLK]))
+    r = fn(rows.ctypes.data - 256 * rows.strides[0], rows.strides[0], sg.ctypes.data, 0, 0x3C0,
+           lds.ctypes.data, LDS_BYTES)
+    return r, rows
+
+
+@pytest.mark.parametrize("looped", [False, True])
+def test_a_block_of_lds_rows_matches_numpy_and_declines_storing_nothing(looped):
+    """Outside a loop the block calls the row kernels; inside one its whole-row loads and
+    stores are inline vector ones (blockjit._emit_ds)."""
+    text = "loop:\n" + _DS_BLOCK.replace("s_endpgm", "s_cbranch_execz loop\ns_endpgm") \
+        if looped else _DS_BLOCK
+    prog = _build(text, True)
+    assert prog.code[0, L.C_BLEN] == 8 and prog.code[0, L.C_BNDS] == 5
+    rng = np.random.default_rng(7)
+    vg = {k: np.zeros(64, np.uint32) for k in range(12)}
+    vg.update((k, x) for k, x in _lds_addresses(rng).items() if k < 12)
+    vg[3] = (4 * rng.integers(0, 96, 64)).astype(np.uint32)     # lanes that meet
+    vg[3][0] = 4 * 95
+    for k in range(4, 12):
+        vg[k] = np.zeros(64, np.uint32) + k
+    words = rng.uniform(1, 2, LDS_BYTES // 4).astype(np.float32).view(np.uint32)
+    for exec_mask in (0xFFFF_FFFF_FFFF_FFFF, 0x8000_0F0F_F0F0_0001):
+        lds = words.copy()
+        r, rows = _call_ds_block(prog, vg, exec_mask, lds)
+        assert r >= 0 and (r >> 1) & 0x7FFF == 3 * bin(exec_mask).count("1")   # 3 VALU rows
+        v, w = _ds_block_numpy(words, vg, exec_mask)
+        for k in range(12):
+            assert np.array_equal(rows[k], v[k]), (hex(exec_mask), k)
+        assert np.array_equal(lds, w), hex(exec_mask)
+    # lane 0 past M0 at the last store (M0 = 380 + 8: every earlier row in range), or a
+    # denormal: -1, and neither the VGPRs nor the LDS changed (the first store is made at
+    # the end, not at its row)
+    for m0, denormal in ((4 * 95 + 8, False), (0xFFFFFFFF, True)):
+        lds = words.copy()
+        v4 = dict(vg)
+        if denormal:
+            lds[vg[1][9] // 4] = 1                     # lane 9's v4: a denormal into v_mul_f32
+        before = lds.copy()
+        r, rows = _call_ds_block(prog, v4, 0xFFFF_FFFF_FFFF_FFFF, lds, m0)
+        assert r == -1 and np.array_equal(lds, before)
+        assert all(np.array_equal(rows[k], v4[k]) for k in range(12))
+
+
+CL_SPREAD = """
+__kernel void spread(__global uint *out, __local uint *tmp, uint n)
+{
+    uint lid = get_local_id(0);
+    tmp[lid * n] = lid + 7;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = tmp[lid * n] + lid;
+}
+"""
+
+
+def test_lds_overruns_in_blocks_are_the_row_paths_faults(tmp_path):
+    """A store and a load past the __local argument inside blocks: the block declines, the
+    row path drops the store, reads 0 and reports the first overrun (row, lane, byte) as a
+    MemoryFault; without blocks the same words and the same report; then the process runs
+    the kernel in range as before."""
+    pytest.importorskip("gcnemu.loader.opencl")
+    src = tmp_path / "spread.cl"
+    src.write_text(CL_SPREAD)
+    seen = []
+    for blocks in (True, False):
+        saved = blockjit.ENABLED
+        blockjit.ENABLED = blocks
+        try:
+            k = gcnemu.load(src).kernel("spread")
+        except gcnemu.LoaderError as e:      # no clang-14 / libclc-14 here
+            pytest.skip(str(e))
+        finally:
+            blockjit.ENABLED = saved
+        code = k.program.code
+        assert ((code[:, L.C_BNDS] > 0).sum() > 0) == blocks
+        gpu = gcnemu.GPU()
+        out = gpu.empty(64, np.uint32)
+        with pytest.raises(gcnemu.MemoryFault, match=r"LDS store to byte 256 of a 256-byte "
+                                                     r".*lane 32") as e:
+            gpu.dispatch(k, grid=(64,), block=(64,), args=[out, gcnemu.Local(256), np.uint32(2)])
+        rep = gpu.dispatch(k, grid=(64,), block=(64,), args=[out, gcnemu.Local(256),
+                                                             np.uint32(2)], strict=False)
+        got = out.to_numpy().copy()
+        lid = np.arange(64, dtype=np.uint32)
+        assert np.array_equal(got, np.where(lid < 32, 2 * lid + 7, lid))
+        gpu.dispatch(k, grid=(64,), block=(64,), args=[out, gcnemu.Local(256), np.uint32(1)])
+        assert np.array_equal(out.to_numpy(), 2 * lid + 7)
+        seen.append((str(e.value), rep.faults, rep.dropped, got))
+    assert seen[0][0] == seen[1][0] and seen[0][1:3] == seen[1][1:3]
+
+
+def test_f32_heavy_runs_leave_their_few_ds_rows_out():
+    """A block with DS rows runs in one pass over 64 lanes: a run of f32 work that would run
+    as chunks keeps its DS rows only where they are a quarter of its f32 rows or more
+    (matmul_tiled's loop, half loads), else they are left to the row path (nbody's)."""
+    def blocks(text):
+        prog = _build(text + "\ns_endpgm", False)
+        return blockjit.find_blocks(prog.code, [i.name for i in prog.instructions])
+    assert blocks("ds_read_b32 v1, v0\n" + "v_mul_f32 v2, v2, v1\n" * 8) == [(1, 8)]
+    assert blocks("ds_read_b32 v1, v0\nv_mac_f32 v2, v1, v1\n" * 4) == [(0, 8)]
+    assert blocks("ds_read_b32 v1, v0\n" + "v_add_i32 v2, vcc, v2, v1\n" * 8) == [(0, 9)]
+    # a load after a store of the same run starts a block of its own; a block with DS rows
+    # starts at one (run_wave calls it from its outer loop)
+    assert blocks("ds_write_b32 v0, v1\nv_add_i32 v2, vcc, v2, v1\nds_read_b32 v3, v0\n"
+                  "v_add_i32 v2, vcc, v2, v3") == [(0, 2), (2, 2)]
+    assert blocks("v_add_i32 v2, vcc, v2, v1\ns_nop 0\nds_read_b32 v3, v0\n"
+                  "v_add_i32 v2, vcc, v2, v3") == [(0, 2), (2, 2)]

@@ -4,7 +4,8 @@ run_wave's hot loop (gcnemu/exec/engine.py) spends ~10 ns per wave-instruction o
 kernels themselves: reading the decode table, forming operand addresses, one indirect call and
 the EXEC-masked store. A *block* is a run of consecutive rows that the hot loop would run one
 at a time -- SALU and saveexec rows with a fast form, 32-bit VALU rows of the ops in ``VALU_OPS``,
-s_setreg of MODE, nops and s_waitcnt -- that no branch enters except at its first row.
+s_setreg of MODE, nops, s_waitcnt and LDS dword loads and stores (ds_kind; see "DS rows") --
+that no branch enters except at its first row.
 ``compile_blocks`` turns each block of a program into an LLVM function over rows of lanes, a
 chunk of 16 or 32 lanes at a time where it has enough f32 work (see "IR building"; llvmlite
 IR, compiled by numba's own code generator for numba's target CPU: an ``NUMBA_CPU_NAME`` /
@@ -44,7 +45,9 @@ form call their compiled kernel (opkernels.salu_address) from the block.
 
 Signature: ``r = block(pvb, vstride, psgpr, scc, mode)``: ``pvb`` the address VGPR operand code
 0 would have (code c = 256 + v is the row at pvb + c * vstride), ``psgpr`` the wave's uint32
-SGPR row, ``scc`` and ``mode`` the engine's locals. ``r`` is -1 (declined) or
+SGPR row, ``scc`` and ``mode`` the engine's locals; a block with DS rows (it starts at one:
+find_blocks) takes two more, ``plds`` the address of the wave's LDS window (4-aligned) and
+``lsize`` its size in bytes (engine.run_wave calls it apart from its hot loop). ``r`` is -1 (declined) or
 ``(active VALU lanes summed over the block's VALU rows) << 1 | new SCC`` (bits 15:0; at most
 64 rows of 64 lanes), with bit 16 set and MODE[28:0] in bits 45:17 where the block has an
 s_setreg of MODE.
@@ -67,11 +70,19 @@ from llvmlite import ir
 
 from . import layout as L
 from .dispatch_gen import SALU_NAMES
-from .lanes import _volatile, _VolatileStore, lane_predicate, store_row_under
+from .lanes import (_lds_addresses, _lds_segments, _segment_rows, _segment_store, _volatile,
+                    _VolatileStore, lane_predicate, store_row_under)
 from .layout import (
     C_ABS,
     C_CLAMP,
+    C_DS_AMASK,
+    C_DS_FN,
+    C_DS_ROW_A,
+    C_DS_ROW_B,
+    C_DS_UO0,
+    C_DS_UO1,
     C_DST,
+    C_F3,
     C_FAST,
     C_FLAGS,
     C_H,
@@ -162,6 +173,8 @@ def _row_ok(code: np.ndarray, i: int, name: str) -> bool:
         return setreg_mode_mask(code, i) is not None
     if not code[i, C_FAST]:
         return False
+    if h == L.H_DS:
+        return ds_kind(code, i) is not None
     if h in (L.H_SALU, L.H_SAVEEXEC):
         return True
     if h in (L.H_VALU, L.H_VCMP):
@@ -170,6 +183,18 @@ def _row_ok(code: np.ndarray, i: int, name: str) -> bool:
             return False
         return valu_kind(name) is not None
     return False
+
+
+def ds_kind(code: np.ndarray, i: int):
+    """(kind, dwords) of DS row i where a block runs it: the dword loads and stores with a
+    row kernel (the engine's LDS fast path, mem.ds.lds_row_form: ds_read/write_b32..b128,
+    ds_read2/write2(st64)_b32/b64; layout.K_LOAD, K_LOAD2, K_STORE, K_STORE2 and dwords per
+    address), not the atomics; else None."""
+    from ..mem.subops import subop_fields
+    kind, _size, count = subop_fields.py_func(int(code[i, L.C_K]))[:3]
+    if kind in (L.K_LOAD, L.K_LOAD2, L.K_STORE, L.K_STORE2):
+        return kind, count
+    return None
 
 
 def setreg_mode_mask(code: np.ndarray, i: int):
@@ -188,8 +213,10 @@ def setreg_mode_mask(code: np.ndarray, i: int):
 
 def find_blocks(code: np.ndarray, names: list) -> list:
     """The blocks of a decoded program: (first row, rows) for each maximal run of rows that
-    `_row_ok` accepts, split where a branch enters and every MAX_ROWS rows, at least MIN_ROWS
-    long."""
+    `_row_ok` accepts, split where a branch enters, every MAX_ROWS rows and before a DS load
+    that follows a DS store of the run (a block makes its LDS stores at its end: _emit_ds), at
+    least MIN_ROWS long; a run whose f32 work would run as chunks but for its few DS rows
+    leaves them out (_without_ds)."""
     n = code.shape[0]
     targets = set()
     for i in range(n):
@@ -197,15 +224,62 @@ def find_blocks(code: np.ndarray, names: list) -> list:
             targets.add(int(code[i, C_TGT]))
     blocks = []
     start = None
+    stored = False         # the run so far has a DS store
     for i in range(n + 1):
         ok = i < n and _row_ok(code, i, names[i])
-        if start is not None and (not ok or i in targets or i - start == MAX_ROWS):
+        ds = ds_kind(code, i) if ok and int(code[i, C_H]) == L.H_DS else None
+        load_after_store = stored and ds is not None and ds[0] in (L.K_LOAD, L.K_LOAD2)
+        if start is not None and (not ok or i in targets or i - start == MAX_ROWS or
+                                  load_after_store):
             if i - start >= MIN_ROWS:
                 blocks.append((start, i - start))
             start = None
         if ok and start is None:
             start = i
-    return blocks
+            stored = False
+        if ds is not None and ds[0] in (L.K_STORE, L.K_STORE2):
+            stored = True
+    return [piece for start, nrows in blocks for piece in _without_ds(code, names, start, nrows)
+            for piece in _from_first_ds(code, *piece)]
+
+
+def _from_first_ds(code, start, nrows) -> list:
+    """Block (start, nrows) as it is, or, where it has DS rows after rows of other kinds, its
+    rows before the first DS row (where at least MIN_ROWS) and the rest: a block with DS rows
+    starts at one, so that run_wave calls it from its outer loop, where DS rows go, and its
+    hot loop, which runs the other kinds, never sees one (engine.ds_block_may_run)."""
+    first = next((r for r in range(start, start + nrows) if int(code[r, C_H]) == L.H_DS), start)
+    if first == start:
+        return [(start, nrows)]
+    out = [(start, first - start)] if first - start >= MIN_ROWS else []
+    return out + ([(first, start + nrows - first)] if start + nrows - first >= MIN_ROWS else [])
+
+
+#: a block with DS rows runs over 64 lanes in one pass (_emit_ds): one with MIN_CHUNKED_FLOAT
+#: or more f32 arithmetic rows keeps its DS rows only where they are at least this share of
+#: them. nbody's loop (2 ds_read_b128 before 61 f32 rows) stays chunks with its loads left to
+#: the row path (one pass: AVX2 code ~20 % slower, README "Performance"); matmul_tiled's (16
+#: ds_read2_b32 and 16 v_mac_f32) is one block, whose loads are most of its work
+MIN_DS_SHARE = 0.25
+
+
+def _without_ds(code, names, start, nrows) -> list:
+    """Block (start, nrows) as it is, or, where its f32 work would run as chunks and its DS
+    rows are fewer than MIN_DS_SHARE of its f32 rows, the runs between its DS rows (those of
+    at least MIN_ROWS rows)."""
+    rows = range(start, start + nrows)
+    nds = sum(int(code[r, C_H]) == L.H_DS for r in rows)
+    nfloat = sum(int(code[r, C_H]) in (L.H_VALU, L.H_VCMP) and
+                 valu_kind(names[r])[0] == "float" for r in rows)
+    if nds == 0 or nfloat < MIN_CHUNKED_FLOAT or nds >= MIN_DS_SHARE * nfloat:
+        return [(start, nrows)]
+    out, first = [], start
+    for r in list(rows) + [start + nrows]:
+        if r == start + nrows or int(code[r, C_H]) == L.H_DS:
+            if r - first >= MIN_ROWS:
+                out.append((first, r - first))
+            first = r + 1
+    return out
 
 
 def within_budget(code: np.ndarray, blocks: list) -> list:
@@ -216,9 +290,8 @@ def within_budget(code: np.ndarray, blocks: list) -> list:
     less; the rest run row by row as before."""
     if sum(n for _s, n in blocks) <= MAX_PROGRAM_ROWS:
         return blocks
-    loops = [(int(code[i, C_TGT]), i) for i in range(code.shape[0])
-             if int(code[i, C_H]) in (L.H_BRANCH, L.H_CBRANCH) and 0 <= int(code[i, C_TGT]) <= i]
-    in_loop = [any(t <= s and s + n - 1 <= e for t, e in loops) for s, n in blocks]
+    loops = _loops(code)
+    in_loop = [_in_loop(loops, s, n) for s, n in blocks]
     order = sorted(range(len(blocks)), key=lambda j: (not in_loop[j], j))
     kept, rows = [], 0
     for j in order:
@@ -226,6 +299,18 @@ def within_budget(code: np.ndarray, blocks: list) -> list:
             kept.append(j)
             rows += blocks[j][1]
     return [blocks[j] for j in sorted(kept)]
+
+
+def _loops(code: np.ndarray) -> list:
+    """(first row, last row) of each loop of a decoded program: a branch back to a row at or
+    before it, and its target."""
+    return [(int(code[i, C_TGT]), i) for i in range(code.shape[0])
+            if int(code[i, C_H]) in (L.H_BRANCH, L.H_CBRANCH) and 0 <= int(code[i, C_TGT]) <= i]
+
+
+def _in_loop(loops, start, nrows) -> bool:
+    """Whether block (start, nrows) lies inside one of ``loops`` (_loops)."""
+    return any(t <= start and start + nrows - 1 <= e for t, e in loops)
 
 
 # --- IR building --------------------------------------------------------------------------------
@@ -428,8 +513,12 @@ class _Block:
     entry (``cb``: constants, SGPR loads, allocas), the chunk's first lane ``lane0`` and its
     lanes' bits ``cmk`` (i64)."""
 
-    def __init__(self, b, cb, pvb, vstride, psg, scc, mode, width, lane0):
+    def __init__(self, b, cb, pvb, vstride, psg, scc, mode, width, lane0, plds=None,
+                 lsize=None):
         self.b, self.cb, self.pvb, self.vstride, self.psg = b, cb, pvb, vstride, psg
+        self.plds, self.lsize = plds, lsize   # the wave's LDS window and its size (_emit_ds)
+        self.ds_stores = []                # LDS stores made at the end (_emit_ds_stores)
+        self.lds_slots = None              # the row kernels' result and exception slots
         self.scc, self.mode = scc, mode
         self.W, self.lane0 = width, lane0
         self.V32 = ir.VectorType(I32, width)
@@ -963,20 +1052,163 @@ def _emit_valu(blk, code, r, name, const_value):
         if flags & L.FL_CMPX:
             blk.sset64(L.EXEC_LO, m)
         return
-    d = 256 + int(code[r, C_DST])
+    _set_vgpr(blk, 256 + int(code[r, C_DST]), res, ex)
+    if flags & L.FL_FLAGS_TO_SDST:
+        blk.sset64(int(code[r, C_SDST]), _lane_mask(blk, fl, ex))
+
+
+def _set_vgpr(blk, d, res, ex):
+    """VGPR code ``d`` = the row ``res`` in the lanes of EXEC ``ex``: merged now, or at the
+    block's end where no row writes EXEC (blk.defer: the rows read the raw result)."""
     if blk.defer:
         blk.vset(d, res)
-        if flags & L.FL_FLAGS_TO_SDST:
-            blk.sset64(int(code[r, C_SDST]), _lane_mask(blk, fl, ex))
         return
+    b = blk.b
     old = blk.vget(d)
     merged = b.select(_mask_vec(b, ex), res, old)
     for checked in (blk.dchecked, blk.nchecked):
         if id(res) in checked and id(old) in checked:
             checked[id(merged)] = merged
     blk.vset(d, merged)
-    if flags & L.FL_FLAGS_TO_SDST:
-        blk.sset64(int(code[r, C_SDST]), _lane_mask(blk, fl, ex))
+
+
+# --- DS rows ------------------------------------------------------------------------------------
+# A block runs the dword LDS loads and stores (ds_kind) with the engine's own row kernels
+# (mem.ds.lds_row_form, called by symbol as SALU ops are: lds_symbol), on rows in stack slots:
+# the same lanes' addresses, range checks, lane order and bits as the row path, and one
+# LLVM call instead of a trip through run_wave's outer loop. The limit is min(M0 as the block
+# has it at that row, the wave's LDS size); an active lane out of range makes the block
+# decline (the row path then reads 0 / drops the store and records the overrun with its row
+# and lane). Loads run at their row and their rows join the block's SSA state; stores are
+# made at the block's end, in program order, once it is known not to decline, so that a
+# block that declines has still stored nothing (find_blocks ends a block before a load that
+# would read a store of its own). Blocks with DS rows run over 64 lanes in one pass (the row
+# kernels' lanes and lane order) and only where nothing is recorded (engine.block_may_run).
+def lds_symbol(kind: int, count: int) -> str:
+    """The symbol by which blocks call the LDS row kernel of DS sub-op kind ``kind`` (layout.K_*)
+    with ``count`` dwords per address (bound at load to the kernel's address: the disk cache)."""
+    return f"gcnemu_lds_{kind}_{count}"
+
+
+def _call_lds(blk, b, kind, count, args):
+    """Call the LDS row kernel (numba's calling convention, as jit.call_native) with the nine
+    64-bit ``args``; returns its mask of lanes out of range. Its result and exception slots
+    are the block's (made in the entry by its first DS row: _lds_slots)."""
+    slot, exc = blk.lds_slots
+    fnty = ir.FunctionType(I32, [slot.type, exc.type] + [I64] * 9)
+    sym = lds_symbol(kind, count)
+    fn = blk.module.globals.get(sym) or ir.Function(blk.module, fnty, sym)
+    b.call(fn, [slot, exc] + list(args))
+    return b.load(slot)
+
+
+def _rows_slot(blk, n):
+    """A stack slot of n 64-lane uint32 rows (256 bytes apart), made in the entry."""
+    p = blk.cb.alloca(ir.ArrayType(V64ROW, n))
+    p.align = 64
+    return p
+
+
+def _put_rows(b, slot, rows):
+    """Store the <64 x i32> ``rows`` into ``slot``; returns its address (i64)."""
+    V = ir.VectorType(I32, 64)
+    for k, v in enumerate(rows):
+        p = b.gep(slot, [ir.Constant(I64, 0), ir.Constant(I64, k)])
+        b.store(v, b.bitcast(p, V.as_pointer()), align=64)
+    return b.ptrtoint(slot, I64)
+
+
+def _emit_ds(blk, code, r):
+    """DS row r (ds_kind): a load now, a store at the block's end (_emit_ds_stores)."""
+    b = blk.b
+    kind, count = ds_kind(code, r)
+    if blk.lds_slots is None:
+        blk.lds_slots = (blk.cb.alloca(I64), blk.cb.alloca(ir.IntType(8).as_pointer()))
+    ex = blk.exec_()
+    m0 = blk.sget(L.M0)
+    blk.whole(m0)
+    m0 = b.zext(m0, I64)
+    ulim = b.select(b.icmp_unsigned("<", m0, blk.lsize), m0, blk.lsize)
+    uo = [ir.Constant(I64, int(code[r, c]) & 0xFFFFFFFFFFFFFFFF)
+          for c in (C_DS_UO0, C_DS_UO1, C_DS_AMASK)]
+    addr = blk.vget(256 + int(code[r, C_F3]))
+    ra, rb = int(code[r, C_DS_ROW_A]), int(code[r, C_DS_ROW_B])
+    if kind in (L.K_LOAD, L.K_LOAD2):
+        pairs = 2 if kind == L.K_LOAD2 else 1
+        nrows = count * pairs
+        dst = _rows_slot(blk, nrows)
+        V = ir.VectorType(I32, 64)
+
+        def by_kernel():        # (rows, lanes out of range)
+            src = _put_rows(b, _rows_slot(blk, 1), [addr])
+            pdst = b.ptrtoint(dst, I64)
+            bad = _call_lds(blk, b, kind, count, [pdst, pdst, blk.plds, src] + uo + [ulim, ex])
+            return [b.load(b.bitcast(b.gep(dst, [ir.Constant(I64, 0), ir.Constant(I64, k)]),
+                                     V.as_pointer()), align=64) for k in range(nrows)], bad
+
+        if count == 3 or not blk.in_loop:   # b96 (16-byte alignment): no whole-row form
+            rows, out = by_kernel()
+        else:
+            # inside a loop, rows of whole runs or broadcasts per 16 lanes (matmul's tiles,
+            # scan's buf[lid]), in range, every lane on: vector loads here (the row kernel's
+            # own fast case, lanes._lds_segments), else the row kernel (outside loops, always:
+            # the inline form is ~2x the IR and compile time of the call, for a row that runs
+            # once per wave)
+            whole, uniform, starts = _lds_segments(b, addr, uo[:pairs], uo[2], ulim, ex, count)
+            with b.if_else(whole, likely=True) as (run, lanes):
+                with run:
+                    fast = _segment_rows(b, blk.plds, starts, uniform, count)
+                    fast_end = b.block
+                with lanes:
+                    slow, bad = by_kernel()
+                    slow_end = b.block
+            rows = []
+            for x, y in zip(fast, slow):
+                phi = b.phi(V)
+                phi.add_incoming(x, fast_end)
+                phi.add_incoming(y, slow_end)
+                rows.append(phi)
+            out = b.phi(I64)
+            out.add_incoming(ir.Constant(I64, 0), fast_end)
+            out.add_incoming(bad, slow_end)
+        blk.modebad = b.or_(blk.modebad, b.icmp_unsigned("!=", out, ir.Constant(I64, 0)))
+        for k in range(nrows):
+            _set_vgpr(blk, 256 + ra + k, rows[k], ex)
+        return
+    # a store: its lanes' range checked now (as the kernel will check them: _lds_addresses),
+    # its operands kept for the end
+    for i in range(2 if kind == L.K_STORE2 else 1):
+        _a, ok = _lds_addresses(b, addr, uo[i], uo[2], ulim, count)
+        out = b.and_(ex, b.xor(b.bitcast(ok, I64), ir.Constant(I64, -1)))
+        blk.modebad = b.or_(blk.modebad, b.icmp_unsigned("!=", out, ir.Constant(I64, 0)))
+    data0 = [blk.vget(256 + ra + k) for k in range(count)]
+    data1 = [blk.vget(256 + rb + k) for k in range(count)] if kind == L.K_STORE2 else None
+    blk.ds_stores.append((kind, count, addr, data0, data1, uo, ulim, ex,
+                          [_rows_slot(blk, 1), _rows_slot(blk, count)] +
+                          ([_rows_slot(blk, count)] if data1 else [])))
+
+
+def _emit_ds_stores(blk, e):
+    """The block's LDS stores, in program order (builder ``e``: where it stores its results):
+    in a loop, ds_write_b32/b64/b128 of whole-row runs or broadcasts per 16 lanes, every lane
+    on, as vector stores here (the row kernel's own fast case: lanes._lds_segments), the
+    others by the row kernel (see _emit_ds)."""
+    for kind, count, addr, data0, data1, uo, ulim, ex, slots in blk.ds_stores:
+        def by_kernel():
+            src = _put_rows(e, slots[0], [addr])
+            p0 = _put_rows(e, slots[1], data0)
+            p1 = _put_rows(e, slots[2], data1) if data1 else p0
+            _call_lds(blk, e, kind, count, [p0, p1, blk.plds, src] + uo + [ulim, ex])
+
+        if kind == L.K_STORE2 or count == 3 or not blk.in_loop:
+            by_kernel()
+            continue
+        whole, uniform, starts = _lds_segments(e, addr, uo[:1], uo[2], ulim, ex, count)
+        with e.if_else(whole, likely=True) as (run, lanes):
+            with run:
+                _segment_store(e, blk.plds, starts, uniform, count, data0)
+            with lanes:
+                by_kernel()
 
 
 #: f32 forms whose result is a NaN in every lane where an operand is one (IEEE arithmetic, and
@@ -1018,6 +1250,24 @@ def _nan_checked_rows(code, names, start, nrows) -> set:
                 producer[d] = (r, gen) if kind == "float" else None
             if flags & L.FL_CMPX:
                 gen += 1
+        elif h == L.H_DS:
+            # an LDS row reads its address (and a store its data) as integers; a load writes
+            # rows that hold no f32 result then
+            kind, count = ds_kind(code, r)
+            ra, rb = int(code[r, C_DS_ROW_A]), int(code[r, C_DS_ROW_B])
+            loads = kind in (L.K_LOAD, L.K_LOAD2)
+            reads = [int(code[r, C_F3])] + ([] if loads else list(range(ra, ra + count)) + (
+                list(range(rb, rb + count)) if kind == L.K_STORE2 else []))
+            for v in reads:
+                p = producer.get(256 + v)
+                if p is not None:
+                    need.add(p[0])
+            if loads:
+                for v in range(ra, ra + count * (2 if kind == L.K_LOAD2 else 1)):
+                    p = producer.get(256 + v)
+                    if p is not None and p[1] != gen:
+                        need.add(p[0])
+                    producer[256 + v] = None
         elif _writes_exec(code, r):
             gen += 1
     need.update(p[0] for p in producer.values() if p is not None)
@@ -1052,12 +1302,15 @@ def _reduction(module, op, width):
         ir.Function(module, ir.FunctionType(I32, [ir.VectorType(I32, width)]), name)
 
 
-def _emit_block(module, fname, code, names, start, nrows, ctpop, width):
+def _emit_block(module, fname, code, names, start, nrows, ctpop, width, loops):
     """Emit block (start, nrows) as function ``fname``, ``width`` lanes a chunk (64: the
-    whole wave in one pass). Raises _Unchunkable where the rows read a lane mask whole."""
-    fnty = ir.FunctionType(I64, [I64, I64, I32.as_pointer(), I64, I64])
+    whole wave in one pass), ``loops`` the program's (_loops). Raises _Unchunkable where the
+    rows read a lane mask whole."""
+    has_ds = any(int(code[r, C_H]) == L.H_DS for r in range(start, start + nrows))
+    fnty = ir.FunctionType(I64, [I64, I64, I32.as_pointer(), I64, I64] + [I64, I64] * has_ds)
     fn = ir.Function(module, fnty, fname)
-    pvb, vstride, psg, scc, mode = fn.args
+    pvb, vstride, psg, scc, mode = fn.args[:5]
+    plds, lsize = fn.args[5:] if has_ds else (None, None)
     entry = fn.append_basic_block("entry")
     body = fn.append_basic_block("chunk")
     done = fn.append_basic_block("done")
@@ -1065,10 +1318,11 @@ def _emit_block(module, fname, code, names, start, nrows, ctpop, width):
     b = ir.IRBuilder(body)
     nch = 64 // width
     lane0 = b.phi(I64) if nch > 1 else ir.Constant(I64, 0)
-    blk = _Block(b, cb, pvb, vstride, psg, scc, mode, width, lane0)
+    blk = _Block(b, cb, pvb, vstride, psg, scc, mode, width, lane0, plds, lsize)
     blk.ctpop = ctpop
     blk.module = module
     blk.nan_rows = _nan_checked_rows(code, names, start, nrows)
+    blk.in_loop = _in_loop(loops, start, nrows)
     # where no row writes EXEC, each result is merged into its register's old lanes once, at
     # the end, not at every row: the rows read the raw results, whose active lanes are the
     # merged ones', and the keys are those of the active lanes (the others are discarded)
@@ -1086,6 +1340,8 @@ def _emit_block(module, fname, code, names, start, nrows, ctpop, width):
             _emit_valu(blk, code, r, names[r], cv)
         elif h == L.H_SETREG:
             _emit_setreg(blk, code, r)
+        elif h == L.H_DS:
+            _emit_ds(blk, code, r)
     exec_end = blk.exec_()
     # a long block's chunks keep their raw results, merged under EXEC as they are stored, a
     # whole row at a time (store_row_under): a merge here kept each register's first value
@@ -1162,6 +1418,9 @@ def _emit_block(module, fname, code, names, start, nrows, ctpop, width):
         b.cbranch(b.icmp_unsigned("<", nxt, ir.Constant(I64, 64)), body, done)
     else:
         b.branch(done)
+    # at the entry's end: the row kernels' IR helpers (lanes) put stack slots there too,
+    # through builders of their own
+    cb.position_at_end(entry)
     cb.branch(body)
     _current.blk = None
     e = ir.IRBuilder(done)
@@ -1196,6 +1455,7 @@ def _emit_block(module, fname, code, names, start, nrows, ctpop, width):
             _volatile(e, _VolatileStore(e.block, blk.v[c], dst))
     for i in blk.sdirty:
         e.store(sfinal[i], e.gep(psg, [ir.Constant(I64, i)]), align=4)
+    _emit_ds_stores(blk, e)
     ret = e.or_(e.shl(nlanes, ir.Constant(I64, 1)), sccv)
     if blk.nsetreg:
         # MODE[28:0] as the last s_setreg left it (a scalar: the last chunk's is every chunk's)
@@ -1233,10 +1493,11 @@ def _target():
 
 
 #: the sources a block's IR is made from (relative to gcnemu/): this module's translation,
-#: the layout it reads rows by, lanes' IR helpers, and valu_float, whose constants the keys
-#: bake in (DENORMAL_KEY, NAN_KEY); a module the translation comes to read belongs here
+#: the layout it reads rows by, lanes' IR helpers, valu_float, whose constants the keys and
+#: the f32 forms bake in (DENORMAL_KEY, NAN_KEY), and subops, which
+#: unpacks DS sub-ops; a module the translation comes to read belongs here
 TRANSLATION_SOURCES = ("exec/blockjit.py", "exec/layout.py", "exec/lanes.py",
-                       "sem/valu_float.py")
+                       "sem/valu_float.py", "mem/subops.py")
 
 
 @functools.lru_cache(maxsize=1)
@@ -1255,13 +1516,15 @@ def _key(code: np.ndarray, names: list, blocks: list) -> str:
     """The digest of everything the blocks' object code depends on: their rows, with the
     process-specific addresses in them (VALU rows' kernels, SALU rows' compiled ops, constant
     rows) replaced by what they stand for (the instruction's name, the constant's value), the
-    instruction names, the chunk and code generation settings (CHUNK_LANES or chunk_lanes(),
-    MIN_CHUNKED_FLOAT, LONG_FLOAT, UNSCHEDULED_OK) and _generator_identity. Equal
-    keys, in any process: the same code."""
+    instruction names, whether each block lies in a loop (its DS rows' form: _emit_ds), the
+    chunk and code generation settings (CHUNK_LANES or chunk_lanes(), MIN_CHUNKED_FLOAT,
+    LONG_FLOAT, UNSCHEDULED_OK) and _generator_identity. Equal keys, in any process: the
+    same code."""
     h = hashlib.sha256(_generator_identity())
     h.update(repr((CHUNK_LANES or chunk_lanes(), MIN_CHUNKED_FLOAT, LONG_FLOAT,
                    UNSCHEDULED_OK)).encode())
     cv = _const_reader()
+    loops = _loops(code)
     for start, nrows in blocks:
         rows = np.array(code[start:start + nrows], dtype=np.int64)
         for k in range(nrows):
@@ -1277,7 +1540,10 @@ def _key(code: np.ndarray, names: list, blocks: list) -> str:
                             r[C_V0 + i] = cv(int(r[C_V0 + i]))
             elif hh == L.H_SALU:
                 r[L.C_SFN] = 0
-        h.update(np.array([start, nrows], dtype=np.int64).tobytes() + rows.tobytes())
+            elif hh == L.H_DS:
+                r[C_DS_FN] = r[L.C_FN] = 0     # the kernel: lds_symbol, by the sub-op in C_K
+        h.update(np.array([start, nrows, _in_loop(loops, start, nrows)], dtype=np.int64).tobytes()
+                 + rows.tobytes())
         h.update("\n".join(names[start:start + nrows]).encode() + b"\0")
     return h.hexdigest()
 
@@ -1395,14 +1661,14 @@ def _unscheduled(code, names, blocks) -> list:
             if _float_rows(code, names, start, nrows) >= LONG_FLOAT]
 
 
-def _load(obj: bytes, fnames: list, salu: dict) -> list:
-    """Load the object code ``obj`` into numba's execution engine, its SALU calls bound to
-    this process's ops (``salu``: symbol -> address), and return the addresses of its
+def _load(obj: bytes, fnames: list, symbols: dict) -> list:
+    """Load the object code ``obj`` into numba's execution engine, its SALU and LDS calls
+    bound to this process's ops and row kernels (``symbols``: symbol -> address), and return the addresses of its
     functions ``fnames``. numba's engine, not one of our own: an ExecutionEngine takes
     ownership of the TargetMachine it is given, and a second engine on numba's would free it
     under numba. Called under numba's compiler lock."""
     import llvmlite.binding as llvm
-    for sym, addr in salu.items():
+    for sym, addr in symbols.items():
         llvm.add_symbol(sym, addr)
     engine = _target()[0]._engine._ee
     engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
@@ -1424,19 +1690,21 @@ def blocks_ir(code: np.ndarray, names: list, blocks: list, prefix: str = "",
         module = ir.Module(name=f"gcnemu_blocks_{tag}")
         ctpop = module.declare_intrinsic("llvm.ctpop", [I64])
         fnames = []
+        loops = _loops(code)
         for j, (start, nrows) in enumerate(blocks):
             if only is not None and j not in only:
                 continue
             fname = f"gcnemu_block_{tag}_{j}"
             nfloat = _float_rows(code, names, start, nrows)
-            w = width if nfloat >= MIN_CHUNKED_FLOAT else 64
+            has_ds = any(int(code[r, C_H]) == L.H_DS for r in range(start, start + nrows))
+            w = width if nfloat >= MIN_CHUNKED_FLOAT and not has_ds else 64
             try:
-                _emit_block(module, fname, code, names, start, nrows, ctpop, w)
+                _emit_block(module, fname, code, names, start, nrows, ctpop, w, loops)
             except _Unchunkable:
                 del module.globals[fname]
                 fname += "_whole"
                 w = 64
-                _emit_block(module, fname, code, names, start, nrows, ctpop, w)
+                _emit_block(module, fname, code, names, start, nrows, ctpop, w, loops)
             FORMS["chunked" if w < 64 else "whole"] += 1
             fnames.append(fname)
         _current.blk = None
@@ -1446,8 +1714,8 @@ def blocks_ir(code: np.ndarray, names: list, blocks: list, prefix: str = "",
 def compile_blocks(code: np.ndarray, names: list) -> int:
     """Find the blocks of the decoded program ``code`` (instruction names ``names``), compile
     them (in one LLVM module, or two: _unscheduled) and write each block's function address
-    and facts into its first row (layout.C_BLK, C_BLEN, C_BNVALU, C_BNSALU, C_BSMAX,
-    C_BVMAX). Returns the number of blocks. A program decoded again in this process (each load
+    and facts into its first row (layout.C_BLK, C_BLEN, C_BNVALU, C_BNSALU, C_BSMAX, C_BVMAX,
+    C_BNDS). Returns the number of blocks. A program decoded again in this process (each load
     of a code object decodes its kernels afresh) reuses the functions compiled for the same
     rows; one compiled by an earlier process loads its object code from the disk cache
     (_cache_dir)."""
@@ -1459,9 +1727,12 @@ def compile_blocks(code: np.ndarray, names: list) -> int:
     key = _key(code, names, blocks)
     addrs = _compiled.get(key)
     if addrs is None:
-        salu = {salu_symbol(SALU_NAMES[int(code[r, C_K])]): int(code[r, L.C_SFN])
+        symbols = {salu_symbol(SALU_NAMES[int(code[r, C_K])]): int(code[r, L.C_SFN])
                 for start, nrows in blocks for r in range(start, start + nrows)
                 if int(code[r, C_H]) == L.H_SALU and int(code[r, C_V2]) == L.SQ_NONE}
+        symbols.update({lds_symbol(*ds_kind(code, r)): int(code[r, C_DS_FN])
+                        for start, nrows in blocks for r in range(start, start + nrows)
+                        if int(code[r, C_H]) == L.H_DS})
         objs = _read_cached(key)
         with global_compiler_lock:     # LLVM is not thread-safe: numba compiles under this lock
             if objs is not None and sum(len(f) for _o, f in objs) == len(blocks):
@@ -1480,7 +1751,7 @@ def compile_blocks(code: np.ndarray, names: list) -> int:
                 STATS["compiled"] += 1
             byname = {}
             for obj, fnames in objs:
-                byname.update(zip(fnames, _load(obj, fnames, salu)))
+                byname.update(zip(fnames, _load(obj, fnames, symbols)))
         # block j's function: gcnemu_block_<key[:24]>_<j>, "_whole" after it where it runs
         # over all 64 lanes at once (blocks_ir)
         addrs = [byname.get(f"gcnemu_block_{key[:24]}_{j}") or
@@ -1494,6 +1765,7 @@ def compile_blocks(code: np.ndarray, names: list) -> int:
                                               (L.H_SALU, L.H_SAVEEXEC, L.H_SETREG)).sum())
         code[start, L.C_BSMAX] = int(rows[:, C_SMAX].max())
         code[start, L.C_BVMAX] = int(rows[:, C_VMAX].max())
+        code[start, L.C_BNDS] = int((rows[:, C_H] == L.H_DS).sum())
         code[start, L.C_BLK] = addr
     STATS["seconds"] += time.perf_counter() - t0
     STATS["programs"] += 1

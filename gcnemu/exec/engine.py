@@ -25,7 +25,7 @@ from ..timing.trace import TRACE_SLACK, add_run, call_recorder, recorder_address
 from . import dispatch_gen as D
 from .jit import native_address, njit, view_i64_2d, view_u8_1d, view_u32_2d, view_u64_2d
 from .lanes import copy_row_modified, fill_row
-from .layout import (ALL_LANES, C_ABS, C_BLEN, C_BLK, C_BNSALU, C_BNVALU, C_BSMAX, C_BVMAX,
+from .layout import (ALL_LANES, C_ABS, C_BLEN, C_BLK, C_BNDS, C_BNSALU, C_BNVALU, C_BSMAX, C_BVMAX,
                      C_CLAMP, C_DST, C_DS_AMASK, C_DS_FN, C_DS_ROW_A, C_DS_ROW_B,
                      C_DS_UO0, C_DS_UO1, C_F2, C_F3, C_FAST, C_FLAGS, C_FL_FN, C_FL_ROW, C_FL_SPAN,
                      C_FN, C_H, C_IMM, C_K, C_K0, C_K1, C_K2, C_KD, C_LIT, C_NEG, C_OMOD, C_OMODW,
@@ -55,7 +55,7 @@ from .layout import (ALL_LANES, C_ABS, C_BLEN, C_BLK, C_BNSALU, C_BNVALU, C_BSMA
                      WS_LDS_BASE, WS_LDS_INSTS, WS_LDS_SIZE, WS_MODE, WS_MSG_COUNT, WS_PC, WS_SALU,
                      WS_SCC, WS_SGPRS, WS_SMEM, WS_STATUS, WS_STEPS, WS_TAKEN, WS_TRAPSTS,
                      WS_VALU, WS_VALU_LANES, WS_VBASE, WS_VCOUNT, WS_VMEM, WS_WORK)
-from .opkernels import call_block, call_salu, call_valu, call_valu32
+from .opkernels import call_block, call_ds_block, call_salu, call_valu, call_valu32
 from .state import (count_valu, fail, get_exec, get_vcc, read_scalar, set_pair, vgpr_ok,
                     write_scalar)
 
@@ -541,6 +541,18 @@ def fast_row(code, pc, h, nsg, vcount):
 
 
 @njit(inline="always")
+def block_done(blk, ws, w, mode):
+    """What a block that ran (``blk`` its return value, exec/blockjit.py) leaves the hot
+    loop's locals: (SCC, its VALU lanes, MODE), MODE written back where the block set it."""
+    if (blk >> 16) & 1:
+        # the block ran an s_setreg of MODE: MODE[28:0] as it left them (exec/blockjit.py),
+        # MODE[31:29] the CSP as the s_setreg handler has it
+        mode = ((blk >> 17) & 0x1FFFFFFF) | ((ws[w, WS_CSP] & 7) << 29)
+        ws[w, WS_MODE] = mode
+    return blk & 1, (blk >> 1) & 0x7FFF, mode
+
+
+@njit(inline="always")
 def block_may_run(code, pc, steps, stop, nsg, vcount):
     """Whether a block starts at row ``pc`` (exec/blockjit.py) and may be called there: it
     ends within ``stop`` (``steps`` counting its first row) and the wave has the SGPRs and
@@ -552,6 +564,16 @@ def block_may_run(code, pc, steps, stop, nsg, vcount):
 #: the work of a memory instruction (DS, FLAT, MUBUF, MTBUF, MIMG, EXP) in wave-instructions:
 #: 64 lanes' address checks and copies (flat_load_dwordx4: ~1.5 us, v_add_f32: ~0.05 us)
 MEMORY_WORK = 32
+
+
+@njit(inline="always")
+def ds_block_may_run(code, pc, steps, stop, nsg, vcount, lds_base):
+    """block_may_run for a block with DS rows (exec/blockjit.py: it starts at a DS row):
+    also with the MEMORY_WORK of its DS rows after the first (counted already) within
+    ``stop``, so that the row path would not have paused inside it, and on a 4-aligned LDS
+    window (the row kernels')."""
+    return block_may_run(code, pc, steps + MEMORY_WORK * (code[pc, C_BNDS] - 1), stop, nsg,
+                         vcount) and (lds_base & 3) == 0
 
 
 @njit(_nrt=False)
@@ -706,7 +728,8 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
                         tp + nb - 1 + TRACE_SLACK <= _trace_end(tr, san) and \
                         fast_row(code, pc, h, nsg, vcount):
                     # a block starts here and the fast loop below will call it: the entries
-                    # of all its rows (it has no memory row, so each is its row number),
+                    # of all its rows (it starts at a fast row, so it has no DS row: each is
+                    # its row number),
                     # taken back there if the block declines
                     for i in range(1, nb):
                         tr[tp] = pc + i
@@ -722,6 +745,29 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
             step_stop = min(step_limit, step_pause - work)
             fast_stop = np.int64(-1) if steps_rec else step_stop
         next_pc = pc + 1
+        if h == H_DS and code[pc, C_BLK] != 0 and not rec and \
+                ds_block_may_run(code, pc, steps, step_stop, nsg, vcount, ws[w, WS_LDS_BASE]):
+            # a block with DS rows starts at this DS row (exec/blockjit.py; where nothing is
+            # recorded, their records being the row path's): called here, away from the fast
+            # loop below, whose state its LDS window and size would add to (loops_break ran
+            # ~10 % slower so); declined, this row goes on to the DS path below
+            blk = call_ds_block(code[pc, C_BLK], pvb, vstride, psg, np.int64(scc), mode,
+                                plds + ws[w, WS_LDS_BASE], ws[w, WS_LDS_SIZE])
+            if blk >= 0:
+                nb = code[pc, C_BLEN]
+                scc, bl, mode = block_done(blk, ws, w, mode)
+                nlanes += bl
+                nvalu += code[pc, C_BNVALU]
+                nsalu += code[pc, C_BNSALU]
+                nds = code[pc, C_BNDS]
+                ws[w, WS_LDS_INSTS] += nds
+                work += MEMORY_WORK * (nds - 1)     # the first row's counted above
+                step_stop = min(step_limit, step_pause - work)
+                fast_stop = step_stop
+                steps += nb - 1
+                insts += nb
+                pc += nb
+                continue
         if fast_row(code, pc, h, nsg, vcount):
             # the hot handlers (SALU with inline moves and bitwise ops, 32-bit and other fast
             # VALU, branches, saveexec, s_setreg of MODE, nops) in a loop of their own: a run
@@ -749,13 +795,8 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
                         tr[0] = np.int64(frame[FR_TR_ROW]) + 1
                 if blk >= 0:
                     nb = code[pc, C_BLEN]
-                    scc = blk & 1
-                    nlanes += (blk >> 1) & 0x7FFF
-                    if (blk >> 16) & 1:
-                        # the block ran an s_setreg of MODE: MODE[28:0] as it left them
-                        # (exec/blockjit.py), MODE[31:29] the CSP as the handler below has it
-                        mode = ((blk >> 17) & 0x1FFFFFFF) | ((ws[w, WS_CSP] & 7) << 29)
-                        ws[w, WS_MODE] = mode
+                    scc, bl, mode = block_done(blk, ws, w, mode)
+                    nlanes += bl
                     nvalu += code[pc, C_BNVALU]
                     nsalu += code[pc, C_BNSALU]
                     steps += nb - 1

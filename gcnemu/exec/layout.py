@@ -76,8 +76,9 @@ MEMORY_HANDLERS = {"DS": H_DS, "FLAT": H_FLAT, "MUBUF": H_MUBUF, "MTBUF": H_MTBU
                            # address of the constant's row); SALU: C_V2 the inline form SQ_*
  C_SMAX, C_VMAX,           # fast path: SGPRs / VGPRs the operands need (checked per wave)
  C_FAST,    # 1: the fast path may run the row
- ) = range(42)
-NCOL = 42
+ C_BLK, C_BLEN, C_BNVALU, C_BNSALU, C_BSMAX, C_BVMAX, C_BNDS,   # a block's facts (below)
+ ) = range(49)
+NCOL = 49
 #: SALU rows without an inline form (C_V2 SQ_NONE): the address of the op's compiled kernel
 #: (exec/opkernels.py salu_address)
 C_SFN = C_F0
@@ -92,10 +93,10 @@ C_DS_FN, C_DS_ROW_A, C_DS_ROW_B, C_DS_UO0, C_DS_UO1, C_DS_AMASK = C_V1, C_DST, C
 #: FLAT rows with a fast form (mem/flat.flat_row_form, C_FAST 1): the row kernel's address,
 #: the data or destination row and the bytes each lane accesses
 C_FL_FN, C_FL_ROW, C_FL_SPAN = C_V1, C_DST, C_S1
-#: the first row of a block (exec/blockjit.py; SALU, VALU, nop rows, whose C_F1.. are free):
-#: the block function's address (0: no block starts here), its rows, VALU rows, SALU rows and
-#: the SGPRs / VGPRs its operands need (checked per wave, as C_SMAX / C_VMAX)
-C_BLK, C_BLEN, C_BNVALU, C_BNSALU, C_BSMAX, C_BVMAX = C_F1, C_F2, C_F3, C_F4, C_F5, C_F6
+#: the first row of a block (exec/blockjit.py; columns of their own: a block may start at a DS
+#: row, whose C_F* hold its raw fields): the block function's address (0: no block starts
+#: here), its rows, VALU rows, SALU rows, the SGPRs / VGPRs its operands need (checked per
+#: wave, as C_SMAX / C_VMAX) and its DS rows (C_BLK .. C_BNDS, in the column list above)
 
 # --- instruction flags (column C_FLAGS) ---------------------------------------------------------
 FL_LIT_HIGH = 1        # a literal in a 64-bit float operand supplies the high dword

@@ -114,3 +114,20 @@ def call_block(typingctx, addr, pvb, vstride, psgpr, scc, mode):
                                  args[4], args[5]])
 
     return sig, codegen
+
+
+@intrinsic
+def call_ds_block(typingctx, addr, pvb, vstride, psgpr, scc, mode, plds, lsize):
+    """call_block for a block with DS rows, whose function takes two more: the address of
+    the wave's LDS window and its size in bytes."""
+    sig = types.int64(addr, pvb, vstride, psgpr, scc, mode, plds, lsize)
+
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        fnty = ir.FunctionType(i64, [i64, i64, ir.IntType(32).as_pointer(), i64, i64, i64, i64])
+        fn = builder.inttoptr(args[0], fnty.as_pointer())
+        return builder.call(fn, [args[1], args[2],
+                                 builder.inttoptr(args[3], ir.IntType(32).as_pointer()),
+                                 args[4], args[5], args[6], args[7]])
+
+    return sig, codegen

@@ -191,9 +191,8 @@ def _row(ins: Instruction, pc_index: dict, prog_name: str, gen: str) -> np.ndarr
         elif name == "s_memtime":
             r[C_H] = L.H_MEMTIME
         else:
-            # s_dcache_inv, s_dcache_inv_vol: no scalar cache is modelled. A nop row keeps the
-            # columns after C_F0 zero: the hot loop reads C_F1.. of the rows it runs as a
-            # block's facts (layout.C_BLK), and the register offset's flag would be an address
+            # s_dcache_inv, s_dcache_inv_vol: no scalar cache is modelled; a nop row, without
+            # the SMRD fields below
             r[C_H] = L.H_NOP
             return r
         r[C_S0] = f["sbase"] * 2
