@@ -71,7 +71,7 @@ from llvmlite import ir
 from . import layout as L
 from .dispatch_gen import SALU_NAMES
 from .lanes import (_lds_addresses, _lds_segments, _segment_rows, _segment_store, _volatile,
-                    _VolatileStore, lane_predicate, store_row_under)
+                    _VolatileStore, lane_predicate, phi_join, store_row_under)
 from .layout import (
     C_ABS,
     C_CLAMP,
@@ -1162,15 +1162,8 @@ def _emit_ds(blk, code, r):
                 with lanes:
                     slow, bad = by_kernel()
                     slow_end = b.block
-            rows = []
-            for x, y in zip(fast, slow):
-                phi = b.phi(V)
-                phi.add_incoming(x, fast_end)
-                phi.add_incoming(y, slow_end)
-                rows.append(phi)
-            out = b.phi(I64)
-            out.add_incoming(ir.Constant(I64, 0), fast_end)
-            out.add_incoming(bad, slow_end)
+            *rows, out = phi_join(b, fast + [ir.Constant(I64, 0)], fast_end, slow + [bad],
+                                  slow_end)
         blk.modebad = b.or_(blk.modebad, b.icmp_unsigned("!=", out, ir.Constant(I64, 0)))
         for k in range(nrows):
             _set_vgpr(blk, 256 + ra + k, rows[k], ex)

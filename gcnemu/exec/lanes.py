@@ -563,13 +563,19 @@ def _segment_rows(builder, base, starts, uniform, n):
             a, ablock = broadcasts(), builder.block
         with cons:
             b, bblock = runs(), builder.block
-    rows = []
+    return phi_join(builder, a, ablock, b, bblock)
+
+
+def phi_join(builder, a, ablock, b, bblock):
+    """At the join of two branches, one phi per pair: a[i] as it came from block ``ablock``,
+    b[i] from ``bblock`` (the builder positioned after both)."""
+    out = []
     for x, y in zip(a, b):
-        phi = builder.phi(row)
+        phi = builder.phi(x.type)
         phi.add_incoming(x, ablock)
         phi.add_incoming(y, bblock)
-        rows.append(phi)
-    return rows
+        out.append(phi)
+    return out
 
 
 def _segment_store(builder, base, starts, uniform, n, parts):
