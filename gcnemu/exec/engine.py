@@ -38,7 +38,7 @@ from .layout import (ALL_LANES, C_ABS, C_BLEN, C_BLK, C_BNDS, C_BNSALU, C_BNVALU
                      FL_ROW32, C_SFN, FR_BASE, FR_CODE, FR_DATA, FR_EXPORTS, FR_FAULTS, FR_GENERIC,
                      FR_INS, FR_LDS, FR_MAPPED, FR_MSGS, FR_NCOLS, FR_NDATA, FR_NEED, FR_NEED_KIND,
                      FR_NEXP, FR_NEXPC, FR_NF0, FR_NF1, FR_NLDS, FR_NMAPPED, FR_NMSGS, FR_NROWS,
-                     FR_NTR, FR_NV, FR_NW, FR_NWS, FR_PC, FR_REC, FR_REC_IMG, FR_SCC, FR_SREGS,
+                     FR_NTR, FR_NV, FR_NW, FR_NWS, FR_PC, FR_REC, FR_REC_DS, FR_REC_IMG, FR_SCC, FR_SREGS,
                      FR_T32, FR_TMP, FR_TR, FR_TR_ROW, FR_TR_RUN, FR_VGPR, FR_W, FR_WS,
                      H_BARRIER,
                      H_BRANCH, H_CBRANCH, H_CBRANCH_G_FORK, H_CBRANCH_I_FORK, H_CBRANCH_JOIN, H_DS,
@@ -46,7 +46,7 @@ from .layout import (ALL_LANES, C_ABS, C_BLEN, C_BLK, C_BNDS, C_BNSALU, C_BNVALU
                      H_MOVRELS, H_MQSAD, H_NOP, H_READFIRSTLANE, H_READLANE, H_RFE, H_SALU,
                      H_SAVEEXEC, H_SENDMSG, H_SETHALT, H_SETPC, H_SETREG, H_SMRD_LOAD, H_SWAPPC,
                      H_TRAP, H_VALU, H_VCMP, H_VMOVRELD, H_VMOVRELS, H_VMOVRELSD, H_WAITCNT,
-                     H_WRITELANE, M0, MASK32, NEED_REC, NEED_REC_IMG, NEED_ROW, OP_CONST, OP_NONE,
+                     H_WRITELANE, M0, MASK32, NEED_REC, NEED_REC_DS, NEED_REC_IMG, NEED_ROW, OP_CONST, OP_NONE,
                      OP_SREG, OP_VGPR,
                      PRIVATE_APERTURE_HI, SQ_AND, SQ_ANDN2, SQ_MOV, SQ_NAND, SQ_NONE, SQ_NOR,
                      SQ_OR, SQ_ORN2, SQ_XNOR, SQ_XOR, ST_BARRIER, ST_DONE, ST_ERROR, ST_HALTED,
@@ -709,9 +709,14 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
                 if san is None:
                     # the recorder, by address (timing/trace.py); not compiled yet: back to
                     # the host before this instruction, as for a memory family below
-                    recorder = frame[FR_REC_IMG] if h == H_MIMG else frame[FR_REC]
+                    if h == H_MIMG:
+                        recorder, need_kind = frame[FR_REC_IMG], NEED_REC_IMG
+                    elif h == H_DS:
+                        recorder, need_kind = frame[FR_REC_DS], NEED_REC_DS
+                    else:
+                        recorder, need_kind = frame[FR_REC], NEED_REC
                     if recorder == U64(0):
-                        frame[FR_NEED_KIND] = U64(NEED_REC_IMG if h == H_MIMG else NEED_REC)
+                        frame[FR_NEED_KIND] = U64(need_kind)
                         need = True
                         break
                     tr[tp] = pc
@@ -1277,9 +1282,11 @@ NO_TRACE = np.zeros(0, np.int64)
 #: the words of run_group_waves' ``sched``: the wave of the pass to run next, whether a wave
 #: ran in this pass, the address of the compiled general path (0: not yet), the row that
 #: needs code and which code (layout.NEED_*; after NEED_CODE), the addresses of the trace's
-#: recorders (FR_REC, FR_REC_IMG; 0: not yet)
-SC_NEXT, SC_RAN, SC_GENERIC, SC_NEED, SC_NEED_KIND, SC_REC, SC_REC_IMG = range(7)
-NSCHED = 7
+#: recorders (FR_REC, FR_REC_IMG, FR_REC_DS; 0: not yet)
+SC_NEXT, SC_RAN, SC_GENERIC, SC_NEED, SC_NEED_KIND, SC_REC, SC_REC_IMG, SC_REC_DS = range(8)
+NSCHED = 8
+#: the sched word of each recorder's address, by the NEED_* kind that waits for it
+_RECORDER_WORD = {NEED_REC: SC_REC, NEED_REC_IMG: SC_REC_IMG, NEED_REC_DS: SC_REC_DS}
 
 
 @njit
@@ -1344,6 +1351,7 @@ def run_group_waves(code, wave_ids, sregs, ws, vgpr, lds, mem_data, mem_mapped, 
     rec = tr.shape[0] != 0
     frame[FR_REC] = U64(sched[SC_REC])
     frame[FR_REC_IMG] = U64(sched[SC_REC_IMG])
+    frame[FR_REC_DS] = U64(sched[SC_REC_DS])
     nw = wave_ids.shape[0]
     # Barrier release below: the dispatcher lays out each workgroup's waves consecutively,
     # so a group is one run of wave_ids and is decided by scanning that run (O(waves) per
@@ -1474,9 +1482,9 @@ def provide_code(code: np.ndarray, sched: np.ndarray) -> None:
     address), or the general path, into ``sched``."""
     kind = int(sched[SC_NEED_KIND])
     if kind != NEED_ROW:
-        word = SC_REC_IMG if kind == NEED_REC_IMG else SC_REC
+        word = _RECORDER_WORD[kind]
         if word not in _compiled:
-            _compiled[word] = recorder_address(kind == NEED_REC_IMG)
+            _compiled[word] = recorder_address(kind)
         sched[word] = _compiled[word]
         return
     row = int(sched[SC_NEED])

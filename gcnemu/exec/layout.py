@@ -209,16 +209,16 @@ PRIVATE_APERTURE_HI = 0x20000000  # 0x2000_0000_xxxx_xxxx reaches the lane's scr
 #: FR_GENERIC holds step_generic's address (0 until compiled); run_wave sets FR_NEED to 1 + the
 #: row of an instruction whose compiled code is still missing, and FR_NEED_KIND which code
 #: (NEED_*); FR_SCC receives the SCC of a SALU op kernel (exec/opkernels.py call_salu).
-#: Traces: FR_TR and FR_NTR the trace's address and length, FR_REC and FR_REC_IMG the
-#: addresses of its recorders (gcnemu/timing/trace.py recorder_address: every memory record
-#: but MIMG's, MIMG's; 0 until compiled); FR_TR_ROW the position of the current row's entry,
+#: Traces: FR_TR and FR_NTR the trace's address and length, FR_REC, FR_REC_IMG and FR_REC_DS
+#: the addresses of its recorders (gcnemu/timing/trace.py recorder_address: every memory
+#: record but MIMG's and DS's, MIMG's, DS's; 0 until compiled); FR_TR_ROW the position of the current row's entry,
 #: FR_TR_RUN that of the wave's run header + 1 (0: none) while run_wave records
 (FR_INS, FR_W, FR_SREGS, FR_NW, FR_WS, FR_NWS, FR_VGPR, FR_NV, FR_LDS, FR_NLDS, FR_DATA,
  FR_NDATA, FR_MAPPED, FR_NMAPPED, FR_BASE, FR_FAULTS, FR_NF0, FR_NF1, FR_TMP, FR_EXPORTS,
  FR_NEXP, FR_NEXPC, FR_NCOLS, FR_CODE, FR_NROWS, FR_PC, FR_MSGS, FR_NMSGS, FR_T32,
  FR_GENERIC, FR_NEED, FR_SCC, FR_NEED_KIND, FR_TR, FR_NTR, FR_REC, FR_REC_IMG, FR_TR_ROW,
- FR_TR_RUN) = range(39)
-NFRAME = 39
+ FR_TR_RUN, FR_REC_DS) = range(40)
+NFRAME = 40
 #: what FR_NEED waits for: the row's own code (its memory family's entry or the general
-#: path), the trace recorder of every memory record but MIMG's, the MIMG one
-NEED_ROW, NEED_REC, NEED_REC_IMG = range(3)
+#: path), the trace recorder of every memory record but MIMG's and DS's, the MIMG one, the DS one
+NEED_ROW, NEED_REC, NEED_REC_IMG, NEED_REC_DS = range(4)

@@ -33,7 +33,7 @@ Recording never changes functional state: it only reads registers, and allocates
 The engine calls the recorders by address, as it calls the memory families: two C-callable
 entries on its frame (gcnemu/mem/entry.py frame_state, the trace at layout.FR_TR), each
 compiled when a traced wave first needs it (exec/engine.py provide_code): `trace_memory` for
-every record but MIMG's, `image_trace` for MIMG's. The engine's loop is one compiled
+every record but MIMG's and DS's, `image_trace` for MIMG's, `ds_trace` for DS's. The engine's loop is one compiled
 function with and without a trace, so a recorder linked into it would be compiled by every
 functional cold start (~6 s), and image addressing by every kernel's first timing run. The
 recorders themselves are compiled without reference counting (``_nrt=False``: numba's
@@ -52,7 +52,8 @@ from ..exec.jit import call_native, native_address, njit, p_i64
 from ..exec.layout import (C_F0, C_F1, C_F2, C_F3, C_F4, C_F5, C_F6, C_F7, C_H, C_IMM, C_K, C_LIT,
                            C_S0, C_S1, EXEC_HI, EXEC_LO, FR_NTR, FR_TR, H_DS, H_FLAT, H_MIMG,
                            H_MTBUF, H_MUBUF, H_SMRD_LOAD, K_ATOMIC, K_LOAD2, K_LOAD_FORMAT,
-                           K_STORE2, K_STORE_FORMAT, K_WRXCHG2, NFRAME, WS_VBASE)
+                           K_STORE2, K_STORE_FORMAT, K_WRXCHG2, NEED_REC_DS, NEED_REC_IMG, NFRAME,
+                           WS_VBASE)
 from ..mem.descriptors import (buffer_address, buffer_lane_operands, descriptor_words,
                                vsharp_fields)
 from ..mem.formats import FMT_BYTES
@@ -618,36 +619,46 @@ def _flat_lines_in_order(vgpr, row, ex, nbytes, tr, start):
 
 
 @njit(_nrt=False)
+def ds_trace(ins, w, sregs, ws, vgpr, tr, tp):
+    """Append the record of the DS instruction ``ins`` of wave ``w`` at tr[tp], as
+    trace_memory does every other kind's: its LDS passes (ds_passes); returns the new write
+    position. Kept apart so that the first timing run of a kernel without LDS instructions
+    does not compile ds_passes (~3 s)."""
+    ex = U64(sregs[w, EXEC_LO]) | (U64(sregs[w, EXEC_HI]) << U64(32))
+    vbase = ws[w, WS_VBASE]
+    nrows = vgpr.shape[0]
+    if tr[1] < 0:
+        tr[tp] = 1 | (1 << 16)    # coherency-accurate mode: no bank count (docstring)
+        return tp + 1
+    kind, size, count, _, _, _, st64, _ = subop_fields(ins[C_K])
+    if ins[C_F2] != 0:      # GDS: no LDS banks involved
+        tr[tp] = 1 | (1 << 16)
+        return tp + 1
+    ndw = max(1, count) if size >= 4 else 1
+    two = kind == K_LOAD2 or kind == K_STORE2 or kind == K_WRXCHG2
+    if two:
+        scale = 4 * ndw * (64 if st64 else 1)
+        offa = ins[C_F0] * scale
+        offb = ins[C_F1] * scale
+    else:
+        offa = offb = ins[C_F0] | (ins[C_F1] << 8)
+    row = vbase + ins[C_F3]
+    tr[tp] = ds_passes(vgpr, row, offa, offb, two, ndw, ex, tr, tr.shape[0] - DS_SCRATCH) \
+        if 0 <= row < nrows else 1 | (1 << 16)
+    return tp + 1
+
+
+@njit(_nrt=False)
 def trace_memory(ins, w, sregs, ws, vgpr, tr, tp):
     """Append the memory record of the instruction ``ins`` (its program row) of wave ``w``
     at tr[tp] (see the module docstring); returns the new write position. MIMG records are
-    image_trace's (kept apart so that a kernel without images does not compile its
-    addressing). Registers outside the wave's allocation are read as the engine would fail
+    image_trace's and DS records ds_trace's (kept apart so that a kernel without images or
+    LDS does not compile their addressing and bank counts). Registers outside the wave's allocation are read as the engine would fail
     on them: the record is then empty (the instruction fails anyway)."""
     h = ins[C_H]
     ex = U64(sregs[w, EXEC_LO]) | (U64(sregs[w, EXEC_HI]) << U64(32))
     vbase = ws[w, WS_VBASE]
     nrows = vgpr.shape[0]
-    if h == H_DS:
-        if tr[1] < 0:
-            tr[tp] = 1 | (1 << 16)    # coherency-accurate mode: no bank count (docstring)
-            return tp + 1
-        kind, size, count, _, _, _, st64, _ = subop_fields(ins[C_K])
-        if ins[C_F2] != 0:      # GDS: no LDS banks involved
-            tr[tp] = 1 | (1 << 16)
-            return tp + 1
-        ndw = max(1, count) if size >= 4 else 1
-        two = kind == K_LOAD2 or kind == K_STORE2 or kind == K_WRXCHG2
-        if two:
-            scale = 4 * ndw * (64 if st64 else 1)
-            offa = ins[C_F0] * scale
-            offb = ins[C_F1] * scale
-        else:
-            offa = offb = ins[C_F0] | (ins[C_F1] << 8)
-        row = vbase + ins[C_F3]
-        tr[tp] = ds_passes(vgpr, row, offa, offb, two, ndw, ex, tr, tr.shape[0] - DS_SCRATCH) \
-            if 0 <= row < nrows else 1 | (1 << 16)
-        return tp + 1
     start = tp + 1
     n = np.int64(0)
     if h == H_SMRD_LOAD:
@@ -735,15 +746,22 @@ def _image_entry(fp, tp):
     return image_trace(ins, w, sregs, ws, vgpr, _frame_trace(fp), tp)
 
 
+def _ds_entry(fp, tp):
+    ins, w, sregs, ws, vgpr, _, _, _, _, _, _, _ = frame_state(fp)
+    return ds_trace(ins, w, sregs, ws, vgpr, _frame_trace(fp), tp)
+
+
 _RECORDER_SIGNATURE = types.int64(types.CPointer(types.int64), types.int64)
 
 
-def recorder_address(image: bool) -> int:
+def recorder_address(kind: int) -> int:
     """Address of the compiled recorder entry (called with the engine's frame, whose FR_INS
-    names the row and FR_TR the trace, and the write position; returns the new one): MIMG's
-    (image_trace) when ``image``, else every other kind's (trace_memory). Compiled on first
-    use (jit.native_address), or loaded from numba's disk cache."""
-    return native_address(_image_entry if image else _memory_entry, _RECORDER_SIGNATURE)
+    names the row and FR_TR the trace, and the write position; returns the new one) of the
+    records that ``kind`` (layout.NEED_REC*) waits for: MIMG's (image_trace), DS's
+    (ds_trace) or every other kind's (trace_memory). Compiled on first use
+    (jit.native_address), or loaded from numba's disk cache."""
+    entry = {NEED_REC_IMG: _image_entry, NEED_REC_DS: _ds_entry}.get(kind, _memory_entry)
+    return native_address(entry, _RECORDER_SIGNATURE)
 
 
 @intrinsic
