@@ -11,6 +11,7 @@ kernel would leave its plain host form.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 from pathlib import Path
 
@@ -104,6 +105,17 @@ def _program(rng, n):
 #: a chunk at a time in the width of this CPU (blockjit.chunk_lanes: 32 with AVX-512, 16 with
 #: AVX2; test_avx2_blocks_give_the_same_bits runs the checks below with AVX2 code)
 WIDTHS = (64, blockjit.chunk_lanes())
+
+
+@contextlib.contextmanager
+def _blocks(enabled: bool):
+    """blockjit.ENABLED is ``enabled`` while the body loads or decodes (restored after)."""
+    saved = blockjit.ENABLED
+    blockjit.ENABLED = enabled
+    try:
+        yield
+    finally:
+        blockjit.ENABLED = saved
 
 
 def _build(text: str, blocks: bool, width: int | None = None):
@@ -468,12 +480,8 @@ def test_blocks_of_a_corpus_kernel_and_its_counters():
     path = str(corpus.hsaco_path("mandelbrot"))
     reports = []
     for blocks in (True, False):
-        saved = blockjit.ENABLED
-        blockjit.ENABLED = blocks
-        try:
+        with _blocks(blocks):
             kernel = gcnemu.load(path).kernel("mandelbrot")
-        finally:
-            blockjit.ENABLED = saved
         nblocks = int((kernel.program.code[:, L.C_BLK] != 0).sum())
         assert nblocks >= 5 if blocks else nblocks == 0
         gpu = gcnemu.GPU()
@@ -536,12 +544,8 @@ def test_division_and_its_mode_changes_are_one_block_with_the_same_counts():
     pos[:4, :3] = np.float32(1e-39)              # denormal coordinates
     reports = []
     for blocks in (True, False):
-        saved = blockjit.ENABLED
-        blockjit.ENABLED = blocks
-        try:
+        with _blocks(blocks):
             kernel = gcnemu.load(str(corpus.hsaco_path("nbody"))).kernel("nbody_acc")
-        finally:
-            blockjit.ENABLED = saved
         code = kernel.program.code
         spans = [(i, int(code[i, L.C_BLEN])) for i in range(code.shape[0]) if code[i, L.C_BLK]]
         setregs = [i for i, s, n in ((i, *sp) for i, sp in enumerate(spans))
@@ -645,13 +649,9 @@ def test_corpus_kernels_give_the_same_bits_with_and_without_blocks(name):
     from kernels import corpus
     outs = []
     for blocks in (True, False):
-        saved = blockjit.ENABLED
-        blockjit.ENABLED = blocks
         compiled = blockjit.STATS["blocks"]
-        try:
+        with _blocks(blocks):
             results, case = corpus.run_case(name)     # loads and decodes the kernel afresh
-        finally:
-            blockjit.ENABLED = saved
         assert (blockjit.STATS["blocks"] > compiled) == blocks
         corpus.compare_results(case, results)
         outs.append(results)
@@ -663,12 +663,8 @@ def test_corpus_kernels_give_the_same_bits_with_and_without_blocks(name):
 
 def _mandelbrot(blocks: bool):
     from kernels import corpus
-    saved = blockjit.ENABLED
-    blockjit.ENABLED = blocks
-    try:
+    with _blocks(blocks):
         return gcnemu.load(str(corpus.hsaco_path("mandelbrot"))).kernel("mandelbrot")
-    finally:
-        blockjit.ENABLED = saved
 
 
 @pytest.mark.parametrize("dx", [0.05, 1e-39])
@@ -733,10 +729,8 @@ def test_rows_the_hot_loop_runs_carry_no_block_facts_unless_a_block_starts_there
     hot = {L.H_NOP, L.H_WAITCNT, L.H_BRANCH, L.H_CBRANCH, L.H_SALU, L.H_SAVEEXEC, L.H_VALU,
            L.H_VCMP, L.H_SETREG, L.H_DS}
     facts = [L.C_BLK, L.C_BLEN, L.C_BNVALU, L.C_BNSALU, L.C_BSMAX, L.C_BVMAX, L.C_BNDS]
-    saved = blockjit.ENABLED
-    blockjit.ENABLED = False
     checked, bad = 0, set()
-    try:
+    with _blocks(False):
         for f in files:
             for line in open(f, errors="ignore"):
                 m = re.search(r"encoding: \[([0-9a-fx, ]+)\]", line)
@@ -751,8 +745,6 @@ def test_rows_the_hot_loop_runs_carry_no_block_facts_unless_a_block_starts_there
                         checked += 1
                         if any(prog.code[i, c] != 0 for c in facts):
                             bad.add(ins.name)
-    finally:
-        blockjit.ENABLED = saved
     assert checked > 500 and not bad, sorted(bad)
 
 
@@ -948,14 +940,11 @@ def test_lds_overruns_in_blocks_are_the_row_paths_faults(tmp_path):
     src.write_text(CL_SPREAD)
     seen = []
     for blocks in (True, False):
-        saved = blockjit.ENABLED
-        blockjit.ENABLED = blocks
         try:
-            k = gcnemu.load(src).kernel("spread")
+            with _blocks(blocks):
+                k = gcnemu.load(src).kernel("spread")
         except gcnemu.LoaderError as e:      # no clang-14 / libclc-14 here
             pytest.skip(str(e))
-        finally:
-            blockjit.ENABLED = saved
         code = k.program.code
         assert ((code[:, L.C_BNDS] > 0).sum() > 0) == blocks
         gpu = gcnemu.GPU()
