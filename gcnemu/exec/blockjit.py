@@ -1295,11 +1295,17 @@ def _reduction(module, op, width):
         ir.Function(module, ir.FunctionType(I32, [ir.VectorType(I32, width)]), name)
 
 
+def _has_ds(code: np.ndarray, start: int, nrows: int) -> bool:
+    """Whether block (start, nrows) has DS rows: it then runs over 64 lanes in one pass and
+    its function takes the LDS window and size."""
+    return any(int(code[r, C_H]) == L.H_DS for r in range(start, start + nrows))
+
+
 def _emit_block(module, fname, code, names, start, nrows, ctpop, width, loops):
     """Emit block (start, nrows) as function ``fname``, ``width`` lanes a chunk (64: the
     whole wave in one pass), ``loops`` the program's (_loops). Raises _Unchunkable where the
     rows read a lane mask whole."""
-    has_ds = any(int(code[r, C_H]) == L.H_DS for r in range(start, start + nrows))
+    has_ds = _has_ds(code, start, nrows)
     fnty = ir.FunctionType(I64, [I64, I64, I32.as_pointer(), I64, I64] + [I64, I64] * has_ds)
     fn = ir.Function(module, fnty, fname)
     pvb, vstride, psg, scc, mode = fn.args[:5]
@@ -1689,7 +1695,7 @@ def blocks_ir(code: np.ndarray, names: list, blocks: list, prefix: str = "",
                 continue
             fname = f"gcnemu_block_{tag}_{j}"
             nfloat = _float_rows(code, names, start, nrows)
-            has_ds = any(int(code[r, C_H]) == L.H_DS for r in range(start, start + nrows))
+            has_ds = _has_ds(code, start, nrows)
             w = width if nfloat >= MIN_CHUNKED_FLOAT and not has_ds else 64
             try:
                 _emit_block(module, fname, code, names, start, nrows, ctpop, w, loops)
