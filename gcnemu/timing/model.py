@@ -330,7 +330,7 @@ REFUSED_PORT, REFUSED_WAIT = np.int64(-1), np.int64(-2)
 #: the tables _fast_run's local path uses (simulate's, see there)
 _Local = namedtuple("_Local", ("lds_free", "qrow", "vq", "vn", "eq", "en", "lq", "ln", "rwait",
                                "wacc", "P", "wgrp", "status", "barr_ready", "garr", "glive",
-                               "group_first", "wloc", "gnext", "solo"))
+                               "group_first", "wloc", "gnext", "solo", "per"))
 #: scans the full path runs itself after a _fast_run call that could not finish one scan
 #: (memory or barriers every few instructions: the hand-over would cost more than it saves),
 #: doubled after each such call in a row up to FAST_RUN_BACKOFF_MAX, back to the first after
@@ -644,6 +644,320 @@ def _solo_run(cu, simd, nsimd, t, SS, so, sri, nxi, wq, WV, streams, rinfo, pcc,
     return r, a_wait, a_valu, a_sca, a_misc
 
 
+# Period replay (_period_run): a SIMD whose resident waves all run loops of plain rows
+# repeats its issue pattern. When, after one of its scans, its whole issue state relative to
+# that scan's cycle (each slot's wave, ready cycle, next-row word, stall cycles so far and
+# the retire time of its scalar writes; the VALU's free cycle; its wake) equals its state
+# after an earlier scan D cycles before, and each wave's trace goes on repeating the rows it
+# issued in between, the next periods issue the same rows at the same offsets: k of them
+# are booked at once (the per-row table, the issue counters and the I$ counters k times the
+# period's, the I$ entries' LRU stamps those of the last period, every cycle of the SIMD
+# k x D later). The state is taken after each scan in which the oldest wave jumps back (once
+# an iteration of its loop) and compared with the last one of the same hash among the last
+# PER_SNAPS taken (the waves of a SIMD issue at different rates, the oldest first, so the
+# pattern often spans many iterations of the oldest: with the last 4 compared, mandelbrot
+# booked 10 % of its wave-instructions at once, with 16 45 %, with the hash over 64 48 %;
+# loops_break 0 with 4, 26 % with 64). PER_* lay out the workspace (_Local.per, made by
+# _period_tables).
+PER_SNAPS = 64
+PER_HASH_BITS = 10    # the last snapshot of each hash of the compared fields: PR.htab
+PER_HEAD = 9          # per snapshot: t, log and fetch-log length, 4 issue counters, wake, VALU
+PER_SLOT = 12         # per slot: wave, ready, word, since, unit, bar, depst, fetch, dep (3), pos
+PER_CMP = 11          # (the slot fields compared: all but the stream position)
+PER_LOG = 16384       # issues logged: row, busy, unit, barrier, dependency, fetch, arbiter
+PER_FLOG = 4096       # fetches logged: row, pending bits, cycle
+#: scans of a SIMD that _fast_run lets pass before it tries another period run after one
+#: that ran fewer than PER_MIN_SCANS scans, doubled after each such up to PER_BACKOFF_MAX
+#: (on memory and LDS kernels a try after every scan would cost a call each)
+PER_BACKOFF = 4
+PER_BACKOFF_MAX = 256
+PER_MIN_SCANS = 4
+#: the workspace; ``stats``: scans run, wave-instructions issued in them, periods booked at
+#: once, wave-instructions booked at once (for tests and measurements)
+_Period = namedtuple("_Period", ("on", "snap", "log", "flog", "ctr", "skip", "back", "seq",
+                                 "htab", "stats"))
+
+
+@njit
+def _period_tables(on, wps, nsimds, nctr, stats):
+    """The period replay's workspace (see PER_*; ``on``: False turns it off)."""
+    return _Period(on, np.empty((PER_SNAPS, PER_HEAD + PER_SLOT * wps), np.int64),
+                   np.empty((PER_LOG, 7), np.int64), np.empty((PER_FLOG, 3), np.int64),
+                   np.zeros(nctr, np.int64), np.zeros(nsimds, np.int64),
+                   np.full(nsimds, PER_BACKOFF, np.int64), np.zeros(1, np.int64),
+                   np.zeros(1 << PER_HASH_BITS, np.int64), stats)
+
+
+@njit(_nrt=False)
+def _period_take(sn, t, nlog, nflog, a_wait, a_valu, a_sca, a_misc, wake, SS, so, wo, wpsu, n,
+                 WV):
+    """Write the SIMD's issue state after its scan at cycle t into snapshot ``sn`` (PER_*);
+    returns a hash of the fields _period_repeats compares (PER_HASH_BITS bits)."""
+    sn[0] = t
+    sn[1] = nlog
+    sn[2] = nflog
+    sn[3] = a_wait
+    sn[4] = a_valu
+    sn[5] = a_sca
+    sn[6] = a_misc
+    sn[7] = wake - t
+    sn[8] = max(SS[so + U2] - t, 0)
+    for si in range(n):
+        w = np.uint64(SS[so + U3 + np.uint64(si)])
+        wq = w * np.uint64(WVS)
+        o = PER_HEAD + PER_SLOT * si
+        sn[o] = w
+        sn[o + 1] = SS[wo + np.uint64(si)] - t
+        sn[o + 2] = SS[wo + np.uint64(si) + wpsu]
+        sn[o + 3] = WV[wq + np.uint64(WV_SINCE)] - t
+        sn[o + 4] = WV[wq + np.uint64(WV_UNIT)]
+        sn[o + 5] = WV[wq + np.uint64(WV_BAR)]
+        sn[o + 6] = WV[wq + np.uint64(WV_DEPST)]
+        sn[o + 7] = WV[wq + np.uint64(WV_FETCH)]
+        d = WV[wq + np.uint64(WV_DEP)] - t
+        # (a retire time already past never holds the wave again, whatever its registers)
+        sn[o + 8] = max(d, 0)
+        sn[o + 9] = WV[wq + np.uint64(WV_DMLO)] if d > 0 else 0
+        sn[o + 10] = WV[wq + np.uint64(WV_DMHI)] if d > 0 else 0
+        sn[o + 11] = WV[wq + U2]
+    h = np.uint64(0)
+    for f in range(7, PER_HEAD + PER_SLOT * n):
+        if f < PER_HEAD or (f - PER_HEAD) % PER_SLOT < PER_CMP:
+            h = (h ^ np.uint64(sn[f])) * np.uint64(0x9E3779B97F4A7C15)
+    return np.int64(h >> np.uint64(64 - PER_HASH_BITS))
+
+
+@njit(_nrt=False)
+def _period_repeats(sp, sn, n, WV, streams):
+    """How many more times the period between snapshots sp and sn (PER_*) repeats: -1 when
+    the states differ; else the most periods every wave's trace repeats the rows it issued
+    in the period for (and its last row is not among them)."""
+    if sp[7] != sn[7] or sp[8] != sn[8]:
+        return np.int64(-1)
+    for si in range(n):
+        o = PER_HEAD + PER_SLOT * si
+        for f in range(PER_CMP):
+            if sp[o + f] != sn[o + f]:
+                return np.int64(-1)
+    k = INF
+    for si in range(n):
+        o = PER_HEAD + PER_SLOT * si
+        p = sn[o + 11]
+        m = p - sp[o + 11]
+        if m <= 0:
+            return np.int64(0)
+        # positions p+1.. that hold the row m before, up to the k periods found so far, and
+        # before the wave's last row (a period issues positions p..p+m-1, each with a next)
+        end = min(WV[np.uint64(sn[o]) * np.uint64(WVS) + U3], p + 1 + min(k, INF // m) * m)
+        q = p + 1
+        while q < end and streams[np.uint64(q)] == streams[np.uint64(q - m)]:
+            q += 1
+        k = min(k, (q - 1 - p) // m)
+        if k == 0:
+            return k
+    return k
+
+
+@njit(_nrt=False)
+def _period_book(sp, sn, k, n, SS, so, wo, WV, log, flog, pcc, ic, cu, ctr, pctr):
+    """Book k more periods of the one between snapshots sp and sn (PER_*) at once: the
+    per-row table k times the logged issues, the I$ counters k times the logged fetches'
+    (their entries' LRU stamps as at the last period's fetches), and the SIMD's state k x D
+    cycles and k periods' stream positions later. Returns k x D."""
+    kd = k * (sn[0] - sp[0])
+    for i in range(sp[1], sn[1]):
+        pr = np.uint64(log[i, 0]) * np.uint64(NPC)
+        pcc[pr] += k
+        pcc[pr + U1] += k * log[i, 1]
+        pcc[pr + np.uint64(PC_UNIT)] += k * log[i, 2]
+        pcc[pr + np.uint64(PC_BARRIER)] += k * log[i, 3]
+        pcc[pr + np.uint64(PC_DEP)] += k * log[i, 4]
+        pcc[pr + np.uint64(PC_FETCH)] += k * log[i, 5]
+        pcc[pr + np.uint64(PC_ARBITER)] += k * log[i, 6]
+    for i in range(sp[2], sn[2]):
+        # (a sure hit at its cycle hits at any later one: icache.sure_hit)
+        IC.fetch_one(ic, cu, flog[i, 0], flog[i, 1], flog[i, 2] + kd, pctr, X_IFETCH)
+    for i in range(X_IFETCH, X_IFETCH + 4):
+        ctr[i] += k * pctr[i]
+        pctr[i] = 0
+    SS[so + U2] += kd
+    for si in range(n):
+        o = PER_HEAD + PER_SLOT * si
+        wq = np.uint64(sn[o]) * np.uint64(WVS)
+        SS[wo + np.uint64(si)] += kd
+        WV[wq + U2] += k * (sn[o + 11] - sp[o + 11])
+        WV[wq + np.uint64(WV_SINCE)] += kd
+        WV[wq + np.uint64(WV_DEP)] += kd
+    return kd
+
+
+@njit(_nrt=False)
+def _period_run(cu, simd, nsimd, t, wake, SS, so, wpsu, WV, streams, rinfo, pcc, rsg, vslat,
+                ic, ctr, PR):
+    """_fast_run's scans of SIMD ``simd`` of CU cu after its scan at cycle t (``wake``: the
+    cycle from which it has something to do), run here ahead of the CU's other SIMDs while
+    every wave a scan may issue has a plain row (not the wave's last) whose fetch is a sure
+    I$ hit (icache.sure_hit); repeats of its issue pattern are booked at once (see PER_*).
+    Nothing else reaches the SIMD meanwhile: no wave can join it (the caller checks: its
+    slots are full, or no workgroup is left to launch), none of its waves is at a barrier
+    (none can be woken), and a plain row touches only its wave, the SIMD's VALU, sums and I$
+    hits that do not depend on the order. Each scan takes the steps of _fast_run's, for
+    plain rows. Returns (the SIMD's wake cycle, the issue counters SQ_WAIT_INST_ANY, VALU,
+    SALU, misc it added, the scans it ran)."""
+    a_wait = np.int64(0)
+    a_valu = np.int64(0)
+    a_sca = np.int64(0)
+    a_misc = np.int64(0)
+    ns = np.uint64(nsimd)
+    n = np.int64(SS[so + U1])
+    wo = so + U3 + wpsu
+    snap = PR.snap
+    log = PR.log
+    flog = PR.flog
+    st = PR.stats
+    seq0 = PR.seq[0]     # the first snapshot of this run (PR.seq: the next one's number)
+    nlog = 0
+    nflog = 0
+    scans = np.int64(0)
+    for si in range(n):
+        if SS[wo + np.uint64(si)] >= INF:
+            return wake, a_wait, a_valu, a_sca, a_misc, scans
+    while True:
+        # the SIMD's first turn after t at or after its wake
+        u = max(wake, t + 1)
+        tn = u + np.int64((np.uint64(simd) + ns - np.uint64(u) % ns) % ns)
+        stop = False
+        for si in range(n):
+            sri = wo + np.uint64(si)
+            if SS[sri] > tn:
+                continue
+            nx = SS[sri + wpsu]
+            row = nx & NEXT_ROW_MASK
+            wq = np.uint64(SS[so + U3 + np.uint64(si)]) * np.uint64(WVS)
+            if (rinfo[np.uint64(row)] & INFO_SLOW or WV[wq + U2] + 1 >= WV[wq + U3]
+                    or ((nx >> 32) >= IC.PEND_SEQ
+                        and not IC.sure_hit(ic, cu, row, nx >> 32, tn))):
+                stop = True
+                break
+        if stop:
+            break
+        if nlog + n > PER_LOG or nflog + n > PER_FLOG:
+            seq0 = PR.seq[0]      # (the logs are full: start over)
+            nlog = 0
+            nflog = 0
+        t = tn
+        scans += 1
+        used = 0
+        smin = INF
+        back = False
+        for si in range(n):
+            sri = wo + np.uint64(si)
+            r = SS[sri]
+            if r > t:
+                smin = min(smin, r)
+                continue
+            nxi = sri + wpsu
+            nx = SS[nxi]
+            cat = nx >> 32
+            if (used >> cat) & 1:
+                a_wait += nsimd
+                smin = t + 1
+                continue
+            wq = np.uint64(SS[so + U3 + np.uint64(si)]) * np.uint64(WVS)
+            p = WV[wq + U2]
+            row = nx & NEXT_ROW_MASK
+            info = rinfo[np.uint64(row)]
+            if cat >= IC.PEND_SEQ:
+                IC.fetch_one(ic, cu, row, cat, t, ctr, X_IFETCH)     # (t: a sure hit)
+                flog[nflog, 0] = row
+                flog[nflog, 1] = cat
+                flog[nflog, 2] = t
+                nflog += 1
+                cat &= IC.CAT_MASK
+                SS[nxi] = _next_word(row, cat)
+                if (used >> cat) & 1:
+                    a_wait += nsimd
+                    smin = t + 1
+                    continue
+            cost = info & INFO_COST_MASK
+            if info & INFO_SR:
+                dw = _dep_wait(WV, wq, rsg, row, t)
+                if dw > 0:
+                    _stall(WV, wq, WV_DEPST, SS, sri, dw, t)
+                    smin = min(smin, dw)
+                    continue
+            if cat == C.CAT_VALU:
+                if SS[so + U2] > t:
+                    r = _unit_sleep(WV, wq, SS, sri, SS[so + U2], t, nsimd)
+                    a_wait += r - t
+                    smin = min(smin, r)
+                    continue
+                SS[so + U2] = t + cost
+                a_valu += cost
+            elif cat == C.CAT_SALU:
+                a_sca += cost
+            else:
+                a_misc += cost
+            if cat != C.CAT_INTERNAL:
+                used |= 1 << cat
+            # (what _account books, logged for a repeat)
+            e = log[nlog]
+            e[0] = row
+            e[2] = WV[wq + np.uint64(WV_UNIT)]
+            e[3] = WV[wq + np.uint64(WV_BAR)]
+            e[4] = WV[wq + np.uint64(WV_DEPST)]
+            e[5] = WV[wq + np.uint64(WV_FETCH)]
+            e[6] = t - WV[wq + np.uint64(WV_SINCE)] - e[2] - e[3] - e[4] - e[5]
+            r = _advance_plain(WV, wq, SS, nxi, streams, rinfo, t, cat, cost, p, row, info,
+                               pcc, rsg, vslat, ic)
+            e[1] = r - t
+            nlog += 1
+            st[1] += 1
+            if si == 0 and SS[nxi] & NEXT_ROW_MASK <= row:
+                back = True
+            SS[sri] = r
+            smin = min(smin, r)
+        wake = smin
+        if not back:
+            continue
+        # the oldest wave jumped back: take the state, compare it with the last state of the
+        # same hash among the last PER_SNAPS taken in this run
+        seq = PR.seq[0]
+        PR.seq[0] = seq + 1
+        sn = snap[seq % PER_SNAPS]
+        h = _period_take(sn, t, nlog, nflog, a_wait, a_valu, a_sca, a_misc, wake, SS, so, wo,
+                         wpsu, n, WV)
+        c = PR.htab[h] - 1
+        PR.htab[h] = seq + 1
+        if c < seq0 or c <= seq - PER_SNAPS:
+            continue
+        sp = snap[c % PER_SNAPS]
+        m = _period_repeats(sp, sn, n, WV, streams)
+        if m > 0:
+            st[2] += m
+            st[3] += m * (sn[1] - sp[1])
+            a_wait += m * (sn[3] - sp[3])
+            a_valu += m * (sn[4] - sp[4])
+            a_sca += m * (sn[5] - sp[5])
+            a_misc += m * (sn[6] - sp[6])
+            kd = _period_book(sp, sn, m, n, SS, so, wo, WV, log, flog, pcc, ic, cu, ctr,
+                              PR.ctr)
+            t += kd
+            wake += kd
+            seq0 = PR.seq[0]
+            nlog = 0
+            nflog = 0
+    # a wave refused its port in the last scan keeps its ready cycle from before: the SIMD's
+    # scans up to here are done, so it may issue no earlier than its next turn (a scan the
+    # CU, still behind, runs for a wake such as a memory completion's finds nothing ready)
+    for si in range(n):
+        sri = wo + np.uint64(si)
+        if SS[sri] <= t:
+            SS[sri] = t + 1
+    st[0] += scans
+    return wake, a_wait, a_valu, a_sca, a_misc, scans
+
+
 @njit(_nrt=False)
 def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, rsg, vslat, ic,
               ctr, L):
@@ -674,7 +988,9 @@ def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, 
     out = INF
     # solo runs (_solo_run) need that no wave joins a SIMD: no workgroup left to launch (only
     # the full path launches, when a wave ends)
-    solo = L.solo and L.gnext[0] >= L.group_first.shape[0] - 1
+    nolaunch = L.gnext[0] >= L.group_first.shape[0] - 1
+    solo = L.solo and nolaunch
+    PR = L.per
     while True:
         so = base + np.uint64(simd) * ss
         if SS[so] <= t:
@@ -814,6 +1130,27 @@ def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, 
                 a_sca += ds
                 a_misc += dm
                 smin = r
+            elif (PR.on and floor >= INF and SS[so + U1] >= 2
+                  and (nolaunch or SS[so + U1] == wps)):
+                # no wave can join the SIMD (slots full, or no workgroup left): its waves may
+                # run ahead, and their repeating issue pattern be booked at once
+                sid = cu * nsimd + simd
+                if PR.skip[sid] > 0:
+                    PR.skip[sid] -= 1
+                else:
+                    r, dw, dv, ds, dm, nsc = _period_run(cu, simd, nsimd, t, smin, SS, so, wpsu,
+                                                         WV, streams, rinfo, pcc, rsg, vslat,
+                                                         ic, ctr, PR)
+                    a_wait += dw
+                    a_valu += dv
+                    a_sca += ds
+                    a_misc += dm
+                    smin = r
+                    if nsc < PER_MIN_SCANS:
+                        PR.skip[sid] = PR.back[sid]
+                        PR.back[sid] = min(2 * PR.back[sid], PER_BACKOFF_MAX)
+                    else:
+                        PR.back[sid] = PER_BACKOFF
             SS[so] = min(smin, floor)
         # the next turn of a SIMD with something to do: the next nsimd turns one by one,
         # then a jump to the earliest wake
@@ -987,7 +1324,7 @@ def _push(q, n, w, done, t):
 def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
              rcat, rflags, rcost, rtaken, rwait, rsg2, P, wave_out, wave_cu, ctr, pcc,
              l1tags, l1stamps, l2tags, l2stamps, l2dirty, ktags, kstamps, lru, esram, ic,
-             lockstep=False, solo=True):
+             lockstep=False, solo=True, period=True, period_stats=None):
     """Run the model; fills wave_out[w] = (start, end), wave_cu[w], the counters and the
     per-row cycle table pcc (rows x NPC, flat; see PC_COLUMNS); returns the cycles. The
     caches' tags, LRU stamps and dirty bits (gcnemu/timing/caches.py) are the GPU's, kept
@@ -998,7 +1335,9 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     (gcnemu/timing/icache.py), updated. ``lockstep``: the plainest replay, for tests: no
     _fast_run, and every CU yields after each scan, so the scans run in (cycle, CU) order;
     the results are the same bits. ``solo``: _fast_run lets a wave that is alone on its SIMD
-    run ahead (_solo_run); False only for tests (the same bits)."""
+    run ahead (_solo_run); ``period``: _fast_run books the repeats of a SIMD's issue pattern
+    at once (_period_run); False only for tests and measurements (the same bits), as is
+    ``period_stats``, an int64 array of 4 that _period_run adds its _Period.stats to."""
     nw = wbeg.shape[0]
     ng = group_first.shape[0] - 1
     # per wave (WV interleaves them for _fast_run, see WV_*): position in its stream, ...
@@ -1130,8 +1469,13 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     # (typed: a literal 0 for either made numba compile _replay twice, ~9 s)
     done_waves = np.int64(done_waves)
     resident_total = np.int64(resident_total)
+    if period_stats is None:
+        pst = np.zeros(4, np.int64)
+    else:
+        pst = period_stats
     L = _Local(lds_free, qrow, vq, vn, eq, en, lq, ln, rwait, wacc, P, wgrp, status, barr_ready,
-               garr, glive, group_first, wloc, gnext, solo)
+               garr, glive, group_first, wloc, gnext, solo,
+               _period_tables(period, wps, ncu * nsimd, ctr.shape[0], pst))
     return _replay(done_waves, nw, ncu, cb, lockstep, ckey, nsimd, SSflat, sstride, wake, fr_skip,
                    a_wait, a_any, a_valu, a_sca, a_misc, RS, nslot, slots, wpsu, rflags, ptr,
                    rcat, rcost, streams, pcc, wacc, WV, ng, gnext, cu_ngroups, cu_rr, group_first,
