@@ -670,7 +670,7 @@ PER_FLOG = 4096       # fetches logged: row, pending bits, cycle
 #: that ran fewer than PER_MIN_SCANS scans, doubled after each such up to PER_BACKOFF_MAX
 #: (on memory and LDS kernels a try after every scan would cost a call each)
 PER_BACKOFF = 4
-PER_BACKOFF_MAX = 256
+PER_BACKOFF_MAX = 1024
 PER_MIN_SCANS = 4
 #: the workspace; ``stats``: scans run, wave-instructions issued in them, periods booked at
 #: once, wave-instructions booked at once (for tests and measurements)
@@ -1131,9 +1131,12 @@ def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, 
                 a_misc += dm
                 smin = r
             elif (PR.on and floor >= INF and SS[so + U1] >= 2
-                  and (nolaunch or SS[so + U1] == wps)):
+                  and (nolaunch or SS[so + U1] == wps)
+                  and rinfo[np.uint64(SS[sri + wpsu] & NEXT_ROW_MASK)] & INFO_SLOW == 0):
                 # no wave can join the SIMD (slots full, or no workgroup left): its waves may
-                # run ahead, and their repeating issue pattern be booked at once
+                # run ahead, and their repeating issue pattern be booked at once (tried when
+                # its oldest wave's next row is plain: on memory and LDS kernels most tries
+                # that find it otherwise stop at once)
                 sid = cu * nsimd + simd
                 if PR.skip[sid] > 0:
                     PR.skip[sid] -= 1
