@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import gcnemu
+from gcnemu.timing import costs as C
 from gcnemu.timing import model as M
 
 from test_timing import asm_kernel
@@ -144,3 +145,45 @@ def test_period_replay_matches(tmp_path, monkeypatch, name):
         booked += stats[3]
     if periods:
         assert booked > 0, f"{name}: no period was booked at once"
+
+
+#: name: (program, whether its plain rows hold a loop); the expected answers read off each
+#: program's control flow: a plain row is one that is not memory, LDS, s_waitcnt, s_barrier,
+#: s_sleep or s_endpgm (costs.row_tables' flags)
+LOOPS = {
+    "early_exit": (EARLY_EXIT, True),    # a forward branch inside the loop
+    "barrier": (BARRIER, True),          # the inner loop; the outer one holds s_barrier
+    "load": (LOAD, True),                # the inner loop; the outer one loads
+    "straight": ("v_add_f32 v1, v1, v0\n" * 8 + "s_endpgm\n", False),
+    # every iteration loads and waits
+    "loads_every_iteration": (LOAD[:LOAD.index("s_mov_b32 s5")] +
+                              "s_mov_b32 s4, 8\nloop:\nflat_load_dword v6, v[4:5]\n"
+                              "s_waitcnt vmcnt(0)\nv_add_f32 v1, v1, v6\ns_sub_u32 s4, s4, 1\n"
+                              "s_cmp_lg_u32 s4, 0\ns_cbranch_scc1 loop\ns_endpgm\n", False),
+    # the back edge's straight path holds a barrier, but a branch around it closes a plain
+    # cycle (the rows between the loop's head and its back edge are not all plain)
+    "plain_path_around": ("s_mov_b32 s4, 8\nloop:\nv_add_f32 v1, v1, v0\n"
+                          "s_cmp_eq_u32 s4, 3\ns_cbranch_scc0 tail\ns_barrier\ntail:\n"
+                          "s_sub_u32 s4, s4, 1\ns_cmp_lg_u32 s4, 0\ns_cbranch_scc1 loop\n"
+                          "s_endpgm\n", True),
+    # a loop that only a forward branch past the barrier could close: none
+    "barrier_in_every_iteration": ("s_mov_b32 s4, 8\nloop:\nv_add_f32 v1, v1, v0\n"
+                                   "s_barrier\ns_sub_u32 s4, s4, 1\ns_cmp_lg_u32 s4, 0\n"
+                                   "s_cbranch_scc1 loop\ns_endpgm\n", False),
+}
+
+
+@pytest.mark.parametrize("name", LOOPS)
+def test_period_replay_armed_by_plain_loops(tmp_path, monkeypatch, name):
+    """The period replay (and its compiled entry) is used for a program whose plain rows hold
+    a loop, and for no other (time_dispatch passes simulate a zero entry address)."""
+    src, loop = LOOPS[name]
+    k = asm_kernel(tmp_path, name, src)
+    flags = C.row_tables(k.program, 1, 4, 0)[1]
+    assert M.plain_loop(k.program, flags) is loop
+    gpu = gcnemu.GPU(timing=True, num_cus=1)
+    buf = gpu.to_device(np.zeros(64, np.float32))
+    captured, _ = _simulate_calls(
+        monkeypatch, lambda: gpu.dispatch(k, grid=(64,), block=(64,), args=[buf]))
+    entry = captured[0][-1]     # (simulate's period_entry: the last argument kept)
+    assert (entry != 0) is loop, f"{name}: period entry {entry:#x}"

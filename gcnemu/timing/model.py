@@ -32,11 +32,14 @@ from dataclasses import dataclass
 
 import numpy as np
 from llvmlite import ir
+from numba import carray
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
-from ..exec.jit import njit
-from ..exec.layout import C_PC, C_SIZE
+from ..exec.jit import call_native, native_address, njit, p_i64
+from ..exec.layout import (C_H, C_PC, C_SIZE, C_TGT, H_BRANCH, H_CBRANCH, H_CBRANCH_G_FORK,
+                           H_CBRANCH_I_FORK, H_CBRANCH_JOIN, H_ENDPGM, H_RFE, H_SETPC,
+                           H_SWAPPC, H_TRAP)
 from . import costs as C
 from . import icache as IC
 from .trace import MIN_TRACE, RUNS_COUNT, run_at
@@ -657,8 +660,7 @@ def _solo_run(cu, simd, nsimd, t, SS, so, sri, nxi, wq, WV, streams, rinfo, pcc,
 # PER_SNAPS taken (the waves of a SIMD issue at different rates, the oldest first, so the
 # pattern often spans many iterations of the oldest: with the last 4 compared, mandelbrot
 # booked 10 % of its wave-instructions at once, with 16 45 %, with the hash over 64 48 %;
-# loops_break 0 with 4, 26 % with 64). PER_* lay out the workspace (_Local.per, made by
-# _period_tables).
+# loops_break 0 with 4, 26 % with 64). PER_* lay out the workspace (in the frame, PF_*).
 PER_SNAPS = 64
 PER_HASH_BITS = 10    # the last snapshot of each hash of the compared fields: PR.htab
 PER_HEAD = 9          # per snapshot: t, log and fetch-log length, 4 issue counters, wake, VALU
@@ -672,20 +674,74 @@ PER_FLOG = 4096       # fetches logged: row, pending bits, cycle
 PER_BACKOFF = 4
 PER_BACKOFF_MAX = 1024
 PER_MIN_SCANS = 4
-#: the workspace; ``stats``: scans run, wave-instructions issued in them, periods booked at
+#: _period_run's workspace: ``snap``, ``log``, ``flog`` (see PER_*), the I$ counters of one
+#: period (``ctr``), the next snapshot's number (``seq``), the last snapshot of each hash
+#: (``htab``), and ``stats``: scans run, wave-instructions issued in them, periods booked at
 #: once, wave-instructions booked at once (for tests and measurements)
-_Period = namedtuple("_Period", ("on", "snap", "log", "flog", "ctr", "skip", "back", "seq",
-                                 "htab", "stats"))
+_Period = namedtuple("_Period", ("snap", "log", "flog", "ctr", "seq", "htab", "stats"))
+
+# _period_run is not linked into _fast_run: it is compiled (or loaded from numba's disk
+# cache) the first time a program that has a loop of plain rows is timed (period_entry,
+# called by time_dispatch; the only programs whose periods it can book), and _fast_run
+# calls it by address (_call_period), as the engine calls its trace recorders. Linked in, it
+# added ~5 s of compile to every first timing run and grew _fast_run's compiled body. Its
+# frame, _Local.per (an int64 array, made by _period_frame): the entry's address (0: the
+# period replay is off), the frame's own address, the scalars and the arrays' addresses and
+# sizes the entry needs, the issue counters it added and the scans it ran (what it returns
+# beside the SIMD's wake), the workspace's offsets in the frame, the next snapshot's number
+# and the stats; from PF_HEAD on: per SIMD the scans left before its next try (PF_HEAD +
+# SIMD) and its back-off (frame[PF_BACK] + SIMD), then the workspace.
+(PF_ENTRY, PF_SELF, PF_NSIMD, PF_WPS, PF_VSLAT, PF_SS, PF_NSS, PF_WV, PF_NWV, PF_STREAMS,
+ PF_NSTREAMS, PF_RINFO, PF_NRINFO, PF_PCC, PF_NPCC, PF_RSG, PF_NRSG, PF_IC, PF_NIC, PF_CTR,
+ PF_NCTR, PF_WAIT, PF_VALU, PF_SCA, PF_MISC, PF_SCANS, PF_BACK, PF_PCTR, PF_HTAB, PF_SNAP,
+ PF_LOG, PF_FLOG, PF_SEQ, PF_STATS) = range(34)
+PF_HEAD = PF_STATS + 4
 
 
 @njit
-def _period_tables(on, wps, nsimds, nctr, stats):
-    """The period replay's workspace (see PER_*; ``on``: False turns it off)."""
-    return _Period(on, np.empty((PER_SNAPS, PER_HEAD + PER_SLOT * wps), np.int64),
-                   np.empty((PER_LOG, 7), np.int64), np.empty((PER_FLOG, 3), np.int64),
-                   np.zeros(nctr, np.int64), np.zeros(nsimds, np.int64),
-                   np.full(nsimds, PER_BACKOFF, np.int64), np.zeros(1, np.int64),
-                   np.zeros(1 << PER_HASH_BITS, np.int64), stats)
+def _period_frame(entry, nsimds, nsimd, wps, vslat, SS, WV, streams, rinfo, pcc, rsg, ic, ctr):
+    """_Local.per (see PF_*): the period replay's frame for the entry at address ``entry``
+    (0: the period replay is off, and the frame is its header alone)."""
+    if entry == 0:
+        return np.zeros(PF_HEAD, np.int64)
+    ncol = PER_HEAD + PER_SLOT * wps
+    pctr = PF_HEAD + 2 * nsimds
+    htab = pctr + ctr.shape[0]
+    snap = htab + (1 << PER_HASH_BITS)
+    log = snap + PER_SNAPS * ncol
+    flog = log + PER_LOG * 7
+    # (the snapshots and logs are written before they are read: not cleared)
+    f = np.empty(flog + PER_FLOG * 3, np.int64)
+    f[:snap] = 0
+    f[PF_HEAD + nsimds:pctr] = PER_BACKOFF
+    f[PF_ENTRY] = entry
+    f[PF_SELF] = f.ctypes.data
+    f[PF_NSIMD] = nsimd
+    f[PF_WPS] = wps
+    f[PF_VSLAT] = vslat
+    f[PF_SS] = SS.ctypes.data
+    f[PF_NSS] = SS.shape[0]
+    f[PF_WV] = WV.ctypes.data
+    f[PF_NWV] = WV.shape[0]
+    f[PF_STREAMS] = streams.ctypes.data
+    f[PF_NSTREAMS] = streams.shape[0]
+    f[PF_RINFO] = rinfo.ctypes.data
+    f[PF_NRINFO] = rinfo.shape[0]
+    f[PF_PCC] = pcc.ctypes.data
+    f[PF_NPCC] = pcc.shape[0]
+    f[PF_RSG] = rsg.ctypes.data
+    f[PF_NRSG] = rsg.shape[0]
+    f[PF_IC] = ic.ctypes.data
+    f[PF_NIC] = ic.shape[0]
+    f[PF_CTR] = ctr.ctypes.data
+    f[PF_NCTR] = ctr.shape[0]
+    f[PF_BACK] = PF_HEAD + nsimds
+    f[PF_PCTR] = pctr
+    f[PF_HTAB] = htab
+    f[PF_SNAP] = snap
+    f[PF_LOG] = log
+    f[PF_FLOG] = flog
+    return f
 
 
 @njit(_nrt=False)
@@ -958,6 +1014,58 @@ def _period_run(cu, simd, nsimd, t, wake, SS, so, wpsu, WV, streams, rinfo, pcc,
     return wake, a_wait, a_valu, a_sca, a_misc, scans
 
 
+def _period_entry(fp, cu, simd, t, wake, so):
+    """The C-callable entry of _period_run (see PF_*): the frame at ``fp`` names the arrays;
+    returns the SIMD's wake cycle and leaves the counters and the scans in the frame."""
+    h = carray(fp, (PF_HEAD,))
+    a = h[PF_SELF]
+    wps = h[PF_WPS]
+    PR = _Period(carray(p_i64(a + 8 * h[PF_SNAP]), (PER_SNAPS, PER_HEAD + PER_SLOT * wps)),
+                 carray(p_i64(a + 8 * h[PF_LOG]), (PER_LOG, 7)),
+                 carray(p_i64(a + 8 * h[PF_FLOG]), (PER_FLOG, 3)),
+                 carray(p_i64(a + 8 * h[PF_PCTR]), (h[PF_NCTR],)),
+                 carray(p_i64(a + 8 * PF_SEQ), (1,)),
+                 carray(p_i64(a + 8 * h[PF_HTAB]), (1 << PER_HASH_BITS,)),
+                 carray(p_i64(a + 8 * PF_STATS), (4,)))
+    r, dw, dv, ds, dm, nsc = _period_run(
+        cu, simd, h[PF_NSIMD], t, wake, carray(p_i64(h[PF_SS]), (h[PF_NSS],)), np.uint64(so),
+        np.uint64(wps), carray(p_i64(h[PF_WV]), (h[PF_NWV],)),
+        carray(p_i64(h[PF_STREAMS]), (h[PF_NSTREAMS],)),
+        carray(p_i64(h[PF_RINFO]), (h[PF_NRINFO],)), carray(p_i64(h[PF_PCC]), (h[PF_NPCC],)),
+        carray(p_i64(h[PF_RSG]), (h[PF_NRSG],)), h[PF_VSLAT],
+        carray(p_i64(h[PF_IC]), (h[PF_NIC],)), carray(p_i64(h[PF_CTR]), (h[PF_NCTR],)), PR)
+    h[PF_WAIT] = dw
+    h[PF_VALU] = dv
+    h[PF_SCA] = ds
+    h[PF_MISC] = dm
+    h[PF_SCANS] = nsc
+    return r
+
+
+_PERIOD_SIGNATURE = types.int64(types.CPointer(types.int64), types.int64, types.int64,
+                                types.int64, types.int64, types.int64)
+
+
+def period_entry() -> int:
+    """Address of _period_run's compiled entry (_period_entry), for simulate's
+    ``period_entry``: compiled on first use (jit.native_address), or loaded from numba's disk
+    cache."""
+    return native_address(_period_entry, _PERIOD_SIGNATURE)
+
+
+@intrinsic
+def _call_period(typingctx, entry, frame, cu, simd, t, wake, so):
+    """Call the period replay's entry at address ``entry`` (period_entry) with its frame's
+    address and the int64s cu, simd, t, wake, so; returns the SIMD's wake cycle."""
+    sig = types.int64(entry, frame, cu, simd, t, wake, so)
+
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        return call_native(builder, args[0],
+                           [builder.inttoptr(args[1], i64.as_pointer())] + list(args[2:]), i64)
+    return sig, codegen
+
+
 @njit(_nrt=False)
 def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, rsg, vslat, ic,
               ctr, L):
@@ -990,7 +1098,7 @@ def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, 
     # the full path launches, when a wave ends)
     nolaunch = L.gnext[0] >= L.group_first.shape[0] - 1
     solo = L.solo and nolaunch
-    PR = L.per
+    per = L.per
     while True:
         so = base + np.uint64(simd) * ss
         if SS[so] <= t:
@@ -1130,7 +1238,7 @@ def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, 
                 a_sca += ds
                 a_misc += dm
                 smin = r
-            elif (PR.on and floor >= INF and SS[so + U1] >= 2
+            elif (per[PF_ENTRY] != 0 and floor >= INF and SS[so + U1] >= 2
                   and (nolaunch or SS[so + U1] == wps)
                   and rinfo[np.uint64(SS[sri + wpsu] & NEXT_ROW_MASK)] & INFO_SLOW == 0):
                 # no wave can join the SIMD (slots full, or no workgroup left): its waves may
@@ -1138,22 +1246,22 @@ def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, 
                 # its oldest wave's next row is plain: on memory and LDS kernels most tries
                 # that find it otherwise stop at once)
                 sid = cu * nsimd + simd
-                if PR.skip[sid] > 0:
-                    PR.skip[sid] -= 1
+                sk = np.uint64(PF_HEAD + sid)
+                if per[sk] > 0:
+                    per[sk] -= 1
                 else:
-                    r, dw, dv, ds, dm, nsc = _period_run(cu, simd, nsimd, t, smin, SS, so, wpsu,
-                                                         WV, streams, rinfo, pcc, rsg, vslat,
-                                                         ic, ctr, PR)
-                    a_wait += dw
-                    a_valu += dv
-                    a_sca += ds
-                    a_misc += dm
-                    smin = r
-                    if nsc < PER_MIN_SCANS:
-                        PR.skip[sid] = PR.back[sid]
-                        PR.back[sid] = min(2 * PR.back[sid], PER_BACKOFF_MAX)
+                    smin = _call_period(per[PF_ENTRY], per[PF_SELF], np.int64(cu),
+                                        np.int64(simd), t, smin, np.int64(so))
+                    a_wait += per[PF_WAIT]
+                    a_valu += per[PF_VALU]
+                    a_sca += per[PF_SCA]
+                    a_misc += per[PF_MISC]
+                    bk = np.uint64(per[PF_BACK] + sid)
+                    if per[PF_SCANS] < PER_MIN_SCANS:
+                        per[sk] = per[bk]
+                        per[bk] = min(2 * per[bk], PER_BACKOFF_MAX)
                     else:
-                        PR.back[sid] = PER_BACKOFF
+                        per[bk] = PER_BACKOFF
             SS[so] = min(smin, floor)
         # the next turn of a SIMD with something to do: the next nsimd turns one by one,
         # then a jump to the earliest wake
@@ -1327,7 +1435,7 @@ def _push(q, n, w, done, t):
 def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
              rcat, rflags, rcost, rtaken, rwait, rsg2, P, wave_out, wave_cu, ctr, pcc,
              l1tags, l1stamps, l2tags, l2stamps, l2dirty, ktags, kstamps, lru, esram, ic,
-             lockstep=False, solo=True, period=True, period_stats=None):
+             period_entry=0, lockstep=False, solo=True, period=True, period_stats=None):
     """Run the model; fills wave_out[w] = (start, end), wave_cu[w], the counters and the
     per-row cycle table pcc (rows x NPC, flat; see PC_COLUMNS); returns the cycles. The
     caches' tags, LRU stamps and dirty bits (gcnemu/timing/caches.py) are the GPU's, kept
@@ -1338,9 +1446,11 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     (gcnemu/timing/icache.py), updated. ``lockstep``: the plainest replay, for tests: no
     _fast_run, and every CU yields after each scan, so the scans run in (cycle, CU) order;
     the results are the same bits. ``solo``: _fast_run lets a wave that is alone on its SIMD
-    run ahead (_solo_run); ``period``: _fast_run books the repeats of a SIMD's issue pattern
-    at once (_period_run); False only for tests and measurements (the same bits), as is
-    ``period_stats``, an int64 array of 4 that _period_run adds its _Period.stats to."""
+    run ahead (_solo_run); False only for tests (the same bits). ``period_entry``: the address
+    of _period_run's compiled entry (period_entry(); 0: none), with which _fast_run books the
+    repeats of a SIMD's issue pattern at once; ``period``: False turns that off, for tests
+    and measurements (the same bits), as is ``period_stats``, an int64 array of 4 that gets
+    _period_run's _Period.stats added."""
     nw = wbeg.shape[0]
     ng = group_first.shape[0] - 1
     # per wave (WV interleaves them for _fast_run, see WV_*): position in its stream, ...
@@ -1472,23 +1582,24 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     # (typed: a literal 0 for either made numba compile _replay twice, ~9 s)
     done_waves = np.int64(done_waves)
     resident_total = np.int64(resident_total)
-    if period_stats is None:
-        pst = np.zeros(4, np.int64)
-    else:
-        pst = period_stats
+    per = _period_frame(period_entry if period else 0, ncu * nsimd, nsimd, wps, vslat, SSflat,
+                        WV, streams, rinfo, pcc, rsg, ic, ctr)
     L = _Local(lds_free, qrow, vq, vn, eq, en, lq, ln, rwait, wacc, P, wgrp, status, barr_ready,
-               garr, glive, group_first, wloc, gnext, solo,
-               _period_tables(period, wps, ncu * nsimd, ctr.shape[0], pst))
-    return _replay(done_waves, nw, ncu, cb, lockstep, ckey, nsimd, SSflat, sstride, wake, fr_skip,
-                   a_wait, a_any, a_valu, a_sca, a_misc, RS, nslot, slots, wpsu, rflags, ptr,
-                   rcat, rcost, streams, pcc, wacc, WV, ng, gnext, cu_ngroups, cu_rr, group_first,
-                   wps, gpc, status, since, wsimd, glive, wbeg, wend, wave_out, wave_cu, qrow,
-                   qfree, qtop, vn, ln, en, P, lpick, lload, SS, wnx0, wloc, cu_resident,
-                   resident_total, acc, rinfo, rsg, vslat, ic, ctr, vq, eq, lq, ta_free, last_mem,
-                   rtaken, wgrp, barr_ready, garr, busy_since, fr_back, clock, l2tags, l2stamps,
-                   l2dirty, l2rdy, dram, valu_free, rwait, wown, l1_ways, lds_free, sready, snext,
-                   cu_busy_since, exp_free, l1tags, l1stamps, l1own, l1_sets, l1rdy, ktags,
-                   kstamps, krdy, lru, L)
+               garr, glive, group_first, wloc, gnext, solo, per)
+    cycles = _replay(done_waves, nw, ncu, cb, lockstep, ckey, nsimd, SSflat, sstride, wake, fr_skip,
+                     a_wait, a_any, a_valu, a_sca, a_misc, RS, nslot, slots, wpsu, rflags, ptr,
+                     rcat, rcost, streams, pcc, wacc, WV, ng, gnext, cu_ngroups, cu_rr, group_first,
+                     wps, gpc, status, since, wsimd, glive, wbeg, wend, wave_out, wave_cu, qrow,
+                     qfree, qtop, vn, ln, en, P, lpick, lload, SS, wnx0, wloc, cu_resident,
+                     resident_total, acc, rinfo, rsg, vslat, ic, ctr, vq, eq, lq, ta_free, last_mem,
+                     rtaken, wgrp, barr_ready, garr, busy_since, fr_back, clock, l2tags, l2stamps,
+                     l2dirty, l2rdy, dram, valu_free, rwait, wown, l1_ways, lds_free, sready, snext,
+                     cu_busy_since, exp_free, l1tags, l1stamps, l1own, l1_sets, l1rdy, ktags,
+                 kstamps, krdy, lru, L)
+    if period_stats is not None:
+        for i in range(4):
+            period_stats[i] += per[PF_STATS + i]
+    return cycles
 
 
 @njit(_nrt=False)
@@ -2180,6 +2291,65 @@ def tables_for(prog, config, tc):
     return cache[key]
 
 
+#: handlers of rows whose successors plain_loop cannot tell (indirect jumps, forks, traps)
+_UNKNOWN_SUCCESSORS = (H_SETPC, H_SWAPPC, H_RFE, H_CBRANCH_G_FORK, H_CBRANCH_I_FORK,
+                       H_CBRANCH_JOIN, H_TRAP)
+
+
+def plain_loop(prog, flags) -> bool:
+    """Whether the program's plain rows (no flag but DEP_FLAGS in ``flags``, tables_for's)
+    hold a loop: a wave may run a cycle of them, the only runs whose repeats the period
+    replay (_period_run) can book, as it stops at any other row. True also when a plain row
+    jumps where the program does not say (s_setpc_b64 and the like). Cached on the Program."""
+    cache = prog.__dict__.setdefault("_timing_plain_loop", {})
+    key = flags.tobytes()
+    if key not in cache:
+        if len(cache) > 16:
+            cache.clear()
+        cache[key] = _has_plain_cycle(prog.code[:, C_H], prog.code[:, C_TGT], flags)
+    return cache[key]
+
+
+def _has_plain_cycle(handler, target, flags) -> bool:
+    n = len(flags)
+    plain = (flags & ~DEP_FLAGS) == 0
+    succ = []
+    for r in range(n):
+        h = int(handler[r])
+        if not plain[r] or h == H_ENDPGM:
+            succ.append(())
+        elif h in _UNKNOWN_SUCCESSORS:
+            return True
+        elif h == H_BRANCH:
+            succ.append((int(target[r]),))
+        elif h == H_CBRANCH:
+            succ.append((int(target[r]), r + 1))
+        else:
+            succ.append((r + 1,))
+    # depth-first search for a back edge among plain rows (0: not seen, 1: on the path, 2: done)
+    state = [0] * n
+    for root in range(n):
+        if state[root] or not plain[root]:
+            continue
+        state[root] = 1
+        stack = [(root, 0)]
+        while stack:
+            r, i = stack[-1]
+            if i == len(succ[r]):
+                state[r] = 2
+                stack.pop()
+                continue
+            stack[-1] = (r, i + 1)
+            q = succ[r][i]
+            if not (0 <= q < n and plain[q]) or state[q] == 2:
+                continue
+            if state[q] == 1:
+                return True
+            state[q] = 1
+            stack.append((q, 0))
+    return False
+
+
 def time_dispatch(prog, traces, streams, config, tc, occ, waves_per_group, caches,
                   esram=(), code_base=0) -> TimingResult:
     """Run the model over a dispatch's traces: ``streams``, a list of arrays that hold the
@@ -2221,7 +2391,8 @@ def time_dispatch(prog, traces, streams, config, tc, occ, waves_per_group, cache
                       config.simds_per_cu, occ.waves_per_simd, occ.workgroups_per_cu,
                       cat, flags, cost, taken, wait, sregs, P, wave_out, wave_cu, ctr, pcc,
                       c.l1_tags, c.l1_stamps, c.l2_tags, c.l2_stamps, c.l2_dirty, c.k_tags,
-                      c.k_stamps, c.lru, esram_lines(esram), ic, False, True)
+                      c.k_stamps, c.lru, esram_lines(esram), ic,
+                      period_entry() if plain_loop(prog, flags) else 0, False, True)
     if cycles < 0:
         raise RuntimeError("timing model: no wave can issue (internal error)")
     c.i_base = IC.finish(ic, c.i_tags, c.i_stamps, cycles)
