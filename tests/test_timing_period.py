@@ -1,7 +1,8 @@
 """The cycle model's period replay (gcnemu.timing.model._period_run): a SIMD whose waves all
 run loops of plain rows has the repeats of its issue pattern booked at once. Hand-written
 kernels where the pattern holds for a while and then breaks (a wave leaves its loop early,
-a barrier, a load that completes while the loop runs, instruction-cache misses) give the
+a barrier, a load that completes while the loop runs, an s_waitcnt in the loop that waits
+for loads and then lets the waves pass, instruction-cache misses) give the
 same bits with it as without it and as the plainest replay (``lockstep``), whose cycles
 tests/test_timing*.py derive from the seeds; and the replay did book periods, so the
 comparison covers it."""
@@ -85,6 +86,29 @@ s_cbranch_scc1 outer
 s_endpgm
 """
 
+#: each iteration of the outer loop loads a dword and a scalar; the inner loop's s_waitcnt
+#: (where a compiler may leave one: tests/bench loops_break) waits for them in its first
+#: iteration, then lets the waves pass at once (_wait_clear): they run ahead and the repeats
+#: are booked until the next load
+WAITCNT = LOAD[:LOAD.index("outer:")] + """outer:
+flat_load_dword v6, v[4:5]
+s_load_dword s10, s[0:1], 0x0
+s_mov_b32 s4, 40
+inner:
+v_add_f32 v1, v1, v0
+v_mul_f32 v2, v1, v0
+s_waitcnt vmcnt(0) lgkmcnt(0)
+v_add_f32 v1, v1, v6
+s_add_u32 s11, s11, s10
+s_sub_u32 s4, s4, 1
+s_cmp_lg_u32 s4, 0
+s_cbranch_scc1 inner
+s_sub_u32 s5, s5, 1
+s_cmp_lg_u32 s5, 0
+s_cbranch_scc1 outer
+s_endpgm
+"""
+
 #: a loop of 3 I$ lines in an I$ of one 2-way set: every iteration misses (the fetches take
 #: the ordered path, so no scan of it is repeated), then a small loop that stays in the I$
 ICACHE = ("s_mov_b32 s4, 6\nbig:\n" + "v_add_f32 v1, v1, v0\n" * 44 +
@@ -123,6 +147,7 @@ CASES = {
     "early_exit": (EARLY_EXIT, 64, 96, {}, True),
     "barrier": (BARRIER, 256, 24, {}, True),
     "load": (LOAD, 64, 48, {}, True),
+    "waitcnt": (WAITCNT, 64, 48, {}, True),
     "icache": (ICACHE, 64, 48, {"icache_bytes": 128, "icache_ways": 2}, False),
 }
 
@@ -154,6 +179,7 @@ LOOPS = {
     "early_exit": (EARLY_EXIT, True),    # a forward branch inside the loop
     "barrier": (BARRIER, True),          # the inner loop; the outer one holds s_barrier
     "load": (LOAD, True),                # the inner loop; the outer one loads
+    "waitcnt": (WAITCNT, True),          # the inner loop holds an s_waitcnt
     "straight": ("v_add_f32 v1, v1, v0\n" * 8 + "s_endpgm\n", False),
     # every iteration loads and waits
     "loads_every_iteration": (LOAD[:LOAD.index("s_mov_b32 s5")] +

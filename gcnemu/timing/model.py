@@ -694,12 +694,14 @@ _Period = namedtuple("_Period", ("snap", "log", "flog", "ctr", "seq", "htab", "s
 (PF_ENTRY, PF_SELF, PF_NSIMD, PF_WPS, PF_VSLAT, PF_SS, PF_NSS, PF_WV, PF_NWV, PF_STREAMS,
  PF_NSTREAMS, PF_RINFO, PF_NRINFO, PF_PCC, PF_NPCC, PF_RSG, PF_NRSG, PF_IC, PF_NIC, PF_CTR,
  PF_NCTR, PF_WAIT, PF_VALU, PF_SCA, PF_MISC, PF_SCANS, PF_BACK, PF_PCTR, PF_HTAB, PF_SNAP,
- PF_LOG, PF_FLOG, PF_SEQ, PF_STATS) = range(34)
+ PF_LOG, PF_FLOG, PF_VN, PF_EN, PF_LN, PF_NQ, PF_QROW, PF_NW, PF_RWAIT, PF_NROWS, PF_WACC,
+ PF_SEQ, PF_STATS) = range(43)
 PF_HEAD = PF_STATS + 4
 
 
 @njit
-def _period_frame(entry, nsimds, nsimd, wps, vslat, SS, WV, streams, rinfo, pcc, rsg, ic, ctr):
+def _period_frame(entry, nsimds, nsimd, wps, vslat, SS, WV, streams, rinfo, pcc, rsg, ic, ctr,
+                  vn, en, ln, qrow, rwait, wacc):
     """_Local.per (see PF_*): the period replay's frame for the entry at address ``entry``
     (0: the period replay is off, and the frame is its header alone)."""
     if entry == 0:
@@ -741,6 +743,15 @@ def _period_frame(entry, nsimds, nsimd, wps, vslat, SS, WV, streams, rinfo, pcc,
     f[PF_SNAP] = snap
     f[PF_LOG] = log
     f[PF_FLOG] = flog
+    f[PF_VN] = vn.ctypes.data
+    f[PF_EN] = en.ctypes.data
+    f[PF_LN] = ln.ctypes.data
+    f[PF_NQ] = vn.shape[0]
+    f[PF_QROW] = qrow.ctypes.data
+    f[PF_NW] = qrow.shape[0]
+    f[PF_RWAIT] = rwait.ctypes.data
+    f[PF_NROWS] = rwait.shape[0]
+    f[PF_WACC] = wacc.ctypes.data
     return f
 
 
@@ -847,13 +858,39 @@ def _period_book(sp, sn, k, n, SS, so, wo, WV, log, flog, pcc, ic, cu, ctr, pctr
     return kd
 
 
+#: what an s_waitcnt row's rinfo holds of WAIT_MASK
+WAIT_MASK = INFO_SLOW | INFO_LOCAL | INFO_WAIT | INFO_LDS | INFO_BAR
+WAIT_ROW = INFO_SLOW | INFO_LOCAL | INFO_WAIT
+#: the tables _period_run reads for s_waitcnt rows (simulate's: the outstanding operations
+#: per queue row, each wave's queue row, the rows' limits, the waves' s_waitcnt stalls)
+_Wait = namedtuple("_Wait", ("vn", "en", "ln", "qrow", "rwait", "wacc"))
+
+
+@njit(inline="always")
+def _wait_clear(QW, w, row):
+    """Whether wave w passes the s_waitcnt ``row`` now and at any later cycle while it issues
+    nothing but plain rows, as a plain row: no more operations of each counter outstanding
+    than the row allows (_waitcnt returns at once, touching nothing; plain rows push none),
+    and no s_waitcnt stall of the wave waiting to be booked (_book_waits books nothing)."""
+    q = QW.qrow[w]
+    lv = QW.rwait[row, 0]
+    le = QW.rwait[row, 1]
+    ll = QW.rwait[row, 2]
+    wa = 3 * w
+    return ((lv < 0 or QW.vn[q] <= lv) and (le < 0 or QW.en[q] <= le)
+            and (ll < 0 or QW.ln[q] <= ll) and QW.wacc[wa] == 0 and QW.wacc[wa + 1] == 0
+            and QW.wacc[wa + 2] == 0)
+
+
 @njit(_nrt=False)
 def _period_run(cu, simd, nsimd, t, wake, SS, so, wpsu, WV, streams, rinfo, pcc, rsg, vslat,
-                ic, ctr, PR):
+                ic, ctr, PR, QW):
     """_fast_run's scans of SIMD ``simd`` of CU cu after its scan at cycle t (``wake``: the
     cycle from which it has something to do), run here ahead of the CU's other SIMDs while
-    every wave a scan may issue has a plain row (not the wave's last) whose fetch is a sure
-    I$ hit (icache.sure_hit); repeats of its issue pattern are booked at once (see PER_*).
+    every wave a scan may issue has a plain row, or an s_waitcnt that it passes as one
+    (_wait_clear; not the wave's last row, nor the one before, as _fast_run's local path),
+    whose fetch is a sure I$ hit (icache.sure_hit); repeats of its issue pattern are booked
+    at once (see PER_*).
     Nothing else reaches the SIMD meanwhile: no wave can join it (the caller checks: its
     slots are full, or no workgroup is left to launch), none of its waves is at a barrier
     (none can be woken), and a plain row touches only its wave, the SIMD's VALU, sums and I$
@@ -889,8 +926,13 @@ def _period_run(cu, simd, nsimd, t, wake, SS, so, wpsu, WV, streams, rinfo, pcc,
                 continue
             nx = SS[sri + wpsu]
             row = nx & NEXT_ROW_MASK
-            wq = np.uint64(SS[so + U3 + np.uint64(si)]) * np.uint64(WVS)
-            if (rinfo[np.uint64(row)] & INFO_SLOW or WV[wq + U2] + 1 >= WV[wq + U3]
+            wu = np.uint64(SS[so + U3 + np.uint64(si)])
+            wq = wu * np.uint64(WVS)
+            info = rinfo[np.uint64(row)]
+            if ((info & INFO_SLOW
+                 and not (info & WAIT_MASK == WAIT_ROW and WV[wq + U2] + 2 < WV[wq + U3]
+                          and _wait_clear(QW, wu, row)))
+                    or WV[wq + U2] + 1 >= WV[wq + U3]
                     or ((nx >> 32) >= IC.PEND_SEQ
                         and not IC.sure_hit(ic, cu, row, nx >> 32, tn))):
                 stop = True
@@ -1033,7 +1075,11 @@ def _period_entry(fp, cu, simd, t, wake, so):
         carray(p_i64(h[PF_STREAMS]), (h[PF_NSTREAMS],)),
         carray(p_i64(h[PF_RINFO]), (h[PF_NRINFO],)), carray(p_i64(h[PF_PCC]), (h[PF_NPCC],)),
         carray(p_i64(h[PF_RSG]), (h[PF_NRSG],)), h[PF_VSLAT],
-        carray(p_i64(h[PF_IC]), (h[PF_NIC],)), carray(p_i64(h[PF_CTR]), (h[PF_NCTR],)), PR)
+        carray(p_i64(h[PF_IC]), (h[PF_NIC],)), carray(p_i64(h[PF_CTR]), (h[PF_NCTR],)), PR,
+        _Wait(carray(p_i64(h[PF_VN]), (h[PF_NQ],)), carray(p_i64(h[PF_EN]), (h[PF_NQ],)),
+              carray(p_i64(h[PF_LN]), (h[PF_NQ],)), carray(p_i64(h[PF_QROW]), (h[PF_NW],)),
+              carray(p_i64(h[PF_RWAIT]), (h[PF_NROWS], 3)),
+              carray(p_i64(h[PF_WACC]), (3 * h[PF_NW],))))
     h[PF_WAIT] = dw
     h[PF_VALU] = dv
     h[PF_SCA] = ds
@@ -1583,7 +1629,7 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     done_waves = np.int64(done_waves)
     resident_total = np.int64(resident_total)
     per = _period_frame(period_entry if period else 0, ncu * nsimd, nsimd, wps, vslat, SSflat,
-                        WV, streams, rinfo, pcc, rsg, ic, ctr)
+                        WV, streams, rinfo, pcc, rsg, ic, ctr, vn, en, ln, qrow, rwait, wacc)
     L = _Local(lds_free, qrow, vq, vn, eq, en, lq, ln, rwait, wacc, P, wgrp, status, barr_ready,
                garr, glive, group_first, wloc, gnext, solo, per)
     cycles = _replay(done_waves, nw, ncu, cb, lockstep, ckey, nsimd, SSflat, sstride, wake, fr_skip,
@@ -2298,9 +2344,10 @@ _UNKNOWN_SUCCESSORS = (H_SETPC, H_SWAPPC, H_RFE, H_CBRANCH_G_FORK, H_CBRANCH_I_F
 
 def plain_loop(prog, flags) -> bool:
     """Whether the program's plain rows (no flag but DEP_FLAGS in ``flags``, tables_for's)
-    hold a loop: a wave may run a cycle of them, the only runs whose repeats the period
-    replay (_period_run) can book, as it stops at any other row. True also when a plain row
-    jumps where the program does not say (s_setpc_b64 and the like). Cached on the Program."""
+    and s_waitcnt rows hold a loop: a wave may run a cycle of them, the only runs whose
+    repeats the period replay (_period_run) can book, as it stops at any other row. True
+    also when such a row jumps where the program does not say (s_setpc_b64 and the like).
+    Cached on the Program."""
     cache = prog.__dict__.setdefault("_timing_plain_loop", {})
     key = flags.tobytes()
     if key not in cache:
@@ -2312,7 +2359,7 @@ def plain_loop(prog, flags) -> bool:
 
 def _has_plain_cycle(handler, target, flags) -> bool:
     n = len(flags)
-    plain = (flags & ~DEP_FLAGS) == 0
+    plain = (flags & ~(DEP_FLAGS | C.F_WAITCNT)) == 0
     succ = []
     for r in range(n):
         h = int(handler[r])
