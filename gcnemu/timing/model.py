@@ -330,7 +330,8 @@ INFO_TAKEN_SHIFT = 32
 LOCAL_FLAGS = C.F_LDS | C.F_WAITCNT | C.F_BARRIER
 #: _local_row's answers for a row that does not issue
 REFUSED_PORT, REFUSED_WAIT = np.int64(-1), np.int64(-2)
-#: the tables _fast_run's local path uses (simulate's, see there)
+#: the tables _fast_run's local path uses (simulate's, see there), whether solo runs are on,
+#: and the address of the period replay's frame (PF_*; 0: off)
 _Local = namedtuple("_Local", ("lds_free", "qrow", "vq", "vn", "eq", "en", "lq", "ln", "rwait",
                                "wacc", "P", "wgrp", "status", "barr_ready", "garr", "glive",
                                "group_first", "wloc", "gnext", "solo", "per"))
@@ -681,13 +682,14 @@ PER_MIN_SCANS = 4
 _Period = namedtuple("_Period", ("snap", "log", "flog", "ctr", "seq", "htab", "stats"))
 
 # _period_run is not linked into _fast_run: it is compiled (or loaded from numba's disk
-# cache) the first time a program that has a loop of plain rows is timed (period_entry,
-# called by time_dispatch; the only programs whose periods it can book), and _fast_run
-# calls it by address (_call_period), as the engine calls its trace recorders. Linked in, it
-# added ~5 s of compile to every first timing run and grew _fast_run's compiled body. Its
-# frame, _Local.per (an int64 array, made by _period_frame): the entry's address (0: the
-# period replay is off), the frame's own address, the scalars and the arrays' addresses and
-# sizes the entry needs, the issue counters it added and the scans it ran (what it returns
+# cache) the first time a program whose plain (and s_waitcnt) rows hold a loop is timed
+# (period_entry, called by time_dispatch: plain_loop; the only programs whose periods it can
+# book), and _period_try calls it by address (_call_period), as the engine calls its trace
+# recorders. Linked in, it added ~5 s of compile to every first timing run and grew
+# _fast_run's compiled body. Its frame (an int64 array, made by _period_frame; _Local.per
+# holds its address, 0 when the period replay is off): the entry's address, the frame's own
+# address, the scalars and the arrays' addresses and sizes the entry needs (_fast_run's
+# ``acc`` among them), the issue counters it added and the scans it ran (what it returns
 # beside the SIMD's wake), the workspace's offsets in the frame, the next snapshot's number
 # and the stats; from PF_HEAD on: per SIMD the scans left before its next try (PF_HEAD +
 # SIMD) and its back-off (frame[PF_BACK] + SIMD), then the workspace.
@@ -695,15 +697,15 @@ _Period = namedtuple("_Period", ("snap", "log", "flog", "ctr", "seq", "htab", "s
  PF_NSTREAMS, PF_RINFO, PF_NRINFO, PF_PCC, PF_NPCC, PF_RSG, PF_NRSG, PF_IC, PF_NIC, PF_CTR,
  PF_NCTR, PF_WAIT, PF_VALU, PF_SCA, PF_MISC, PF_SCANS, PF_BACK, PF_PCTR, PF_HTAB, PF_SNAP,
  PF_LOG, PF_FLOG, PF_VN, PF_EN, PF_LN, PF_NQ, PF_QROW, PF_NW, PF_RWAIT, PF_NROWS, PF_WACC,
- PF_SEQ, PF_STATS) = range(43)
+ PF_ACC, PF_SEQ, PF_STATS) = range(44)
 PF_HEAD = PF_STATS + 4
 
 
 @njit
 def _period_frame(entry, nsimds, nsimd, wps, vslat, SS, WV, streams, rinfo, pcc, rsg, ic, ctr,
-                  vn, en, ln, qrow, rwait, wacc):
-    """_Local.per (see PF_*): the period replay's frame for the entry at address ``entry``
-    (0: the period replay is off, and the frame is its header alone)."""
+                  vn, en, ln, qrow, rwait, wacc, acc):
+    """The period replay's frame (see PF_*) for the entry at address ``entry`` (0: the
+    period replay is off, and the frame is its header alone)."""
     if entry == 0:
         return np.zeros(PF_HEAD, np.int64)
     ncol = PER_HEAD + PER_SLOT * wps
@@ -752,6 +754,7 @@ def _period_frame(entry, nsimds, nsimd, wps, vslat, SS, WV, streams, rinfo, pcc,
     f[PF_RWAIT] = rwait.ctypes.data
     f[PF_NROWS] = rwait.shape[0]
     f[PF_WACC] = wacc.ctypes.data
+    f[PF_ACC] = acc.ctypes.data
     return f
 
 
@@ -1113,6 +1116,41 @@ def _call_period(typingctx, entry, frame, cu, simd, t, wake, so):
 
 
 @njit(_nrt=False)
+def _period_try(fa, cu, simd, t, wake, so):
+    """_fast_run's try of a period run of SIMD ``simd`` of CU cu after its scan at cycle t
+    (``wake``: the cycle from which it has something to do; ``so``: its row of the SIMD
+    table), with the frame at address ``fa`` (PF_*): when its oldest wave's next row is plain
+    (on memory and LDS kernels most tries that find it otherwise stop at once) and its
+    back-off allows. Adds the issue counters the run added to _fast_run's ``acc`` and returns
+    the SIMD's wake cycle. (A call of its own: inline, the call site's code made _fast_run's
+    scans of memory and LDS kernels, which never get here, 2-7 % slower.)"""
+    per = p_i64(fa)
+    SS = p_i64(per[PF_SS])
+    row = SS[so + 3 + per[PF_WPS] * 2] & NEXT_ROW_MASK
+    if p_i64(per[PF_RINFO])[row] & INFO_SLOW:
+        return wake
+    sid = cu * per[PF_NSIMD] + simd
+    sk = PF_HEAD + sid
+    if per[sk] > 0:
+        per[sk] -= 1
+        return wake
+    wake = _call_period(per[PF_ENTRY], fa, cu, simd, t, wake, so)
+    acc = p_i64(per[PF_ACC])
+    acc[0] += per[PF_WAIT]     # (_fast_run adds its own counters to acc at its end)
+    acc[1] += per[PF_VALU] + per[PF_SCA] + per[PF_MISC]
+    acc[2] += per[PF_VALU]
+    acc[3] += per[PF_SCA]
+    acc[4] += per[PF_MISC]
+    bk = per[PF_BACK] + sid
+    if per[PF_SCANS] < PER_MIN_SCANS:
+        per[sk] = per[bk]
+        per[bk] = min(2 * per[bk], PER_BACKOFF_MAX)
+    else:
+        per[bk] = PER_BACKOFF
+    return wake
+
+
+@njit(_nrt=False)
 def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, rsg, vslat, ic,
               ctr, L):
     """Run CU cu's scans from cycle t while they need only the fast path: plain VALU, SALU,
@@ -1144,7 +1182,7 @@ def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, 
     # the full path launches, when a wave ends)
     nolaunch = L.gnext[0] >= L.group_first.shape[0] - 1
     solo = L.solo and nolaunch
-    per = L.per
+    pf = L.per
     while True:
         so = base + np.uint64(simd) * ss
         if SS[so] <= t:
@@ -1284,30 +1322,11 @@ def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, 
                 a_sca += ds
                 a_misc += dm
                 smin = r
-            elif (per[PF_ENTRY] != 0 and floor >= INF and SS[so + U1] >= 2
-                  and (nolaunch or SS[so + U1] == wps)
-                  and rinfo[np.uint64(SS[sri + wpsu] & NEXT_ROW_MASK)] & INFO_SLOW == 0):
+            elif (pf != 0 and floor >= INF and SS[so + U1] >= 2
+                  and (nolaunch or SS[so + U1] == wps)):
                 # no wave can join the SIMD (slots full, or no workgroup left): its waves may
-                # run ahead, and their repeating issue pattern be booked at once (tried when
-                # its oldest wave's next row is plain: on memory and LDS kernels most tries
-                # that find it otherwise stop at once)
-                sid = cu * nsimd + simd
-                sk = np.uint64(PF_HEAD + sid)
-                if per[sk] > 0:
-                    per[sk] -= 1
-                else:
-                    smin = _call_period(per[PF_ENTRY], per[PF_SELF], np.int64(cu),
-                                        np.int64(simd), t, smin, np.int64(so))
-                    a_wait += per[PF_WAIT]
-                    a_valu += per[PF_VALU]
-                    a_sca += per[PF_SCA]
-                    a_misc += per[PF_MISC]
-                    bk = np.uint64(per[PF_BACK] + sid)
-                    if per[PF_SCANS] < PER_MIN_SCANS:
-                        per[sk] = per[bk]
-                        per[bk] = min(2 * per[bk], PER_BACKOFF_MAX)
-                    else:
-                        per[bk] = PER_BACKOFF
+                # run ahead, and their repeating issue pattern be booked at once
+                smin = _period_try(pf, cu, simd, t, smin, np.int64(so))
             SS[so] = min(smin, floor)
         # the next turn of a SIMD with something to do: the next nsimd turns one by one,
         # then a jump to the earliest wake
@@ -1629,9 +1648,11 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     done_waves = np.int64(done_waves)
     resident_total = np.int64(resident_total)
     per = _period_frame(period_entry if period else 0, ncu * nsimd, nsimd, wps, vslat, SSflat,
-                        WV, streams, rinfo, pcc, rsg, ic, ctr, vn, en, ln, qrow, rwait, wacc)
+                        WV, streams, rinfo, pcc, rsg, ic, ctr, vn, en, ln, qrow, rwait, wacc,
+                        acc)
     L = _Local(lds_free, qrow, vq, vn, eq, en, lq, ln, rwait, wacc, P, wgrp, status, barr_ready,
-               garr, glive, group_first, wloc, gnext, solo, per)
+               garr, glive, group_first, wloc, gnext, solo,
+               np.int64(per.ctypes.data) if per[PF_ENTRY] != 0 else np.int64(0))
     cycles = _replay(done_waves, nw, ncu, cb, lockstep, ckey, nsimd, SSflat, sstride, wake, fr_skip,
                      a_wait, a_any, a_valu, a_sca, a_misc, RS, nslot, slots, wpsu, rflags, ptr,
                      rcat, rcost, streams, pcc, wacc, WV, ng, gnext, cu_ngroups, cu_rr, group_first,
