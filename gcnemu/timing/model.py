@@ -1666,6 +1666,9 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     if period_stats is not None:
         for i in range(4):
             period_stats[i] += per[PF_STATS + i]
+    # (a use of the frame after _replay: _Local holds only its address, and numba frees an
+    # array after its last use)
+    per[PF_ENTRY] = 0
     return cycles
 
 
