@@ -137,6 +137,35 @@ def fetch_one(ic, cu, row, pend, t, ctr, x_fetch):
     return np.int64(-1)
 
 
+@njit(inline="always")
+def sure_hit(ic, cu, row, pend, t):
+    """Whether a fetch of the blocks of ``row`` that ``pend`` names, by a wave of CU ``cu`` at
+    cycle t or any later cycle of this dispatch, hits and waits for nothing, whatever the
+    order of the CUs' accesses: ``fetch(..., ordered=False)`` would return t. Each line is
+    held, was looked up in this dispatch, lies in a small set (so it cannot leave, see the
+    module docstring) and has arrived. Changes nothing (the model's period replay asks this
+    before a scan it may repeat)."""
+    r = ic[IC_ROWS] + 3 * row
+    first = ic[r + 1] if pend & PEND_JUMP else ic[r]
+    sh = ic[IC_SHIFT]
+    ways = ic[IC_WAYS]
+    base = ic[IC_BASE]
+    grp = ic[ic[IC_GROUP] + cu]
+    tags = ic[IC_TAGS]
+    for line in range((first >> sh), (ic[r + 2] >> sh) + 1):
+        s = line & (ic[IC_SETS] - 1)
+        if ic[ic[IC_SMALL] + s] == 0:
+            return False
+        h = np.int64(-1)
+        for i in range(grp + s * ways, grp + s * ways + ways):
+            if ic[tags + i] == line:
+                h = i
+                break
+        if h < 0 or ic[ic[IC_STAMPS] + h] < base or ic[ic[IC_RDY] + h] > t:
+            return False
+    return True
+
+
 @njit(_nrt=False)
 def fetch(ic, cu, row, pend, t, ordered, ctr, x_fetch):
     """Fetch the blocks of ``row`` that the pending bits ``pend`` name, for a wave of CU

@@ -32,11 +32,14 @@ from dataclasses import dataclass
 
 import numpy as np
 from llvmlite import ir
+from numba import carray
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
-from ..exec.jit import njit
-from ..exec.layout import C_PC, C_SIZE
+from ..exec.jit import call_native, native_address, njit, p_i64
+from ..exec.layout import (C_H, C_PC, C_SIZE, C_TGT, H_BRANCH, H_CBRANCH, H_CBRANCH_G_FORK,
+                           H_CBRANCH_I_FORK, H_CBRANCH_JOIN, H_ENDPGM, H_RFE, H_SETPC,
+                           H_SWAPPC, H_TRAP)
 from . import costs as C
 from . import icache as IC
 from .trace import MIN_TRACE, RUNS_COUNT, run_at
@@ -327,10 +330,11 @@ INFO_TAKEN_SHIFT = 32
 LOCAL_FLAGS = C.F_LDS | C.F_WAITCNT | C.F_BARRIER
 #: _local_row's answers for a row that does not issue
 REFUSED_PORT, REFUSED_WAIT = np.int64(-1), np.int64(-2)
-#: the tables _fast_run's local path uses (simulate's, see there)
+#: the tables _fast_run's local path uses (simulate's, see there), whether solo runs are on,
+#: and the address of the period replay's frame (PF_*; 0: off)
 _Local = namedtuple("_Local", ("lds_free", "qrow", "vq", "vn", "eq", "en", "lq", "ln", "rwait",
                                "wacc", "P", "wgrp", "status", "barr_ready", "garr", "glive",
-                               "group_first", "wloc", "gnext", "solo"))
+                               "group_first", "wloc", "gnext", "solo", "per"))
 #: scans the full path runs itself after a _fast_run call that could not finish one scan
 #: (memory or barriers every few instructions: the hand-over would cost more than it saves),
 #: doubled after each such call in a row up to FAST_RUN_BACKOFF_MAX, back to the first after
@@ -644,6 +648,508 @@ def _solo_run(cu, simd, nsimd, t, SS, so, sri, nxi, wq, WV, streams, rinfo, pcc,
     return r, a_wait, a_valu, a_sca, a_misc
 
 
+# Period replay (_period_run): a SIMD whose resident waves all run loops of plain rows
+# repeats its issue pattern. When, after one of its scans, its whole issue state relative to
+# that scan's cycle (each slot's wave, ready cycle, next-row word, stall cycles so far and
+# the retire time of its scalar writes; the VALU's free cycle; its wake) equals its state
+# after an earlier scan D cycles before, and each wave's trace goes on repeating the rows it
+# issued in between, the next periods issue the same rows at the same offsets: k of them
+# are booked at once (the per-row table, the issue counters and the I$ counters k times the
+# period's, the I$ entries' LRU stamps those of the last period, every cycle of the SIMD
+# k x D later). The state is taken after each scan in which the oldest wave jumps back (once
+# an iteration of its loop) and compared with the last one of the same hash among the last
+# PER_SNAPS taken (the waves of a SIMD issue at different rates, the oldest first, so the
+# pattern often spans many iterations of the oldest: with the last 4 compared, mandelbrot
+# booked 10 % of its wave-instructions at once, with 16 45 %, with the hash over 64 48 %;
+# loops_break 0 with 4, 26 % with 64). PER_* lay out the workspace (in the frame, PF_*).
+PER_SNAPS = 64
+PER_HASH_BITS = 10    # the last snapshot of each hash of the compared fields: PR.htab
+PER_HEAD = 9          # per snapshot: t, log and fetch-log length, 4 issue counters, wake, VALU
+PER_SLOT = 12         # per slot: wave, ready, word, since, unit, bar, depst, fetch, dep (3), pos
+PER_CMP = 11          # (the slot fields compared: all but the stream position)
+PER_LOG = 16384       # issues logged: row, busy, unit, barrier, dependency, fetch, arbiter
+PER_FLOG = 4096       # fetches logged: row, pending bits, cycle
+#: scans of a SIMD that _fast_run lets pass before it tries another period run after one
+#: that ran fewer than PER_MIN_SCANS scans, doubled after each such up to PER_BACKOFF_MAX
+#: (on memory and LDS kernels a try after every scan would cost a call each)
+PER_BACKOFF = 4
+PER_BACKOFF_MAX = 1024
+PER_MIN_SCANS = 4
+#: _period_run's workspace: ``snap``, ``log``, ``flog`` (see PER_*), the I$ counters of one
+#: period (``ctr``), the next snapshot's number (``seq``), the last snapshot of each hash
+#: (``htab``), and ``stats``: scans run, wave-instructions issued in them, periods booked at
+#: once, wave-instructions booked at once (for tests and measurements)
+_Period = namedtuple("_Period", ("snap", "log", "flog", "ctr", "seq", "htab", "stats"))
+
+# _period_run is not linked into _fast_run: it is compiled (or loaded from numba's disk
+# cache) the first time a program whose plain (and s_waitcnt) rows hold a loop is timed
+# (period_entry, called by time_dispatch: plain_loop; the only programs whose periods it can
+# book), and _period_try calls it by address (_call_period), as the engine calls its trace
+# recorders. Linked in, it added ~5 s of compile to every first timing run and grew
+# _fast_run's compiled body. Its frame (an int64 array, made by _period_frame; _Local.per
+# holds its address, 0 when the period replay is off): the entry's address, the frame's own
+# address, the scalars and the arrays' addresses and sizes the entry needs (_fast_run's
+# ``acc`` among them), the issue counters it added and the scans it ran (what it returns
+# beside the SIMD's wake), the workspace's offsets in the frame, the next snapshot's number
+# and the stats; from PF_HEAD on: per SIMD the scans left before its next try (PF_HEAD +
+# SIMD) and its back-off (frame[PF_BACK] + SIMD), then the workspace.
+(PF_ENTRY, PF_SELF, PF_NSIMD, PF_WPS, PF_VSLAT, PF_SS, PF_NSS, PF_WV, PF_NWV, PF_STREAMS,
+ PF_NSTREAMS, PF_RINFO, PF_NRINFO, PF_PCC, PF_NPCC, PF_RSG, PF_NRSG, PF_IC, PF_NIC, PF_CTR,
+ PF_NCTR, PF_WAIT, PF_VALU, PF_SCA, PF_MISC, PF_SCANS, PF_BACK, PF_PCTR, PF_HTAB, PF_SNAP,
+ PF_LOG, PF_FLOG, PF_VN, PF_EN, PF_LN, PF_NQ, PF_QROW, PF_NW, PF_RWAIT, PF_NROWS, PF_WACC,
+ PF_ACC, PF_SEQ, PF_STATS) = range(44)
+PF_HEAD = PF_STATS + 4
+
+
+@njit
+def _period_frame(entry, nsimds, nsimd, wps, vslat, SS, WV, streams, rinfo, pcc, rsg, ic, ctr,
+                  vn, en, ln, qrow, rwait, wacc, acc):
+    """The period replay's frame (see PF_*) for the entry at address ``entry`` (0: the
+    period replay is off, and the frame is its header alone)."""
+    if entry == 0:
+        return np.zeros(PF_HEAD, np.int64)
+    ncol = PER_HEAD + PER_SLOT * wps
+    pctr = PF_HEAD + 2 * nsimds
+    htab = pctr + ctr.shape[0]
+    snap = htab + (1 << PER_HASH_BITS)
+    log = snap + PER_SNAPS * ncol
+    flog = log + PER_LOG * 7
+    # (the snapshots and logs are written before they are read: not cleared)
+    f = np.empty(flog + PER_FLOG * 3, np.int64)
+    f[:snap] = 0
+    f[PF_HEAD + nsimds:pctr] = PER_BACKOFF
+    f[PF_ENTRY] = entry
+    f[PF_SELF] = f.ctypes.data
+    f[PF_NSIMD] = nsimd
+    f[PF_WPS] = wps
+    f[PF_VSLAT] = vslat
+    f[PF_SS] = SS.ctypes.data
+    f[PF_NSS] = SS.shape[0]
+    f[PF_WV] = WV.ctypes.data
+    f[PF_NWV] = WV.shape[0]
+    f[PF_STREAMS] = streams.ctypes.data
+    f[PF_NSTREAMS] = streams.shape[0]
+    f[PF_RINFO] = rinfo.ctypes.data
+    f[PF_NRINFO] = rinfo.shape[0]
+    f[PF_PCC] = pcc.ctypes.data
+    f[PF_NPCC] = pcc.shape[0]
+    f[PF_RSG] = rsg.ctypes.data
+    f[PF_NRSG] = rsg.shape[0]
+    f[PF_IC] = ic.ctypes.data
+    f[PF_NIC] = ic.shape[0]
+    f[PF_CTR] = ctr.ctypes.data
+    f[PF_NCTR] = ctr.shape[0]
+    f[PF_BACK] = PF_HEAD + nsimds
+    f[PF_PCTR] = pctr
+    f[PF_HTAB] = htab
+    f[PF_SNAP] = snap
+    f[PF_LOG] = log
+    f[PF_FLOG] = flog
+    f[PF_VN] = vn.ctypes.data
+    f[PF_EN] = en.ctypes.data
+    f[PF_LN] = ln.ctypes.data
+    f[PF_NQ] = vn.shape[0]
+    f[PF_QROW] = qrow.ctypes.data
+    f[PF_NW] = qrow.shape[0]
+    f[PF_RWAIT] = rwait.ctypes.data
+    f[PF_NROWS] = rwait.shape[0]
+    f[PF_WACC] = wacc.ctypes.data
+    f[PF_ACC] = acc.ctypes.data
+    return f
+
+
+@njit(_nrt=False)
+def _period_take(sn, t, nlog, nflog, a_wait, a_valu, a_sca, a_misc, wake, SS, so, wo, wpsu, n,
+                 WV):
+    """Write the SIMD's issue state after its scan at cycle t into snapshot ``sn`` (PER_*);
+    returns a hash of the fields _period_repeats compares (PER_HASH_BITS bits)."""
+    sn[0] = t
+    sn[1] = nlog
+    sn[2] = nflog
+    sn[3] = a_wait
+    sn[4] = a_valu
+    sn[5] = a_sca
+    sn[6] = a_misc
+    sn[7] = wake - t
+    sn[8] = max(SS[so + U2] - t, 0)
+    for si in range(n):
+        w = np.uint64(SS[so + U3 + np.uint64(si)])
+        wq = w * np.uint64(WVS)
+        o = PER_HEAD + PER_SLOT * si
+        sn[o] = w
+        sn[o + 1] = SS[wo + np.uint64(si)] - t
+        sn[o + 2] = SS[wo + np.uint64(si) + wpsu]
+        sn[o + 3] = WV[wq + np.uint64(WV_SINCE)] - t
+        sn[o + 4] = WV[wq + np.uint64(WV_UNIT)]
+        sn[o + 5] = WV[wq + np.uint64(WV_BAR)]
+        sn[o + 6] = WV[wq + np.uint64(WV_DEPST)]
+        sn[o + 7] = WV[wq + np.uint64(WV_FETCH)]
+        d = WV[wq + np.uint64(WV_DEP)] - t
+        # (a retire time already past never holds the wave again, whatever its registers)
+        sn[o + 8] = max(d, 0)
+        sn[o + 9] = WV[wq + np.uint64(WV_DMLO)] if d > 0 else 0
+        sn[o + 10] = WV[wq + np.uint64(WV_DMHI)] if d > 0 else 0
+        sn[o + 11] = WV[wq + U2]
+    h = np.uint64(0)
+    for f in range(7, PER_HEAD + PER_SLOT * n):
+        if f < PER_HEAD or (f - PER_HEAD) % PER_SLOT < PER_CMP:
+            h = (h ^ np.uint64(sn[f])) * np.uint64(0x9E3779B97F4A7C15)
+    return np.int64(h >> np.uint64(64 - PER_HASH_BITS))
+
+
+@njit(_nrt=False)
+def _period_repeats(sp, sn, n, WV, streams):
+    """How many more times the period between snapshots sp and sn (PER_*) repeats: -1 when
+    the states differ; else the most periods every wave's trace repeats the rows it issued
+    in the period for (and its last row is not among them)."""
+    if sp[7] != sn[7] or sp[8] != sn[8]:
+        return np.int64(-1)
+    for si in range(n):
+        o = PER_HEAD + PER_SLOT * si
+        for f in range(PER_CMP):
+            if sp[o + f] != sn[o + f]:
+                return np.int64(-1)
+    k = INF
+    for si in range(n):
+        o = PER_HEAD + PER_SLOT * si
+        p = sn[o + 11]
+        m = p - sp[o + 11]
+        if m <= 0:
+            return np.int64(0)
+        # positions p+1.. that hold the row m before, up to the k periods found so far, and
+        # before the wave's last row (a period issues positions p..p+m-1, each with a next)
+        end = min(WV[np.uint64(sn[o]) * np.uint64(WVS) + U3], p + 1 + min(k, INF // m) * m)
+        q = p + 1
+        while q < end and streams[np.uint64(q)] == streams[np.uint64(q - m)]:
+            q += 1
+        k = min(k, (q - 1 - p) // m)
+        if k == 0:
+            return k
+    return k
+
+
+@njit(_nrt=False)
+def _period_book(sp, sn, k, n, SS, so, wo, WV, log, flog, pcc, ic, cu, ctr, pctr):
+    """Book k more periods of the one between snapshots sp and sn (PER_*) at once: the
+    per-row table k times the logged issues, the I$ counters k times the logged fetches'
+    (their entries' LRU stamps as at the last period's fetches), and the SIMD's state k x D
+    cycles and k periods' stream positions later. Returns k x D."""
+    kd = k * (sn[0] - sp[0])
+    for i in range(sp[1], sn[1]):
+        pr = np.uint64(log[i, 0]) * np.uint64(NPC)
+        pcc[pr] += k
+        pcc[pr + U1] += k * log[i, 1]
+        pcc[pr + np.uint64(PC_UNIT)] += k * log[i, 2]
+        pcc[pr + np.uint64(PC_BARRIER)] += k * log[i, 3]
+        pcc[pr + np.uint64(PC_DEP)] += k * log[i, 4]
+        pcc[pr + np.uint64(PC_FETCH)] += k * log[i, 5]
+        pcc[pr + np.uint64(PC_ARBITER)] += k * log[i, 6]
+    for i in range(sp[2], sn[2]):
+        # (a sure hit at its cycle hits at any later one: icache.sure_hit)
+        IC.fetch_one(ic, cu, flog[i, 0], flog[i, 1], flog[i, 2] + kd, pctr, X_IFETCH)
+    for i in range(X_IFETCH, X_IFETCH + 4):
+        ctr[i] += k * pctr[i]
+        pctr[i] = 0
+    SS[so + U2] += kd
+    for si in range(n):
+        o = PER_HEAD + PER_SLOT * si
+        wq = np.uint64(sn[o]) * np.uint64(WVS)
+        SS[wo + np.uint64(si)] += kd
+        WV[wq + U2] += k * (sn[o + 11] - sp[o + 11])
+        WV[wq + np.uint64(WV_SINCE)] += kd
+        WV[wq + np.uint64(WV_DEP)] += kd
+    return kd
+
+
+#: what an s_waitcnt row's rinfo holds of WAIT_MASK
+WAIT_MASK = INFO_SLOW | INFO_LOCAL | INFO_WAIT | INFO_LDS | INFO_BAR
+WAIT_ROW = INFO_SLOW | INFO_LOCAL | INFO_WAIT
+#: the tables _period_run reads for s_waitcnt rows (simulate's: the outstanding operations
+#: per queue row, each wave's queue row, the rows' limits, the waves' s_waitcnt stalls)
+_Wait = namedtuple("_Wait", ("vn", "en", "ln", "qrow", "rwait", "wacc"))
+
+
+@njit(inline="always")
+def _wait_clear(QW, w, row):
+    """Whether wave w passes the s_waitcnt ``row`` now and at any later cycle while it issues
+    nothing but plain rows, as a plain row: no more operations of each counter outstanding
+    than the row allows (_waitcnt returns at once, touching nothing; plain rows push none),
+    and no s_waitcnt stall of the wave waiting to be booked (_book_waits books nothing)."""
+    q = QW.qrow[w]
+    lv = QW.rwait[row, 0]
+    le = QW.rwait[row, 1]
+    ll = QW.rwait[row, 2]
+    wa = 3 * w
+    return ((lv < 0 or QW.vn[q] <= lv) and (le < 0 or QW.en[q] <= le)
+            and (ll < 0 or QW.ln[q] <= ll) and QW.wacc[wa] == 0 and QW.wacc[wa + 1] == 0
+            and QW.wacc[wa + 2] == 0)
+
+
+@njit(_nrt=False)
+def _period_run(cu, simd, nsimd, t, wake, SS, so, wpsu, WV, streams, rinfo, pcc, rsg, vslat,
+                ic, ctr, PR, QW):
+    """_fast_run's scans of SIMD ``simd`` of CU cu after its scan at cycle t (``wake``: the
+    cycle from which it has something to do), run here ahead of the CU's other SIMDs while
+    every wave a scan may issue has a plain row, or an s_waitcnt that it passes as one
+    (_wait_clear; not the wave's last row, nor the one before, as _fast_run's local path),
+    whose fetch is a sure I$ hit (icache.sure_hit); repeats of its issue pattern are booked
+    at once (see PER_*).
+    Nothing else reaches the SIMD meanwhile: no wave can join it (the caller checks: its
+    slots are full, or no workgroup is left to launch), none of its waves is at a barrier
+    (none can be woken), and a plain row touches only its wave, the SIMD's VALU, sums and I$
+    hits that do not depend on the order. Each scan takes the steps of _fast_run's, for
+    plain rows. Returns (the SIMD's wake cycle, the issue counters SQ_WAIT_INST_ANY, VALU,
+    SALU, misc it added, the scans it ran)."""
+    a_wait = np.int64(0)
+    a_valu = np.int64(0)
+    a_sca = np.int64(0)
+    a_misc = np.int64(0)
+    ns = np.uint64(nsimd)
+    n = np.int64(SS[so + U1])
+    wo = so + U3 + wpsu
+    snap = PR.snap
+    log = PR.log
+    flog = PR.flog
+    st = PR.stats
+    seq0 = PR.seq[0]     # the first snapshot of this run (PR.seq: the next one's number)
+    nlog = 0
+    nflog = 0
+    scans = np.int64(0)
+    for si in range(n):
+        if SS[wo + np.uint64(si)] >= INF:
+            return wake, a_wait, a_valu, a_sca, a_misc, scans
+    while True:
+        # the SIMD's first turn after t at or after its wake
+        u = max(wake, t + 1)
+        tn = u + np.int64((np.uint64(simd) + ns - np.uint64(u) % ns) % ns)
+        stop = False
+        for si in range(n):
+            sri = wo + np.uint64(si)
+            if SS[sri] > tn:
+                continue
+            nx = SS[sri + wpsu]
+            row = nx & NEXT_ROW_MASK
+            wu = np.uint64(SS[so + U3 + np.uint64(si)])
+            wq = wu * np.uint64(WVS)
+            info = rinfo[np.uint64(row)]
+            if ((info & INFO_SLOW
+                 and not (info & WAIT_MASK == WAIT_ROW and WV[wq + U2] + 2 < WV[wq + U3]
+                          and _wait_clear(QW, wu, row)))
+                    or WV[wq + U2] + 1 >= WV[wq + U3]
+                    or ((nx >> 32) >= IC.PEND_SEQ
+                        and not IC.sure_hit(ic, cu, row, nx >> 32, tn))):
+                stop = True
+                break
+        if stop:
+            break
+        if nlog + n > PER_LOG or nflog + n > PER_FLOG:
+            seq0 = PR.seq[0]      # (the logs are full: start over)
+            nlog = 0
+            nflog = 0
+        t = tn
+        scans += 1
+        used = 0
+        smin = INF
+        back = False
+        for si in range(n):
+            sri = wo + np.uint64(si)
+            r = SS[sri]
+            if r > t:
+                smin = min(smin, r)
+                continue
+            nxi = sri + wpsu
+            nx = SS[nxi]
+            cat = nx >> 32
+            if (used >> cat) & 1:
+                a_wait += nsimd
+                smin = t + 1
+                continue
+            wq = np.uint64(SS[so + U3 + np.uint64(si)]) * np.uint64(WVS)
+            p = WV[wq + U2]
+            row = nx & NEXT_ROW_MASK
+            info = rinfo[np.uint64(row)]
+            if cat >= IC.PEND_SEQ:
+                IC.fetch_one(ic, cu, row, cat, t, ctr, X_IFETCH)     # (t: a sure hit)
+                flog[nflog, 0] = row
+                flog[nflog, 1] = cat
+                flog[nflog, 2] = t
+                nflog += 1
+                cat &= IC.CAT_MASK
+                SS[nxi] = _next_word(row, cat)
+                if (used >> cat) & 1:
+                    a_wait += nsimd
+                    smin = t + 1
+                    continue
+            cost = info & INFO_COST_MASK
+            if info & INFO_SR:
+                dw = _dep_wait(WV, wq, rsg, row, t)
+                if dw > 0:
+                    _stall(WV, wq, WV_DEPST, SS, sri, dw, t)
+                    smin = min(smin, dw)
+                    continue
+            if cat == C.CAT_VALU:
+                if SS[so + U2] > t:
+                    r = _unit_sleep(WV, wq, SS, sri, SS[so + U2], t, nsimd)
+                    a_wait += r - t
+                    smin = min(smin, r)
+                    continue
+                SS[so + U2] = t + cost
+                a_valu += cost
+            elif cat == C.CAT_SALU:
+                a_sca += cost
+            else:
+                a_misc += cost
+            if cat != C.CAT_INTERNAL:
+                used |= 1 << cat
+            # (what _account books, logged for a repeat)
+            e = log[nlog]
+            e[0] = row
+            e[2] = WV[wq + np.uint64(WV_UNIT)]
+            e[3] = WV[wq + np.uint64(WV_BAR)]
+            e[4] = WV[wq + np.uint64(WV_DEPST)]
+            e[5] = WV[wq + np.uint64(WV_FETCH)]
+            e[6] = t - WV[wq + np.uint64(WV_SINCE)] - e[2] - e[3] - e[4] - e[5]
+            r = _advance_plain(WV, wq, SS, nxi, streams, rinfo, t, cat, cost, p, row, info,
+                               pcc, rsg, vslat, ic)
+            e[1] = r - t
+            nlog += 1
+            st[1] += 1
+            if si == 0 and SS[nxi] & NEXT_ROW_MASK <= row:
+                back = True
+            SS[sri] = r
+            smin = min(smin, r)
+        wake = smin
+        if not back:
+            continue
+        # the oldest wave jumped back: take the state, compare it with the last state of the
+        # same hash among the last PER_SNAPS taken in this run
+        seq = PR.seq[0]
+        PR.seq[0] = seq + 1
+        sn = snap[seq % PER_SNAPS]
+        h = _period_take(sn, t, nlog, nflog, a_wait, a_valu, a_sca, a_misc, wake, SS, so, wo,
+                         wpsu, n, WV)
+        c = PR.htab[h] - 1
+        PR.htab[h] = seq + 1
+        if c < seq0 or c <= seq - PER_SNAPS:
+            continue
+        sp = snap[c % PER_SNAPS]
+        m = _period_repeats(sp, sn, n, WV, streams)
+        if m > 0:
+            st[2] += m
+            st[3] += m * (sn[1] - sp[1])
+            a_wait += m * (sn[3] - sp[3])
+            a_valu += m * (sn[4] - sp[4])
+            a_sca += m * (sn[5] - sp[5])
+            a_misc += m * (sn[6] - sp[6])
+            kd = _period_book(sp, sn, m, n, SS, so, wo, WV, log, flog, pcc, ic, cu, ctr,
+                              PR.ctr)
+            t += kd
+            wake += kd
+            seq0 = PR.seq[0]
+            nlog = 0
+            nflog = 0
+    # a wave refused its port in the last scan keeps its ready cycle from before: the SIMD's
+    # scans up to here are done, so it may issue no earlier than its next turn (a scan the
+    # CU, still behind, runs for a wake such as a memory completion's finds nothing ready)
+    for si in range(n):
+        sri = wo + np.uint64(si)
+        if SS[sri] <= t:
+            SS[sri] = t + 1
+    st[0] += scans
+    return wake, a_wait, a_valu, a_sca, a_misc, scans
+
+
+def _period_entry(fp, cu, simd, t, wake, so):
+    """The C-callable entry of _period_run (see PF_*): the frame at ``fp`` names the arrays;
+    returns the SIMD's wake cycle and leaves the counters and the scans in the frame."""
+    h = carray(fp, (PF_HEAD,))
+    a = h[PF_SELF]
+    wps = h[PF_WPS]
+    PR = _Period(carray(p_i64(a + 8 * h[PF_SNAP]), (PER_SNAPS, PER_HEAD + PER_SLOT * wps)),
+                 carray(p_i64(a + 8 * h[PF_LOG]), (PER_LOG, 7)),
+                 carray(p_i64(a + 8 * h[PF_FLOG]), (PER_FLOG, 3)),
+                 carray(p_i64(a + 8 * h[PF_PCTR]), (h[PF_NCTR],)),
+                 carray(p_i64(a + 8 * PF_SEQ), (1,)),
+                 carray(p_i64(a + 8 * h[PF_HTAB]), (1 << PER_HASH_BITS,)),
+                 carray(p_i64(a + 8 * PF_STATS), (4,)))
+    r, dw, dv, ds, dm, nsc = _period_run(
+        cu, simd, h[PF_NSIMD], t, wake, carray(p_i64(h[PF_SS]), (h[PF_NSS],)), np.uint64(so),
+        np.uint64(wps), carray(p_i64(h[PF_WV]), (h[PF_NWV],)),
+        carray(p_i64(h[PF_STREAMS]), (h[PF_NSTREAMS],)),
+        carray(p_i64(h[PF_RINFO]), (h[PF_NRINFO],)), carray(p_i64(h[PF_PCC]), (h[PF_NPCC],)),
+        carray(p_i64(h[PF_RSG]), (h[PF_NRSG],)), h[PF_VSLAT],
+        carray(p_i64(h[PF_IC]), (h[PF_NIC],)), carray(p_i64(h[PF_CTR]), (h[PF_NCTR],)), PR,
+        _Wait(carray(p_i64(h[PF_VN]), (h[PF_NQ],)), carray(p_i64(h[PF_EN]), (h[PF_NQ],)),
+              carray(p_i64(h[PF_LN]), (h[PF_NQ],)), carray(p_i64(h[PF_QROW]), (h[PF_NW],)),
+              carray(p_i64(h[PF_RWAIT]), (h[PF_NROWS], 3)),
+              carray(p_i64(h[PF_WACC]), (3 * h[PF_NW],))))
+    h[PF_WAIT] = dw
+    h[PF_VALU] = dv
+    h[PF_SCA] = ds
+    h[PF_MISC] = dm
+    h[PF_SCANS] = nsc
+    return r
+
+
+_PERIOD_SIGNATURE = types.int64(types.CPointer(types.int64), types.int64, types.int64,
+                                types.int64, types.int64, types.int64)
+
+
+def period_entry() -> int:
+    """Address of _period_run's compiled entry (_period_entry), for simulate's
+    ``period_entry``: compiled on first use (jit.native_address), or loaded from numba's disk
+    cache."""
+    return native_address(_period_entry, _PERIOD_SIGNATURE)
+
+
+@intrinsic
+def _call_period(typingctx, entry, frame, cu, simd, t, wake, so):
+    """Call the period replay's entry at address ``entry`` (period_entry) with its frame's
+    address and the int64s cu, simd, t, wake, so; returns the SIMD's wake cycle."""
+    sig = types.int64(entry, frame, cu, simd, t, wake, so)
+
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        return call_native(builder, args[0],
+                           [builder.inttoptr(args[1], i64.as_pointer())] + list(args[2:]), i64)
+    return sig, codegen
+
+
+@njit(_nrt=False)
+def _period_try(fa, cu, simd, t, wake, so):
+    """_fast_run's try of a period run of SIMD ``simd`` of CU cu after its scan at cycle t
+    (``wake``: the cycle from which it has something to do; ``so``: its row of the SIMD
+    table), with the frame at address ``fa`` (PF_*): when its oldest wave's next row is plain
+    (on memory and LDS kernels most tries that find it otherwise stop at once) and its
+    back-off allows. Adds the issue counters the run added to _fast_run's ``acc`` and returns
+    the SIMD's wake cycle. (A call of its own: inline, the call site's code made _fast_run's
+    scans of memory and LDS kernels, which never get here, 2-7 % slower.)"""
+    per = p_i64(fa)
+    SS = p_i64(per[PF_SS])
+    row = SS[so + 3 + per[PF_WPS] * 2] & NEXT_ROW_MASK
+    if p_i64(per[PF_RINFO])[row] & INFO_SLOW:
+        return wake
+    sid = cu * per[PF_NSIMD] + simd
+    sk = PF_HEAD + sid
+    if per[sk] > 0:
+        per[sk] -= 1
+        return wake
+    wake = _call_period(per[PF_ENTRY], fa, cu, simd, t, wake, so)
+    acc = p_i64(per[PF_ACC])
+    acc[0] += per[PF_WAIT]     # (_fast_run adds its own counters to acc at its end)
+    acc[1] += per[PF_VALU] + per[PF_SCA] + per[PF_MISC]
+    acc[2] += per[PF_VALU]
+    acc[3] += per[PF_SCA]
+    acc[4] += per[PF_MISC]
+    bk = per[PF_BACK] + sid
+    if per[PF_SCANS] < PER_MIN_SCANS:
+        per[sk] = per[bk]
+        per[bk] = min(2 * per[bk], PER_BACKOFF_MAX)
+    else:
+        per[bk] = PER_BACKOFF
+    return wake
+
+
 @njit(_nrt=False)
 def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, rsg, vslat, ic,
               ctr, L):
@@ -674,7 +1180,9 @@ def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, 
     out = INF
     # solo runs (_solo_run) need that no wave joins a SIMD: no workgroup left to launch (only
     # the full path launches, when a wave ends)
-    solo = L.solo and L.gnext[0] >= L.group_first.shape[0] - 1
+    nolaunch = L.gnext[0] >= L.group_first.shape[0] - 1
+    solo = L.solo and nolaunch
+    pf = L.per
     while True:
         so = base + np.uint64(simd) * ss
         if SS[so] <= t:
@@ -814,6 +1322,11 @@ def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, 
                 a_sca += ds
                 a_misc += dm
                 smin = r
+            elif (pf != 0 and floor >= INF and SS[so + U1] >= 2
+                  and (nolaunch or SS[so + U1] == wps)):
+                # no wave can join the SIMD (slots full, or no workgroup left): its waves may
+                # run ahead, and their repeating issue pattern be booked at once
+                smin = _period_try(pf, cu, simd, t, smin, np.int64(so))
             SS[so] = min(smin, floor)
         # the next turn of a SIMD with something to do: the next nsimd turns one by one,
         # then a jump to the earliest wake
@@ -987,7 +1500,7 @@ def _push(q, n, w, done, t):
 def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
              rcat, rflags, rcost, rtaken, rwait, rsg2, P, wave_out, wave_cu, ctr, pcc,
              l1tags, l1stamps, l2tags, l2stamps, l2dirty, ktags, kstamps, lru, esram, ic,
-             lockstep=False, solo=True):
+             period_entry=0, lockstep=False, solo=True, period=True, period_stats=None):
     """Run the model; fills wave_out[w] = (start, end), wave_cu[w], the counters and the
     per-row cycle table pcc (rows x NPC, flat; see PC_COLUMNS); returns the cycles. The
     caches' tags, LRU stamps and dirty bits (gcnemu/timing/caches.py) are the GPU's, kept
@@ -998,7 +1511,11 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     (gcnemu/timing/icache.py), updated. ``lockstep``: the plainest replay, for tests: no
     _fast_run, and every CU yields after each scan, so the scans run in (cycle, CU) order;
     the results are the same bits. ``solo``: _fast_run lets a wave that is alone on its SIMD
-    run ahead (_solo_run); False only for tests (the same bits)."""
+    run ahead (_solo_run); False only for tests (the same bits). ``period_entry``: the address
+    of _period_run's compiled entry (period_entry(); 0: none), with which _fast_run books the
+    repeats of a SIMD's issue pattern at once; ``period``: False turns that off, for tests
+    and measurements (the same bits), as is ``period_stats``, an int64 array of 4 that gets
+    _period_run's _Period.stats added."""
     nw = wbeg.shape[0]
     ng = group_first.shape[0] - 1
     # per wave (WV interleaves them for _fast_run, see WV_*): position in its stream, ...
@@ -1130,18 +1647,29 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     # (typed: a literal 0 for either made numba compile _replay twice, ~9 s)
     done_waves = np.int64(done_waves)
     resident_total = np.int64(resident_total)
+    per = _period_frame(period_entry if period else 0, ncu * nsimd, nsimd, wps, vslat, SSflat,
+                        WV, streams, rinfo, pcc, rsg, ic, ctr, vn, en, ln, qrow, rwait, wacc,
+                        acc)
     L = _Local(lds_free, qrow, vq, vn, eq, en, lq, ln, rwait, wacc, P, wgrp, status, barr_ready,
-               garr, glive, group_first, wloc, gnext, solo)
-    return _replay(done_waves, nw, ncu, cb, lockstep, ckey, nsimd, SSflat, sstride, wake, fr_skip,
-                   a_wait, a_any, a_valu, a_sca, a_misc, RS, nslot, slots, wpsu, rflags, ptr,
-                   rcat, rcost, streams, pcc, wacc, WV, ng, gnext, cu_ngroups, cu_rr, group_first,
-                   wps, gpc, status, since, wsimd, glive, wbeg, wend, wave_out, wave_cu, qrow,
-                   qfree, qtop, vn, ln, en, P, lpick, lload, SS, wnx0, wloc, cu_resident,
-                   resident_total, acc, rinfo, rsg, vslat, ic, ctr, vq, eq, lq, ta_free, last_mem,
-                   rtaken, wgrp, barr_ready, garr, busy_since, fr_back, clock, l2tags, l2stamps,
-                   l2dirty, l2rdy, dram, valu_free, rwait, wown, l1_ways, lds_free, sready, snext,
-                   cu_busy_since, exp_free, l1tags, l1stamps, l1own, l1_sets, l1rdy, ktags,
-                   kstamps, krdy, lru, L)
+               garr, glive, group_first, wloc, gnext, solo,
+               np.int64(per.ctypes.data) if per[PF_ENTRY] != 0 else np.int64(0))
+    cycles = _replay(done_waves, nw, ncu, cb, lockstep, ckey, nsimd, SSflat, sstride, wake, fr_skip,
+                     a_wait, a_any, a_valu, a_sca, a_misc, RS, nslot, slots, wpsu, rflags, ptr,
+                     rcat, rcost, streams, pcc, wacc, WV, ng, gnext, cu_ngroups, cu_rr, group_first,
+                     wps, gpc, status, since, wsimd, glive, wbeg, wend, wave_out, wave_cu, qrow,
+                     qfree, qtop, vn, ln, en, P, lpick, lload, SS, wnx0, wloc, cu_resident,
+                     resident_total, acc, rinfo, rsg, vslat, ic, ctr, vq, eq, lq, ta_free, last_mem,
+                     rtaken, wgrp, barr_ready, garr, busy_since, fr_back, clock, l2tags, l2stamps,
+                     l2dirty, l2rdy, dram, valu_free, rwait, wown, l1_ways, lds_free, sready, snext,
+                     cu_busy_since, exp_free, l1tags, l1stamps, l1own, l1_sets, l1rdy, ktags,
+                 kstamps, krdy, lru, L)
+    if period_stats is not None:
+        for i in range(4):
+            period_stats[i] += per[PF_STATS + i]
+    # (a use of the frame after _replay: _Local holds only its address, and numba frees an
+    # array after its last use)
+    per[PF_ENTRY] = 0
+    return cycles
 
 
 @njit(_nrt=False)
@@ -1833,6 +2361,66 @@ def tables_for(prog, config, tc):
     return cache[key]
 
 
+#: handlers of rows whose successors plain_loop cannot tell (indirect jumps, forks, traps)
+_UNKNOWN_SUCCESSORS = (H_SETPC, H_SWAPPC, H_RFE, H_CBRANCH_G_FORK, H_CBRANCH_I_FORK,
+                       H_CBRANCH_JOIN, H_TRAP)
+
+
+def plain_loop(prog, flags) -> bool:
+    """Whether the program's plain rows (no flag but DEP_FLAGS in ``flags``, tables_for's)
+    and s_waitcnt rows hold a loop: a wave may run a cycle of them, the only runs whose
+    repeats the period replay (_period_run) can book, as it stops at any other row. True
+    also when such a row jumps where the program does not say (s_setpc_b64 and the like).
+    Cached on the Program."""
+    cache = prog.__dict__.setdefault("_timing_plain_loop", {})
+    key = flags.tobytes()
+    if key not in cache:
+        if len(cache) > 16:
+            cache.clear()
+        cache[key] = _has_plain_cycle(prog.code[:, C_H], prog.code[:, C_TGT], flags)
+    return cache[key]
+
+
+def _has_plain_cycle(handler, target, flags) -> bool:
+    n = len(flags)
+    plain = (flags & ~(DEP_FLAGS | C.F_WAITCNT)) == 0
+    succ = []
+    for r in range(n):
+        h = int(handler[r])
+        if not plain[r] or h == H_ENDPGM:
+            succ.append(())
+        elif h in _UNKNOWN_SUCCESSORS:
+            return True
+        elif h == H_BRANCH:
+            succ.append((int(target[r]),))
+        elif h == H_CBRANCH:
+            succ.append((int(target[r]), r + 1))
+        else:
+            succ.append((r + 1,))
+    # depth-first search for a back edge among plain rows (0: not seen, 1: on the path, 2: done)
+    state = [0] * n
+    for root in range(n):
+        if state[root] or not plain[root]:
+            continue
+        state[root] = 1
+        stack = [(root, 0)]
+        while stack:
+            r, i = stack[-1]
+            if i == len(succ[r]):
+                state[r] = 2
+                stack.pop()
+                continue
+            stack[-1] = (r, i + 1)
+            q = succ[r][i]
+            if not (0 <= q < n and plain[q]) or state[q] == 2:
+                continue
+            if state[q] == 1:
+                return True
+            state[q] = 1
+            stack.append((q, 0))
+    return False
+
+
 def time_dispatch(prog, traces, streams, config, tc, occ, waves_per_group, caches,
                   esram=(), code_base=0) -> TimingResult:
     """Run the model over a dispatch's traces: ``streams``, a list of arrays that hold the
@@ -1874,7 +2462,8 @@ def time_dispatch(prog, traces, streams, config, tc, occ, waves_per_group, cache
                       config.simds_per_cu, occ.waves_per_simd, occ.workgroups_per_cu,
                       cat, flags, cost, taken, wait, sregs, P, wave_out, wave_cu, ctr, pcc,
                       c.l1_tags, c.l1_stamps, c.l2_tags, c.l2_stamps, c.l2_dirty, c.k_tags,
-                      c.k_stamps, c.lru, esram_lines(esram), ic, False, True)
+                      c.k_stamps, c.lru, esram_lines(esram), ic,
+                      period_entry() if plain_loop(prog, flags) else 0, False, True)
     if cycles < 0:
         raise RuntimeError("timing model: no wave can issue (internal error)")
     c.i_base = IC.finish(ic, c.i_tags, c.i_stamps, cycles)
