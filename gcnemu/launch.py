@@ -790,7 +790,7 @@ class BatchState:
 
     def split_trace(self, nwaves: int, nran: int) -> np.ndarray:
         """The batch's per-wave streams (gcnemu.timing.model.split_trace) added to this
-        worker's: returns its spans (absolute in ``streams``); ``nran``: the waves the
+        worker's: returns its spans[2, nwaves + 1] (absolute in ``streams``); ``nran``: the waves the
         batch ran (of the ``nwaves`` rows of its state arrays). The trace's entries are
         the streams of waves that ran in one run; when some wave ran in more, they are copied
         after the entries (the array grown first if that needs room), which stay as a gap."""
@@ -804,7 +804,7 @@ class BatchState:
                 self._grow_streams(need)
                 tr = self.trace
         spans = split_trace(tr, nwaves, self.streams, np.int64(self.streams_used + used),
-                            np.int64(self.streams_used))
+                            np.int64(self.streams_used)).reshape(2, -1)
         self.streams_used = int(spans[1, nwaves])
         return spans
 

@@ -32,7 +32,7 @@ def test_runs_become_per_wave_streams():
     # wave 1 runs, then wave 0, then wave 1 again (it waited at a barrier), wave 2 never
     tr = _trace([(1, [10, 11]), (0, [20, 21, 22]), (1, [12])])
     out = np.full(16, -7, np.int64)
-    spans = M.split_trace(tr, 3, out, np.int64(4), np.int64(-1))
+    spans = M.split_trace(tr, 3, out, np.int64(4), np.int64(-1)).reshape(2, -1)
     assert spans.tolist() == [[4, 7, 10, 10], [7, 10, 10, 10]]
     assert out[4:10].tolist() == [20, 21, 22, 10, 11, 12]
     assert (out[:4] == -7).all() and (out[10:] == -7).all()     # nothing written elsewhere
@@ -60,14 +60,14 @@ def test_trace_in_the_streams_array():
     out = np.full(5 + one.shape[0], -7, np.int64)
     out[5:] = one
     before = out.copy()
-    spans = M.split_trace(out[5:], 3, out, np.int64(5 + one[0]), np.int64(5))
+    spans = M.split_trace(out[5:], 3, out, np.int64(5 + one[0]), np.int64(5)).reshape(2, -1)
     # wave 1's entries at trace positions 2-3, wave 0's at 5-7; wave 2 ran not: empty
     assert spans[:, :3].tolist() == [[5 + 5, 5 + 2, 5], [5 + 8, 5 + 4, 5]]
     assert spans[:, 3].tolist() == [5 + one[0]] * 2
     assert (out == before).all()
     two = _trace([(1, [10, 11]), (0, [20, 21, 22]), (1, [12])])
     out[5:] = two
-    spans = M.split_trace(out[5:], 3, out, np.int64(5 + two[0]), np.int64(5))
+    spans = M.split_trace(out[5:], 3, out, np.int64(5 + two[0]), np.int64(5)).reshape(2, -1)
     b = 5 + two[0]
     assert spans.tolist() == [[b, b + 3, b + 6, b + 6], [b + 3, b + 6, b + 6, b + 6]]
     assert out[b:b + 6].tolist() == [20, 21, 22, 10, 11, 12]
@@ -77,4 +77,4 @@ def test_trace_in_the_streams_array():
     room = two.shape[0] - RUNS_COUNT - 6        # the tail: 3 runs, the count, the scratch
     with pytest.raises(ValueError, match="no room"):      # the copies would reach the tail
         M.split_trace(two, 3, two, np.int64(room - 5), np.int64(0))
-    assert M.split_trace(two, 3, two, np.int64(room - 6), np.int64(0))[1, 3] == room
+    assert M.split_trace(two, 3, two, np.int64(room - 6), np.int64(0))[-1] == room
