@@ -470,12 +470,9 @@ class Launch:
         if sh is not None:
             res.sanitized = sh.result(ids)
         if gpu.timing:
-            from .timing.model import split_trace
-            offsets = split_trace(st.trace, ws.shape[0], st.streams_room(st.trace[0]),
-                                  np.int64(st.streams_used))
-            res.trace = (np.asarray(batch, np.int64)[ids // wpg], ids % wpg, offsets[ids],
-                         offsets[ids + 1], st.worker)
-            st.streams_used = int(offsets[-1])
+            spans = st.split_trace(ws.shape[0], len(ids))
+            res.trace = (np.asarray(batch, np.int64)[ids // wpg], ids % wpg, spans[0, ids],
+                         spans[1, ids], st.worker)
         elif st.trace is not None and sh is None:
             # coherency-accurate mode: the raw trace, with the batch's workgroups and wave ids
             # (a sanitizer's run of the mode repeats a run that recorded it: coherency.py)
@@ -754,36 +751,71 @@ class BatchState:
         # specialisation without recording)
         # (also without timing in coherency-accurate mode, which reads the lines each memory
         # instruction touched: ``trace``)
-        self.trace = np.zeros(1 << 18, np.int64) if timing or trace else None
-        #: tr[1] of a fresh trace: 0, or -1 for coherency only (no LDS records: timing/trace.py)
-        self.trace_mode = -1 if trace and not timing else 0
         # timing: the per-wave streams of the batches this worker ran in the current dispatch
         # (gcnemu.timing.model.split_trace), streams[:streams_used]; kept between dispatches,
-        # so the model reads them where they are, from memory already touched
+        # so the model reads them where they are, from memory already touched. The timing
+        # trace is the rest of it, streams[streams_used:] (reset): a wave that ran in one
+        # run keeps its entries where the engine wrote them, uncopied
         self.worker = worker
-        self.streams = np.zeros(1 << 18, np.int64) if timing else None
+        self.streams = np.zeros(1 << 19, np.int64) if timing else None
         self.streams_used = 0
+        #: the room a batch's timing trace starts with (a fresh trace of its own had as much)
+        self.trace_room = 1 << 18
+        self.trace = (self.streams if timing else np.zeros(1 << 18, np.int64)) \
+            if timing or trace else None
+        #: tr[1] of a fresh trace: 0, or -1 for coherency only (no LDS records: timing/trace.py)
+        self.trace_mode = -1 if trace and not timing else 0
         self.shadow = None     # the sanitizer's state (gcnemu/sanitize/shadow.py) once used
         self.sanitizing = False
 
     def nbytes(self) -> int:
+        trace = None if self.streams is not None else self.trace    # (timing: in streams)
         return sum(a.nbytes for a in (self.lds, self.sregs, self.ws, self.vgpr, self.faults, self.msgs,
-                                      self.exports, self.trace, self.streams) if a is not None) + \
+                                      self.exports, trace, self.streams) if a is not None) + \
             (self.shadow.nbytes() if self.shadow is not None else 0)
 
-    def streams_room(self, n: int) -> np.ndarray:
-        """The streams array, grown (keeping what it holds) to take ``n`` more entries."""
-        need = self.streams_used + n
-        if need > self.streams.shape[0]:
-            grown = np.zeros(max(need, 2 * self.streams.shape[0]), np.int64)
-            grown[:self.streams_used] = self.streams[:self.streams_used]
-            self.streams = grown
-        return self.streams
+    def _grow_streams(self, size: int):
+        """Move the streams array to one of ``size`` entries (or more: at least double),
+        keeping the streams, the trace's entries and its tail (the table of runs and the DS
+        scratch, gcnemu/timing/trace.py) at the new end; the trace is its rest again."""
+        old, tr = self.streams, self.trace
+        keep = self.streams_used + int(tr[0])
+        k = tail_length(tr)
+        t = np.zeros(max(size, 2 * old.shape[0]), np.int64)
+        t[:keep] = old[:keep]
+        if k:
+            t[-k:] = old[-k:]
+        self.streams = t
+        self.trace = t[self.streams_used:]
+
+    def split_trace(self, nwaves: int, nran: int) -> np.ndarray:
+        """The batch's per-wave streams (gcnemu.timing.model.split_trace) added to this
+        worker's: returns its spans[2, nwaves + 1] (absolute in ``streams``); ``nran``: the waves the
+        batch ran (of the ``nwaves`` rows of its state arrays). The trace's entries are
+        the streams of waves that ran in one run; when some wave ran in more, they are copied
+        after the entries (the array grown first if that needs room), which stay as a gap."""
+        from .timing.model import split_trace
+        tr = self.trace
+        used = int(tr[0])
+        if int(tr[tr.shape[0] - RUNS_COUNT]) != nran:
+            # not one run a wave: room for a copy below the trace's tail
+            need = self.streams_used + 2 * used + tail_length(tr)
+            if need > self.streams.shape[0]:
+                self._grow_streams(need)
+                tr = self.trace
+        spans = split_trace(tr, nwaves, self.streams, np.int64(self.streams_used + used),
+                            np.int64(self.streams_used)).reshape(2, -1)
+        self.streams_used = int(spans[1, nwaves])
+        return spans
 
     def grow_trace(self):
         """Double the trace (full: the waves resume where they stopped), its entries at the
         start and its tail (the table of runs, gcnemu/timing/trace.py) at the end."""
         old = self.trace
+        if self.streams is not None:
+            self._grow_streams(self.streams_used + 2 * old.shape[0])
+            self.trace[1] = self.trace_mode
+            return
         t = np.zeros(2 * old.shape[0], np.int64)
         end = int(old[0])
         t[:end] = old[:end]
@@ -802,6 +834,12 @@ class BatchState:
             self.lds[-self.gds_bytes:] = gds
         self.exports[0, 0] = 0
         self.msgs[0, 0] = 0
+        if self.streams is not None:
+            # the trace: the streams array's rest, with at least trace_room entries
+            self.trace = self.streams[self.streams_used:]
+            if self.trace.shape[0] < self.trace_room:
+                self.trace[0] = 2      # (no entries to keep)
+                self._grow_streams(self.streams_used + self.trace_room)
         if self.trace is not None:
             self.trace[0] = 2
             self.trace[1] = self.trace_mode

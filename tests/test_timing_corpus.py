@@ -69,9 +69,9 @@ def test_trace_buffers_grow(monkeypatch, workers):
 
     def small(self, *a, **k):
         orig(self, *a, **k)
-        if self.trace is not None:
-            self.trace = np.zeros(512, np.int64)
-            self.streams = np.zeros(64, np.int64)
+        if self.trace is not None:     # the trace is the streams array's rest
+            self.streams = self.trace = np.zeros(64, np.int64)
+            self.trace_room = 512
 
     monkeypatch.setattr(G.BatchState, "__init__", small)
     gpu = gcnemu.GPU(timing=True, waves_per_batch=32)

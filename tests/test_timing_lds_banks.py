@@ -153,3 +153,24 @@ def test_remembered_access_with_equal_hash():
         assert (got & 0xFFFF, got >> 16) == want
         answers.append(want)
     assert answers[0] != answers[2]
+
+
+def test_keys_looked_at_again_after_many_misses():
+    # random bins (a histogram's): after KEY_GIVE_UP accesses that matched nothing remembered,
+    # ds_passes counts most accesses without the keys, then looks again (two in KEY_RETRY)
+    # and, on a match, uses them for every access again: every answer the set model's
+    from gcnemu.timing import trace as T
+    rng = np.random.default_rng(5)
+    full = (1 << 64) - 1
+    tr = np.zeros(DS_SCRATCH + 1, np.int64)
+    vgpr = np.zeros((2, 64), np.uint32)
+    tile = np.arange(64) * 4
+    seq = [rng.integers(0, 256, 64) * 4 for _ in range(T.KEY_GIVE_UP + T.KEY_RETRY + 8)]
+    seq += [tile] * (T.KEY_RETRY + 2)       # a pattern that repeats: looked up and kept again
+    for i, addrs in enumerate(seq):
+        vgpr[1] = addrs
+        got = ds_passes(vgpr, 1, np.int64(0), np.int64(0), False, 1, np.uint64(full), tr, 1)
+        assert (got & 0xFFFF, got >> 16) == _reference(vgpr[1], 0, 0, False, 1, full), i
+        if i == T.KEY_GIVE_UP + 4:
+            assert tr[1 + T._KEY_MISSES] > T.KEY_GIVE_UP      # giving up
+    assert tr[1 + T._KEY_MISSES] == 0      # the tile's key matched again

@@ -70,8 +70,8 @@ U64 = np.uint64
 #: last KEYS accesses counted, _KEY_LEN entries each (ndw, the distance of the two addresses
 #: (0 for one), the first active lane's byte within its dword, EXEC, the result, the hash of
 #: the relative addresses (_lane_shift), then per lane its address less the first active
-#: lane's, 0 when inactive), the one to compare first (the last one used) and the next one
-#: to replace
+#: lane's, 0 when inactive), the one to compare first (the last one used), the next one
+#: to replace and the count of accesses since one matched (ds_passes)
 _CNT, _HEAD, _NEXT, _CHAIN = 32, 64, 96, 97
 KEYS = 4
 _KEY = _CHAIN + 2 * 32 * 2 * 4
@@ -79,7 +79,11 @@ _KEY_RESULT, _KEY_HASH, _KEY_REL = 4, 5, 6
 _KEY_LEN = _KEY_REL + 64
 _KEY_LAST = _KEY + KEYS * _KEY_LEN
 _KEY_NEXT = _KEY_LAST + 1
-DS_SCRATCH = _KEY_NEXT + 1
+_KEY_MISSES = _KEY_NEXT + 1
+DS_SCRATCH = _KEY_MISSES + 1
+#: after this many accesses in a row that matched no remembered one, ds_passes looks at the
+#: keys for two accesses in KEY_RETRY only (the others are counted straight away)
+KEY_GIVE_UP, KEY_RETRY = 16, 64
 #: room an instruction may need in the trace: its row and a memory record of up to 128 lines,
 #: below the DS scratch, which lies at the trace's end (trace_memory: there it stays in the
 #: CPU's caches; at the write position it would be new memory at every DS instruction)
@@ -364,9 +368,17 @@ def ds_passes(vgpr, row, offa, offb, two, ndw, ex, tr, s):
     reading a tile with the same address registers at growing offsets, the next wave's same
     pattern) costs one vectorised comparison with the last key used; after a miss, one pass
     hashes the addresses and another key whose hash (_lane_shift) differs is passed over
-    unread. Keys hold ndw >= 1: zeros (a fresh trace's tail) match nothing."""
+    unread. Keys hold ndw >= 1: zeros (a fresh trace's tail) match nothing. Where KEY_GIVE_UP
+    accesses in a row matched none (random addresses: a histogram's bins), the keys are
+    looked at for two accesses in a row in KEY_RETRY only (the first keeps its own, which the
+    second may match), until one matches: the comparison, the hash and the new key cost ~a
+    quarter of such a miss. The answer is the count's either way."""
     if ex == U64(0):
         return np.int64(0)
+    misses = tr[s + _KEY_MISSES]
+    if misses >= KEY_GIVE_UP and misses % KEY_RETRY > 1:
+        tr[s + _KEY_MISSES] = misses + 1
+        return _ds_count(vgpr, row, offa, offb, two, ndw, ex, tr, s)
     af = np.int64(vgpr[row, np.int64(trailing_zeros(ex))])
     dist = offb - offa if two else np.int64(0)
     byte = (af + offa) & 3
@@ -381,6 +393,7 @@ def ds_passes(vgpr, row, offa, offb, two, ndw, ex, tr, s):
         for l in range(64):       # branch free (see _lane_active): vectorised
             diff |= tr[r + U64(l)] ^ ((np.int64(vgpr[ur, U64(l)]) - af) * _lane_active(ex, l))
         if diff == 0:
+            tr[s + _KEY_MISSES] = 0
             return tr[c + _KEY_RESULT]
     h = U64(0)
     for l in range(64):           # branch free: vectorised
@@ -397,7 +410,9 @@ def ds_passes(vgpr, row, offa, offb, two, ndw, ex, tr, s):
             diff |= tr[r + U64(l)] ^ ((np.int64(vgpr[ur, U64(l)]) - af) * _lane_active(ex, l))
         if diff == 0:
             tr[s + _KEY_LAST] = e
+            tr[s + _KEY_MISSES] = 0
             return tr[c + _KEY_RESULT]
+    tr[s + _KEY_MISSES] = misses + 1
     res = _ds_count(vgpr, row, offa, offb, two, ndw, ex, tr, s)
     e = tr[s + _KEY_NEXT] & (KEYS - 1)
     tr[s + _KEY_NEXT] = (e + 1) & (KEYS - 1)
