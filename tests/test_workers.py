@@ -39,7 +39,9 @@ def test_small_launch_runs_on_the_calling_thread_and_says_so():
     rep, got, want = _saxpy(gpu, 64 * 64, 3, 5, workers=2)
     assert rep.workers == 1 and rep.serial_reason.startswith("small launch: its 64 waves")
     assert np.array_equal(got, want)
-    assert _helper_threads() == before      # no helper was started for it
+    # no helper was started for it (a subset, not equality: helpers of GPUs that earlier tests
+    # dropped may still be ending meanwhile)
+    assert not _helper_threads() - before
     rep1, got1, _ = _saxpy(gpu, 64 * 64, 3, 5, workers=1)
     assert rep1.workers == 1 and rep1.serial_reason == ""
     assert np.array_equal(got1, got)
