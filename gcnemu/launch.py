@@ -727,6 +727,15 @@ class _RawKernarg:
         return b"".join(_raw_arg(v) for v in args)
 
 
+def _moved(old: np.ndarray, keep: int, tail: int, size: int) -> np.ndarray:
+    """A zeroed int64 array of ``size`` entries holding old[:keep] at its start and old's last
+    ``tail`` entries at its end: a grown trace (its entries, and its table of runs and DS
+    scratch, gcnemu/timing/trace.py tail_length) or streams array."""
+    t = np.zeros(size, np.int64)
+    t[:keep] = old[:keep]
+    if tail:
+        t[-tail:] = old[-tail:]
+    return t
 
 
 class BatchState:
@@ -779,14 +788,9 @@ class BatchState:
         keeping the streams, the trace's entries and its tail (the table of runs and the DS
         scratch, gcnemu/timing/trace.py) at the new end; the trace is its rest again."""
         old, tr = self.streams, self.trace
-        keep = self.streams_used + int(tr[0])
-        k = tail_length(tr)
-        t = np.zeros(max(size, 2 * old.shape[0]), np.int64)
-        t[:keep] = old[:keep]
-        if k:
-            t[-k:] = old[-k:]
-        self.streams = t
-        self.trace = t[self.streams_used:]
+        self.streams = _moved(old, self.streams_used + int(tr[0]), tail_length(tr),
+                              max(size, 2 * old.shape[0]))
+        self.trace = self.streams[self.streams_used:]
 
     def split_trace(self, nwaves: int, nran: int) -> np.ndarray:
         """The batch's per-wave streams (gcnemu.timing.model.split_trace) added to this
@@ -816,14 +820,8 @@ class BatchState:
             self._grow_streams(self.streams_used + 2 * old.shape[0])
             self.trace[1] = self.trace_mode
             return
-        t = np.zeros(2 * old.shape[0], np.int64)
-        end = int(old[0])
-        t[:end] = old[:end]
-        k = tail_length(old)
-        if k:
-            t[-k:] = old[-k:]
-        t[1] = self.trace_mode
-        self.trace = t
+        self.trace = _moved(old, int(old[0]), tail_length(old), 2 * old.shape[0])
+        self.trace[1] = self.trace_mode
 
     def reset(self, gds=None):
         """Clear what a batch may have left (sregs and ws: Launch._init_batch sets them whole);
