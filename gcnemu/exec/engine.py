@@ -758,14 +758,32 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
             step_stop = min(step_limit, step_pause - work)
             fast_stop = np.int64(-1) if steps_rec else step_stop
         next_pc = pc + 1
-        if h == H_DS and code[pc, C_BLK] != 0 and not rec and \
+        if h == H_DS and code[pc, C_BLK] != 0 and \
+                (not rec or (san is None and code[pc, C_BNDS] == 1)) and \
                 ds_block_may_run(code, pc, steps, step_stop, nsg, vcount, ws[w, WS_LDS_BASE]):
-            # a block with DS rows starts at this DS row (exec/blockjit.py; where nothing is
-            # recorded, their records being the row path's): called here, away from the fast
-            # loop below, whose state its LDS window and size would add to (loops_break ran
-            # ~10 % slower so); declined, this row goes on to the DS path below
-            blk = call_ds_block(code[pc, C_BLK], pvb, vstride, psg, np.int64(scc), mode,
-                                plds + ws[w, WS_LDS_BASE], ws[w, WS_LDS_SIZE])
+            # a block with DS rows starts at this DS row (exec/blockjit.py): called here, away
+            # from the fast loop below, whose state its LDS window and size would add to
+            # (loops_break ran ~10 % slower so); declined, this row goes on to the DS path
+            # below. Recording, only a block whose one DS row is this first one: its record
+            # was written above from the registers the block starts with, and its other rows
+            # (plain) have their row numbers as entries, written here (taken back if it
+            # declines); the records of DS rows further in would need the registers of then
+            ent = np.int64(0)
+            room = True
+            if steps_rec:
+                ent = tr[0]
+                nb = code[pc, C_BLEN]
+                room = ent + nb - 1 + TRACE_SLACK <= _trace_end(tr, san)
+                if room:
+                    for i in range(1, nb):
+                        tr[U64(ent + i - 1)] = pc + i
+                    tr[0] = ent + nb - 1
+            blk = np.int64(-1)
+            if room:
+                blk = call_ds_block(code[pc, C_BLK], pvb, vstride, psg, np.int64(scc), mode,
+                                    plds + ws[w, WS_LDS_BASE], ws[w, WS_LDS_SIZE])
+            if steps_rec and blk < 0:
+                tr[0] = ent
             if blk >= 0:
                 nb = code[pc, C_BLEN]
                 scc, bl, mode = block_done(blk, ws, w, mode)
@@ -776,7 +794,7 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
                 ws[w, WS_LDS_INSTS] += nds
                 work += MEMORY_WORK * (nds - 1)     # the first row's counted above
                 step_stop = min(step_limit, step_pause - work)
-                fast_stop = step_stop
+                fast_stop = np.int64(-1) if steps_rec else step_stop
                 steps += nb - 1
                 insts += nb
                 pc += nb
