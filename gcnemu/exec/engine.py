@@ -820,9 +820,9 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
                     blk_recorded = False
                     blk_stop = fast_stop
                     if blk < 0:
-                        # recorded whole above but run one row at a time: only this row's
-                        # entry stays
-                        tr[0] = np.int64(frame[FR_TR_ROW]) + 1
+                        # recorded whole but run one row at a time: only this row's entry
+                        # stays (the block's are the last written)
+                        tr[0] -= code[pc, C_BLEN] - 1
                 if blk >= 0:
                     nb = code[pc, C_BLEN]
                     scc, bl, mode = block_done(blk, ws, w, mode)
@@ -1059,13 +1059,13 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
                     # written here: a run of blocks and branches stays in this loop. The
                     # position goes through memory (tr[0]), not a local, which would be live
                     # in this loop in functional mode too (it ran ~5 % slower so)
+                    end = _trace_end(tr, san)
                     tp = tr[0]
-                    if tp + TRACE_SLACK > _trace_end(tr, san):
+                    if tp + TRACE_SLACK > end:
                         break     # full: the top of the outer loop stops the wave here
-                    frame[FR_TR_ROW] = U64(tp)
-                    tr[tp] = pc
+                    tr[U64(tp)] = pc
                     if _record_block(code, pc, steps + 1, step_stop, nsg, vcount, tr, tp + 1,
-                                     _trace_end(tr, san)):
+                                     end):
                         blk_stop = step_stop
                         blk_recorded = True
                         tr[0] = tp + code[pc, C_BLEN]
