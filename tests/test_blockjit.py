@@ -694,6 +694,70 @@ def test_recorded_runs_with_blocks_give_the_same_cycles_and_findings(dx):
         assert (np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y)
 
 
+#: each lane squares in[gid] through the LDS: the ds_read_b32 starts a block whose only DS row
+#: it is (recorded runs call such blocks too), followed by f32 rows that decline on denormals
+_LDS_SQUARE = """
+    s_load_dwordx4 s[4:7], s[0:1], 0x0
+    s_lshl_b32 s3, s2, 6
+    v_add_i32 v1, vcc, s3, v0
+    v_lshlrev_b32 v1, 2, v1
+    s_waitcnt lgkmcnt(0)
+    v_mov_b32 v3, s5
+    v_add_i32 v2, vcc, s4, v1
+    v_addc_u32 v3, vcc, 0, v3, vcc
+    v_mov_b32 v6, s7
+    v_add_i32 v5, vcc, s6, v1
+    v_addc_u32 v6, vcc, 0, v6, vcc
+    flat_load_dword v4, v[2:3]
+    v_lshlrev_b32 v7, 2, v0
+    s_mov_b32 m0, -1
+    s_waitcnt vmcnt(0)
+    ds_write_b32 v7, v4
+    s_waitcnt lgkmcnt(0)
+    s_barrier
+    ds_read_b32 v8, v7
+    s_waitcnt lgkmcnt(0)
+    v_mul_f32 v9, v8, v8
+    v_add_f32 v10, v9, v8
+    v_add_i32 v11, vcc, 1, v0
+    flat_store_dword v[5:6], v10
+    s_endpgm
+"""
+
+
+@pytest.mark.parametrize("denormal", [False, True])
+def test_recorded_runs_with_lds_blocks_give_the_same_cycles(tmp_path, denormal):
+    """A timing run calls a block that starts at its only DS row (its record written first,
+    the entries of its other rows after it); where it declines (denormal inputs in some
+    lanes: the f32 rows after the load) those entries are taken back and the rows run one at
+    a time. Cycles, where they went, counters and the results are those of the row-by-row
+    run."""
+    n = 256
+    x = np.linspace(0.5, 3.0, n).astype(np.float32).view(np.uint32)
+    if denormal:
+        x[::7] = 0x00012345
+    seen = []
+    for blocks in (True, False):
+        d = tmp_path / f"b{int(blocks)}"
+        d.mkdir()
+        (d / "ldsq.s").write_text(_LDS_SQUARE)
+        with _blocks(blocks):
+            k = gcnemu.load(str(d / "ldsq.s")).kernel("ldsq")
+        code = k.program.code
+        ds = [i for i, ins in enumerate(k.program.instructions) if ins.name == "ds_read_b32"]
+        assert (code[ds[0], L.C_BLK] != 0 and code[ds[0], L.C_BNDS] == 1) == blocks
+        gpu = gcnemu.GPU(timing=True, waves_per_batch=4)
+        inp = gpu.to_device(x)
+        out = gpu.to_device(np.zeros(n, np.uint32))
+        rep = gpu.dispatch(k, grid=(n,), block=(64,), args=[inp, out, gcnemu.Local(256)])
+        seen.append((out.to_numpy().copy(), rep.cycles, rep.wave_cycles.copy(),
+                     rep.pc_cycles.copy(), dict(rep.counters), rep.stalls, rep.instructions))
+    a, b = seen
+    assert a[1] > 0
+    for u, v in zip(a, b):
+        assert (np.array_equal(u, v) if isinstance(u, np.ndarray) else u == v)
+
+
 def test_long_runs_are_cut_into_blocks_and_loops_come_first_within_the_budget(monkeypatch):
     """A straight run of 200 rows is blocks of MAX_ROWS (64) rows and the 8 left; over the
     per-program budget, the blocks inside the loop are the ones compiled."""

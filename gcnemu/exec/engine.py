@@ -553,6 +553,20 @@ def block_done(blk, ws, w, mode):
 
 
 @njit(inline="always")
+def _record_block(code, pc, steps, stop, nsg, vcount, tr, tp, end):
+    """Recording: when the block starting at row ``pc`` may run (block_may_run) and its
+    entries fit below ``end``, write those of its rows after the first (it starts at a fast
+    row, so it has no DS row: each is its row number) from tr[tp] on and return True."""
+    nb = code[pc, C_BLEN]
+    if not (block_may_run(code, pc, steps, stop, nsg, vcount) and
+            tp + nb - 1 + TRACE_SLACK <= end):
+        return False
+    for i in range(1, nb):    # unsigned: no negative-index fix-up in the loop
+        tr[U64(tp + i - 1)] = pc + i
+    return True
+
+
+@njit(inline="always")
 def block_may_run(code, pc, steps, stop, nsg, vcount):
     """Whether a block starts at row ``pc`` (exec/blockjit.py) and may be called there: it
     ends within ``stop`` (``steps`` counting its first row) and the wave has the SGPRs and
@@ -685,9 +699,8 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
             tr[tp] = -(w + 1)
             tr[0] = tp + 1
     step_stop = min(step_limit, step_pause)
-    # where a run of fast rows stops (the inner loop below): at step_stop, or, recording, after
-    # one instruction (-1), so that the top of the outer loop records the next; one compare,
-    # the one the inner loop makes anyway
+    # the stop of a block the inner loop below may call: step_stop, or, recording, -1 (none)
+    # unless its entries were written whole (blk_stop)
     fast_stop = np.int64(-1) if steps_rec else step_stop
     work = 0
     need = False
@@ -728,17 +741,12 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
             elif steps_rec:
                 tr[tp] = pc
                 tp += 1
-                nb = code[pc, C_BLEN]
-                if block_may_run(code, pc, steps + 1, step_stop, nsg, vcount) and \
-                        tp + nb - 1 + TRACE_SLACK <= _trace_end(tr, san) and \
-                        fast_row(code, pc, h, nsg, vcount):
-                    # a block starts here and the fast loop below will call it: the entries
-                    # of all its rows (it starts at a fast row, so it has no DS row: each is
-                    # its row number),
-                    # taken back there if the block declines
-                    for i in range(1, nb):
-                        tr[tp] = pc + i
-                        tp += 1
+                if fast_row(code, pc, h, nsg, vcount) and \
+                        _record_block(code, pc, steps + 1, step_stop, nsg, vcount, tr, tp,
+                                      _trace_end(tr, san)):
+                    # a block starts here and the fast loop below will call it (its rows'
+                    # entries written, taken back there if the block declines)
+                    tp += code[pc, C_BLEN] - 1
                     blk_stop = step_stop
                     blk_recorded = True
             tr[0] = tp
@@ -750,14 +758,32 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
             step_stop = min(step_limit, step_pause - work)
             fast_stop = np.int64(-1) if steps_rec else step_stop
         next_pc = pc + 1
-        if h == H_DS and code[pc, C_BLK] != 0 and not rec and \
+        if h == H_DS and code[pc, C_BLK] != 0 and \
+                (not rec or (san is None and code[pc, C_BNDS] == 1)) and \
                 ds_block_may_run(code, pc, steps, step_stop, nsg, vcount, ws[w, WS_LDS_BASE]):
-            # a block with DS rows starts at this DS row (exec/blockjit.py; where nothing is
-            # recorded, their records being the row path's): called here, away from the fast
-            # loop below, whose state its LDS window and size would add to (loops_break ran
-            # ~10 % slower so); declined, this row goes on to the DS path below
-            blk = call_ds_block(code[pc, C_BLK], pvb, vstride, psg, np.int64(scc), mode,
-                                plds + ws[w, WS_LDS_BASE], ws[w, WS_LDS_SIZE])
+            # a block with DS rows starts at this DS row (exec/blockjit.py): called here, away
+            # from the fast loop below, whose state its LDS window and size would add to
+            # (loops_break ran ~10 % slower so); declined, this row goes on to the DS path
+            # below. Recording, only a block whose one DS row is this first one: its record
+            # was written above from the registers the block starts with, and its other rows
+            # (plain) have their row numbers as entries, written here (taken back if it
+            # declines); the records of DS rows further in would need the registers of then
+            ent = np.int64(0)
+            room = True
+            if steps_rec:
+                ent = tr[0]
+                nb = code[pc, C_BLEN]
+                room = ent + nb - 1 + TRACE_SLACK <= _trace_end(tr, san)
+                if room:
+                    for i in range(1, nb):
+                        tr[U64(ent + i - 1)] = pc + i
+                    tr[0] = ent + nb - 1
+            blk = np.int64(-1)
+            if room:
+                blk = call_ds_block(code[pc, C_BLK], pvb, vstride, psg, np.int64(scc), mode,
+                                    plds + ws[w, WS_LDS_BASE], ws[w, WS_LDS_SIZE])
+            if steps_rec and blk < 0:
+                tr[0] = ent
             if blk >= 0:
                 nb = code[pc, C_BLEN]
                 scc, bl, mode = block_done(blk, ws, w, mode)
@@ -768,7 +794,7 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
                 ws[w, WS_LDS_INSTS] += nds
                 work += MEMORY_WORK * (nds - 1)     # the first row's counted above
                 step_stop = min(step_limit, step_pause - work)
-                fast_stop = step_stop
+                fast_stop = np.int64(-1) if steps_rec else step_stop
                 steps += nb - 1
                 insts += nb
                 pc += nb
@@ -778,14 +804,13 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
             # VALU, branches, saveexec, s_setreg of MODE, nops) in a loop of their own: a run
             # of such instructions goes on here, each next row checked by fast_row and the
             # step limit, without the general dispatch between them (LLVM keeps this small
-            # loop's state in registers). Recording, it runs one instruction (fast_stop) and
-            # the top of the outer loop records the next (writing the entries here kept the
-            # trace's position live in this loop: functional mode ran ~5% slower).
+            # loop's state in registers). Recording, each next row's entry is written at the
+            # bottom of this loop, as the top of the outer loop writes the first's.
             stop = False
             while True:
                 # a block (exec/blockjit.py) starts here: its rows in one call, unless it
-                # would pass the step stop (blk_stop: recording, only a block the top of the
-                # outer loop recorded whole), the wave
+                # would pass the step stop (blk_stop: recording, only a block whose entries
+                # were written whole), the wave
                 # lacks its registers, or it declines (-1: nothing stored; this row and the
                 # next then run one at a time below)
                 blk = np.int64(-1)
@@ -795,9 +820,9 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
                     blk_recorded = False
                     blk_stop = fast_stop
                     if blk < 0:
-                        # recorded whole above but run one row at a time: only this row's
-                        # entry stays
-                        tr[0] = np.int64(frame[FR_TR_ROW]) + 1
+                        # recorded whole but run one row at a time: only this row's entry
+                        # stays (the block's are the last written)
+                        tr[0] -= code[pc, C_BLEN] - 1
                 if blk >= 0:
                     nb = code[pc, C_BLEN]
                     scc, bl, mode = block_done(blk, ws, w, mode)
@@ -1024,11 +1049,28 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
                 # H_NOP, H_WAITCNT: nothing to do
                 insts += 1
                 pc = next_pc
-                if pc < 0 or pc >= n or steps >= fast_stop:
+                if pc < 0 or pc >= n or steps >= step_stop:
                     break
                 h = code[pc, C_H]
                 if not fast_row(code, pc, h, nsg, vcount):
                     break
+                if steps_rec:
+                    # the next row's entry (and a block's, as at the top of the outer loop),
+                    # written here: a run of blocks and branches stays in this loop. The
+                    # position goes through memory (tr[0]), not a local, which would be live
+                    # in this loop in functional mode too (it ran ~5 % slower so)
+                    end = _trace_end(tr, san)
+                    tp = tr[0]
+                    if tp + TRACE_SLACK > end:
+                        break     # full: the top of the outer loop stops the wave here
+                    tr[U64(tp)] = pc
+                    if _record_block(code, pc, steps + 1, step_stop, nsg, vcount, tr, tp + 1,
+                                     end):
+                        blk_stop = step_stop
+                        blk_recorded = True
+                        tr[0] = tp + code[pc, C_BLEN]
+                    else:
+                        tr[0] = tp + 1
                 steps += 1
                 next_pc = pc + 1
             if stop:
