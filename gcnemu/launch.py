@@ -366,7 +366,8 @@ class Launch:
             for i, name in enumerate(PC_COLUMNS):
                 pcc[name] = t.pc[:, i]
             rep.pc_cycles = pcc
-            rep.stalls = {name: int(pcc[name].sum()) for name in STALL_REASONS}
+            column_sums = dict(zip(PC_COLUMNS, t.pc.sum(axis=0).tolist()))
+            rep.stalls = {name: column_sums[name] for name in STALL_REASONS}
             simds = gpu.config.compute_units * gpu.config.simds_per_cu
             rep.achieved_occupancy = (t.counters["SQ_WAVE_CYCLES"] / (t.cycles * simds)
                                       if t.cycles else 0.0)

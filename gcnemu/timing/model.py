@@ -2464,19 +2464,20 @@ def time_dispatch(prog, traces, streams, config, tc, occ, waves_per_group, cache
     ``caches``: the GPU's (gcnemu.timing.caches.GPUCaches), updated; ``esram``: the (address,
     bytes) of the GPU's ESRAM buffers; ``code_base``: the GPU address of the program's first
     byte (its rows' lines in the I$ and the L2)."""
-    # one worker (the common case): its array is the model's, else they are joined
-    bases = np.cumsum([0] + [len(s) for s in streams])
-    groups, ks, begs, ends = [], [], [], []
-    for g, k, b, e, which in traces:
-        groups.append(g)
-        ks.append(k)
-        begs.append(b + bases[which])
-        ends.append(e + bases[which])
-    if groups:
-        wg = np.concatenate(groups)
-        wk = np.concatenate(ks)
-        wbeg = np.concatenate(begs)
-        wend = np.concatenate(ends)
+    # one worker (the common case): its array is the model's, else they are joined; one
+    # batch (a small launch): its arrays as they are (np.concatenate copies even one array,
+    # and this glue is a third of a small dispatch's time outside simulate)
+    if len(traces) == 1 and len(streams) == 1:
+        wg, wk, wbeg, wend, _ = traces[0]
+        streams = streams[0]
+    elif traces:
+        bases = [0]
+        for st in streams:
+            bases.append(bases[-1] + len(st))
+        wg = np.concatenate([tr[0] for tr in traces])
+        wk = np.concatenate([tr[1] for tr in traces])
+        wbeg = np.concatenate([tr[2] + bases[tr[4]] for tr in traces])
+        wend = np.concatenate([tr[3] + bases[tr[4]] for tr in traces])
         streams = streams[0] if len(streams) == 1 else np.concatenate(streams)
     else:
         wg = wk = wbeg = wend = streams = np.zeros(0, np.int64)
@@ -2487,9 +2488,10 @@ def time_dispatch(prog, traces, streams, config, tc, occ, waves_per_group, cache
     if key.shape[0] > 1 and not bool(np.all(key[1:] >= key[:-1])):
         order = np.argsort(key, kind="stable")
         wg, wbeg, wend = wg[order], wbeg[order], wend[order]
-    new_group = np.ones(len(wg), np.bool_)
-    new_group[1:] = wg[1:] != wg[:-1]
-    group_first = np.append(np.flatnonzero(new_group), len(wg)).astype(np.int64)
+    group_first = np.empty(0, np.int64)
+    if len(wg):
+        starts = np.flatnonzero(wg[1:] != wg[:-1]) + 1
+        group_first = np.concatenate(([0], starts, [len(wg)])).astype(np.int64, copy=False)
     cat, flags, cost, taken, wait, sregs = tables_for(prog, config, tc)
     P = _params_for(tc, config)
     wave_out = np.zeros((len(wg), 2), np.int64)
@@ -2508,5 +2510,5 @@ def time_dispatch(prog, traces, streams, config, tc, occ, waves_per_group, cache
     if cycles < 0:
         raise RuntimeError("timing model: no wave can issue (internal error)")
     c.i_base = IC.finish(ic, c.i_tags, c.i_stamps, cycles)
-    counters = {name: int(ctr[i]) for i, name in enumerate(COUNTER_NAMES)}
+    counters = dict(zip(COUNTER_NAMES, ctr.tolist()))
     return TimingResult(int(cycles), counters, wave_out, wave_cu, pcc.reshape(len(cat), NPC))
