@@ -445,9 +445,26 @@ def _row_info(rcat, rflags, rcost, rtaken, ic):
 
 
 @njit(inline="always")
+def _mod_nsimd(x, nsimd):
+    """x (uint64) mod nsimd: a mask for 4 SIMDs per CU (every preset's), a division for any
+    other count (a division by a run-time value takes ~25 cycles: ~6 % of _fast_run's samples
+    on scan_lds sat right after one)."""
+    if nsimd == 4:
+        return x & U3
+    return x % np.uint64(nsimd)
+
+
+@njit(inline="always")
 def _turn_simd(t, nsimd):
     """The SIMD whose turn cycle t (>= 0) is: t mod nsimd (unsigned: no floor fix-up)."""
-    return np.int64(np.uint64(t) % np.uint64(nsimd))
+    return np.int64(_mod_nsimd(np.uint64(t), nsimd))
+
+
+@njit(inline="always")
+def _turn_after(u, simd, nsimd):
+    """The first turn of SIMD ``simd`` at or after cycle u (>= 0)."""
+    d = np.uint64(simd) + np.uint64(nsimd) - _mod_nsimd(np.uint64(u), nsimd)
+    return u + np.int64(_mod_nsimd(d, nsimd))
 
 
 @njit(inline="always")
@@ -522,11 +539,12 @@ def _account(pcc, WV, wq, row, t, busy):
 
 @njit(inline="always")
 def _unit_turns(free, t, nsimd):
-    """The turns of a SIMD (one every nsimd cycles from t) on which a wave waits for a unit
-    busy until ``free``: a unit's free time only moves on when a wave issues to it, which
-    nobody can before ``free``, so the wave would be refused on each of them."""
-    # (unsigned: free > t, and numba's signed // adds a floor fix-up)
-    return np.int64(np.uint64(free - t + nsimd - 1) // np.uint64(nsimd))
+    """The cycles of the turns of a SIMD (one every nsimd cycles from t) on which a wave waits
+    for a unit busy until ``free``: a unit's free time only moves on when a wave issues to
+    it, which nobody can before ``free``, so the wave would be refused on each of them."""
+    # (unsigned: free > t; the turns' count times nsimd, rounded down from d)
+    d = np.uint64(free - t + nsimd - 1)
+    return np.int64(d - _mod_nsimd(d, nsimd))
 
 
 @njit(inline="always")
@@ -547,7 +565,7 @@ def _unit_sleep(WV, wq, SS, sri, free, t, nsimd):
     """The wave at WV[wq:] (ready cycle at SS[sri]) is refused at cycle t by a unit busy
     until ``free``: it sleeps until its SIMD's first turn after that (_unit_turns), booked as
     its unit-busy stall. Returns the cycle it wakes."""
-    k = _unit_turns(free, t, nsimd) * nsimd
+    k = _unit_turns(free, t, nsimd)
     WV[wq + np.uint64(WV_UNIT)] += k
     SS[sri] = t + k
     return t + k
@@ -632,13 +650,12 @@ def _solo_run(cu, simd, nsimd, t, SS, so, sri, nxi, wq, WV, streams, rinfo, pcc,
     a_valu = np.int64(0)
     a_sca = np.int64(0)
     a_misc = np.int64(0)
-    ns = np.uint64(nsimd)
     r = SS[sri]
     while True:
         # the SIMD's next turn at or after r, when its scan (wake = r) would take the wave (a
         # row of cost 0 leaves r at its issue turn: a wave issues once a turn)
         u = max(r, t + 1)
-        t = u + np.int64((np.uint64(simd) + ns - np.uint64(u) % ns) % ns)
+        t = _turn_after(u, simd, nsimd)
         nx = SS[nxi]
         cat = nx >> 32
         row = nx & NEXT_ROW_MASK
@@ -939,7 +956,6 @@ def _period_run(cu, simd, nsimd, t, wake, SS, so, wpsu, WV, streams, rinfo, pcc,
     a_valu = np.int64(0)
     a_sca = np.int64(0)
     a_misc = np.int64(0)
-    ns = np.uint64(nsimd)
     n = np.int64(SS[so + U1])
     wo = so + U3 + wpsu
     snap = PR.snap
@@ -956,7 +972,7 @@ def _period_run(cu, simd, nsimd, t, wake, SS, so, wpsu, WV, streams, rinfo, pcc,
     while True:
         # the SIMD's first turn after t at or after its wake
         u = max(wake, t + 1)
-        tn = u + np.int64((np.uint64(simd) + ns - np.uint64(u) % ns) % ns)
+        tn = _turn_after(u, simd, nsimd)
         stop = False
         for si in range(n):
             sri = wo + np.uint64(si)
