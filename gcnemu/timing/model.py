@@ -1256,17 +1256,13 @@ def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, 
                     continue
                 w = np.uint64(SS[so + U3 + np.uint64(si)])
                 wq = w * np.uint64(WVS)
-                p = WV[wq + U2]
                 row = nx & NEXT_ROW_MASK
                 info = rinfo[np.uint64(row)]
                 if info & INFO_SLOW:
-                    if info & INFO_LOCAL == 0 or p + 2 >= WV[wq + U3]:
-                        _pause(RS, cu, si, used, nmem, 0, smin, floor)
-                        out = t
-                        break
-                    if (C.CAT_VMEM <= cat <= C.CAT_EXPGDS and info & INFO_LDS
-                            and info & (INFO_WAIT | INFO_SR) == 0):
-                        # the memory unit's early check (see _replay)
+                    if cat == C.CAT_LDS and info & (INFO_LDS | INFO_WAIT | INFO_SR) == INFO_LDS:
+                        # the memory unit's early check, which the full path makes before
+                        # anything else (see _replay): refused here, a wave refused there
+                        # (scan_lds: 1.4 M of its 3.8 M visits)
                         if nmem >= 2:
                             a_wait += nsimd
                             smin = t + 1
@@ -1277,10 +1273,17 @@ def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, 
                             a_wait += r - t
                             smin = min(smin, r)
                             continue
-                elif p + 1 >= WV[wq + U3]:
-                    _pause(RS, cu, si, used, nmem, 0, smin, floor)
-                    out = t
-                    break
+                    p = WV[wq + U2]
+                    if info & INFO_LOCAL == 0 or p + 2 >= WV[wq + U3]:
+                        _pause(RS, cu, si, used, nmem, 0, smin, floor)
+                        out = t
+                        break
+                else:
+                    p = WV[wq + U2]
+                    if p + 1 >= WV[wq + U3]:
+                        _pause(RS, cu, si, used, nmem, 0, smin, floor)
+                        out = t
+                        break
                 # --- instruction fetch (gcnemu/timing/icache.py), as in simulate ---
                 if cat >= IC.PEND_SEQ:
                     a = IC.fetch_one(ic, cu, row, cat, t, ctr, X_IFETCH)
