@@ -1491,6 +1491,13 @@ def _waitcnt_until(q, n, w, limit, t):
     k = n[w]
     if limit < 0 or k <= limit:
         return t
+    if limit == 0:
+        # (s_waitcnt ...(0), the common case: all of them, the latest)
+        until = t
+        for i in range(k):
+            until = max(until, q[w, i])
+        n[w] = 0
+        return until
     # the (k - limit)-th earliest completion: the entry with that many entries before it in
     # sorted order (k <= Q, so counting is cheap)
     rank = k - limit - 1
@@ -1525,8 +1532,21 @@ def _waitcnt(q, n, w, limit, t):
     return _waitcnt_until(q, n, w, limit, t)
 
 
-@njit(_nrt=False)
+@njit(inline="always")
 def _push(q, n, w, done, t):
+    """Remember an outstanding operation finishing at ``done``: _push_full with its common
+    case inline (room in the queue: appended, without the call, whose arrays numba passes
+    field by field)."""
+    k = n[w]
+    if k < Q:
+        q[w, k] = done
+        n[w] = k + 1
+    else:
+        _push_full(q, n, w, done, t)
+
+
+@njit(_nrt=False)
+def _push_full(q, n, w, done, t):
     """Remember an outstanding operation finishing at ``done`` (drops finished ones first)."""
     k = n[w]
     if k >= Q:
