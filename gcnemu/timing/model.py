@@ -1256,6 +1256,9 @@ def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, 
                     continue
                 w = np.uint64(SS[so + U3 + np.uint64(si)])
                 wq = w * np.uint64(WVS)
+                # (every way on from here reads or books in the wave's row, which the scans
+                # of other SIMDs and CUs have often evicted: its load starts now)
+                _prefetch(WV, wq + np.uint64(WV_UNIT))
                 row = nx & NEXT_ROW_MASK
                 info = rinfo[np.uint64(row)]
                 if info & INFO_SLOW:
