@@ -90,6 +90,29 @@ def test_two_waves_per_simd_share_its_valu(tmp_path):
     assert rep.cycles == 3 + 4 * 2 * n + 4
 
 
+@pytest.mark.parametrize("nsimd", [2, 3, 4, 5])
+def test_turns_and_unit_waits_with_other_simd_counts(tmp_path, nsimd):
+    """A CU with nsimd SIMDs (the presets have 4, for which the model's turn arithmetic masks
+    instead of dividing): SIMD s issues at the cycles = s mod nsimd."""
+    n = 10
+    gpu = gcnemu.GPU(one_cu(simds_per_cu=nsimd), timing=True)
+    # one wave, alone on SIMD 0: each v_add (4 cycles) issues at SIMD 0's first turn after
+    # the previous one ends, 4 rounded up to a multiple of nsimd later
+    period = -(-4 // nsimd) * nsimd
+    rep = warm(gpu, asm_kernel(tmp_path, "chain", valu_program(n)), grid=(64,), block=(64,))
+    assert rep.cycles == period * n + 4
+    assert rep.stalls["arbiter"] == (period - 4) * n
+    # waves 0 and nsimd share SIMD 0: wave 0's v_rsq holds the VALU from 0 to 16; wave nsimd,
+    # refused the port at 0, finds the VALU busy at its next turn, nsimd, and sleeps until
+    # SIMD 0's first turn at or after 16 (unit_busy), issues there and ends at its first turn
+    # at or after that + 16 (s_endpgm: + 4)
+    k2 = asm_kernel(tmp_path, "busy", "v_rsq_f32 v1, v0\ns_endpgm\n")
+    rep2 = warm(gpu, k2, grid=(64 * (nsimd + 1),), block=(64 * (nsimd + 1),))
+    at = -(-16 // nsimd) * nsimd
+    assert rep2.stalls["unit_busy"] == at - nsimd
+    assert rep2.wave_cycles[nsimd].tolist() == [0, -(-(at + 16) // nsimd) * nsimd + 4]
+
+
 def test_seed_80_instructions_300_waves_24000_cycles_on_one_cu(tmp_path):
     """cu-whitepaper: "if a shader has 80 instructions and runs on 300 waves, it should ideally
     take 24,000 cycles to execute on a single CU" (one full-rate instruction per cycle per CU)."""

@@ -139,18 +139,18 @@ def _tables():
     return cat, flags, cost, taken, wait, sregs
 
 
-def _random_case(seed, plain=False):
+def _random_case(seed, plain=False, nsimd=4):
     """simulate's arguments for random waves: groups of 1-4 waves, each a random instruction
     mix (heavy on memory, so CUs meet in the shared caches) ending in s_endpgm; cache lines
     from a small pool, so lines are shared, evicted and written back. ``plain``: longer waves,
     mostly plain rows (VALU, SALU, branches) between s_waitcnt, s_barrier, LDS and memory
     rows, on 1-3 CUs, few workgroups, mostly all resident at once: SIMDs with one wave, which
     runs ahead of its CU's other SIMDs (_fast_run's solo runs) until a row needs a scan or a
-    fetch may miss, beside SIMDs with several."""
+    fetch may miss, beside SIMDs with several. ``nsimd``: SIMDs per CU (the presets' 4 takes
+    the model's masks for the turn arithmetic, other counts its divisions)."""
     rng = np.random.default_rng(seed)
     cat, flags, cost, taken, wait, sregs = _tables()
     ncu = int(rng.integers(2, 9))
-    nsimd = 4
     wps = int(rng.integers(1, 11))
     gpc = int(rng.integers(1, 17))
     gsize = int(rng.integers(1, min(4, nsimd * wps) + 1))
@@ -227,6 +227,15 @@ def test_solo_runs_match_lockstep(seed):
     fetch may miss, while the other SIMDs' waves meet at barriers, in the LDS and in memory:
     the same bits as the plain replay and as the fast replay without solo runs."""
     _assert_same(_random_case(seed, plain=True), f"plain-heavy random case {seed}", solo_off=True)
+
+
+@pytest.mark.parametrize("nsimd", [2, 3])
+@pytest.mark.parametrize("seed", range(8))
+def test_other_simd_counts_match_lockstep(seed, nsimd):
+    """CUs of 2 or 3 SIMDs: the fast replay, its solo runs and the plain replay agree."""
+    _assert_same(_random_case(seed, nsimd=nsimd), f"random case {seed}, {nsimd} SIMDs")
+    _assert_same(_random_case(seed, plain=True, nsimd=nsimd),
+                 f"plain-heavy random case {seed}, {nsimd} SIMDs", solo_off=True)
 
 
 def test_icache_inv_replay_matches_lockstep(tmp_path, monkeypatch):

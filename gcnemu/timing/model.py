@@ -445,9 +445,26 @@ def _row_info(rcat, rflags, rcost, rtaken, ic):
 
 
 @njit(inline="always")
+def _mod_nsimd(x, nsimd):
+    """x (uint64) mod nsimd: a mask for 4 SIMDs per CU (every preset's), a division for any
+    other count (a division by a run-time value takes ~25 cycles: ~6 % of _fast_run's samples
+    on scan_lds sat right after one)."""
+    if nsimd == 4:
+        return x & U3
+    return x % np.uint64(nsimd)
+
+
+@njit(inline="always")
 def _turn_simd(t, nsimd):
     """The SIMD whose turn cycle t (>= 0) is: t mod nsimd (unsigned: no floor fix-up)."""
-    return np.int64(np.uint64(t) % np.uint64(nsimd))
+    return np.int64(_mod_nsimd(np.uint64(t), nsimd))
+
+
+@njit(inline="always")
+def _turn_after(u, simd, nsimd):
+    """The first turn of SIMD ``simd`` at or after cycle u (>= 0)."""
+    d = np.uint64(simd) + np.uint64(nsimd) - _mod_nsimd(np.uint64(u), nsimd)
+    return u + np.int64(_mod_nsimd(d, nsimd))
 
 
 @njit(inline="always")
@@ -522,11 +539,12 @@ def _account(pcc, WV, wq, row, t, busy):
 
 @njit(inline="always")
 def _unit_turns(free, t, nsimd):
-    """The turns of a SIMD (one every nsimd cycles from t) on which a wave waits for a unit
-    busy until ``free``: a unit's free time only moves on when a wave issues to it, which
-    nobody can before ``free``, so the wave would be refused on each of them."""
-    # (unsigned: free > t, and numba's signed // adds a floor fix-up)
-    return np.int64(np.uint64(free - t + nsimd - 1) // np.uint64(nsimd))
+    """The cycles of the turns of a SIMD (one every nsimd cycles from t) on which a wave waits
+    for a unit busy until ``free``: a unit's free time only moves on when a wave issues to
+    it, which nobody can before ``free``, so the wave would be refused on each of them."""
+    # (unsigned: free > t; the turns' count times nsimd, rounded down from d)
+    d = np.uint64(free - t + nsimd - 1)
+    return np.int64(d - _mod_nsimd(d, nsimd))
 
 
 @njit(inline="always")
@@ -547,7 +565,7 @@ def _unit_sleep(WV, wq, SS, sri, free, t, nsimd):
     """The wave at WV[wq:] (ready cycle at SS[sri]) is refused at cycle t by a unit busy
     until ``free``: it sleeps until its SIMD's first turn after that (_unit_turns), booked as
     its unit-busy stall. Returns the cycle it wakes."""
-    k = _unit_turns(free, t, nsimd) * nsimd
+    k = _unit_turns(free, t, nsimd)
     WV[wq + np.uint64(WV_UNIT)] += k
     SS[sri] = t + k
     return t + k
@@ -632,13 +650,12 @@ def _solo_run(cu, simd, nsimd, t, SS, so, sri, nxi, wq, WV, streams, rinfo, pcc,
     a_valu = np.int64(0)
     a_sca = np.int64(0)
     a_misc = np.int64(0)
-    ns = np.uint64(nsimd)
     r = SS[sri]
     while True:
         # the SIMD's next turn at or after r, when its scan (wake = r) would take the wave (a
         # row of cost 0 leaves r at its issue turn: a wave issues once a turn)
         u = max(r, t + 1)
-        t = u + np.int64((np.uint64(simd) + ns - np.uint64(u) % ns) % ns)
+        t = _turn_after(u, simd, nsimd)
         nx = SS[nxi]
         cat = nx >> 32
         row = nx & NEXT_ROW_MASK
@@ -939,7 +956,6 @@ def _period_run(cu, simd, nsimd, t, wake, SS, so, wpsu, WV, streams, rinfo, pcc,
     a_valu = np.int64(0)
     a_sca = np.int64(0)
     a_misc = np.int64(0)
-    ns = np.uint64(nsimd)
     n = np.int64(SS[so + U1])
     wo = so + U3 + wpsu
     snap = PR.snap
@@ -956,7 +972,7 @@ def _period_run(cu, simd, nsimd, t, wake, SS, so, wpsu, WV, streams, rinfo, pcc,
     while True:
         # the SIMD's first turn after t at or after its wake
         u = max(wake, t + 1)
-        tn = u + np.int64((np.uint64(simd) + ns - np.uint64(u) % ns) % ns)
+        tn = _turn_after(u, simd, nsimd)
         stop = False
         for si in range(n):
             sri = wo + np.uint64(si)
@@ -1240,17 +1256,16 @@ def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, 
                     continue
                 w = np.uint64(SS[so + U3 + np.uint64(si)])
                 wq = w * np.uint64(WVS)
-                p = WV[wq + U2]
+                # (every way on from here reads or books in the wave's row, which the scans
+                # of other SIMDs and CUs have often evicted: its load starts now)
+                _prefetch(WV, wq + np.uint64(WV_UNIT))
                 row = nx & NEXT_ROW_MASK
                 info = rinfo[np.uint64(row)]
                 if info & INFO_SLOW:
-                    if info & INFO_LOCAL == 0 or p + 2 >= WV[wq + U3]:
-                        _pause(RS, cu, si, used, nmem, 0, smin, floor)
-                        out = t
-                        break
-                    if (C.CAT_VMEM <= cat <= C.CAT_EXPGDS and info & INFO_LDS
-                            and info & (INFO_WAIT | INFO_SR) == 0):
-                        # the memory unit's early check (see _replay)
+                    if cat == C.CAT_LDS and info & (INFO_LDS | INFO_WAIT | INFO_SR) == INFO_LDS:
+                        # the memory unit's early check, which the full path makes before
+                        # anything else (see _replay): refused here, a wave refused there
+                        # (scan_lds: 1.4 M of its 3.8 M visits)
                         if nmem >= 2:
                             a_wait += nsimd
                             smin = t + 1
@@ -1261,10 +1276,17 @@ def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, 
                             a_wait += r - t
                             smin = min(smin, r)
                             continue
-                elif p + 1 >= WV[wq + U3]:
-                    _pause(RS, cu, si, used, nmem, 0, smin, floor)
-                    out = t
-                    break
+                    p = WV[wq + U2]
+                    if info & INFO_LOCAL == 0 or p + 2 >= WV[wq + U3]:
+                        _pause(RS, cu, si, used, nmem, 0, smin, floor)
+                        out = t
+                        break
+                else:
+                    p = WV[wq + U2]
+                    if p + 1 >= WV[wq + U3]:
+                        _pause(RS, cu, si, used, nmem, 0, smin, floor)
+                        out = t
+                        break
                 # --- instruction fetch (gcnemu/timing/icache.py), as in simulate ---
                 if cat >= IC.PEND_SEQ:
                     a = IC.fetch_one(ic, cu, row, cat, t, ctr, X_IFETCH)
@@ -1472,6 +1494,13 @@ def _waitcnt_until(q, n, w, limit, t):
     k = n[w]
     if limit < 0 or k <= limit:
         return t
+    if limit == 0:
+        # (s_waitcnt ...(0), the common case: all of them, the latest)
+        until = t
+        for i in range(k):
+            until = max(until, q[w, i])
+        n[w] = 0
+        return until
     # the (k - limit)-th earliest completion: the entry with that many entries before it in
     # sorted order (k <= Q, so counting is cheap)
     rank = k - limit - 1
@@ -1506,8 +1535,21 @@ def _waitcnt(q, n, w, limit, t):
     return _waitcnt_until(q, n, w, limit, t)
 
 
-@njit(_nrt=False)
+@njit(inline="always")
 def _push(q, n, w, done, t):
+    """Remember an outstanding operation finishing at ``done``: _push_full with its common
+    case inline (room in the queue: appended, without the call, whose arrays numba passes
+    field by field)."""
+    k = n[w]
+    if k < Q:
+        q[w, k] = done
+        n[w] = k + 1
+    else:
+        _push_full(q, n, w, done, t)
+
+
+@njit(_nrt=False)
+def _push_full(q, n, w, done, t):
     """Remember an outstanding operation finishing at ``done`` (drops finished ones first)."""
     k = n[w]
     if k >= Q:
