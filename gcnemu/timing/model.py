@@ -632,8 +632,8 @@ def _advance_plain(WV, wq, SS, nxi, streams, rinfo, t, cat, cost, p, row, info, 
 
 
 @njit(_nrt=False)
-def _solo_run(cu, simd, nsimd, t, SS, so, sri, nxi, wq, WV, streams, rinfo, pcc, rsg, vslat, ic,
-              ctr):
+def _solo_run(cu, simd, nsimd, t, SS, so, sri, nxi, w, WV, streams, rinfo, pcc, rsg, vslat, ic,
+              ctr, L):
     """_fast_run's scans of SIMD ``simd`` of CU cu while its only wave (ready cycle SS[sri],
     next-row word SS[nxi], state WV[wq:], not at s_barrier) runs plain rows: each of its turns
     is a scan that finds that wave alone, so its rows issue here one after the other, ahead
@@ -642,10 +642,15 @@ def _solo_run(cu, simd, nsimd, t, SS, so, sri, nxi, wq, WV, streams, rinfo, pcc,
     launch (no wave joins the SIMD; _fast_run checks), the wave is at no barrier (no release
     wakes it), and a plain row touches only its wave, its SIMD's VALU, the per-row table and
     the counters (sums) and the I$ (a hit whose result does not depend on the order:
-    gcnemu/timing/icache.py; a possible miss stops the run). Stops before a row that is not
-    plain, costs 0 cycles or is the wave's last, or a fetch that needs order: the scan of
-    that turn runs as any other. t: the turn of the SIMD's scan just done. Returns (the wave's ready cycle, the
-    issue counters SQ_WAIT_INST_ANY, VALU, SALU, misc it added)."""
+    gcnemu/timing/icache.py; a possible miss stops the run). An s_waitcnt goes through the
+    scan's local path (_local_row) here too: it reads only its wave's queues of outstanding
+    operations, whose completion cycles were fixed when they issued (nbody's inner loop has
+    one after each pair of LDS reads). Stops before a row that is not plain or s_waitcnt,
+    costs 0 cycles or is (nearly) the wave's last, or a fetch that needs order: the scan of
+    that turn runs as any other. t: the turn of the SIMD's scan just done; w: the wave, L:
+    the local rows' tables (_Local). Returns (the wave's ready cycle, the issue counters
+    SQ_WAIT_INST_ANY, VALU, SALU, misc it added)."""
+    wq = np.uint64(w) * np.uint64(WVS)
     a_wait = np.int64(0)
     a_valu = np.int64(0)
     a_sca = np.int64(0)
@@ -661,10 +666,12 @@ def _solo_run(cu, simd, nsimd, t, SS, so, sri, nxi, wq, WV, streams, rinfo, pcc,
         row = nx & NEXT_ROW_MASK
         info = rinfo[np.uint64(row)]
         p = WV[wq + U2]
-        if (info & INFO_SLOW or p + 1 >= WV[wq + U3] or info & INFO_COST_MASK == 0
+        if ((info & INFO_SLOW and (info & WAIT_MASK != WAIT_ROW or p + 2 >= WV[wq + U3]))
+                or p + 1 >= WV[wq + U3] or info & INFO_COST_MASK == 0
                 or info >> INFO_TAKEN_SHIFT == 0):
             # (a row of cost 0 would leave the wave ready at a turn this run has taken, at
-            # which the CU's scans, still behind, would let it issue again)
+            # which the CU's scans, still behind, would let it issue again; p + 2: as the
+            # scan, which takes a local row's last two entries to the full path)
             break
         if cat >= IC.PEND_SEQ:
             a = IC.fetch_one(ic, cu, row, cat, t, ctr, X_IFETCH)
@@ -683,6 +690,22 @@ def _solo_run(cu, simd, nsimd, t, SS, so, sri, nxi, wq, WV, streams, rinfo, pcc,
                 _stall(WV, wq, WV_DEPST, SS, sri, dw, t)
                 r = dw
                 continue
+        if info & INFO_SLOW:
+            # s_waitcnt: waits, or issues (its port is free: the SIMD's only wave, a scan of
+            # its own each turn)
+            r, x, y, _ = _local_row(cu, t, nsimd, SS, so, sri, nxi, WV, w, wq, p, row, cat,
+                                    info, cost, 0, 0, streams, rinfo, pcc, rsg, vslat, ic, ctr,
+                                    L)
+            if r == REFUSED_WAIT:
+                a_wait += y
+                r = x
+            elif cat == C.CAT_VALU:
+                a_valu += x
+            elif cat == C.CAT_SALU:
+                a_sca += x
+            else:
+                a_misc += x
+            continue
         if cat == C.CAT_VALU:
             if SS[so + U2] > t:
                 r = _unit_sleep(WV, wq, SS, sri, SS[so + U2], t, nsimd)
@@ -1372,8 +1395,8 @@ def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, 
             if solo and SS[so + U1] == 1 and SS[sri] < INF:
                 # the SIMD's only wave (not at s_barrier) runs alone until a row needs a scan
                 r, dw, dv, ds, dm = _solo_run(cu, simd, nsimd, t, SS, so, sri, sri + wpsu,
-                                              np.uint64(SS[so + U3]) * np.uint64(WVS), WV,
-                                              streams, rinfo, pcc, rsg, vslat, ic, ctr)
+                                              SS[so + U3], WV, streams, rinfo, pcc, rsg,
+                                              vslat, ic, ctr, L)
                 a_wait += dw
                 a_valu += dv
                 a_sca += ds
