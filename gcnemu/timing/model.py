@@ -1300,12 +1300,16 @@ def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, 
                             smin = min(smin, r)
                             continue
                     p = WV[wq + U2]
+                    # (an issue reads the entries after p, which a wave that waited long may
+                    # have lost from the CPU's caches since its previous issue's prefetch)
+                    _prefetch(streams, p + 1)
                     if info & INFO_LOCAL == 0 or p + 2 >= WV[wq + U3]:
                         _pause(RS, cu, si, used, nmem, 0, smin, floor)
                         out = t
                         break
                 else:
                     p = WV[wq + U2]
+                    _prefetch(streams, p + 1)
                     if p + 1 >= WV[wq + U3]:
                         _pause(RS, cu, si, used, nmem, 0, smin, floor)
                         out = t
