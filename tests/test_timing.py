@@ -223,3 +223,19 @@ def test_cli_example_with_timing(capsys):
     # 1024 waves of saxpy read 2 x 256 KB: some thousands of cycles, never zero
     cycles = int(out.split("timing: ")[1].split(" cycles")[0])
     assert cycles > 1000 and "(1024 waves)" in out
+
+
+def test_a_dispatch_of_no_waves_takes_no_cycles(tmp_path):
+    """time_dispatch given no batch traces (no wave ran): no workgroup, 0 cycles, no wave rows
+    (its glue special-cases one batch; none must still be no group, not a negative count)."""
+    import numpy as np
+
+    from gcnemu.hardware import occupancy
+    from gcnemu.timing import model as M
+
+    gpu = gcnemu.GPU(timing=True)
+    k = asm_kernel(tmp_path, "chain", valu_program(2))
+    occ = occupancy(8, 16, 0, 1, gpu.config)
+    r = M.time_dispatch(k.program, [], [np.zeros(0, np.int64)], gpu.config, gpu.timing_config,
+                        occ, 1, gpu.caches)
+    assert r.cycles == 0 and r.wave_cycles.shape == (0, 2)

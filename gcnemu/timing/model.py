@@ -2557,7 +2557,7 @@ def time_dispatch(prog, traces, streams, config, tc, occ, waves_per_group, cache
     if key.shape[0] > 1 and not bool(np.all(key[1:] >= key[:-1])):
         order = np.argsort(key, kind="stable")
         wg, wbeg, wend = wg[order], wbeg[order], wend[order]
-    group_first = np.empty(0, np.int64)
+    group_first = np.zeros(1, np.int64)      # (no wave: no group)
     if len(wg):
         starts = np.flatnonzero(wg[1:] != wg[:-1]) + 1
         group_first = np.concatenate(([0], starts, [len(wg)])).astype(np.int64, copy=False)
