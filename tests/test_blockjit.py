@@ -25,6 +25,7 @@ from gcnemu.exec.program import build_program
 from gcnemu.isa.assembler import assemble
 from gcnemu.isa.decoder import decode
 from gcnemu.snippet import run_snippet
+from test_sanitizer import _PROLOGUE
 
 #: clang's MODE (RNE, f32 denormals flushed), f32 denormals kept, round toward +inf, toward 0
 MODES = (0x3C0, 0x3F0, 0x3C1, 0x3C3)
@@ -696,19 +697,7 @@ def test_recorded_runs_with_blocks_give_the_same_cycles_and_findings(dx):
 
 #: each lane squares in[gid] through the LDS: the ds_read_b32 starts a block whose only DS row
 #: it is (recorded runs call such blocks too), followed by f32 rows that decline on denormals
-_LDS_SQUARE = """
-    s_load_dwordx4 s[4:7], s[0:1], 0x0
-    s_lshl_b32 s3, s2, 6
-    v_add_i32 v1, vcc, s3, v0
-    v_lshlrev_b32 v1, 2, v1
-    s_waitcnt lgkmcnt(0)
-    v_mov_b32 v3, s5
-    v_add_i32 v2, vcc, s4, v1
-    v_addc_u32 v3, vcc, 0, v3, vcc
-    v_mov_b32 v6, s7
-    v_add_i32 v5, vcc, s6, v1
-    v_addc_u32 v6, vcc, 0, v6, vcc
-    flat_load_dword v4, v[2:3]
+_LDS_SQUARE = _PROLOGUE + """    flat_load_dword v4, v[2:3]
     v_lshlrev_b32 v7, 2, v0
     s_mov_b32 m0, -1
     s_waitcnt vmcnt(0)
