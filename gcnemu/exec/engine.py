@@ -553,17 +553,24 @@ def block_done(blk, ws, w, mode):
 
 
 @njit(inline="always")
-def _record_block(code, pc, steps, stop, nsg, vcount, tr, tp, end):
-    """Recording: when the block starting at row ``pc`` may run (block_may_run) and its
-    entries fit below ``end``, write those of its rows after the first (it starts at a fast
-    row, so it has no DS row: each is its row number) from tr[tp] on and return True."""
+def _block_entries(code, pc, tr, tp, end):
+    """Recording: when the entries of the block starting at row ``pc`` fit below ``end``,
+    write those of its rows after the first (plain rows: each is its row number) from tr[tp]
+    on and return True."""
     nb = code[pc, C_BLEN]
-    if not (block_may_run(code, pc, steps, stop, nsg, vcount) and
-            tp + nb - 1 + TRACE_SLACK <= end):
+    if tp + nb - 1 + TRACE_SLACK > end:
         return False
     for i in range(1, nb):    # unsigned: no negative-index fix-up in the loop
         tr[U64(tp + i - 1)] = pc + i
     return True
+
+
+@njit(inline="always")
+def _record_block(code, pc, steps, stop, nsg, vcount, tr, tp, end):
+    """Recording: _block_entries of the block starting at row ``pc`` (a fast row, so the
+    block has no DS row) when it may run (block_may_run)."""
+    return (block_may_run(code, pc, steps, stop, nsg, vcount) and
+            _block_entries(code, pc, tr, tp, end))
 
 
 @njit(inline="always")
@@ -772,12 +779,9 @@ def run_wave(w, frame, step_limit, step_pause, tr, san=None):
             room = True
             if steps_rec:
                 ent = tr[0]
-                nb = code[pc, C_BLEN]
-                room = ent + nb - 1 + TRACE_SLACK <= _trace_end(tr, san)
+                room = _block_entries(code, pc, tr, ent, _trace_end(tr, san))
                 if room:
-                    for i in range(1, nb):
-                        tr[U64(ent + i - 1)] = pc + i
-                    tr[0] = ent + nb - 1
+                    tr[0] = ent + code[pc, C_BLEN] - 1
             blk = np.int64(-1)
             if room:
                 blk = call_ds_block(code[pc, C_BLK], pvb, vstride, psg, np.int64(scc), mode,
