@@ -119,6 +119,7 @@ _ROWS = [
 ]
 _ICINV = len(_ROWS) - 1
 _BARRIER = [r[1] for r in _ROWS].index(C.F_BARRIER)
+_EXPGDS = [i for i, r in enumerate(_ROWS) if r[0] == C.CAT_EXPGDS]
 _END = len(_ROWS)   # s_endpgm
 
 
@@ -140,7 +141,7 @@ def _tables():
     return cat, flags, cost, taken, wait, sregs
 
 
-def _random_case(seed, plain=False, nsimd=4):
+def _random_case(seed, plain=False, nsimd=4, exports=True):
     """simulate's arguments for random waves: groups of 1-4 waves, each a random instruction
     mix (heavy on memory, so CUs meet in the shared caches) ending in s_endpgm; cache lines
     from a small pool, so lines are shared, evicted and written back. ``plain``: longer waves,
@@ -148,7 +149,9 @@ def _random_case(seed, plain=False, nsimd=4):
     rows, on 1-3 CUs, few workgroups, mostly all resident at once: SIMDs with one wave, which
     runs ahead of its CU's other SIMDs (_fast_run's solo runs) until a row needs a scan or a
     fetch may miss, beside SIMDs with several. ``nsimd``: SIMDs per CU (the presets' 4 takes
-    the model's masks for the turn arithmetic, other counts its divisions)."""
+    the model's masks for the turn arithmetic, other counts its divisions). ``exports``:
+    False leaves the export and GDS rows out of the program (the model parks waves that the
+    busy LDS refuses only then: model.PARKED)."""
     rng = np.random.default_rng(seed)
     cat, flags, cost, taken, wait, sregs = _tables()
     ncu = int(rng.integers(2, 9))
@@ -168,6 +171,10 @@ def _random_case(seed, plain=False, nsimd=4):
         invalidates = False
     if not invalidates:
         weights[_ICINV] = 0
+    if not exports:
+        for i in _EXPGDS:
+            weights[i] = 0
+            cat[i] = C.CAT_INTERNAL        # (the rows are not in the program)
     weights /= weights.sum()
     streams, wbeg, wend = [], [], []
     for _ in range(ngroups * gsize):
@@ -237,6 +244,18 @@ def test_other_simd_counts_match_lockstep(seed, nsimd):
     _assert_same(_random_case(seed, nsimd=nsimd), f"random case {seed}, {nsimd} SIMDs")
     _assert_same(_random_case(seed, plain=True, nsimd=nsimd),
                  f"plain-heavy random case {seed}, {nsimd} SIMDs", solo_off=True)
+
+
+@pytest.mark.parametrize("nsimd", [4, 3])
+@pytest.mark.parametrize("seed", range(30))
+def test_parked_waves_match_lockstep(seed, nsimd):
+    """Programs without export or GDS rows, where _fast_run parks the waves the busy LDS
+    refuses until a scan of their SIMD finds it free (model.PARKED): the same bits as the
+    plain replay, which never parks, and as the fast replay without solo runs."""
+    _assert_same(_random_case(seed, nsimd=nsimd, exports=False),
+                 f"random case {seed}, {nsimd} SIMDs, no exports", solo_off=True)
+    _assert_same(_random_case(seed, plain=True, nsimd=nsimd, exports=False),
+                 f"plain-heavy random case {seed}, {nsimd} SIMDs, no exports", solo_off=True)
 
 
 @pytest.mark.parametrize("nsimd", [1, 2])

@@ -98,13 +98,14 @@ NPC = len(PC_COLUMNS)
  PC_FETCH, PC_DEP) = range(NPC)
 #: per-wave table (WV) stride and fields: the cycles it has waited for its next row's
 #: instruction fetch (a wave's ready cycle and its next row, what every scan reads for every
-#: wave, live in its SIMD's row of the SIMD table SS), a free field, stream position, stream
+#: wave, live in its SIMD's row of the SIMD table SS), the cycle since which it waits for
+#: the busy LDS as a parked wave (see PARKED), stream position, stream
 #: end, the cycle since which it has been waiting to issue its next row (its previous row's
 #: issue end), the stall cycles of that wait known so far (unit busy, barrier, dependency),
 #: and the wave's last VALU write of scalar registers: when it retires and which registers
 #: (the 128-bit mask of costs.scalar_masks)
 WVS = 12
-WV_FETCH, _WV_FREE, WV_POS, WV_END, WV_SINCE, WV_UNIT, WV_BAR, WV_DEP, WV_DEPST, WV_DMLO, \
+WV_FETCH, WV_PARKED, WV_POS, WV_END, WV_SINCE, WV_UNIT, WV_BAR, WV_DEP, WV_DEPST, WV_DMLO, \
     WV_DMHI = range(11)
 #: rows whose dependency flags alone do not take them off the fast path
 DEP_FLAGS = C.F_VSDST | C.F_SREAD
@@ -367,10 +368,12 @@ LOCAL_FLAGS = C.F_LDS | C.F_WAITCNT | C.F_BARRIER
 #: _local_row's answers for a row that does not issue
 REFUSED_PORT, REFUSED_WAIT = np.int64(-1), np.int64(-2)
 #: the tables _fast_run's local path uses (simulate's, see there), whether solo runs are on,
-#: and the address of the period replay's frame (PF_*; 0: off)
+#: the address of the period replay's frame (PF_*; 0: off), and each SIMD's mask of parked
+#: slots with whether _fast_run parks (see PARKED)
 _Local = namedtuple("_Local", ("lds_free", "qrow", "vq", "vn", "eq", "en", "lq", "ln", "rwait",
                                "wacc", "P", "wgrp", "status", "barr_ready", "garr", "glive",
-                               "group_first", "wloc", "gnext", "solo", "per"))
+                               "group_first", "wloc", "gnext", "solo", "per", "parked",
+                               "park"))
 #: scans the full path runs itself after a _fast_run call that could not finish one scan
 #: (memory or barriers every few instructions: the hand-over would cost more than it saves),
 #: doubled after each such call in a row up to FAST_RUN_BACKOFF_MAX, back to the first after
@@ -466,6 +469,48 @@ def _turn_after(u, simd, nsimd):
     """The first turn of SIMD ``simd`` at or after cycle u (>= 0)."""
     d = np.uint64(simd) + np.uint64(nsimd) - _mod_nsimd(np.uint64(u), nsimd)
     return u + np.int64(_mod_nsimd(d, nsimd))
+
+
+#: the ready cycle of a parked wave: refused by its CU's busy LDS in _fast_run's early check,
+#: it sleeps until its SIMD's first scan at which the LDS is free (_unpark), instead of
+#: waking at the SIMD's first turn after the LDS frees, being refused again when another wave
+#: took the LDS before that turn, and so on (scan_lds: 1.4 M of its 3.8 M slot visits, ~19
+#: refusals per LDS access). Exact: the refusals it skips are each the LDS unit's (the port
+#: check before cannot refuse it while the LDS is busy: no LDS access issued in that scan;
+#: nor can two memory issues, VMEM and export/GDS, where the program has no export/GDS row:
+#: else no wave parks), their stall cycles add up to its wait from the first to its waking
+#: turn (each wakes it at the next refusal's cycle), and a scan at which the LDS is free
+#: comes at the first turn of its SIMD at or after the LDS frees (the SIMD's wake cycle is
+#: at most that turn while it has parked waves).
+PARKED = INF + 1
+
+
+@njit(_nrt=False)
+def _unpark(parked, sid, SS, so, wo, WV, t):
+    """Wake SIMD sid's parked waves (see PARKED) at its scan of cycle t, at which its CU's
+    LDS is free: each books its wait since it parked as its unit-busy stall. Returns the
+    cycles booked (SQ_WAIT_INST_ANY)."""
+    m = np.uint64(parked[sid])
+    waited = np.int64(0)
+    while m:
+        si = np.uint64(trailing_zeros(m))
+        m &= m - U1
+        wq = np.uint64(SS[so + U3 + si]) * np.uint64(WVS)
+        d = t - WV[wq + np.uint64(WV_PARKED)]
+        WV[wq + np.uint64(WV_UNIT)] += d
+        waited += d
+        SS[so + wo + si] = t
+    parked[sid] = 0
+    return waited
+
+
+@njit(inline="always")
+def _parked_wake(parked, sid, lds_free, wake, simd, nsimd):
+    """A SIMD's wake cycle after its scan (``wake``: its waves' and releases' earliest), at
+    most the first turn at which its parked waves, if any, find the LDS free."""
+    if parked[sid] != 0:
+        return min(wake, _turn_after(lds_free, simd, nsimd))
+    return wake
 
 
 @njit(_nrt=False)
@@ -1297,6 +1342,9 @@ def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, 
             nmem = 0
             smin = INF
             floor = INF     # earliest barrier release this scan caused
+            sid = cuu * np.uint64(nsimd) + np.uint64(simd)
+            if L.parked[sid] != 0 and L.lds_free[cuu] <= t:
+                a_wait += _unpark(L.parked, sid, SS, so, wo, WV, t)
             ready, smin = _ready_slots(SS, so + wo, 0, SS[so + U1], t)
             while ready:
                 si = np.int64(trailing_zeros(ready))
@@ -1326,6 +1374,11 @@ def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, 
                             smin = t + 1
                             continue
                         uf = L.lds_free[cuu]
+                        if uf > t and L.park:
+                            SS[sri] = PARKED
+                            WV[wq + np.uint64(WV_PARKED)] = t
+                            L.parked[sid] |= np.int64(1) << si
+                            continue
                         if uf > t:
                             r = _unit_sleep(WV, wq, SS, sri, uf, t, nsimd)
                             a_wait += r - t
@@ -1444,7 +1497,7 @@ def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, 
                 # no wave can join the SIMD (slots full, or no workgroup left): its waves may
                 # run ahead, and their repeating issue pattern be booked at once
                 smin = _period_try(pf, cu, simd, t, smin, np.int64(so))
-            SS[so] = min(smin, floor)
+            SS[so] = _parked_wake(L.parked, sid, L.lds_free[cuu], min(smin, floor), simd, nsimd)
         # the next turn of a SIMD with something to do: the next nsimd turns one by one,
         # then a jump to the earliest wake
         t, simd = _next_turn(SS, base, ss, nsimd, t, simd)
@@ -1789,9 +1842,16 @@ def simulate(streams, wbeg, wend, group_first, ncu, nsimd, wps, gpc,
     per = _period_frame(period_entry if period else 0, ncu * nsimd, nsimd, wps, vslat, SSflat,
                         WV, streams, rinfo, pcc, rsg, ic, ctr, vn, en, ln, qrow, rwait, wacc,
                         acc)
+    # waves park (see PARKED) unless the period replay may run (its runs read the waves'
+    # ready cycles) or a row is an export/GDS access
+    park = per[PF_ENTRY] == 0
+    for r in range(rcat.shape[0]):
+        if rcat[r] == C.CAT_EXPGDS:
+            park = False
     L = _Local(lds_free, qrow, vq, vn, eq, en, lq, ln, rwait, wacc, P, wgrp, status, barr_ready,
                garr, glive, group_first, wloc, gnext, solo,
-               np.int64(per.ctypes.data) if per[PF_ENTRY] != 0 else np.int64(0))
+               np.int64(per.ctypes.data) if per[PF_ENTRY] != 0 else np.int64(0),
+               np.zeros(ncu * nsimd, np.int64), park)
     cycles = _replay(done_waves, nw, ncu, cb, lockstep, ckey, nsimd, SSflat, sstride, wake, fr_skip,
                      a_wait, a_any, a_valu, a_sca, a_misc, RS, nslot, slots, wpsu, rflags, ptr,
                      rcat, rcost, streams, pcc, wacc, WV, ng, gnext, cu_ngroups, cu_rr, group_first,
@@ -1897,6 +1957,9 @@ def _replay(done_waves, nw, ncu, cb, lockstep, ckey, nsimd, SSflat, sstride, wak
                     smin = RS[rsi + np.uint64(RS_SMIN)]
                     floor = RS[rsi + np.uint64(RS_FLOOR)]
                     RS[rsi] = -1
+                elif L.parked[sidu] != 0 and lds_free[cuu] <= t:
+                    # (a resumed scan woke them at its start)
+                    a_wait += _unpark(L.parked, sidu, SSflat, sidu * sstride, U3 + wpsu, WV, t)
                 for si in range(si0, nslot[sidu]):
                     sri = sidu * sstride + U3 + wpsu + np.uint64(si)
                     rv = SSflat[sri]
@@ -2241,8 +2304,11 @@ def _replay(done_waves, nw, ncu, cb, lockstep, ckey, nsimd, SSflat, sstride, wak
                     ckey[cuu] = _cu_key(t, cb, cu)
                     break
                 if ended:
-                    # compact the SIMD's list, then launch what now fits on the CU
+                    # compact the SIMD's list (and its mask of parked slots), then launch what
+                    # now fits on the CU
                     m = 0
+                    pk = L.parked[sid]
+                    L.parked[sid] = 0
                     for si in range(nslot[sid]):
                         w = slots[sid, si]
                         if status[w] != 3:
@@ -2250,6 +2316,7 @@ def _replay(done_waves, nw, ncu, cb, lockstep, ckey, nsimd, SSflat, sstride, wak
                             sready[sid, m] = sready[sid, si]
                             snext[sid, m] = snext[sid, si]
                             wloc[w] = sid * sstride + 3 + wps + m
+                            L.parked[sid] |= ((pk >> si) & 1) << m
                             m += 1
                     nslot[sid] = m
                     fin, _n = _launch(cu, t + 4, ng, gnext, ng, cu_ngroups, cu_rr, group_first, nsimd,
@@ -2272,7 +2339,8 @@ def _replay(done_waves, nw, ncu, cb, lockstep, ckey, nsimd, SSflat, sstride, wak
                         ctr[X_BUSY] += t + 4 - busy_since
                     _wake_cu(wake, cu, nsimd, t + 4)
                     floor = min(floor, t + 4)
-                wake[sidu] = min(smin, floor)
+                wake[sidu] = _parked_wake(L.parked, sidu, lds_free[cuu], min(smin, floor), simd,
+                                          nsimd)
             # the CU's next turn of a SIMD with something to do
             t, _s = _next_turn(SSflat, cuu * np.uint64(nsimd) * sstride, sstride, nsimd, t, simd)
             if t >= INF:
