@@ -712,10 +712,11 @@ def _advance_plain(WV, wq, SS, nxi, streams, rinfo, t, cat, cost, p, row, info, 
 @njit(_nrt=False)
 def _solo_run(cu, simd, nsimd, t, SS, so, sri, nxi, w, WV, streams, rinfo, pcc, rsg, vslat, ic,
               ctr, L):
-    """_fast_run's scans of SIMD ``simd`` of CU cu while its only wave (ready cycle SS[sri],
-    next-row word SS[nxi], state WV[wq:], not at s_barrier) runs plain rows: each of its turns
-    is a scan that finds that wave alone, so its rows issue here one after the other, ahead
-    of the CU's other SIMDs, in the scan's steps (fetch, scalar dependency, VALU, issue).
+    """_fast_run's scans of SIMD ``simd`` of CU cu while its only wave w (ready cycle
+    SS[sri], next-row word SS[nxi], state WV[w * WVS:], not at s_barrier) runs plain rows:
+    each of its turns is a scan that finds that wave alone, so its rows issue here one after
+    the other, ahead of the CU's other SIMDs, in the scan's steps (fetch, scalar dependency,
+    VALU, issue).
     Nothing the other SIMDs do in the meantime can change that: no workgroup is left to
     launch (no wave joins the SIMD; _fast_run checks), the wave is at no barrier (no release
     wakes it), and a plain row touches only its wave, its SIMD's VALU, the per-row table and
@@ -1368,7 +1369,8 @@ def _fast_run(cu, t, nsimd, wps, SS, sstride, WV, streams, rinfo, acc, RS, pcc, 
                     if cat == C.CAT_LDS and info & (INFO_LDS | INFO_WAIT | INFO_SR) == INFO_LDS:
                         # the memory unit's early check, which the full path makes before
                         # anything else (see _replay): refused here, a wave refused there
-                        # (scan_lds: 1.4 M of its 3.8 M visits)
+                        # (scan_lds: 1.4 M of its 3.8 M visits before refused waves parked;
+                        # 87 K parks now)
                         if nmem >= 2:
                             a_wait += nsimd
                             smin = t + 1
