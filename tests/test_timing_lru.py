@@ -3,7 +3,7 @@ the L2 and the K$) against true LRU written out plainly here: a hit takes the lo
 a miss fills the empty way of lowest index, else the way of least stamp; a drop empties the
 line's way; a wave's end empties the entries it owns. Random sequences from random starting
 states (lines an earlier dispatch left, with their stamps, and empty ways), on sets of 1, 4,
-8 (the L2) and 64 ways (the L1)."""
+8 (the L2), 64 ways (the L1) and 100 (wider than the 64 of a set's masks)."""
 import numpy as np
 import pytest
 
@@ -30,7 +30,8 @@ class _TrueLRU:
         self.tags[e], self.stamps[e] = -1, 0
 
 
-@pytest.mark.parametrize("ways,nsets,seed", [(1, 3, 0), (4, 2, 1), (8, 4, 2), (64, 2, 3)])
+@pytest.mark.parametrize("ways,nsets,seed", [(1, 3, 0), (4, 2, 1), (8, 4, 2), (64, 2, 3),
+                                            (100, 2, 4)])
 def test_cache_lru_matches_true_lru(ways, nsets, seed):
     rng = np.random.default_rng(seed)
     n = ways * nsets
