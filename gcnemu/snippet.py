@@ -40,8 +40,17 @@ class WaveState:
     flat_scratch: int = 0
     trapsts: int = 0
     #: records beyond the snippet's buffers, counted but not kept: {'s_sendmsg' | 'faults' |
-    #: 'exports': n} (255 messages and exports, 64 faults)
+    #: 'exports' | 'lds_overruns': n} (255 messages and exports, 64 faults, 1 LDS overrun)
     dropped: dict = field(default_factory=dict)
+    #: uint8 [lds_bytes]: the LDS after the run
+    lds: np.ndarray = None
+    #: uint8 [65536]: the GDS after the run (DS instructions with ``gds``; M0[31:16] is the
+    #: base of their window, M0[15:0] its size)
+    gds: np.ndarray = None
+    #: the first LDS access past ``lds_bytes`` (it read 0 or was dropped, as on the
+    #: hardware, which a kernel's workgroup allocation bounds the same way): [(byte address,
+    #: byte pc, lane, is_write)], or []; the others are counted in ``dropped``
+    lds_overruns: list = field(default_factory=list)
 
     @property
     def vgpr_f32(self) -> np.ndarray:
@@ -71,6 +80,9 @@ def run_snippet(source_or_bytes, sgpr=None, vgpr=None, exec_mask=0xFFFF_FFFF_FFF
     ``sgpr`` maps SGPR index -> uint32; ``vgpr`` maps VGPR index -> one value for all lanes or
     64 values. ``mode`` is the MODE register (default DEFAULT_MODE). ``memory`` is a
     gcnemu.mem.space.Memory for code that loads or stores (a fresh empty one by default).
+    ``lds`` holds the LDS's first bytes (``lds_bytes`` of it, zeros after them); the returned
+    state has the LDS and GDS contents after the run (``.lds``, ``.gds``) and the first LDS
+    access past ``lds_bytes`` (``.lds_overruns``).
     Errors (unimplemented opcode, register out of the allocation, runaway loop past
     ``step_limit`` instructions) raise ExecutionError naming PC and instruction. ``target``
     "gfx6" assembles, decodes and runs the code as GCN 1.0 (Southern Islands) does.
@@ -146,6 +158,13 @@ def run_snippet(source_or_bytes, sgpr=None, vgpr=None, exec_mask=0xFFFF_FFFF_FFF
         pc = (last.offset + last.size) if last else 0
     nmsg = min(int(msgs[0, 0]), msgs.shape[0] - 1)
     nf = min(int(ws[0, L.WS_FAULTS]), faults.shape[1])
+    n_over = int(ws[0, L.WS_LDS_OVERRUNS])
+    overruns = []
+    if n_over:
+        lane_wr = int(ws[0, L.WS_LDS_OVERRUN_LANE])
+        overruns.append((int(ws[0, L.WS_LDS_OVERRUN_ADDR]),
+                         _byte_pc(prog, int(ws[0, L.WS_LDS_OVERRUN_ROW])), lane_wr & 255,
+                         int(lane_wr >= 256)))
     return WaveState(
         sgpr=sregs[0, :104].copy(), vgpr=vg[:num_vgprs].copy(),
         exec=int(sregs[0, L.EXEC_LO]) | (int(sregs[0, L.EXEC_HI]) << 32),
@@ -161,8 +180,10 @@ def run_snippet(source_or_bytes, sgpr=None, vgpr=None, exec_mask=0xFFFF_FFFF_FFF
         dropped={kind: n for kind, n in (("s_sendmsg", int(msgs[0, 0]) - nmsg),
                                          ("faults", int(ws[0, L.WS_FAULTS]) - nf),
                                          ("exports", int(exports[0, 0])
-                                          - min(int(exports[0, 0]), exports.shape[0] - 1)))
-                 if n})
+                                          - min(int(exports[0, 0]), exports.shape[0] - 1)),
+                                         ("lds_overruns", n_over - len(overruns)))
+                 if n},
+        lds=lds[:lds_bytes].copy(), gds=lds[lds_bytes:].copy(), lds_overruns=overruns)
 
 
 def _byte_pc(prog: Program, row: int) -> int:

@@ -1,8 +1,7 @@
 """DS (LDS/GDS) instructions against a bytearray model written from GcnInstrsDs.md's listings.
 
 Every lane's operation is applied in lane order to the model (the engine serialises lanes);
-the final LDS (read back with ds_read_b32 through a second program part) and the returned
-registers must match.
+the final LDS (run_snippet's ``lds``) and the returned registers must match.
 """
 from __future__ import annotations
 
@@ -18,17 +17,9 @@ RNG = np.random.default_rng(77)
 LDS_WORDS = 512  # the part of LDS the tests model and read back (2 KiB)
 
 
-def _readback(nwords=LDS_WORDS, first=100):
-    """Code that copies LDS dwords 0..nwords-1 into v[first + k] (lane l gets dword 64k + l)."""
-    lines = ["s_mov_b32 m0, -1", "v_lshlrev_b32 v99, 2, v98"]
-    for k in range(nwords // 64):
-        lines.append(f"ds_read_b32 v{first + k}, v99 offset:{256 * k}")
-    return "\n".join(lines)
-
-
-def _lds_from(r, nwords=LDS_WORDS, first=100):
-    words = np.concatenate([r.vgpr[first + k] for k in range(nwords // 64)])
-    return bytearray(words.astype(np.uint32).tobytes())
+def _lds_from(r, nwords=LDS_WORDS):
+    """The modelled part of the LDS after the run (run_snippet's ``lds``)."""
+    return bytearray(r.lds[:4 * nwords].tobytes())
 
 
 def _init_code(init_words, first=160):
@@ -46,7 +37,7 @@ def _run_ds(body, init, vgpr, m0=0xFFFFFFFF, exec_mask=0xFFFF_FFFF_FFFF_FFFF, **
     vg.update(vgpr)
     vg[98] = LANES
     ex = f"s_mov_b32 exec_lo, {exec_mask & 0xFFFFFFFF}\ns_mov_b32 exec_hi, {exec_mask >> 32}"
-    src = f"{code}\ns_mov_b32 m0, {m0}\n{ex}\n{body}\ns_mov_b64 exec, -1\n{_readback()}"
+    src = f"{code}\ns_mov_b32 m0, {m0}\n{ex}\n{body}"
     return run(src, vgpr=vg, **kw)
 
 

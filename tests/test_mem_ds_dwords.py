@@ -56,15 +56,6 @@ def _wr(mem, a, limit, words):
             mem[a + 4 * i:a + 4 * i + 4] = int(v).to_bytes(4, "little")
 
 
-def _readback_code(first=100, nbytes=LDS_BYTES, gds=""):
-    """ds_read_u8 of bytes 0..nbytes-1 into v[first + k] (lane l gets byte 64k + l)."""
-    return "\n".join(f"ds_read_u8 v{first + k}, v98 offset:{64 * k}{gds}" for k in range(nbytes // 64))
-
-
-def _bytes_from(r, first=100, nbytes=LDS_BYTES):
-    return bytes(np.concatenate([r.vgpr[first + k] for k in range(nbytes // 64)]).astype(np.uint8))
-
-
 def _check_store(rng, op, count, addr, ex, init, lim, off, align, label, lds_bytes=LDS_BYTES,
                  m0=None):
     """Store random data with ``op`` from lanes at ``addr`` + ``off`` under EXEC ``ex`` into
@@ -74,17 +65,15 @@ def _check_store(rng, op, count, addr, ex, init, lim, off, align, label, lds_byt
     data = rng.integers(0, 1 << 32, (4, 64), dtype=np.uint64).astype(np.uint32)
     vg = {10 + i: data[i] for i in range(count)}
     vg[1] = addr
-    vg[98] = np.arange(64, dtype=np.uint32)
     d = f"v[10:{9 + count}]" if count > 1 else "v10"
-    r = run(f"{op} v1, {d} offset:{off}\ns_mov_b64 exec, -1\ns_mov_b32 m0, -1\n" +
-            _readback_code(nbytes=lds_bytes), vgpr=vg, lds=bytes(init), lds_bytes=lds_bytes,
+    r = run(f"{op} v1, {d} offset:{off}", vgpr=vg, lds=bytes(init), lds_bytes=lds_bytes,
             m0=lim if m0 is None else m0, exec_mask=ex)
     mem = bytearray(init)
     for l in range(64):
         if ex >> l & 1:
             _wr(mem, ((int(addr[l]) + off) & M32) & ~(align - 1), lim,
                 [data[i][l] for i in range(count)])
-    assert _bytes_from(r, nbytes=lds_bytes) == bytes(mem), label
+    assert r.lds.tobytes() == bytes(mem), label
 
 
 LOADS = [("ds_read_b32", 1), ("ds_read_b64", 2), ("ds_read_b96", 3), ("ds_read_b128", 4)]
@@ -188,11 +177,10 @@ def test_ds_write2(count, st64, ex_kind):
     data = rng.integers(0, 1 << 32, (4, 64), dtype=np.uint64).astype(np.uint32)
     vg = {10 + i: data[i] for i in range(2 * count)}
     vg[1] = addr
-    vg[98] = np.arange(64, dtype=np.uint32)
     _edge(addr, LDS_BYTES - o1 * 4 * count * (64 if st64 else 1), 4 * count, 4 * count)
     d0, d1 = ("v10", "v11") if count == 1 else ("v[10:11]", "v[12:13]")
-    r = run(f"ds_write{sfx} v1, {d0}, {d1} offset0:{o0} offset1:{o1}\ns_mov_b64 exec, -1\n"
-            + _readback_code(), vgpr=vg, lds=bytes(init), lds_bytes=LDS_BYTES, exec_mask=ex)
+    r = run(f"ds_write{sfx} v1, {d0}, {d1} offset0:{o0} offset1:{o1}", vgpr=vg, lds=bytes(init),
+            lds_bytes=LDS_BYTES, exec_mask=ex)
     nb = 4 * count
     scale = nb * (64 if st64 else 1)
     mem = bytearray(init)
@@ -201,7 +189,7 @@ def test_ds_write2(count, st64, ex_kind):
             for k, o in enumerate((o0, o1)):
                 a = ((int(addr[l]) + o * scale) & M32) & ~(nb - 1)
                 _wr(mem, a, LDS_BYTES, [data[k * count + i][l] for i in range(count)])
-    assert _bytes_from(r) == bytes(mem)
+    assert r.lds.tobytes() == bytes(mem)
 
 
 @pytest.mark.parametrize("gbase", [0x100, 0x102])   # aligned: fast loop; unaligned: general
@@ -211,13 +199,15 @@ def test_gds_dword_write_read(gbase):
     addr = (rng.integers(0, gsize + 32, 64) & ~3).astype(np.uint32)
     data = rng.integers(0, 1 << 32, 64, dtype=np.uint64).astype(np.uint32)
     m0 = (gbase << 16) | gsize
-    r = run("ds_write_b32 v1, v10 gds\nds_read_b32 v20, v1 gds\nds_read2_b32 v[21:22], v1 offset1:1 gds\n"
-            + _readback_code(nbytes=gsize, gds=" gds"),
-            vgpr={1: addr, 10: data, 98: np.arange(64, dtype=np.uint32)}, m0=m0, lds_bytes=LDS_BYTES)
+    r = run("ds_write_b32 v1, v10 gds\nds_read_b32 v20, v1 gds\nds_read2_b32 v[21:22], v1 offset1:1 gds",
+            vgpr={1: addr, 10: data}, m0=m0, lds_bytes=LDS_BYTES)
     mem = bytearray(gsize)
     for l in range(64):
         _wr(mem, int(addr[l]), gsize, [data[l]])
-    assert _bytes_from(r, nbytes=gsize) == bytes(mem)
+    # the window (M0[31:16] on) holds the stores, the rest of the GDS its zeros
+    assert r.gds[gbase:gbase + gsize].tobytes() == bytes(mem)
+    assert not r.gds[:gbase].any() and not r.gds[gbase + gsize:].any()
+    assert r.lds_overruns == []     # (GDS accesses past the window are not LDS overruns)
     for l in range(64):
         a = int(addr[l])
         assert int(r.vgpr[20][l]) == _rd(mem, a, gsize, 4)[0]
@@ -267,43 +257,63 @@ def test_ds_write2_lane_order_across_lanes(count):
     data = [np.arange(64, dtype=np.uint32) + 0x1000 * (k + 1) for k in range(2 * count)]
     vg = {10 + i: data[i] for i in range(2 * count)}
     vg[1] = addr
-    vg[98] = np.arange(64, dtype=np.uint32)
     ex = 0xFFFF_FFFF_FFFF_FFFF & ~(1 << 20)
     d0, d1 = ("v10", "v11") if count == 1 else ("v[10:11]", "v[12:13]")
     sfx = "_b32" if count == 1 else "_b64"
-    r = run(f"ds_write2{sfx} v1, {d0}, {d1} offset0:0 offset1:1\ns_mov_b64 exec, -1\n"
-            + _readback_code(), vgpr=vg, lds=bytes(LDS_BYTES), lds_bytes=LDS_BYTES, exec_mask=ex)
+    r = run(f"ds_write2{sfx} v1, {d0}, {d1} offset0:0 offset1:1", vgpr=vg, lds=bytes(LDS_BYTES),
+            lds_bytes=LDS_BYTES, exec_mask=ex)
     mem = bytearray(LDS_BYTES)
     for l in range(64):
         if ex >> l & 1:
             for k in (0, 1):
                 _wr(mem, int(addr[l]) + k * nb, LDS_BYTES, [data[k * count + i][l] for i in range(count)])
-    assert _bytes_from(r) == bytes(mem)
+    assert r.lds.tobytes() == bytes(mem)
     assert mem[4 * nb:4 * nb + 4] != bytes(4)
+
+
+def test_snippet_lds_after_the_run_and_load_overruns():
+    # run_snippet returns the LDS after the run and the first load past lds_bytes: lane l
+    # loads dword l of a 64-byte LDS (lanes 16.. are past it, read 0 and are overruns),
+    # then a store moves the dwords it read up by 4 bytes (lanes 15.. are dropped)
+    init = np.arange(1, 17, dtype=np.uint32) * 0x01010101
+    r = run("v_lshlrev_b32 v1, 2, v0\nds_read_b32 v2, v1\ns_waitcnt lgkmcnt(0)\n"
+            "ds_write_b32 v1, v2 offset:4", vgpr={0: np.arange(64, dtype=np.uint32)},
+            lds=init.tobytes(), lds_bytes=64)
+    assert r.vgpr[2].tolist() == init.tolist() + [0] * 48
+    assert r.lds.view(np.uint32).tolist() == [int(init[0])] + init[:15].tolist()
+    assert r.lds_overruns == [(64, 4, 16, 0)]      # byte 64, the ds_read at pc 4, lane 16
+    assert r.dropped["lds_overruns"] == (64 - 16) + (64 - 15) - 1
+    assert not r.gds.any()
 
 
 @pytest.mark.parametrize("lds_bytes", [0, 4, 16])
 @pytest.mark.parametrize("op,count", STORES)
 def test_ds_write_tiny_lds(op, count, lds_bytes):
     # the stores that fit in a 0..16-byte LDS land there (last lane wins), the others are
-    # dropped (read back bytewise: lane l gets byte l, 0 past the allocation)
+    # dropped, and counted as overruns (the first with its address, lane and pc)
     addr = np.array([(4 * (l % 6)) if l % 3 else (-4 * l) & M32 for l in range(64)], np.uint32)
     data = [np.arange(64, dtype=np.uint32) * 3 + 0x100 * (i + 1) for i in range(count)]
     vg = {10 + i: data[i] for i in range(count)}
     vg[1] = addr
-    vg[98] = np.arange(64, dtype=np.uint32)
     ex = 0xFFFF_FFFF_FFFF_FFFF & ~(1 << 1)
     d = f"v[10:{9 + count}]" if count > 1 else "v10"
-    r = run(f"{op} v1, {d}\ns_mov_b64 exec, -1\n" + _readback_code(nbytes=64),
-            vgpr=vg, lds=bytes(lds_bytes), lds_bytes=lds_bytes, exec_mask=ex)
+    r = run(f"s_nop 0\n{op} v1, {d}", vgpr=vg, lds=bytes(lds_bytes), lds_bytes=lds_bytes,
+            exec_mask=ex)
     nb = 4 * count
     align = nb if nb <= 8 else 16
     mem = bytearray(lds_bytes)
+    past = []
     for l in range(64):
         if ex >> l & 1:
-            _wr(mem, int(addr[l]) & ~(align - 1), lds_bytes, [data[i][l] for i in range(count)])
-    got = _bytes_from(r, nbytes=64)
-    assert got == bytes(mem) + bytes(64 - lds_bytes)
+            a = int(addr[l]) & ~(align - 1)
+            _wr(mem, a, lds_bytes, [data[i][l] for i in range(count)])
+            if a + nb > lds_bytes:
+                past.append((a, l))
+    assert r.lds.tobytes() == bytes(mem)
+    assert past
+    a, lane = past[0]
+    assert r.lds_overruns == [(a, 4, lane, 1)]    # (the store's byte pc: after the 4-byte s_nop)
+    assert r.dropped.get("lds_overruns", 0) == len(past) - 1
 
 
 # The engine loads a group of 16 lanes whose addresses are consecutive elements (a row of a
