@@ -811,7 +811,7 @@ LDS_BYTES = 4096
 
 def _lds_addresses(rng):
     return {1: 4 * _LANE, 2: 16 * (_LANE // 16),
-            3: (4 * rng.integers(0, 512, 64)).astype(np.uint32), 98: _LANE}
+            3: (4 * rng.integers(0, 512, 64)).astype(np.uint32)}
 
 
 def _lds_ops(rng):
@@ -841,14 +841,13 @@ def _lds_ops(rng):
 
 
 def _lds_run(text, blocks, vg, exec_mask, lds):
-    """The program's state, with the whole LDS read back at the end by ds_read_u8 (the DS
-    lane loop, never in a block) into v100..v163 (lane l of v(100 + k): byte 64k + l)."""
-    back = "\n".join(f"ds_read_u8 v{100 + k}, v98 offset:{64 * k}" for k in range(LDS_BYTES // 64))
-    prog = _build(f"{text}\ns_mov_b64 exec, -1\ns_mov_b32 m0, -1\n{back}\ns_endpgm", blocks)
+    """The program's state after the run, the whole LDS with it."""
+    prog = _build(f"{text}\ns_endpgm", blocks)
     s = run_snippet(prog, vgpr=vg, exec_mask=exec_mask, sgpr={20: 0xFFFF0000, 21: 0x0F0F0F0F,
                                                                22: 0},
-                    vcc=VCC, lds=lds, lds_bytes=LDS_BYTES, num_vgprs=164)
-    return prog, (s.vgpr.copy(), s.sgpr.copy(), s.exec, s.vcc, s.scc, s.instructions, s.m0)
+                    vcc=VCC, lds=lds, lds_bytes=LDS_BYTES)
+    return prog, (s.vgpr.copy(), s.sgpr.copy(), s.exec, s.vcc, s.scc, s.instructions, s.m0,
+                  s.lds.copy())
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -872,7 +871,8 @@ def test_random_lds_blocks_match_row_by_row(seed):
         with_blocks, got = _lds_run(text, True, vg, exec_mask, lds)
         _, want = _lds_run(text, False, vg, exec_mask, lds)
         ds_blocks += int((with_blocks.code[:, L.C_BNDS] > 0).sum())
-        for g, w, what in zip(got, want, ("vgpr", "sgpr", "exec", "vcc", "scc", "insts", "m0")):
+        for g, w, what in zip(got, want, ("vgpr", "sgpr", "exec", "vcc", "scc", "insts", "m0",
+                                           "lds")):
             assert np.array_equal(g, w), f"{what} differs for\n{text}\nexec {exec_mask:#x}"
     assert ds_blocks >= 4
 
