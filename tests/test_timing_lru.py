@@ -3,7 +3,7 @@ the L2 and the K$) against true LRU written out plainly here: a hit takes the lo
 a miss fills the empty way of lowest index, else the way of least stamp; a drop empties the
 line's way; a wave's end empties the entries it owns. Random sequences from random starting
 states (lines an earlier dispatch left, with their stamps, and empty ways), on sets of 1, 4,
-8 (the L2), 64 ways (the L1) and 100 (wider than the 64 of a set's masks)."""
+8 (the L2), 64 ways (the L1) and 100 (a TimingConfig's wider L1)."""
 import numpy as np
 import pytest
 

@@ -210,43 +210,12 @@ def split_trace(tr, nwaves, out, base, at):
 @njit(_nrt=False)
 def _cache_access(tags, stamps, base, ways, line, clock):
     """Look ``line`` up in the set of ``ways`` entries at ``base``; LRU. Returns (hit, entry,
-    evicted line or -1); on a miss the least recently used entry (the lowest of those with
-    the oldest stamp) takes the line."""
+    evicted line or -1); on a miss the least recently used entry takes the line."""
     # unsigned indices: no negative-index fix-up in the loop (see simulate)
     b = np.uint64(base)
-    n = np.uint64(ways)
-    if ways > 64:
-        return _cache_access_wide(tags, stamps, b, n, line, clock)
-    # a set of up to 64 ways in passes without a branch per way, which LLVM vectorises: the
-    # ways that hold the line (at most one), then the oldest stamp and the ways that have it
-    # (a 64-way L1 miss: ~50 -> ~34 ns; the loop's early exit and its chain of compares kept
-    # it scalar)
-    hm = np.uint64(0)
-    for i in range(n):
-        hm |= np.uint64(tags[b + i] == line) << np.uint64(i)
-    if hm:
-        i = b + np.uint64(trailing_zeros(hm))
-        stamps[i] = clock
-        return True, np.int64(i), np.int64(-1)
-    oldest = INF
-    for i in range(b, b + n):
-        oldest = min(oldest, stamps[i])
-    om = np.uint64(0)
-    for i in range(n):
-        om |= np.uint64(stamps[b + i] == oldest) << np.uint64(i)
-    victim = b + np.uint64(trailing_zeros(om))
-    ev = tags[victim]
-    tags[victim] = line
-    stamps[victim] = clock
-    return False, np.int64(victim), ev
-
-
-@njit(_nrt=False)
-def _cache_access_wide(tags, stamps, b, n, line, clock):
-    """_cache_access for sets of more than 64 ways (a TimingConfig's override)."""
     victim = b
     oldest = INF
-    for i in range(b, b + n):
+    for i in range(b, b + np.uint64(ways)):
         if tags[i] == line:
             stamps[i] = clock
             return True, np.int64(i), np.int64(-1)
