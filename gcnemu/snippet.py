@@ -47,9 +47,9 @@ class WaveState:
     #: uint8 [65536]: the GDS after the run (DS instructions with ``gds``; M0[31:16] is the
     #: base of their window, M0[15:0] its size)
     gds: np.ndarray = None
-    #: the first LDS access past ``lds_bytes`` (it read 0 or was dropped, as on the
-    #: hardware, which a kernel's workgroup allocation bounds the same way): [(byte address,
-    #: byte pc, lane, is_write)], or []; the others are counted in ``dropped``
+    #: the first LDS access past ``lds_bytes`` (it read 0 or was dropped, as an access past
+    #: a workgroup's LDS allocation is on the hardware): [(byte address, byte pc, lane,
+    #: is_write)], or []; the others are counted in ``dropped``
     lds_overruns: list = field(default_factory=list)
 
     @property
@@ -80,8 +80,8 @@ def run_snippet(source_or_bytes, sgpr=None, vgpr=None, exec_mask=0xFFFF_FFFF_FFF
     ``sgpr`` maps SGPR index -> uint32; ``vgpr`` maps VGPR index -> one value for all lanes or
     64 values. ``mode`` is the MODE register (default DEFAULT_MODE). ``memory`` is a
     gcnemu.mem.space.Memory for code that loads or stores (a fresh empty one by default).
-    ``lds`` holds the LDS's first bytes (``lds_bytes`` of it, zeros after them); the returned
-    state has the LDS and GDS contents after the run (``.lds``, ``.gds``) and the first LDS
+    ``lds``: the LDS's first bytes when the wave starts (the rest of its ``lds_bytes`` are
+    zeros); the returned state has the LDS and GDS contents after the run (``.lds``, ``.gds``) and the first LDS
     access past ``lds_bytes`` (``.lds_overruns``).
     Errors (unimplemented opcode, register out of the allocation, runaway loop past
     ``step_limit`` instructions) raise ExecutionError naming PC and instruction. ``target``
