@@ -20,9 +20,10 @@ from .exec.engine import (NO_TRACE, SLICE_STEPS, error_from_wave, new_sched, run
 from .hardware import occupancy
 from .kernel import Kernel
 from .exec.layout import (C_PC, EXEC_HI, EXEC_LO, M0, NWS, ST_BARRIER, ST_HALTED, WS_CODE_BASE,
-                          WS_FAULTS, WS_GROUP, WS_HW_ID, WS_LDS_BASE, WS_LDS_OVERRUN_ADDR,
-                          WS_LDS_OVERRUN_LANE, WS_LDS_OVERRUN_ROW, WS_LDS_OVERRUNS, WS_LDS_SIZE, WS_MODE, WS_PC, WS_SCRATCH_BASE,
-                          WS_SCRATCH_WAVE, WS_SGPRS, WS_STATUS, WS_VALU_LANES, WS_VBASE, WS_VCOUNT)
+                          WS_FAULTS, WS_GROUP, WS_HW_ID, WS_LDS_BASE, WS_LDS_OVERRUNS, WS_LDS_SIZE,
+                          WS_MODE, WS_PC, WS_SCRATCH_BASE, WS_SCRATCH_WAVE, WS_SGPRS, WS_STATUS,
+                          WS_VALU_LANES, WS_VBASE, WS_VCOUNT)
+from .exec.state import first_lds_overrun
 from .loader import abi
 from .mem.descriptors import scratch_vsharp
 from .mem.export import new_export_buffer, read_exports
@@ -497,9 +498,8 @@ class Launch:
                     res.faults.append(self._describe_fault(gpu.memory, batch, w, addr, row, lane, wr))
         if col[WS_LDS_OVERRUNS]:
             for w in np.flatnonzero(ws[:, WS_LDS_OVERRUNS]).tolist():
-                res.faults.append(self._describe_lds_overrun(batch, w, int(ws[w, WS_LDS_OVERRUN_ADDR]),
-                                                             int(ws[w, WS_LDS_OVERRUN_ROW]),
-                                                             int(ws[w, WS_LDS_OVERRUN_LANE])))
+                res.faults.append(self._describe_lds_overrun(batch, w,
+                                                             *first_lds_overrun(ws, w)))
         nmsg = min(int(st.msgs[0, 0]), st.msgs.shape[0] - 1)
         res.messages = [(int(st.msgs[i, 0]), int(st.msgs[i, 1]), int(st.msgs[i, 2]))
                         for i in range(1, nmsg + 1)]
@@ -673,7 +673,7 @@ class Launch:
         return (f"kernel {self.info.name}, workgroup {gid}, wave {w % wpg}, {lane_txt}, "
                 f"pc 0x{pc:x} '{ins}'")
 
-    def _describe_lds_overrun(self, batch, w, addr, row, lane_wr) -> str:
+    def _describe_lds_overrun(self, batch, w, addr, row, lane, is_write) -> str:
         """The first LDS access past its workgroup's allocation of wave w of a batch, as text
         naming the share it overran: the last __local argument's, or the kernel's own."""
         size = self.ctx["lds_size"]
@@ -684,9 +684,9 @@ class Launch:
                      f"pass a larger Local")
         else:
             share = f"past the kernel's own {size} bytes (group_segment_fixed_size)"
-        kind = "store to" if lane_wr >= 256 else "load from"
+        kind = "store to" if is_write else "load from"
         return (f"LDS {kind} byte {addr} of a {size}-byte workgroup allocation, {share}; by "
-                f"{self._wave_at(batch, w, row, f'lane {lane_wr & 255}')}")
+                f"{self._wave_at(batch, w, row, f'lane {lane}')}")
 
 
 class DispatchStopped(Exception):

@@ -10,6 +10,7 @@ from .exec import layout as L
 from .exec.engine import (NO_TRACE, SLICE_STEPS, error_from_wave, new_sched, run_group_waves,
                           run_sliced)
 from .exec.program import Program, build_program
+from .exec.state import first_lds_overrun
 from .isa.table import GFX7, gen_of
 from .mem.export import new_export_buffer, read_exports
 from .mem.space import BASE as _MEM_BASE
@@ -81,8 +82,8 @@ def run_snippet(source_or_bytes, sgpr=None, vgpr=None, exec_mask=0xFFFF_FFFF_FFF
     64 values. ``mode`` is the MODE register (default DEFAULT_MODE). ``memory`` is a
     gcnemu.mem.space.Memory for code that loads or stores (a fresh empty one by default).
     ``lds``: the LDS's first bytes when the wave starts (the rest of its ``lds_bytes`` are
-    zeros); the returned state has the LDS and GDS contents after the run (``.lds``, ``.gds``) and the first LDS
-    access past ``lds_bytes`` (``.lds_overruns``).
+    zeros); the returned state has the LDS and GDS contents after the run (``.lds``,
+    ``.gds``) and the first LDS access past ``lds_bytes`` (``.lds_overruns``).
     Errors (unimplemented opcode, register out of the allocation, runaway loop past
     ``step_limit`` instructions) raise ExecutionError naming PC and instruction. ``target``
     "gfx6" assembles, decodes and runs the code as GCN 1.0 (Southern Islands) does.
@@ -161,10 +162,8 @@ def run_snippet(source_or_bytes, sgpr=None, vgpr=None, exec_mask=0xFFFF_FFFF_FFF
     n_over = int(ws[0, L.WS_LDS_OVERRUNS])
     overruns = []
     if n_over:
-        lane_wr = int(ws[0, L.WS_LDS_OVERRUN_LANE])
-        overruns.append((int(ws[0, L.WS_LDS_OVERRUN_ADDR]),
-                         _byte_pc(prog, int(ws[0, L.WS_LDS_OVERRUN_ROW])), lane_wr & 255,
-                         int(lane_wr >= 256)))
+        addr, row, lane, is_write = first_lds_overrun(ws, 0)
+        overruns.append((addr, _byte_pc(prog, row), lane, is_write))
     return WaveState(
         sgpr=sregs[0, :104].copy(), vgpr=vg[:num_vgprs].copy(),
         exec=int(sregs[0, L.EXEC_LO]) | (int(sregs[0, L.EXEC_HI]) << 32),

@@ -144,6 +144,16 @@ def record_lds_overrun(ws, w, row, addr, lane, is_write):
     ws[w, WS_LDS_OVERRUNS] += 1
 
 
+def first_lds_overrun(ws, w):
+    """Wave w's first LDS access past its allocation as record_lds_overrun kept it: (byte
+    address, program row, lane, is_write), or None when it made none."""
+    if ws[w, WS_LDS_OVERRUNS] == 0:
+        return None
+    lane_wr = int(ws[w, WS_LDS_OVERRUN_LANE])
+    return (int(ws[w, WS_LDS_OVERRUN_ADDR]), int(ws[w, WS_LDS_OVERRUN_ROW]), lane_wr & 255,
+            int(lane_wr >= 256))
+
+
 @njit
 def record_fault(ws, w, faults, addr, lane, is_write):
     """Remember an access to unmapped memory: the access got zero / was dropped."""
