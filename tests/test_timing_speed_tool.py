@@ -25,8 +25,26 @@ def test_measures_the_small_saxpy_and_puts_simulate_back(capsys):
     assert timing_speed.main(["--rounds", "1", "--only", "saxpy n=4000"]) == 0
     rows = [r for r in capsys.readouterr().out.splitlines() if r.startswith("saxpy n=4000")]
     assert len(rows) == 1
-    functional, timing, sim, ratio = (float(x) for x in rows[0].split()[2:])
+    functional, timing, sim, ratio, budget = (float(x) for x in rows[0].split()[2:])
     assert 0 < sim < timing and abs(ratio - functional / timing) < 0.01
+    # what the line (1/3) leaves the model: 3 x functional less the rest of the timing run
+    assert abs(budget - (3 * functional - (timing - sim))) < 0.02
+
+
+def test_the_floor_walk_reads_every_wave_instruction_once():
+    import bench_dispatch
+    import gcnbench
+
+    import gcnemu
+    from kernels import corpus
+    launch = next(ln for ln in bench_dispatch.LAUNCHES if ln.label == "saxpy n=4000")
+    ms, rows = timing_speed.floor_ms(launch, rounds=1)
+    # the engine's own count of the functional run (not the traces the walk reads)
+    k = gcnemu.load(str(corpus.hsaco_path(launch.corpus_name))).kernel(launch.symbol)
+    gpu = gcnemu.GPU()
+    args, _bufs = gcnbench.device_args(gpu, launch.args)
+    rep = gpu.dispatch(k, grid=launch.grid, block=launch.block, args=args)
+    assert rows == rep.instructions and ms > 0
 
 
 def test_an_unknown_launch_is_a_clear_error(capsys):
