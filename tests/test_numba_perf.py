@@ -58,3 +58,29 @@ def test_hot_instructions():
     total, hot = numba_perf.hot_instructions([0x1004, 0x1004, 0x1001, 0x9999], listing, top=2)
     assert total == 3      # the sample outside the listing is not its
     assert hot == [(0x1004, 2, "add    %rcx,%rdx"), (0x1001, 1, "mov    (%rax),%rcx")]
+
+
+def test_the_map_names_the_block_functions_of_a_program(tmp_path):
+    # a straight run of VALU rows is a block (exec/blockjit.py); its function is loaded from
+    # an object file, which numba's engine does not list
+    from gcnemu.exec import blockjit
+    from gcnemu.exec import layout as L
+    from gcnemu.exec.program import build_program
+    from gcnemu.isa.assembler import assemble
+    from gcnemu.isa.decoder import decode
+    if not blockjit.ENABLED:
+        import pytest
+        pytest.skip("GCNEMU_BLOCKJIT=0: programs are decoded without blocks")
+    text = "\n".join(["v_add_f32 v1, v2, v3", "v_mul_f32 v4, v1, v1", "v_sub_f32 v5, v4, v2",
+                      "v_add_i32 v6, vcc, v5, v1", "s_endpgm"])
+    prog = build_program(decode(assemble(text)))
+    addrs = {int(a) for a in prog.code[:, L.C_BLK] if a}
+    assert addrs, "the program has no block"
+    path = tmp_path / "perf.map"
+    numba_perf.write_perf_map(str(path))
+    named = {}
+    for line in path.read_text().splitlines():
+        addr, extent, name = line.split(" ", 2)
+        named[int(addr, 16)] = (name, int(extent, 16))
+    for a in addrs:
+        assert a in named and named[a][0].startswith("gcnemu_block_") and named[a][1] > 0

@@ -17,8 +17,10 @@ instructions (perf's own annotate cannot: the code is gone when the process ends
 The map stays in /tmp after the run (``perf report`` reads it then): delete it when done.
 A symbol's extent is taken to run to the next symbol's address (the engine keeps no sizes),
 so code without a symbol of its own counts to the symbol below it (samples on a
-".const.missing Environment" symbol are such code). Blocks of exec/blockjit.py, loaded as
-object files, are not listed (perf shows them as [unknown] or counts them that way). The
+".const.missing Environment" symbol are such code). The blocks of exec/blockjit.py, loaded as
+object files that numba's engine does not list, are named from blockjit.LOADED
+(``gcnemu_block_<key>_<j>``: block j of a program; before, their samples went to the numba
+function below them: a third of functional matmul_tiled's to ``sem.fp.round_pack``). The
 machine has no hardware performance counters in a VM: perf samples on the cpu-clock, and a
 sample lands on the instruction after one that waited (a load that missed shows on its
 first user).
@@ -43,8 +45,11 @@ MAX_EXTENT = 1 << 20
 
 def jit_symbols() -> list:
     """(address, extent, name) of every function numba's JIT engine holds in this process,
-    sorted by address (extent: to the next symbol, see the module docstring)."""
+    and of every block function of exec/blockjit.py loaded into it, sorted by address
+    (extent: to the next symbol, see the module docstring)."""
     from numba.core.registry import cpu_target
+
+    from gcnemu.exec import blockjit
 
     engine = cpu_target.target_context.codegen()._engine
     found = set()
@@ -52,6 +57,7 @@ def jit_symbols() -> list:
         addr = engine.get_function_address(name)
         if addr:
             found.add((addr, name))
+    found.update((addr, name) for name, addr in list(blockjit.LOADED.items()) if addr)
     ordered = sorted(found)
     out = []
     for i, (addr, name) in enumerate(ordered):

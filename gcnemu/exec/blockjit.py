@@ -1472,6 +1472,10 @@ _count = [0]
 STATS = {"seconds": 0.0, "programs": 0, "blocks": 0, "compiled": 0, "loaded": 0}
 #: the block functions of this process, by the key of their program's blocks (_key)
 _compiled: dict = {}
+#: every block function loaded in this process, name -> address: numba's engine does not list
+#: the symbols of object files it loads, and a profiler needs them (tools/numba_perf.py
+#: writes them to perf's map; without them a block's samples went to the function below it)
+LOADED: dict = {}
 #: the disk cache of compiled blocks: GCNEMU_BLOCK_CACHE=0 turns it off, a path moves it
 #: (default: beside numba's cache, see _cache_dir)
 DISK_CACHE = os.environ.get("GCNEMU_BLOCK_CACHE", "1")
@@ -1751,6 +1755,7 @@ def compile_blocks(code: np.ndarray, names: list) -> int:
             byname = {}
             for obj, fnames in objs:
                 byname.update(zip(fnames, _load(obj, fnames, symbols)))
+            LOADED.update(byname)
         # block j's function: gcnemu_block_<key[:24]>_<j>, "_whole" after it where it runs
         # over all 64 lanes at once (blocks_ir)
         addrs = [byname.get(f"gcnemu_block_{key[:24]}_{j}") or
