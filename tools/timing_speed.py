@@ -83,18 +83,26 @@ def _walk_traces():
     return walk
 
 
-def floor_ms(launch, rounds: int) -> tuple:
-    """Best-of-``rounds`` thread CPU ms of the --floor walk over one timing dispatch's traces,
-    and the wave-instructions it walked."""
+def _launch_on(launch, timing: bool):
+    """The kernel of one bench_dispatch Launch, a ``GPU(timing=timing)`` and its arguments
+    there."""
     import gcnbench
 
     import gcnemu
-    import gcnemu.timing.model as model
     from kernels import corpus
 
     k = gcnemu.load(str(corpus.hsaco_path(launch.corpus_name))).kernel(launch.symbol)
-    gpu = gcnemu.GPU(timing=True)
+    gpu = gcnemu.GPU(timing=timing)
     args, _bufs = gcnbench.device_args(gpu, launch.args)
+    return k, gpu, args
+
+
+def floor_ms(launch, rounds: int) -> tuple:
+    """Best-of-``rounds`` thread CPU ms of the --floor walk over one timing dispatch's traces,
+    and the wave-instructions it walked."""
+    import gcnemu.timing.model as model
+
+    k, gpu, args = _launch_on(launch, timing=True)
     simulate = model.simulate
     seen = {}
 
@@ -125,17 +133,11 @@ def floor_ms(launch, rounds: int) -> tuple:
 def measure(launch, rounds: int) -> dict:
     """Best-of-``rounds`` thread CPU ms per dispatch of one bench_dispatch Launch: functional,
     timing, and simulate's share of the timing dispatch that was fastest."""
-    import gcnbench
-
-    import gcnemu
     import gcnemu.timing.model as model
-    from kernels import corpus
 
-    k = gcnemu.load(str(corpus.hsaco_path(launch.corpus_name))).kernel(launch.symbol)
     runs = []
     for timing in (False, True):
-        gpu = gcnemu.GPU(timing=timing)
-        args, _bufs = gcnbench.device_args(gpu, launch.args)
+        k, gpu, args = _launch_on(launch, timing)
         gpu.dispatch(k, grid=launch.grid, block=launch.block, args=args)
         runs.append((gpu, args))
     simulate = model.simulate
