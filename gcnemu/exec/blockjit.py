@@ -71,7 +71,7 @@ from llvmlite import ir
 from . import layout as L
 from .dispatch_gen import SALU_NAMES
 from .lanes import (_lds_addresses, _lds_segments, _segment_rows, _segment_store, _volatile,
-                    _VolatileStore, lane_predicate, phi_join, store_row_under)
+                    _VolatileStore, freeze, lane_predicate, phi_join, store_row_under)
 from .layout import (
     C_ABS,
     C_CLAMP,
@@ -339,7 +339,10 @@ def chunk_lanes() -> int:
     (llvmlite 0.50) miscompiles a select under EXEC of a bit-select of the same row
     (v_div_fixup_f32's sign, merged into its own source) into one masked vpternlogd with its
     operands permuted, on zmm and on ymm registers alike; split into two zmm halves it is
-    right (tests/test_blockjit.py runs every op and random programs chunked)."""
+    right (tests/test_blockjit.py runs every op and random programs chunked). The same fold
+    hit blocks of one 64-lane pass too (v_bfi_b32 by a constant mask into its own source, or
+    under v_cndmask): every select of register rows now freezes its operands first
+    (_select_rows), which hides that shape from the fold whatever the width."""
     import llvmlite.binding as llvm
     from numba import config
     from numba.core.registry import cpu_target
@@ -932,6 +935,18 @@ def _rsq(blk, a):
     return _u(b, b.select(ok, r, y0))
 
 
+def _select_rows(b, pred, t, f):
+    """select(pred, t, f) of two rows of lanes, each frozen first. The x86-64 code generator
+    of llvmlite 0.50 (LLVM 22.1) folds select(c, (x & K) | (y & ~K), y), K a constant, into
+    one vpternlogd with its operands permuted on AVX-512 (see chunk_lanes): wrong lanes for
+    v_bfi_b32 v0, -4, v1, v7 then v_cmp and v_cndmask_b32 v0, v7, v0, vcc, for the same from
+    and/and/or rows, and for v_bfi_b32 v7, -4, v1, v7 merged under EXEC (found by
+    tools/cl_int_fuzz.py; reproduced on 4-lane IR without gcnemu). A freeze hides the
+    operands' shape from that fold at no cost in instructions; every select of register
+    rows (v_cndmask, v_min/v_max, the merges under EXEC) goes through here."""
+    return b.select(pred, freeze(b, t), freeze(b, f))
+
+
 def _int_op(blk, name, s0, s1, s2, cin):
     """(result, per-lane flag or None) of integer op ``name`` (gcnemu/sem/valu_int.py)."""
     b = blk.b
@@ -948,7 +963,7 @@ def _int_op(blk, name, s0, s1, s2, cin):
     if name in ("v_addc_u32", "v_subb_u32", "v_subbrev_u32", "v_cndmask_b32"):
         c = cin
         if name == "v_cndmask_b32":
-            r = b.select(c, s1, s0)
+            r = _select_rows(b, c, s1, s0)
             _same_class(blk, r, s0, s1)
             return r, None
         V64 = blk.V64
@@ -970,10 +985,10 @@ def _int_op(blk, name, s0, s1, s2, cin):
               "v_ashr_i32": lambda: b.ashr(s0, b.and_(s1, c31)),
               "v_ashrrev_i32": lambda: b.ashr(s1, b.and_(s0, c31)),
               "v_mul_lo_u32": lambda: b.mul(s0, s1), "v_mul_lo_i32": lambda: b.mul(s0, s1),
-              "v_min_u32": lambda: b.select(b.icmp_unsigned("<", s0, s1), s0, s1),
-              "v_max_u32": lambda: b.select(b.icmp_unsigned(">", s0, s1), s0, s1),
-              "v_min_i32": lambda: b.select(b.icmp_signed("<", s0, s1), s0, s1),
-              "v_max_i32": lambda: b.select(b.icmp_signed(">", s0, s1), s0, s1)}
+              "v_min_u32": lambda: _select_rows(b, b.icmp_unsigned("<", s0, s1), s0, s1),
+              "v_max_u32": lambda: _select_rows(b, b.icmp_unsigned(">", s0, s1), s0, s1),
+              "v_min_i32": lambda: _select_rows(b, b.icmp_signed("<", s0, s1), s0, s1),
+              "v_max_i32": lambda: _select_rows(b, b.icmp_signed(">", s0, s1), s0, s1)}
     if name in simple:
         return simple[name](), None
     if name in ("v_mul_hi_u32", "v_mul_hi_i32"):
@@ -1065,7 +1080,7 @@ def _set_vgpr(blk, d, res, ex):
         return
     b = blk.b
     old = blk.vget(d)
-    merged = b.select(_mask_vec(b, ex), res, old)
+    merged = _select_rows(b, _mask_vec(b, ex), res, old)
     for checked in (blk.dchecked, blk.nchecked):
         if id(res) in checked and id(old) in checked:
             checked[id(merged)] = merged
@@ -1353,7 +1368,7 @@ def _emit_block(module, fname, code, names, start, nrows, ctpop, width, loops):
         if not store_merge:
             for c in blk.vdirty:
                 old = blk.v0[c] if c in blk.v0 else b.load(blk.vaddr(c), align=4)
-                blk.v[c] = b.select(pred, blk.v[c], old)
+                blk.v[c] = _select_rows(b, pred, blk.v[c], old)
         # only the active lanes' keys and flags: the inactive lanes of the raw results are
         # not the row-by-row path's (their inputs were not merged) and are discarded
         blk.bad = b.and_(blk.bad, pred)

@@ -67,6 +67,25 @@ class _VolatileLoad(ir.instructions.LoadInstr):
         buf.append(text[0].replace("load ", "load volatile ", 1))
 
 
+class _Freeze(ir.instructions.Instruction):
+    """``freeze`` (llvmlite's IRBuilder has none)."""
+
+    def __init__(self, parent, value, name=""):
+        super().__init__(parent, value.type, "freeze", [value], name=name)
+
+    def descr(self, buf):
+        (v,) = self.operands
+        buf.append(f"freeze {v.type} {v.get_reference()}\n")
+
+
+def freeze(builder, value):
+    """``freeze value``: the same value (never poison here), whose shape the code generator
+    no longer sees; it costs no instruction."""
+    instr = _Freeze(builder.block, value)
+    builder._insert(instr)
+    return instr
+
+
 def _volatile(builder, instr):
     """Insert a _VolatileLoad or _VolatileStore, as builder.load and builder.store insert
     theirs; returns it."""
