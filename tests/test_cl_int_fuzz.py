@@ -3,8 +3,10 @@
 Random kernels over the eight integer types run on gcnemu and every output element must equal
 the exact model of tools/cl_int_fuzz.py (Python integers, OpenCL C 1.2 semantics). The model
 itself is checked against clang-14's constant folding: the same expressions with constant
-leaves, compiled to LLVM IR, store the values LLVM computed. Longer campaigns:
-``python tools/cl_int_fuzz.py --cases 200 --seed S`` (see its docstring).
+leaves, compiled to LLVM IR, store the values LLVM computed. The generator's features (divergent
+control flow, __local memory with barriers and atomics, vector types) get a smaller budget of
+their own. Longer campaigns: ``python tools/cl_int_fuzz.py --cases 200 --seed S`` (see its
+docstring).
 """
 from __future__ import annotations
 
@@ -157,3 +159,100 @@ def test_model_agrees_with_clangs_constant_folding(leaves):
 @needs_llvm
 def test_model_agrees_with_clang_on_generated_expressions():
     assert fz.fold_check(seed=5, n_trees=12, envs=1) == []
+
+
+#: the new features' fixed budget: (seed, features, workgroup size), one input set of 256 items
+FEATURE_CASES = ((44, ("cf", "lds", "vec"), 256), (55, ("cf", "lds", "vec"), 64))
+
+
+@needs_toolchain
+@pytest.mark.parametrize("seed,features,block", FEATURE_CASES, ids=("block256", "block64"))
+def test_control_flow_and_local_memory_kernels_match_the_exact_model(seed, features, block,
+                                                                      tmp_path):
+    case = fz.make_case(seed, n_trees=8, features=features, block=block)
+    src = case.source()
+    assert all(w in src for w in ("barrier(", "if (", "4)(")), "a feature is not exercised"
+    runner = fz.Runner(items=256, block=block, workdir=str(tmp_path))
+    inputs = fz.random_inputs(fz.random.Random(seed), runner.items)
+    found = runner.mismatches(case.trees, inputs)
+    assert not found, "\n".join(
+        _describe(case.trees[m.tree], inputs.env(m.item, runner.block), m.expected, m.got)
+        for m in found[:5])
+
+
+def test_control_flow_and_local_memory_model_on_hand_worked_values():
+    """The cf and lds nodes' model on values worked out by hand (no compiler needed)."""
+    def lit(t, v):
+        return Node("lit", t, (), v)
+
+    a = Node("var", "uint", (), "A")
+    r, i = Node("var", "int", (), "r1"), Node("var", "uint", (), "i1")
+    never = Node("cmp", "int", (lit("int", 0), lit("int", 1)), "==")
+    # r = 10; for i < (A & 7): r = r - i, continue when i == 2, break when i == 4
+    body = Node("arith", "int", (r, Node("cast", "int", (i,))), "-")
+    brk = Node("cmp", "int", (i, lit("uint", 4)), "==")
+    cont = Node("cmp", "int", (i, lit("uint", 2)), "==")
+    loop = Node("loop", "int", (a, lit("int", 10), brk, cont, body), (1, 7))
+    assert [fz.evaluate(loop, {"A": n}) for n in (0, 1, 2, 3, 4, 9, 15)] == \
+        [10, 10, 9, 9, 6, 10, 6]        # 10 - 0 - 1 - 3; A & 7 = 1 for 9
+    loop_no_exit = Node("loop", "int", (a, lit("int", 0), never, never, body), (1, 3))
+    assert fz.evaluate(loop_no_exit, {"A": 7}) == -3    # 7 & 3 = 3 trips: 0 - 0 - 1 - 2
+    # switch (A % 5U): case 1 falls through into case 2, r = e1 then r = e2 ^ r
+    sw = Node("switch", "uchar", (a, lit("uchar", 1), lit("uchar", 6), lit("uchar", 3),
+                                  lit("uchar", 9)), (2,))
+    assert [fz.evaluate(sw, {"A": n}) for n in range(6)] == [1, 5, 3, 9, 9, 1]
+    cond = Node("if", "char", (Node("cast", "uchar", (a,)), lit("char", -1), lit("char", 2)),
+                (3, False))
+    assert fz.evaluate(cond, {"A": 0x100}) == 2 and fz.evaluate(cond, {"A": 0x101}) == -1
+    # lds: item lid reads src of (lid * 3 + 1) % 4 and of 3 - lid; combine x - y
+    x, y = Node("var", "short", (), "x4"), Node("var", "short", (), "y4")
+    src = Node("cast", "short", (a,))
+    lds = Node("lds", "short", (src, Node("neg", "short", (src,)),
+                                Node("arith", "short", (x, y), "-")),
+               (4, "array", 4, ("mul", 3, 1), ("rev",)))
+    envs = [{"A": v} for v in (10, 20, 30, 40, 1, 2, 3, 4)]
+    assert fz.expected_outputs([lds], envs, 4) == \
+        [[20 + 40, 10 + 30, 40 + 20, 30 + 10, 2 + 4, 1 + 3, 4 + 2, 3 + 1]]
+    # local atomics: work-item 0's src1 is the initial value, then every item's src0
+    init = Node("cast", "int", (Node("arith", "uint", (a, lit("uint", 1)), "+"),))
+    for op, want in (("add", 11 + 100), ("min", 10), ("max", 40), ("xor", 11 ^ 10 ^ 20 ^ 30 ^ 40),
+                     ("dec", 11 - 4), ("sub", 11 - 100)):
+        at = Node("lds", "int", (Node("cast", "int", (a,)), init, Node("var", "int", (), "x5")),
+                  (5, f"atomic_{op}", 4, ("rev",), ("rev",)))
+        assert fz.expected_outputs([at], envs[:4], 4) == [[want] * 4], op
+
+
+def test_vector_model_on_hand_worked_values():
+    """The vec nodes' model on values worked out by hand from the OpenCL C 1.2 specification."""
+    def lit(t, v):
+        return Node("lit", t, (), v)
+
+    def vec(t, a, b, form, op, comp, extra=(), s=None):
+        args = tuple(lit(t, x) for x in a + b) + tuple(lit(s, x) for x in extra)
+        return fz.evaluate(Node("vec", t, args, (1, len(a), form, op, comp, s or t)), {})
+
+    # a vector comparison is -1 per true component (0xff as uchar), not 1 (6.3 d)
+    assert vec("uchar", [1, 2], [1, 3], "cmp", "==", 0) == 0xFF
+    assert vec("long", [1, 2], [1, 3], "cmp", "<", 1) == -1
+    assert vec("int", [1, 2], [1, 3], "cmp", "<", 0) == 0
+    # select takes b where the mask's most significant bit is set: m = (a ^ b).yx
+    assert vec("uchar", [0x80, 1], [0, 2], "select", "xor", 1) == 2      # m = (3, 0x80)
+    assert vec("uchar", [0x80, 1], [0, 2], "select", "xor", 0) == 0x80
+    assert vec("char", [1, -1], [2, 5], "select", "xor", 0) == 2     # (-1 ^ 5) < 0
+    # vector arithmetic is not promoted: uchar4 wraps at 8 bits; shift counts modulo 8
+    assert vec("uchar", [200, 0, 0, 0], [100, 0, 0, 0], "arith", "+", 0) == 44
+    assert vec("char", [-128, 0], [9, 0], "shift", ">>", 0) == -64
+    assert vec("short", [1, 0], [17, 0], "shift", "<<", 0) == 2
+    # swizzles: (t4)(a.odd, b.even) and a.wzyx ^ b.s1032
+    a4, b4 = [1, 2, 3, 4], [16, 32, 64, 128]
+    assert [vec("uint", a4, b4, "swizzle", 1, k) for k in range(4)] == [2, 4, 16, 64]
+    assert [vec("uint", a4, b4, "swizzle", 2, k) for k in range(4)] == [36, 19, 130, 65]
+    assert vec("uchar", [0, 0], [0, 0], "sat", None, 1, (-5, 300), "int") == 255
+    assert [vec("int", a4, b4, "vload", None, k) for k in range(4)] == [2, 3, 4, 16]
+
+
+@needs_llvm
+def test_model_agrees_with_clang_on_control_flow_and_vectors():
+    """clang folds the cf nodes (loops unrolled) and vec nodes of generated kernels like the
+    model does."""
+    assert fz.fold_check(seed=7, n_trees=8, envs=1, features=("cf", "lds", "vec")) == []

@@ -1,6 +1,7 @@
 """Differential fuzzing of OpenCL C integer expressions: gcnemu against an exact Python model.
 
     python tools/cl_int_fuzz.py --cases 200 --seed 1 [--trees 8 --depth 4 --out DIR]
+    python tools/cl_int_fuzz.py --cases 100 --items 512 --block 256 --features cf,lds
     python tools/cl_int_fuzz.py --fold-check 20 --seed 1     # the model against clang's folding
 
 Each case is a kernel, generated from ``random.Random(seed)``, that computes ``--trees``
@@ -24,6 +25,35 @@ implementation-defined points of C99 are taken as clang defines them: a conversi
 out-of-range value to a signed type wraps modulo 2^N, and ``>>`` of a negative value shifts
 arithmetically.
 
+``--features`` (default ``cf,lds``; ``none`` gives the plain expressions above) adds:
+
+* ``cf``, divergent control flow (CF_OPS): nodes written as GNU statement expressions, so that
+  they nest like any other: ``if``/``else`` on a lane condition, ``switch (sel % 5U)`` with a
+  fall-through and a default, and ``for (uint i = 0; i < (count & 3|7|15); i++)`` loops with
+  per-lane trip counts and rare per-lane ``break``/``continue``, whose body, condition and
+  exits read the loop's ``r`` and ``i`` (nested two deep at most); and ``if (c) out[gid] = e1;
+  else out[gid] = e2;`` statements at the top of some trees (stores under EXEC masks). This is
+  code with s_and_saveexec / s_cbranch_execz / s_or_saveexec / loops on EXEC and v_cndmask.
+  The model evaluates each work-item's branches and loop iterations in turn.
+* ``lds``, __local memory (LDS_ATOMICS): some trees store two values of their type (1 to 8
+  bytes) per work-item to a __local array, ``barrier(CLK_LOCAL_MEM_FENCE)``, and read the
+  slots of other work-items through a permutation of the local id (``(lid * k + c) % block``
+  with k odd, ``lid ^ m``, ``block - 1 - lid``), or apply a local atomic (add, sub, min, max,
+  and, or, xor, inc, dec on int/uint: commutative, so the final value is exact) from every
+  work-item to a __local variable that work-item 0 initialised, then read it after a second
+  barrier. The model (:func:`lds_values`) computes each workgroup's memory in Python; use
+  ``--block 256`` (four waves share the LDS and the barrier) as well as 64.
+* ``vec``, vector types (VEC_FORMS): nodes whose value is a component of a 2- or 4-element
+  vector computed from two vector literals by component-wise operators (at the element width,
+  no promotion), shifts, built-ins, comparisons (-1 per true component), ``select`` on the
+  mask's most significant bit, swizzles (.hi/.lo/.odd/.even/.wzyx/.s1032), ``convert_*_sat``
+  from another element type, and ``vstore``/``vload`` at an element offset.
+
+With cf and lds the campaign found one gcnemu error, fixed since: exec/blockjit.py's blocks
+run as one pass over 64 lanes gave wrong lanes for ``v_bfi_b32`` by a constant mask under a
+v_cndmask or merged under EXEC into its own source (the code generator's vpternlogd fold that
+blockjit._select_rows now keeps away; tests/test_blockjit.py pins the shapes).
+
 The toolchain has bugs of its own, found by this campaign, which the generator steers clear
 of so that what remains points at gcnemu: libclc-14's built-ins with undefined behaviour or
 wrong edges (KNOWN_LIBCLC_BUGS, LIBCLC_OVERFLOWING, LONG_MUL_HI_MASK: their operands are
@@ -42,8 +72,10 @@ by their operands or by a literal of their value while it still fails), and the 
 :func:`clang_fold` is an independent route to the expected values: the same expressions with
 the inputs made compile-time constants, compiled with clang-14 -O2 to LLVM IR, whose stores
 then hold the constants LLVM folded (libclc's built-ins inlined and folded too).
-``--fold-check N`` compares the model with it on N generated kernels; tests/test_cl_int_fuzz.py
-does both with a fixed budget.
+``--fold-check N`` compares the model with it on N generated kernels (with ``--features``:
+clang folds the control flow, its loops unrolled, the same way; "lds" trees are folded as if
+every work-item had the same leaves, which checks their sub-trees, not the exchange);
+tests/test_cl_int_fuzz.py does both with a fixed budget.
 """
 from __future__ import annotations
 
@@ -313,7 +345,269 @@ def render(n: Node) -> str:
             return f"mul24({x}, {y})"
         z = _sext_text(a[2], t, 30) if is_signed(t) else a[2]
         return f"mad24({x}, {y}, {z})"
+    if op in CF_OPS:
+        return _render_cf(n, a)
+    if op == "lds":             # the value read back: its statements are in lds_statements
+        return a[2]
+    if op == "vec":
+        return _render_vec(n, a)
     raise ValueError(f"unknown node op {op!r}")
+
+
+# --- divergent control flow ("cf") and __local memory ("lds") ----------------------------
+#: control-flow nodes, written as GNU statement expressions (``({ ...; r; })``, which clang
+#: accepts in OpenCL C) so that they nest in expressions like any other node. Their local
+#: variables ``r<uid>`` (the result) and ``i<uid>`` (a loop counter) are leaves of their
+#: sub-trees; param is (uid, ...):
+#:  * "if" (cond, then, else), param (uid, stmt): ``if (cond) r = then; else r = else;``; a
+#:    ``stmt`` one at the top of a tree stores to the output in each branch instead, which LLVM
+#:    cannot turn into a select: the EXEC mask guards the stores;
+#:  * "loop" (count, init, brk, cont, body), param (uid, mask): r = init, then for i in
+#:    [0, count & mask): ``if (brk) break; if (cont) continue; r = body;`` (brk, cont and body
+#:    see r and i): per-lane trip counts and early exits;
+#:  * "switch" (sel, e0, e1, e2, e3), param (uid,): r = 0, ``switch (sel % 5U)``, cases 0-2
+#:    and a default, case 1 falling through into case 2 (r = e1, then r = e2 ^ r).
+CF_OPS = ("if", "loop", "switch")
+#: the generator's optional features (make_case), all on by default on the command line
+FEATURES = ("cf", "lds", "vec")
+
+
+def _render_cf(n: Node, a: list) -> str:
+    t, uid = n.type, n.param[0]
+    r, i = f"r{uid}", f"i{uid}"
+    if n.op == "if":
+        return f"({{ {t} {r}; if ({a[0]}) {{ {r} = {a[1]}; }} else {{ {r} = {a[2]}; }} {r}; }})"
+    if n.op == "loop":
+        return (f"({{ {t} {r} = {a[1]}; for (uint {i} = 0; {i} < ({a[0]} & {n.param[1]}U); "
+                f"{i}++) {{ if ({a[2]}) break; if ({a[3]}) continue; {r} = {a[4]}; }} {r}; }})")
+    if n.op == "switch":
+        return (f"({{ {t} {r} = 0; switch ({a[0]} % 5U) {{ case 0: {r} = {a[1]}; break; "
+                f"case 1: {r} = {a[2]}; case 2: {r} = ({t})({a[3]} ^ {r}); break; "
+                f"default: {r} = {a[4]}; }} {r}; }})")
+    raise AssertionError(n.op)
+
+
+def _eval_cf(n: Node, env: dict) -> int:
+    t, uid = n.type, n.param[0]
+    r, i = f"r{uid}", f"i{uid}"
+    if n.op == "if":
+        return evaluate(n.args[1] if evaluate(n.args[0], env) else n.args[2], env)
+    if n.op == "loop":
+        count, init, brk, cont, body = n.args
+        inner = dict(env)
+        inner[r] = evaluate(init, env)
+        for k in range(evaluate(count, env) & n.param[1]):
+            inner[i] = k
+            if evaluate(brk, inner):
+                break
+            if evaluate(cont, inner):
+                continue
+            inner[r] = evaluate(body, inner)
+        return inner[r]
+    if n.op == "switch":
+        sel = evaluate(n.args[0], env) % (1 << 32) % 5
+        if sel == 0:
+            return evaluate(n.args[1], env)
+        if sel in (1, 2):       # case 1 falls through into case 2; r starts at 0
+            prev = evaluate(n.args[2], env) if sel == 1 else 0
+            return wrap(evaluate(n.args[3], env) ^ prev, t)
+        return evaluate(n.args[4], env)
+    raise AssertionError(n.op)
+
+
+#: "lds" nodes, only at the top of a tree (a barrier must be reached by every work-item):
+#: args (src0, src1, combine), param (uid, kind, block, perm0, perm1). The kernel's statements
+#: (:func:`lds_statements`) run before the outputs' stores:
+#:  * kind "array": ``__local T l[2 * block]; l[lid] = src0; l[lid + block] = src1;`` a
+#:    barrier, then ``x = l[perm0(lid)]; y = (l + block)[perm1(lid)];`` (ds_write/ds_read of
+#:    1-8 bytes, ds_write2/ds_read2 where LLVM pairs them);
+#:  * kind "atomic_<op>" (T int or uint): ``__local T l;`` set to src1 by work-item 0, a
+#:    barrier, ``atomic_<op>(&l, src0)`` by every work-item (commutative ops only, so that the
+#:    final value does not depend on their order), a barrier, ``x = y = l``.
+#: The tree's value is combine, whose leaves include x<uid> and y<uid>.
+LDS_ATOMICS = ("add", "sub", "min", "max", "and", "or", "xor", "inc", "dec")
+
+
+def perm_text(perm: tuple, block: int) -> str:
+    """OpenCL C of the permutation ``perm`` of the local id ``lid`` (see :func:`permute`)."""
+    if perm[0] == "mul":
+        return f"((lid * {perm[1]}U + {perm[2]}U) % {block}U)"
+    if perm[0] == "xor":
+        return f"(lid ^ {perm[1]}U)"
+    return f"({block - 1}U - lid)"
+
+
+def permute(perm: tuple, lid: int, block: int) -> int:
+    """The image of local id ``lid`` by ``perm``: ("mul", k, c) is (lid * k + c) % block with
+    k odd, ("xor", m) is lid ^ m with m < block, ("rev",) is block - 1 - lid."""
+    if perm[0] == "mul":
+        return (lid * perm[1] + perm[2]) % block
+    if perm[0] == "xor":
+        return lid ^ perm[1]
+    return block - 1 - lid
+
+
+def lds_statements(n: Node, out: str = "") -> str:
+    """The statements of "lds" node ``n`` that set its x<uid> and y<uid>; with ``out`` (the
+    constant kernel of :func:`clang_fold`) x = src0 and y = src1 (arrays; what every work-item
+    reads when all have the same leaves) or x = y = src1 (atomics), without local memory."""
+    uid, kind, block, p0, p1 = n.param
+    t = n.type
+    s0, s1 = render(n.args[0]), render(n.args[1])
+    x, y, mem = f"x{uid}", f"y{uid}", f"l{uid}"
+    if out:
+        v0 = s0 if kind == "array" else s1
+        return f"    const {t} {x} = {v0};\n    const {t} {y} = {s1};\n"
+    bar = "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    if kind == "array":
+        return (f"    __local {t} {mem}[{2 * block}];\n    {mem}[lid] = {s0};\n"
+                f"    {mem}[lid + {block}U] = {s1};\n{bar}"
+                f"    const {t} {x} = {mem}[{perm_text(p0, block)}];\n"
+                f"    const {t} {y} = ({mem} + {block})[{perm_text(p1, block)}];\n")
+    op = kind.split("_", 1)[1]
+    call = (f"atomic_{op}(&{mem})" if op in ("inc", "dec") else f"atomic_{op}(&{mem}, {s0})")
+    return (f"    __local {t} {mem};\n    if (lid == 0)\n        {mem} = {s1};\n{bar}"
+            f"    {call};\n{bar}    const {t} {x} = {mem};\n    const {t} {y} = {x};\n")
+
+
+def lds_values(n: Node, envs: list, block: int) -> list:
+    """(x, y) of "lds" node ``n`` for each work-item of ``envs`` (whole workgroups of
+    ``block`` items): the model of the kernel's local memory, one workgroup at a time."""
+    uid, kind, _, p0, p1 = n.param
+    t = n.type
+    assert len(envs) % block == 0
+    result = []
+    for g in range(0, len(envs), block):
+        group = envs[g:g + block]
+        if kind == "array":
+            s0 = [evaluate(n.args[0], e) for e in group]
+            s1 = [evaluate(n.args[1], e) for e in group]
+            result += [(s0[permute(p0, lid, block)], s1[permute(p1, lid, block)])
+                       for lid in range(block)]
+            continue
+        op = kind.split("_", 1)[1]
+        acc = evaluate(n.args[1], group[0])            # set by work-item 0
+        for e in group:
+            val = evaluate(n.args[0], e) if op not in ("inc", "dec") else 1
+            acc = (acc + val if op in ("add", "inc") else acc - val if op in ("sub", "dec")
+                   else min(acc, val) if op == "min" else max(acc, val) if op == "max"
+                   else acc & val if op == "and" else acc | val if op == "or" else acc ^ val)
+            acc = wrap(acc, t)
+        result += [(acc, acc)] * block
+    return result
+
+
+# --- vector types ("vec") ------------------------------------------------------------------
+#: "vec" nodes: args the components of two vectors a and b of n = 2 or 4 elements of the
+#: node's type t (vector literals ``(t4)(e0, e1, e2, e3)``), and for "sat" n more of type s;
+#: param (uid, n, form, op, comp, s). The node's value is component ``comp`` of c:
+#:  * "arith": ``c = a op b``, + - * computed as the unsigned vector (``as_u4``: no signed
+#:    overflow), & | ^ directly; vector operands are not promoted: they wrap at their width;
+#:  * "shift": ``c = a << b`` (as the unsigned vector) or ``a >> b``, the count taken modulo
+#:    the element width (OpenCL C 1.2, 6.3 j);
+#:  * "call": ``c = op(a, b)``, one of VEC_CALLS, component-wise;
+#:  * "cmp": ``c = convert_t4(a op b)``: a vector comparison gives -1 (all bits set) or 0 per
+#:    component, not 1 (6.3 d), in the signed type of the element width;
+#:  * "select": ``c = select(a, b, m)``: b's component where m's has its most significant bit
+#:    set (6.12.6), m = ``a op b`` (a comparison) or ``(a ^ b).wzyx``;
+#:  * "swizzle": ``(t4)(a.hi, b.lo)``, ``(t4)(a.odd, b.even)``, ``a.wzyx ^ b.s1032`` (n = 2:
+#:    ``(t2)(a.y, b.x)``, ``(t2)(a.lo, b.hi)``, ``a.yx ^ b``);
+#:  * "sat": ``c = convert_t4_sat(s4)`` of the vector of the other n components;
+#:  * "vload": ``vstore4(a, 0, m); vstore4(b, 1, m); c = vload4(0, m + 1)`` on a private
+#:    array m: a's components from the second, then b's first.
+VEC_FORMS = ("arith", "shift", "call", "cmp", "select", "swizzle", "sat", "vload")
+VEC_CALLS = ("min", "max", "add_sat", "hadd", "rhadd", "rotate", "clz", "popcount")
+SWIZZLES = {4: ("(t)(a.hi, b.lo)", "(t)(a.odd, b.even)", "a.wzyx ^ b.s1032"),
+            2: ("(t)(a.y, b.x)", "(t)(a.lo, b.hi)", "a.yx ^ b")}
+
+
+def _render_vec(n: Node, a: list) -> str:
+    uid, width, form, op, comp, s = n.param
+    t = n.type
+    vt, ut = f"{t}{width}", f"{UNSIGNED_OF[t]}{width}"
+    va, vb = f"va{uid}", f"vb{uid}"
+    head = (f"const {vt} {va} = ({vt})({', '.join(a[:width])}); "
+            f"const {vt} {vb} = ({vt})({', '.join(a[width:2 * width])}); ")
+    if form == "arith" and op in ARITH_OPS:
+        c = f"as_{vt}(as_{ut}({va}) {op} as_{ut}({vb}))"
+    elif form in ("arith", "cmp") and op not in ARITH_OPS:
+        c = f"({va} {op} {vb})" if form == "arith" else f"convert_{vt}({va} {op} {vb})"
+    elif form == "shift":
+        c = (f"as_{vt}(as_{ut}({va}) << {vb})" if op == "<<" else f"({va} >> {vb})")
+    elif form == "call":
+        c = f"{op}({va}, {vb})" if op not in ("clz", "popcount") else f"{op}({va})"
+    elif form == "select":
+        rev = ".wzyx" if width == 4 else ".yx"
+        m = f"({va} ^ {vb}){rev}" if op == "xor" else f"({va} {op} {vb})"
+        c = f"select({va}, {vb}, {m})"
+    elif form == "swizzle":
+        c = SWIZZLES[width][op].replace("(t)", f"({vt})").replace("a.", f"{va}.").replace(
+            "b.", f"{vb}.").replace(" b", f" {vb}")
+    elif form == "sat":
+        c = f"convert_{vt}_sat(({s}{width})({', '.join(a[2 * width:])}))"
+    elif form == "vload":
+        m = f"m{uid}"
+        return (f"({{ {head}{t} {m}[{2 * width}]; vstore{width}({va}, 0, {m}); "
+                f"vstore{width}({vb}, 1, {m}); vload{width}(0, {m} + 1).s{comp}; }})")
+    else:
+        raise AssertionError(form)
+    return f"({{ {head}({c}).s{comp}; }})"
+
+
+def _eval_vec(n: Node, env: dict) -> int:
+    uid, width, form, op, comp, s = n.param
+    t = n.type
+    vals = [evaluate(x, env) for x in n.args]
+    va, vb = vals[:width], vals[width:2 * width]
+    nbits = bits_of(t)
+    if form == "arith":
+        c = [x + y if op == "+" else x - y if op == "-" else x * y if op == "*" else
+             x & y if op == "&" else x | y if op == "|" else x ^ y for x, y in zip(va, vb)]
+    elif form == "shift":           # the count's log2(width) low bits, viewed as unsigned
+        c = [x << (y & (nbits - 1)) if op == "<<" else x >> (y & (nbits - 1))
+             for x, y in zip(va, vb)]
+    elif form == "call":
+        c = [_call(op, [x] if op in ("clz", "popcount") else [x, y], t) for x, y in zip(va, vb)]
+    elif form == "cmp":
+        c = [-_cmp(op, x, y) for x, y in zip(va, vb)]
+    elif form == "select":
+        if op == "xor":
+            m = [(x ^ y) < 0 if is_signed(t) else (x ^ y) >> (nbits - 1) for x, y in zip(va, vb)]
+            m = m[::-1]
+        else:
+            m = [_cmp(op, x, y) for x, y in zip(va, vb)]
+        c = [y if k else x for x, y, k in zip(va, vb, m)]
+    elif form == "swizzle":
+        if width == 4:
+            c = ([va[2], va[3], vb[0], vb[1]], [va[1], va[3], vb[0], vb[2]],
+                 [va[3] ^ vb[1], va[2] ^ vb[0], va[1] ^ vb[3], va[0] ^ vb[2]])[op]
+        else:
+            c = ([va[1], vb[0]], [va[0], vb[1]], [va[1] ^ vb[0], va[0] ^ vb[1]])[op]
+    elif form == "sat":
+        c = [saturate(x, t) for x in vals[2 * width:]]
+    elif form == "vload":
+        c = (va + vb)[1:1 + width]
+    else:
+        raise AssertionError(form)
+    return wrap(c[comp], t)
+
+
+def _cmp(op: str, x: int, y: int) -> int:
+    return int(x == y if op == "==" else x != y if op == "!=" else x < y if op == "<" else
+               x > y if op == ">" else x <= y if op == "<=" else x >= y)
+
+
+def expected_outputs(trees: list, envs: list, block: int) -> list:
+    """The model's value of each tree (a list per tree) for each work-item of ``envs``."""
+    out = []
+    for tr in trees:
+        if tr.op == "lds":
+            key = f"_lds{tr.param[0]}"
+            out.append([evaluate(tr, {**e, key: xy})
+                        for e, xy in zip(envs, lds_values(tr, envs, block))])
+        else:
+            out.append([evaluate(tr, e) for e in envs])
+    return out
 
 
 def _above_min_text(x: str, t: str) -> str:
@@ -372,6 +666,15 @@ def evaluate(n: Node, env: dict) -> int:
         return wrap(env[n.param], t)
     if op == "lit":
         return wrap(n.param, t)
+    if op in CF_OPS:
+        return _eval_cf(n, env)
+    if op == "vec":
+        return _eval_vec(n, env)
+    if op == "lds":     # x, y from lds_values, or as clang_fold's kernel sets them
+        uid, kind = n.param[:2]
+        x, y = env.get(f"_lds{uid}") or (
+            evaluate(n.args[0 if kind == "array" else 1], env), evaluate(n.args[1], env))
+        return evaluate(n.args[2], {**env, f"x{uid}": x, f"y{uid}": y})
     v = [evaluate(x, env) for x in n.args]
     if op in ("cast", "opaque"):
         return wrap(v[0], t)
@@ -507,10 +810,99 @@ def random_literal(rng: random.Random, t: str) -> int:
 class Generator:
     """Random typed expression trees; ``uniform`` trees use only uniform leaves."""
 
-    def __init__(self, rng: random.Random, max_depth: int = 4, raw: bool = False):
+    def __init__(self, rng: random.Random, max_depth: int = 4, raw: bool = False,
+                 features: tuple = ()):
         self.rng = rng
         self.max_depth = max_depth
         self.raw = raw
+        self.features = tuple(features)
+        self.uid = 0            # numbers the variables of "cf" and "lds" nodes
+        self.scope: list = []   # (name, type) of the variables of the enclosing cf nodes
+        self.loops = 0          # nesting of the loops being generated
+
+    def _new_uid(self) -> int:
+        self.uid += 1
+        return self.uid
+
+    def _scoped(self, names: list, make):
+        """``make()`` with the variables ``names`` ((name, type)) in scope."""
+        self.scope += names
+        try:
+            return make()
+        finally:
+            del self.scope[len(self.scope) - len(names):]
+
+    def _rare(self, depth: int, uniform: bool, mask: int) -> Node:
+        """An int condition true about once in ``mask + 1``: ``(e & mask) == 0``."""
+        s = self.rng.choice(TYPE_NAMES)
+        e = Node("bit", s, (self.node(s, depth, uniform), Node("lit", s, (), mask)), "&")
+        return Node("cmp", "int", (e, Node("lit", s, (), 0)), "==")
+
+    def cf(self, kind: str, t: str, depth: int, uniform: bool, stmt: bool = False) -> Node:
+        """A control-flow node (see CF_OPS) of type ``t`` with sub-trees ``depth`` deep."""
+        rng, uid = self.rng, self._new_uid()
+
+        def g(tt=None):
+            return self.node(tt or t, depth, uniform)
+        if kind == "if":
+            return Node("if", t, (g(rng.choice(TYPE_NAMES)), g(), g()), (uid, stmt))
+        if kind == "switch":
+            return Node("switch", t, (g("uint"), g(), g(), g(), g()), (uid,))
+        count, init = g("uint"), g()
+        self.loops += 1
+        try:
+            brk, cont, body = self._scoped(
+                [(f"r{uid}", t), (f"i{uid}", "uint")],
+                lambda: (self._rare(depth, uniform, 7), self._rare(depth, uniform, 3), g()))
+        finally:
+            self.loops -= 1
+        return Node("loop", t, (count, init, brk, cont, body), (uid, rng.choice((3, 7, 15))))
+
+    def vec(self, t: str, depth: int, uniform: bool) -> Node:
+        """A "vec" node (see VEC_FORMS) of type ``t`` with sub-trees ``depth`` deep."""
+        rng = self.rng
+        width, form = rng.choice((2, 4)), rng.choice(VEC_FORMS)
+        op, s = None, t
+        if form == "arith":
+            op = rng.choice(ARITH_OPS + BIT_OPS)
+        elif form == "shift":
+            op = rng.choice(("<<", ">>"))
+        elif form == "call":
+            op = rng.choice(VEC_CALLS)
+        elif form == "cmp":
+            op = rng.choice(CMP_OPS)
+        elif form == "select":
+            op = rng.choice(CMP_OPS + ("xor",))
+        elif form == "swizzle":
+            op = rng.randrange(3)
+        elif form == "sat":
+            s = rng.choice(TYPE_NAMES)
+        args = [self.node(t, depth, uniform) for _ in range(2 * width)]
+        if form == "sat":
+            args += [self.node(s, depth, uniform) for _ in range(width)]
+        return Node("vec", t, tuple(args),
+                    (self._new_uid(), width, form, op, rng.randrange(width), s))
+
+    def lds(self, block: int) -> Node:
+        """An "lds" node (see LDS_ATOMICS) for workgroups of ``block`` items."""
+        rng, uid = self.rng, self._new_uid()
+        if rng.random() < 0.35:
+            t, kind = rng.choice(("int", "uint")), "atomic_" + rng.choice(LDS_ATOMICS)
+        else:
+            t, kind = rng.choice(TYPE_NAMES), "array"
+
+        def perm():
+            r = rng.random()
+            if r < 0.5:
+                return ("mul", rng.randrange(1, 2 * block, 2), rng.randrange(block))
+            return ("xor", rng.randrange(block)) if r < 0.85 else ("rev",)
+        depth = rng.randint(1, self.max_depth - 1)
+        src0, src1 = self.node(t, depth, False), self.node(t, depth, False)
+        combine = self._scoped([(f"x{uid}", t), (f"y{uid}", t)],
+                               lambda: self.node(t, rng.randint(1, self.max_depth - 1), False))
+        p0 = perm()             # the same for both reads half the time: ds_read2
+        return Node("lds", t, (src0, src1, combine),
+                    (uid, kind, block, p0, p0 if rng.random() < 0.5 else perm()))
 
     def hide(self, node: Node, t: str | None = None, always: bool = False) -> Node:
         """``node`` made opaque to LLVM (see VARS) where type ``t`` (by default the node's)
@@ -527,6 +919,10 @@ class Generator:
     def leaf(self, t: str, uniform: bool) -> Node:
         """A variable (cast to ``t`` where its type differs) or a literal of type ``t``."""
         rng = self.rng
+        if self.scope and rng.random() < 0.4:           # a variable of a cf or lds node
+            name, vt = rng.choice(self.scope)
+            var = Node("var", vt, (), name)
+            return var if vt == t else Node("cast", t, (var,))
         if rng.random() < 0.3:
             return Node("lit", t, (), random_literal(rng, t))
         names = UNIFORM_VARS if uniform else tuple(n for n in VARS if n not in NEVER_LEAF)
@@ -560,7 +956,15 @@ class Generator:
             choices += ["mul24", "mad24"]
         if t in UPSAMPLE_HI:
             choices += ["upsample"]
+        if "cf" in self.features and depth >= 2:
+            choices += ["if", "switch"] + (["loop", "loop"] if self.loops < 2 else [])
+        if "vec" in self.features and depth >= 2:
+            choices += ["vec", "vec"]
         kind = rng.choice(choices)
+        if kind in CF_OPS:
+            return self.cf(kind, t, sub, uniform)
+        if kind == "vec":           # its 8-12 operands: one level less deep
+            return self.vec(t, max(sub - 1, 0), uniform)
         if kind == "cast":
             return Node("cast", t, (g(any_type()),))
         if kind == "sat":
@@ -659,12 +1063,30 @@ class Case:
         return kernel_source(self.trees)
 
 
-def make_case(seed: int, n_trees: int = 8, max_depth: int = 4, raw: bool = False) -> Case:
+def make_case(seed: int, n_trees: int = 8, max_depth: int = 4, raw: bool = False,
+              features: tuple = (), block: int = 64) -> Case:
     """The case of ``seed``: ``n_trees`` trees, about one in four made of uniform leaves;
-    ``raw``: without the "opaque" nodes that keep LLVM's known bugs away (see VARS)."""
+    ``raw``: without the "opaque" nodes that keep LLVM's known bugs away (see VARS);
+    ``features``: "cf" (control-flow nodes in the trees, and "if" statements at their top),
+    "lds" (about a third of the trees an "lds" node, for workgroups of ``block`` items),
+    "vec" (vector nodes in the trees and at the top of some)."""
     rng = random.Random(seed)
-    gen = Generator(rng, max_depth, raw)
-    return Case(seed, [gen.tree(uniform=rng.random() < 0.25) for _ in range(n_trees)])
+    gen = Generator(rng, max_depth, raw, features)
+    trees = []
+    for _ in range(n_trees):
+        uniform = rng.random() < 0.25
+        r = rng.random() if features else 1.0
+        if "lds" in features and r < 0.3:
+            trees.append(gen.lds(block))
+        elif "cf" in features and r < 0.5:
+            t = rng.choice(TYPE_NAMES)
+            trees.append(gen.cf("if", t, rng.randint(1, max_depth - 1), uniform, stmt=True))
+        elif "vec" in features and r < 0.7:
+            t = rng.choice(TYPE_NAMES)
+            trees.append(gen.vec(t, rng.randint(1, max_depth - 2), uniform))
+        else:
+            trees.append(gen.tree(uniform=uniform))
+    return Case(seed, trees)
 
 
 KERNEL_HEAD = """__kernel void f(__global const uint *a, __global const uint *b,
@@ -672,6 +1094,7 @@ KERNEL_HEAD = """__kernel void f(__global const uint *a, __global const uint *b,
 {{
     const uint gid = (uint)get_global_id(0);
     const uint grp = (uint)get_group_id(0);
+    const uint lid = (uint)get_local_id(0);
     const uint A = a[gid];
     const uint B = b[gid];
     const ulong C = c[gid];
@@ -681,8 +1104,24 @@ KERNEL_HEAD = """__kernel void f(__global const uint *a, __global const uint *b,
 def kernel_source(trees: list) -> str:
     """The kernel ``f`` that stores tree k of ``trees`` to ``outk[gid]``."""
     outs = "".join(f",\n                __global {tr.type} *out{k}" for k, tr in enumerate(trees))
-    body = "".join(f"    out{k}[gid] = {render(tr)};\n" for k, tr in enumerate(trees))
-    return KERNEL_HEAD.format(outs=outs) + body + "}\n"
+    return KERNEL_HEAD.format(outs=outs) + _body(trees, "gid") + "}\n"
+
+
+def _body(trees: list, index: str, constant: bool = False) -> str:
+    """The statements that store tree k of ``trees`` to ``outk[index]``: first those of the
+    "lds" trees (barriers are reached by every work-item), then the stores, a "stmt" "if"
+    as a store in each branch."""
+    pre = "".join(lds_statements(tr, "out" if constant else "") for tr in trees
+                  if tr.op == "lds")
+    body = []
+    for k, tr in enumerate(trees):
+        dest = f"out{k}[{index}]"
+        if tr.op == "if" and tr.param[1]:
+            c, e1, e2 = (render(a) for a in tr.args)
+            body.append(f"    if ({c})\n        {dest} = {e1};\n    else\n        {dest} = {e2};\n")
+        else:
+            body.append(f"    {dest} = {render(tr)};\n")
+    return pre + "".join(body)
 
 
 def constant_kernel_source(trees: list, env: dict) -> str:
@@ -691,8 +1130,8 @@ def constant_kernel_source(trees: list, env: dict) -> str:
     outs = ", ".join(f"__global {tr.type} *out{k}" for k, tr in enumerate(trees))
     consts = "".join(f"    const {VARS[name]} {name} = {literal_text(env[name], VARS[name])};\n"
                      for name in VARS)
-    body = "".join(f"    out{k}[0] = {render(tr)};\n" for k, tr in enumerate(trees))
-    return f"__kernel void g({outs})\n{{\n{consts}{body}}}\n"
+    consts += f"    const uint lid = {env.get('lid', 0)}U;\n"
+    return f"__kernel void g({outs})\n{{\n{consts}{_body(trees, '0', True)}}}\n"
 
 
 # --- inputs -----------------------------------------------------------------------------
@@ -813,10 +1252,11 @@ class Runner:
         """Every (or the first) element where gcnemu and :func:`evaluate` differ."""
         found = []
         got = self.outputs(trees, inputs)
+        model = expected_outputs(trees, [inputs.env(i, self.block) for i in range(self.items)],
+                                 self.block)
         for item in range(self.items):
-            env = inputs.env(item, self.block)
-            for k, tr in enumerate(trees):
-                expected, g = evaluate(tr, env), int(got[k][item])
+            for k in range(len(trees)):
+                expected, g = model[k][item], int(got[k][item])
                 if expected != g:
                     found.append(Mismatch(k, item, expected, g))
                     if first_only:
@@ -861,7 +1301,10 @@ def minimise(tree: Node, still_fails, env: dict, budget: Budget) -> Node:
         for path, sub in sorted(_subtrees(tree), key=lambda ps: -ps[1].size()):
             if sub.op in ("var", "lit", "opaque"):
                 continue
-            candidates = [Node("lit", sub.type, (), evaluate(sub, env))]
+            try:
+                candidates = [Node("lit", sub.type, (), evaluate(sub, env))]
+            except KeyError:        # a loop's or lds node's variable: no literal to try
+                candidates = []
             for arg in sub.args:
                 candidates.append(arg if arg.type == sub.type else Node("cast", sub.type, (arg,)))
             for cand in sorted(candidates, key=Node.size):
@@ -977,11 +1420,12 @@ def clang_fold(trees: list, env: dict) -> list:
     return values
 
 
-def fold_check(seed: int, n_trees: int = 8, envs: int = 2) -> list:
-    """Disagreements of :func:`evaluate` with :func:`clang_fold` on the case of ``seed`` for
-    ``envs`` random leaf values: (tree source, env, model, clang) tuples; a tree that clang
-    did not fold to a constant is a disagreement too (None)."""
-    case = make_case(seed, n_trees)
+def fold_check(seed: int, n_trees: int = 8, envs: int = 2, features: tuple = ()) -> list:
+    """Disagreements of :func:`evaluate` with :func:`clang_fold` on the case of ``seed`` (with
+    ``features``) for ``envs`` random leaf values: (tree source, env, model, clang) tuples; a
+    tree that clang did not fold to a constant is a disagreement too (None). "lds" trees are
+    folded as if every work-item had the same leaves (see :func:`lds_statements`)."""
+    case = make_case(seed, n_trees, features=features)
     rng = random.Random(seed ^ 0x5EED)
     bad = []
     for _ in range(envs):
@@ -992,22 +1436,28 @@ def fold_check(seed: int, n_trees: int = 8, envs: int = 2) -> list:
         folded = clang_fold(case.trees, env)
         for tr, got in zip(case.trees, folded):
             expected = evaluate(tr, env)
+            if got is None and _has_vload(tr):
+                continue        # LLVM does not forward the stores to an overlapping vload
             if got != expected:
                 bad.append((render(tr), env, expected, got))
     return bad
 
 
+def _has_vload(tree: Node) -> bool:
+    return (tree.op == "vec" and tree.param[2] == "vload") or any(map(_has_vload, tree.args))
+
+
 # --- the command line -------------------------------------------------------------------
 def campaign(cases: int, seed: int, n_trees: int, items: int, out: Path, rounds: int,
              minimise_found: bool = True, raw: bool = False, max_depth: int = 4,
-             block: int = 64, log=print) -> int:
+             block: int = 64, log=print, features: tuple = ()) -> int:
     """Run ``cases`` cases from ``seed`` on, ``rounds`` input sets each; the number of
     mismatching trees found (each written to ``out``)."""
     runner = Runner(items=items, block=block)
     found = 0
     t0 = time.perf_counter()
     for i in range(cases):
-        case = make_case(seed + i, n_trees, max_depth, raw)
+        case = make_case(seed + i, n_trees, max_depth, raw, features, block)
         rng = random.Random((seed + i) * 7919 + 1)
         for _ in range(rounds):
             inputs = random_inputs(rng, items)
@@ -1043,7 +1493,8 @@ def campaign(cases: int, seed: int, n_trees: int, items: int, out: Path, rounds:
                 (out / f"{name}.cl").write_text(rep["source"])
             break
     dt = time.perf_counter() - t0
-    log(f"{cases} cases ({cases * n_trees} expressions, {cases * rounds} dispatches of {items} "
+    log(f"features {','.join(features) or 'none'}, block {block}: "
+        f"{cases} cases ({cases * n_trees} expressions, {cases * rounds} dispatches of {items} "
         f"items) in {dt:.1f} s: {cases / dt:.2f} cases/s (compile+load {runner.compile_s:.1f} s, "
         f"dispatch {runner.dispatch_s:.1f} s); {found} mismatching trees")
     return found
@@ -1063,21 +1514,27 @@ def main(argv=None) -> int:
     p.add_argument("--no-minimise", action="store_true")
     p.add_argument("--raw", action="store_true",
                    help="without the opaque operands that keep LLVM 14's known bugs away")
+    p.add_argument("--features", default=",".join(FEATURES),
+                   help=f"comma-separated, of {', '.join(FEATURES)} (or none)")
     p.add_argument("--fold-check", type=int, metavar="N", default=0,
                    help="instead: compare the model with clang's constant folding on N cases")
     args = p.parse_args(argv)
+    features = tuple(f for f in args.features.split(",") if f and f != "none")
+    if set(features) - set(FEATURES):
+        p.error(f"unknown features {set(features) - set(FEATURES)}")
     if args.fold_check:
         t0 = time.perf_counter()
         bad = []
         for s in range(args.seed, args.seed + args.fold_check):
-            for expr, env, expected, got in fold_check(s, args.trees):
+            for expr, env, expected, got in fold_check(s, args.trees, features=features):
                 bad.append(expr)
                 print(f"seed {s}: model {expected} clang {got} env {env}\n    {expr}")
         print(f"{args.fold_check} cases ({args.fold_check * args.trees} expressions x 2 input "
               f"sets) in {time.perf_counter() - t0:.1f} s: {len(bad)} disagreements")
         return 1 if bad else 0
     found = campaign(args.cases, args.seed, args.trees, args.items, args.out, args.rounds,
-                     not args.no_minimise, args.raw, args.depth, args.block)
+                     not args.no_minimise, args.raw, args.depth, args.block,
+                     features=features)
     return 1 if found else 0
 
 
