@@ -40,6 +40,18 @@ def _describe(tree: Node, env: dict, expected, got) -> str:
     return f"{fz.render(tree)}\n  env {env}: expected {expected}, got {got}"
 
 
+def _assert_no_mismatch(case, runner, inputs):
+    """Run the case's kernel on gcnemu and fail naming the first mismatching elements."""
+    found = runner.mismatches(case.trees, inputs)
+    assert not found, "\n".join(
+        _describe(case.trees[m.tree], inputs.env(m.item, runner.block), m.expected, m.got)
+        for m in found[:5])
+
+
+def _lit(t, v):
+    return Node("lit", t, (), v)
+
+
 @needs_toolchain
 @pytest.mark.parametrize("seed", SEEDS)
 def test_generated_kernels_match_the_exact_model(seed, tmp_path):
@@ -47,42 +59,35 @@ def test_generated_kernels_match_the_exact_model(seed, tmp_path):
     runner = fz.Runner(items=256, block=64, workdir=str(tmp_path))
     rng = fz.random.Random(seed)
     for _ in range(2):
-        inputs = fz.random_inputs(rng, runner.items)
-        found = runner.mismatches(case.trees, inputs)
-        assert not found, "\n".join(
-            _describe(case.trees[m.tree], inputs.env(m.item, runner.block), m.expected, m.got)
-            for m in found[:5])
+        _assert_no_mismatch(case, runner, fz.random_inputs(rng, runner.items))
 
 
 def test_model_follows_the_specification_on_hand_worked_values():
     """Values worked out by hand from the OpenCL C 1.2 specification (no compiler needed)."""
-    def lit(t, v):
-        return Node("lit", t, (), v)
-
     def value(node):
         return fz.evaluate(node, {})
 
     # a shift count is taken modulo the width of the promoted left operand: 33 & 31 = 1
-    assert value(Node("shr", "uchar", (lit("uchar", 0x80), lit("uint", 33)))) == 0x40
-    assert value(Node("shr", "char", (lit("char", -128), lit("int", 40)))) == -1   # 40 & 31 = 8
-    assert value(Node("shr", "ulong", (lit("ulong", 1 << 63), lit("uint", 65)))) == 1 << 62
+    assert value(Node("shr", "uchar", (_lit("uchar", 0x80), _lit("uint", 33)))) == 0x40
+    assert value(Node("shr", "char", (_lit("char", -128), _lit("int", 40)))) == -1   # 40 & 31 = 8
+    assert value(Node("shr", "ulong", (_lit("ulong", 1 << 63), _lit("uint", 65)))) == 1 << 62
     # rotate takes its count modulo the element width, without promotion
-    assert value(Node("call", "uchar", (lit("uchar", 0x81), lit("uchar", 9)), "rotate")) == 0x03
-    assert value(Node("call", "ushort", (lit("ushort", 1),), "clz")) == 15
-    assert value(Node("call", "char", (lit("char", -128), lit("char", -128)), "mul_hi")) == 64
-    assert value(Node("call", "int", (lit("int", 2**31 - 1), lit("int", 2**31 - 1)),
+    assert value(Node("call", "uchar", (_lit("uchar", 0x81), _lit("uchar", 9)), "rotate")) == 0x03
+    assert value(Node("call", "ushort", (_lit("ushort", 1),), "clz")) == 15
+    assert value(Node("call", "char", (_lit("char", -128), _lit("char", -128)), "mul_hi")) == 64
+    assert value(Node("call", "int", (_lit("int", 2**31 - 1), _lit("int", 2**31 - 1)),
                       "hadd")) == 2**31 - 1
-    assert value(Node("call", "int", (lit("int", -3), lit("int", 0)), "rhadd")) == -1
-    assert value(Node("abs", "uchar", (lit("char", -128),))) == 128
+    assert value(Node("call", "int", (_lit("int", -3), _lit("int", 0)), "rhadd")) == -1
+    assert value(Node("abs", "uchar", (_lit("char", -128),))) == 128
     # ... but the generator keeps int and long clear of libclc-14's abs(INT_MIN) (poison)
-    assert value(Node("abs", "uint", (lit("int", -2**31),))) == 2**31 - 1
-    assert value(Node("upsample", "long", (lit("int", -1), lit("uint", 5)))) == -(2**32) + 5
-    assert value(Node("sat", "uchar", (lit("int", -7),))) == 0
+    assert value(Node("abs", "uint", (_lit("int", -2**31),))) == 2**31 - 1
+    assert value(Node("upsample", "long", (_lit("int", -1), _lit("uint", 5)))) == -(2**32) + 5
+    assert value(Node("sat", "uchar", (_lit("int", -7),))) == 0
     # C99 division truncates towards zero; the remainder has the dividend's sign
-    assert value(Node("rem", "int", (lit("int", -7), lit("int", 2)), None)) == -1
-    assert value(Node("div", "int", (lit("int", -7), lit("int", 2)), None)) == -3
+    assert value(Node("rem", "int", (_lit("int", -7), _lit("int", 2)), None)) == -1
+    assert value(Node("div", "int", (_lit("int", -7), _lit("int", 2)), None)) == -3
     # int + uint is computed as uint
-    assert value(Node("mixed", "long", (lit("int", -1), lit("uint", 0)), "+")) == 2**32 - 1
+    assert value(Node("mixed", "long", (_lit("int", -1), _lit("uint", 0)), "+")) == 2**32 - 1
 
 
 def _coverage_trees() -> list:
@@ -173,35 +178,28 @@ def test_control_flow_and_local_memory_kernels_match_the_exact_model(seed, featu
     src = case.source()
     assert all(w in src for w in ("barrier(", "if (", "4)(")), "a feature is not exercised"
     runner = fz.Runner(items=256, block=block, workdir=str(tmp_path))
-    inputs = fz.random_inputs(fz.random.Random(seed), runner.items)
-    found = runner.mismatches(case.trees, inputs)
-    assert not found, "\n".join(
-        _describe(case.trees[m.tree], inputs.env(m.item, runner.block), m.expected, m.got)
-        for m in found[:5])
+    _assert_no_mismatch(case, runner, fz.random_inputs(fz.random.Random(seed), runner.items))
 
 
 def test_control_flow_and_local_memory_model_on_hand_worked_values():
     """The cf and lds nodes' model on values worked out by hand (no compiler needed)."""
-    def lit(t, v):
-        return Node("lit", t, (), v)
-
     a = Node("var", "uint", (), "A")
     r, i = Node("var", "int", (), "r1"), Node("var", "uint", (), "i1")
-    never = Node("cmp", "int", (lit("int", 0), lit("int", 1)), "==")
+    never = Node("cmp", "int", (_lit("int", 0), _lit("int", 1)), "==")
     # r = 10; for i < (A & 7): r = r - i, continue when i == 2, break when i == 4
     body = Node("arith", "int", (r, Node("cast", "int", (i,))), "-")
-    brk = Node("cmp", "int", (i, lit("uint", 4)), "==")
-    cont = Node("cmp", "int", (i, lit("uint", 2)), "==")
-    loop = Node("loop", "int", (a, lit("int", 10), brk, cont, body), (1, 7))
+    brk = Node("cmp", "int", (i, _lit("uint", 4)), "==")
+    cont = Node("cmp", "int", (i, _lit("uint", 2)), "==")
+    loop = Node("loop", "int", (a, _lit("int", 10), brk, cont, body), (1, 7))
     assert [fz.evaluate(loop, {"A": n}) for n in (0, 1, 2, 3, 4, 9, 15)] == \
         [10, 10, 9, 9, 6, 10, 6]        # 10 - 0 - 1 - 3; A & 7 = 1 for 9
-    loop_no_exit = Node("loop", "int", (a, lit("int", 0), never, never, body), (1, 3))
+    loop_no_exit = Node("loop", "int", (a, _lit("int", 0), never, never, body), (1, 3))
     assert fz.evaluate(loop_no_exit, {"A": 7}) == -3    # 7 & 3 = 3 trips: 0 - 0 - 1 - 2
     # switch (A % 5U): case 1 falls through into case 2, r = e1 then r = e2 ^ r
-    sw = Node("switch", "uchar", (a, lit("uchar", 1), lit("uchar", 6), lit("uchar", 3),
-                                  lit("uchar", 9)), (2,))
+    sw = Node("switch", "uchar", (a, _lit("uchar", 1), _lit("uchar", 6), _lit("uchar", 3),
+                                  _lit("uchar", 9)), (2,))
     assert [fz.evaluate(sw, {"A": n}) for n in range(6)] == [1, 5, 3, 9, 9, 1]
-    cond = Node("if", "char", (Node("cast", "uchar", (a,)), lit("char", -1), lit("char", 2)),
+    cond = Node("if", "char", (Node("cast", "uchar", (a,)), _lit("char", -1), _lit("char", 2)),
                 (3, False))
     assert fz.evaluate(cond, {"A": 0x100}) == 2 and fz.evaluate(cond, {"A": 0x101}) == -1
     # lds: item lid reads src of (lid * 3 + 1) % 4 and of 3 - lid; combine x - y
@@ -214,7 +212,7 @@ def test_control_flow_and_local_memory_model_on_hand_worked_values():
     assert fz.expected_outputs([lds], envs, 4) == \
         [[20 + 40, 10 + 30, 40 + 20, 30 + 10, 2 + 4, 1 + 3, 4 + 2, 3 + 1]]
     # local atomics: work-item 0's src1 is the initial value, then every item's src0
-    init = Node("cast", "int", (Node("arith", "uint", (a, lit("uint", 1)), "+"),))
+    init = Node("cast", "int", (Node("arith", "uint", (a, _lit("uint", 1)), "+"),))
     for op, want in (("add", 11 + 100), ("min", 10), ("max", 40), ("xor", 11 ^ 10 ^ 20 ^ 30 ^ 40),
                      ("dec", 11 - 4), ("sub", 11 - 100)):
         at = Node("lds", "int", (Node("cast", "int", (a,)), init, Node("var", "int", (), "x5")),
@@ -224,11 +222,8 @@ def test_control_flow_and_local_memory_model_on_hand_worked_values():
 
 def test_vector_model_on_hand_worked_values():
     """The vec nodes' model on values worked out by hand from the OpenCL C 1.2 specification."""
-    def lit(t, v):
-        return Node("lit", t, (), v)
-
     def vec(t, a, b, form, op, comp, extra=(), s=None):
-        args = tuple(lit(t, x) for x in a + b) + tuple(lit(s, x) for x in extra)
+        args = tuple(_lit(t, x) for x in a + b) + tuple(_lit(s, x) for x in extra)
         return fz.evaluate(Node("vec", t, args, (1, len(a), form, op, comp, s or t)), {})
 
     # a vector comparison is -1 per true component (0xff as uchar), not 1 (6.3 d)
